@@ -1,0 +1,130 @@
+// Package smsr holds the two checks memscope takes from SMSR (paper 002):
+// per-memory HMAC-SHA256 tags and the randomized-ablation certificate.
+package smsr
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+)
+
+// TagMessage builds the bytes SMSR tags: content || "||" || session_id ||
+// "||" || timestamp in seconds with 6 decimals. The timestamp is formatted
+// from integer nanoseconds (truncated to microseconds) so that the text is
+// exact, where formatting a float could round differently across tools.
+func TagMessage(content, sessionID string, tsNanos int64) []byte {
+	msg := make([]byte, 0, len(content)+len(sessionID)+24)
+	msg = append(msg, content...)
+	msg = append(msg, "||"...)
+	msg = append(msg, sessionID...)
+	msg = append(msg, "||"...)
+	return append(msg, FormatTimestamp(tsNanos)...)
+}
+
+// FormatTimestamp renders nanoseconds since the epoch as seconds with six
+// decimals, e.g. 1700000000.123456.
+func FormatTimestamp(tsNanos int64) string {
+	neg := tsNanos < 0
+	if neg {
+		tsNanos = -tsNanos
+	}
+	micros := tsNanos / 1000
+	s := strconv.FormatInt(micros/1e6, 10) + "." + fmt.Sprintf("%06d", micros%1e6)
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Tag returns the hex-encoded HMAC-SHA256 tag of a memory.
+func Tag(key []byte, content, sessionID string, tsNanos int64) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(TagMessage(content, sessionID, tsNanos))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// TagStatus is the outcome of checking one memory's tag.
+type TagStatus int
+
+const (
+	TagValid TagStatus = iota
+	TagMissing
+	TagMalformed
+	TagWrong
+)
+
+func (s TagStatus) String() string {
+	return [...]string{"valid", "missing", "malformed", "wrong"}[s]
+}
+
+// CheckTag compares a stored hex tag with the expected one in constant time.
+func CheckTag(key []byte, stored, content, sessionID string, tsNanos int64) TagStatus {
+	if stored == "" {
+		return TagMissing
+	}
+	got, err := hex.DecodeString(stored)
+	if err != nil || len(got) != sha256.Size {
+		return TagMalformed
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(TagMessage(content, sessionID, tsNanos))
+	if !hmac.Equal(got, m.Sum(nil)) {
+		return TagWrong
+	}
+	return TagValid
+}
+
+// Certificate is SMSR's randomized-ablation bound: each of N runs keeps K of
+// the top-M verified memories uniformly without replacement, T of the M are
+// adversarial, and Delta bounds the chance that a majority of runs see at
+// least one adversarial memory.
+type Certificate struct {
+	M, K, N, T int
+	PClean     float64 // C(M-T, K) / C(M, K)
+	Q          float64 // 1 - PClean: one run is contaminated
+	Delta      float64 // P[Binomial(N, Q) >= ceil(N/2)]
+}
+
+// Certify computes the certificate for the given parameters.
+func Certify(m, k, n, t int) (Certificate, error) {
+	if m <= 0 || k <= 0 || n <= 0 || t < 0 || k > m || t > m {
+		return Certificate{}, fmt.Errorf("smsr: need 0 < k <= m, n > 0, 0 <= t <= m (got m=%d k=%d n=%d t=%d)", m, k, n, t)
+	}
+	pClean := 0.0
+	if m-t >= k {
+		num := new(big.Int).Binomial(int64(m-t), int64(k))
+		den := new(big.Int).Binomial(int64(m), int64(k))
+		pClean, _ = new(big.Rat).SetFrac(num, den).Float64()
+	}
+	q := 1 - pClean
+	need := (n + 1) / 2
+	delta := 0.0
+	for i := need; i <= n; i++ {
+		c, _ := new(big.Float).SetInt(new(big.Int).Binomial(int64(n), int64(i))).Float64()
+		delta += c * math.Pow(q, float64(i)) * math.Pow(1-q, float64(n-i))
+	}
+	return Certificate{M: m, K: k, N: n, T: t, PClean: pClean, Q: q, Delta: delta}, nil
+}
+
+// SmallestPool returns the smallest M >= k whose certificate has Delta <=
+// target, searching up to maxM.
+func SmallestPool(k, n, t int, target float64, maxM int) (int, error) {
+	for m := k; m <= maxM; m++ {
+		if m < t {
+			continue
+		}
+		c, err := Certify(m, k, n, t)
+		if err != nil {
+			return 0, err
+		}
+		if c.Delta <= target {
+			return m, nil
+		}
+	}
+	return 0, errors.New("smsr: no pool size up to the limit meets the target")
+}

@@ -1,0 +1,66 @@
+package smsr
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"testing"
+)
+
+// The brief's check values: m=20, k=5, n=5, t=1 gives delta 0.1035, and 21 is
+// the smallest pool with delta <= 0.10 at t=1.
+func TestCertificateCheckValues(t *testing.T) {
+	c, err := Certify(20, 5, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.PClean-0.75) > 1e-12 {
+		t.Errorf("p_clean = %v, want 15/20 = 0.75", c.PClean)
+	}
+	if math.Abs(c.Delta-0.1035) > 5e-5 {
+		t.Errorf("delta = %.6f, want 0.1035", c.Delta)
+	}
+	m, err := SmallestPool(5, 5, 1, 0.10, 100)
+	if err != nil || m != 21 {
+		t.Errorf("smallest pool = %d (%v), want 21", m, err)
+	}
+}
+
+func TestCertifyRejectsBadParameters(t *testing.T) {
+	for _, p := range [][4]int{{0, 1, 1, 0}, {5, 6, 1, 0}, {5, 1, 0, 0}, {5, 1, 1, -1}, {5, 1, 1, 6}} {
+		if _, err := Certify(p[0], p[1], p[2], p[3]); err == nil {
+			t.Errorf("Certify%v: want error", p)
+		}
+	}
+}
+
+func TestTagMatchesSMSRLayout(t *testing.T) {
+	key := []byte("k")
+	ts := int64(1700000000123456789)
+	if got := FormatTimestamp(ts); got != "1700000000.123456" {
+		t.Fatalf("FormatTimestamp = %q", got)
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("hello||sess-1||1700000000.123456"))
+	want := hex.EncodeToString(m.Sum(nil))
+	if got := Tag(key, "hello", "sess-1", ts); got != want {
+		t.Fatalf("Tag = %s, want %s", got, want)
+	}
+	cases := map[string]TagStatus{want: TagValid, "": TagMissing, "zz": TagMalformed, want[:10]: TagMalformed}
+	wrong := []byte(want)
+	if wrong[0] == '0' {
+		wrong[0] = '1'
+	} else {
+		wrong[0] = '0'
+	}
+	cases[string(wrong)] = TagWrong
+	for stored, status := range cases {
+		if got := CheckTag(key, stored, "hello", "sess-1", ts); got != status {
+			t.Errorf("CheckTag(%q) = %v, want %v", stored, got, status)
+		}
+	}
+	if CheckTag([]byte("other"), want, "hello", "sess-1", ts) != TagWrong {
+		t.Error("a tag checked with another key must be wrong")
+	}
+}
