@@ -1,0 +1,264 @@
+package lineage
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+)
+
+// PathEdge is one step of an explanation path, parent to child.
+type PathEdge struct {
+	Parent, Child string
+	Weight        float64
+	Strong        bool // Weight > tau
+}
+
+// Origin explains how one External ancestor reaches the explained entry.
+type Origin struct {
+	Ancestor string
+	// Path is the widest path from Ancestor to the entry: among all paths,
+	// the one whose smallest edge weight is largest (ties broken by node
+	// order). If any all-strong path exists, this path is all-strong.
+	Path []PathEdge
+	// Bottleneck is the smallest weight on Path.
+	Bottleneck float64
+	// Break is the index in Path of the first edge with weight <= tau, or -1
+	// when the whole path is strong and the External label propagates.
+	Break int
+}
+
+// Explanation says why an entry has its recomputed label.
+type Explanation struct {
+	Entry      string
+	Tau        float64
+	Recorded   Trust
+	Recomputed Trust
+	Origins    []Origin // one per External ancestor, strongest first
+}
+
+// Explain finds, for every External ancestor of id (ancestors whose label in
+// labels is External), the widest path to id and the first edge on it that
+// is at or below tau. labels must come from Propagate at the same tau.
+func (g *Graph) Explain(id string, labels []Trust, tau float64) (Explanation, error) {
+	t, ok := g.index[id]
+	if !ok {
+		return Explanation{}, fmt.Errorf("lineage: explain: no entry %s", id)
+	}
+	if len(labels) != len(g.ids) {
+		return Explanation{}, fmt.Errorf("lineage: explain: %d labels for %d entries", len(labels), len(g.ids))
+	}
+	ex := Explanation{Entry: id, Tau: tau, Recorded: g.recorded[t], Recomputed: labels[t]}
+
+	// Bottleneck Dijkstra backwards from the target over parent edges:
+	// width[v] is the best minimum edge weight on a path v -> ... -> target,
+	// next[v] the child that path continues through. Cycles are harmless.
+	width := map[int32]float64{t: math.Inf(1)}
+	next := map[int32]int32{}
+	nextW := map[int32]float64{}
+	done := map[int32]bool{}
+	pq := &widthQueue{{node: t, width: math.Inf(1)}}
+	for pq.Len() > 0 {
+		it := heap.Pop(pq).(widthItem)
+		if done[it.node] || it.width < width[it.node] {
+			continue
+		}
+		done[it.node] = true
+		c := it.node
+		for e := g.parentStart[c]; e < g.parentStart[c+1]; e++ {
+			p := g.parent[e]
+			if done[p] {
+				continue
+			}
+			w := math.Min(it.width, g.weight[e])
+			if old, seen := width[p]; !seen || w > old {
+				width[p], next[p], nextW[p] = w, c, g.weight[e]
+				heap.Push(pq, widthItem{node: p, width: w})
+			}
+		}
+	}
+	for a := range done {
+		if a == t || labels[a] != External {
+			continue
+		}
+		o := Origin{Ancestor: g.ids[a], Bottleneck: width[a], Break: -1}
+		for v := a; v != t; v = next[v] {
+			w := nextW[v]
+			strong := w > tau
+			if !strong && o.Break < 0 {
+				o.Break = len(o.Path)
+			}
+			o.Path = append(o.Path, PathEdge{Parent: g.ids[v], Child: g.ids[next[v]], Weight: w, Strong: strong})
+		}
+		ex.Origins = append(ex.Origins, o)
+	}
+	sortOrigins(ex.Origins, g)
+	return ex, nil
+}
+
+func sortOrigins(os []Origin, g *Graph) {
+	// Insertion sort: the list is short and a stable, fully specified order
+	// keeps output reproducible.
+	less := func(a, b Origin) bool {
+		if a.Bottleneck != b.Bottleneck {
+			return a.Bottleneck > b.Bottleneck
+		}
+		if len(a.Path) != len(b.Path) {
+			return len(a.Path) < len(b.Path)
+		}
+		return g.index[a.Ancestor] < g.index[b.Ancestor]
+	}
+	for i := 1; i < len(os); i++ {
+		for j := i; j > 0 && less(os[j], os[j-1]); j-- {
+			os[j], os[j-1] = os[j-1], os[j]
+		}
+	}
+}
+
+type widthItem struct {
+	node  int32
+	width float64
+}
+
+type widthQueue []widthItem
+
+func (q widthQueue) Len() int { return len(q) }
+func (q widthQueue) Less(i, j int) bool {
+	if q[i].width != q[j].width {
+		return q[i].width > q[j].width
+	}
+	return q[i].node < q[j].node
+}
+func (q widthQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *widthQueue) Push(x any)   { *q = append(*q, x.(widthItem)) }
+func (q *widthQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+// Relative is a node reached from another within a depth limit.
+type Relative struct {
+	Index int
+	ID    string
+	Depth int // 1 = direct parent or child
+}
+
+// Ancestors lists ancestors of id breadth-first up to maxDepth steps
+// (maxDepth <= 0 means unlimited) and at most maxNodes nodes (<= 0 means
+// unlimited). Truncated reports whether a limit cut the walk short.
+func (g *Graph) Ancestors(id string, maxDepth, maxNodes int) (rel []Relative, truncated bool, err error) {
+	return g.walk(id, maxDepth, maxNodes, g.parentStart, g.parent)
+}
+
+// Descendants is Ancestors in the other direction.
+func (g *Graph) Descendants(id string, maxDepth, maxNodes int) (rel []Relative, truncated bool, err error) {
+	return g.walk(id, maxDepth, maxNodes, g.childStart, g.child)
+}
+
+func (g *Graph) walk(id string, maxDepth, maxNodes int, start []int32, adj []int32) ([]Relative, bool, error) {
+	s, ok := g.index[id]
+	if !ok {
+		return nil, false, fmt.Errorf("lineage: no entry %s", id)
+	}
+	seen := map[int32]bool{s: true}
+	frontier := []int32{s}
+	var out []Relative
+	truncated := false
+	for depth := 1; len(frontier) > 0; depth++ {
+		if maxDepth > 0 && depth > maxDepth {
+			truncated = true
+			break
+		}
+		var nextFrontier []int32
+		for _, v := range frontier {
+			for e := start[v]; e < start[v+1]; e++ {
+				u := adj[e]
+				if seen[u] {
+					continue
+				}
+				if maxNodes > 0 && len(out) >= maxNodes {
+					return out, true, nil
+				}
+				seen[u] = true
+				out = append(out, Relative{Index: int(u), ID: g.ids[u], Depth: depth})
+				nextFrontier = append(nextFrontier, u)
+			}
+		}
+		frontier = nextFrontier
+	}
+	return out, truncated, nil
+}
+
+// SubNode is a node of a Neighbourhood.
+type SubNode struct {
+	Index  int
+	ID     string
+	Writer WriterClass
+	Label  Trust
+	// HiddenParents counts parents (including dangling ones) not in the
+	// neighbourhood: elided ancestry.
+	HiddenParents int
+}
+
+// SubEdge is an edge of a Neighbourhood, parent to child.
+type SubEdge struct {
+	Parent, Child int // positions in Neighbourhood.Nodes
+	Weight        float64
+	Strong        bool
+}
+
+// Neighbourhood is the part of the DAG around one entry, ready to draw.
+type Neighbourhood struct {
+	Center int // position of the centre entry in Nodes
+	Nodes  []SubNode
+	Edges  []SubEdge
+}
+
+// Neighbourhood collects id, its ancestors up to up steps and descendants up
+// to down steps (at most maxNodes each way, <= 0 unlimited), and every edge
+// among them, labelled with labels at tau.
+func (g *Graph) Neighbourhood(id string, up, down, maxNodes int, labels []Trust, tau float64) (Neighbourhood, error) {
+	if len(labels) != len(g.ids) {
+		return Neighbourhood{}, fmt.Errorf("lineage: neighbourhood: %d labels for %d entries", len(labels), len(g.ids))
+	}
+	anc, _, err := g.Ancestors(id, up, maxNodes)
+	if err != nil {
+		return Neighbourhood{}, err
+	}
+	desc, _, _ := g.Descendants(id, down, maxNodes)
+	c, _ := g.index[id]
+	pos := map[int32]int{}
+	var nb Neighbourhood
+	addNode := func(i int32) {
+		if _, ok := pos[i]; ok {
+			return
+		}
+		pos[i] = len(nb.Nodes)
+		nb.Nodes = append(nb.Nodes, SubNode{Index: int(i), ID: g.ids[i], Writer: g.writers[i], Label: labels[i]})
+	}
+	for k := len(desc) - 1; k >= 0; k-- {
+		addNode(int32(desc[k].Index))
+	}
+	addNode(c)
+	nb.Center = pos[c]
+	for _, a := range anc {
+		addNode(int32(a.Index))
+	}
+	for k := range nb.Nodes {
+		v := int32(nb.Nodes[k].Index)
+		if g.danglingW[v] >= 0 {
+			nb.Nodes[k].HiddenParents++ // at least one; exact count is in the findings
+		}
+		for e := g.parentStart[v]; e < g.parentStart[v+1]; e++ {
+			p, ok := pos[g.parent[e]]
+			if !ok {
+				nb.Nodes[k].HiddenParents++
+				continue
+			}
+			w := g.weight[e]
+			nb.Edges = append(nb.Edges, SubEdge{Parent: p, Child: k, Weight: w, Strong: w > tau})
+		}
+	}
+	return nb, nil
+}

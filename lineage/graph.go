@@ -1,0 +1,389 @@
+package lineage
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Severity ranks a finding.
+type Severity string
+
+const (
+	SeverityInfo     Severity = "info"
+	SeverityWarning  Severity = "warning"
+	SeverityCritical Severity = "critical"
+)
+
+// Finding codes. They are stable: tools and tests match on them.
+const (
+	CodeEmptyID         = "lineage.empty-id"
+	CodeDuplicateID     = "lineage.duplicate-id"
+	CodeWriterUnknown   = "lineage.writer-unknown"
+	CodeTrustInvalid    = "lineage.trust-invalid"
+	CodeDanglingParent  = "lineage.dangling-parent"
+	CodeWeightNaN       = "lineage.weight-nan"
+	CodeWeightRange     = "lineage.weight-range"
+	CodeWeightCount     = "lineage.weight-count"
+	CodeDuplicateParent = "lineage.duplicate-parent"
+	CodeCycle           = "lineage.cycle"
+	CodeLaundering      = "lineage.laundering"
+)
+
+// Finding is one problem found in the lineage data.
+type Finding struct {
+	Code     string
+	Severity Severity
+	Entries  []string // entry ids involved, the subject first
+	Message  string
+}
+
+// Graph is the derivation DAG in dense form. Build it once; Propagate can
+// then be called for any tau without further allocation of the structure.
+// Node indices follow the input order of entries.
+type Graph struct {
+	ids      []string
+	index    map[string]int32
+	writers  []WriterClass
+	recorded []Trust
+
+	// Parent adjacency (CSR): parents of node c are parent[parentStart[c]:parentStart[c+1]].
+	parentStart []int32
+	parent      []int32
+	weight      []float64
+
+	// Child adjacency (CSR) with the same weights, for descendants and explain.
+	childStart  []int32
+	child       []int32
+	childWeight []float64
+
+	// danglingW is the largest weight among a node's unknown parents, or -1.
+	danglingW []float64
+
+	// order lists acyclic nodes parents-first; cyclic lists the rest (nodes on
+	// or downstream of a cycle), which propagation settles by fixpoint.
+	order  []int32
+	cyclic []int32
+
+	findings []Finding
+}
+
+// Build constructs the DAG from entries. It never fails: every anomaly
+// becomes a Finding and is repaired as documented in docs/LINEAGE.md
+// (dangling parents dropped, NaN weight read as 1, weights clamped to [0,1],
+// missing weights read as 1, duplicate parents merged keeping the largest
+// weight, self-parents dropped).
+func Build(entries []Entry) *Graph {
+	n := len(entries)
+	g := &Graph{
+		ids:      make([]string, n),
+		index:    make(map[string]int32, n),
+		writers:  make([]WriterClass, n),
+		recorded: make([]Trust, n),
+	}
+	for i, e := range entries {
+		g.ids[i] = e.ID
+		if e.ID == "" {
+			g.add(CodeEmptyID, SeverityWarning, []string{""}, fmt.Sprintf("entry #%d has an empty id; nothing can name it as a parent", i))
+		} else if first, dup := g.index[e.ID]; dup {
+			g.add(CodeDuplicateID, SeverityCritical, []string{e.ID}, fmt.Sprintf("entry id %s appears at #%d and #%d; parent references resolve to #%d", e.ID, first, i, first))
+		} else {
+			g.index[e.ID] = int32(i)
+		}
+		wc, err := ParseWriter(e.Writer)
+		if err != nil {
+			g.add(CodeWriterUnknown, SeverityWarning, []string{e.ID}, fmt.Sprintf("entry %s: %v; treated as External", e.ID, err))
+		}
+		g.writers[i] = wc
+		g.recorded[i] = e.Recorded
+		if !e.Recorded.Valid() {
+			g.add(CodeTrustInvalid, SeverityCritical, []string{e.ID}, fmt.Sprintf("entry %s: recorded trust %d is not a defined level (0..3)", e.ID, uint8(e.Recorded)))
+		}
+	}
+
+	total := 0
+	for _, e := range entries {
+		total += len(e.Parents)
+	}
+	g.parentStart = make([]int32, n+1)
+	g.parent = make([]int32, 0, total)
+	g.weight = make([]float64, 0, total)
+	g.danglingW = make([]float64, n)
+	childCount := make([]int32, n+1)
+
+	seen := make(map[int32]int) // parent index -> position in g.parent, per entry
+	for i, e := range entries {
+		g.parentStart[i] = int32(len(g.parent))
+		g.danglingW[i] = -1
+		if len(e.Weights) != len(e.Parents) {
+			g.add(CodeWeightCount, SeverityWarning, []string{e.ID}, fmt.Sprintf("entry %s has %d parents but %d weights; missing weights read as 1, extra ignored", e.ID, len(e.Parents), len(e.Weights)))
+		}
+		if len(e.Parents) > linearScanMax {
+			clear(seen)
+		}
+		for j, pid := range e.Parents {
+			w := 1.0
+			if j < len(e.Weights) {
+				w = e.Weights[j]
+			}
+			switch {
+			case math.IsNaN(w):
+				g.add(CodeWeightNaN, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight of parent %s is NaN; read as 1 (strong)", e.ID, pid))
+				w = 1
+			case w < 0 || w > 1:
+				g.add(CodeWeightRange, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight %g of parent %s is outside [0,1]; clamped", e.ID, w, pid))
+				w = math.Min(1, math.Max(0, w))
+			}
+			p, ok := g.index[pid]
+			if !ok {
+				g.add(CodeDanglingParent, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s names parent %s, which is not in the store", e.ID, pid))
+				if w > g.danglingW[i] {
+					g.danglingW[i] = w
+				}
+				continue
+			}
+			if int(p) == i {
+				g.add(CodeCycle, SeverityCritical, []string{e.ID}, fmt.Sprintf("entry %s names itself as a parent", e.ID))
+				continue
+			}
+			if at, dup := findParent(g.parent, g.parentStart[i], p, seen, len(e.Parents)); dup {
+				g.add(CodeDuplicateParent, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s lists parent %s more than once; the largest weight is kept", e.ID, pid))
+				if w > g.weight[at] {
+					g.weight[at] = w
+				}
+				continue
+			}
+			if len(e.Parents) > linearScanMax {
+				seen[p] = len(g.parent)
+			}
+			g.parent = append(g.parent, p)
+			g.weight = append(g.weight, w)
+			childCount[p+1]++
+		}
+	}
+	g.parentStart[n] = int32(len(g.parent))
+
+	// Child CSR by counting sort over the parent lists.
+	for i := 1; i <= n; i++ {
+		childCount[i] += childCount[i-1]
+	}
+	g.childStart = childCount
+	g.child = make([]int32, len(g.parent))
+	g.childWeight = make([]float64, len(g.parent))
+	fill := make([]int32, n)
+	copy(fill, g.childStart[:n])
+	for c := 0; c < n; c++ {
+		for e := g.parentStart[c]; e < g.parentStart[c+1]; e++ {
+			p := g.parent[e]
+			g.child[fill[p]] = int32(c)
+			g.childWeight[fill[p]] = g.weight[e]
+			fill[p]++
+		}
+	}
+
+	g.topoSort()
+	return g
+}
+
+// linearScanMax is the parent count up to which duplicate parents are found
+// by scanning, which is faster than a map for typical fan-in.
+const linearScanMax = 16
+
+func findParent(parents []int32, start int32, p int32, seen map[int32]int, count int) (int, bool) {
+	if count > linearScanMax {
+		at, ok := seen[p]
+		return at, ok
+	}
+	for k := int(start); k < len(parents); k++ {
+		if parents[k] == p {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func (g *Graph) add(code string, sev Severity, ids []string, msg string) {
+	g.findings = append(g.findings, Finding{Code: code, Severity: sev, Entries: ids, Message: msg})
+}
+
+// topoSort runs Kahn's algorithm (parents first). Nodes left over lie on or
+// below a cycle; cycles themselves are reported once per strongly connected
+// component.
+func (g *Graph) topoSort() {
+	n := len(g.ids)
+	indeg := make([]int32, n)
+	for c := 0; c < n; c++ {
+		indeg[c] = g.parentStart[c+1] - g.parentStart[c]
+	}
+	order := make([]int32, 0, n)
+	for c := 0; c < n; c++ {
+		if indeg[c] == 0 {
+			order = append(order, int32(c))
+		}
+	}
+	for head := 0; head < len(order); head++ {
+		p := order[head]
+		for e := g.childStart[p]; e < g.childStart[p+1]; e++ {
+			c := g.child[e]
+			indeg[c]--
+			if indeg[c] == 0 {
+				order = append(order, c)
+			}
+		}
+	}
+	g.order = order
+	if len(order) == n {
+		return
+	}
+	for c := 0; c < n; c++ {
+		if indeg[c] > 0 {
+			g.cyclic = append(g.cyclic, int32(c))
+		}
+	}
+	for _, scc := range g.cycles() {
+		ids := make([]string, len(scc))
+		for i, v := range scc {
+			ids[i] = g.ids[v]
+		}
+		g.add(CodeCycle, SeverityCritical, ids, fmt.Sprintf("derivation cycle through %d entries: %s", len(ids), abbreviateList(ids, 8)))
+	}
+}
+
+// cycles returns the strongly connected components of size > 1 among the
+// leftover nodes, each sorted by index, using an iterative Tarjan so a long
+// cycle cannot overflow the stack.
+func (g *Graph) cycles() [][]int32 {
+	inRest := make(map[int32]bool, len(g.cyclic))
+	for _, v := range g.cyclic {
+		inRest[v] = true
+	}
+	index := make(map[int32]int32, len(g.cyclic))
+	low := make(map[int32]int32, len(g.cyclic))
+	onStack := make(map[int32]bool)
+	var stack []int32
+	var out [][]int32
+	next := int32(0)
+	type frame struct {
+		v int32
+		e int32 // next child edge to look at
+	}
+	for _, root := range g.cyclic {
+		if _, done := index[root]; done {
+			continue
+		}
+		call := []frame{{root, g.childStart[root]}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if f.e < g.childStart[v+1] {
+				w := g.child[f.e]
+				f.e++
+				if !inRest[w] {
+					continue
+				}
+				if _, seen := index[w]; !seen {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{w, g.childStart[w]})
+				} else if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				u := call[len(call)-1].v
+				if low[v] < low[u] {
+					low[u] = low[v]
+				}
+			}
+			if low[v] == index[v] {
+				var comp []int32
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				if len(comp) > 1 {
+					sort.Slice(comp, func(i, j int) bool { return comp[i] < comp[j] })
+					out = append(out, comp)
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+func abbreviateList(ids []string, max int) string {
+	if len(ids) <= max {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:max], ", ") + fmt.Sprintf(", ... (%d more)", len(ids)-max)
+}
+
+// Len is the number of entries.
+func (g *Graph) Len() int { return len(g.ids) }
+
+// ID returns the id of node i.
+func (g *Graph) ID(i int) string { return g.ids[i] }
+
+// Index returns the node index of an entry id (the first entry if the id is
+// duplicated).
+func (g *Graph) Index(id string) (int, bool) {
+	i, ok := g.index[id]
+	return int(i), ok
+}
+
+// Writer returns the writer class of node i.
+func (g *Graph) Writer(i int) WriterClass { return g.writers[i] }
+
+// Recorded returns the trust label node i was signed with.
+func (g *Graph) Recorded(i int) Trust { return g.recorded[i] }
+
+// Edge is one derivation edge seen from one of its ends.
+type Edge struct {
+	Node   int // the other end: the parent in Parents, the child in Children
+	Weight float64
+}
+
+// Parents returns node c's resolved parent edges (dangling, duplicate and
+// self parents removed) in record order.
+func (g *Graph) Parents(c int) []Edge {
+	s, e := g.parentStart[c], g.parentStart[c+1]
+	out := make([]Edge, 0, e-s)
+	for k := s; k < e; k++ {
+		out = append(out, Edge{Node: int(g.parent[k]), Weight: g.weight[k]})
+	}
+	return out
+}
+
+// Children returns the entries that name node p as a parent, with weights.
+func (g *Graph) Children(p int) []Edge {
+	s, e := g.childStart[p], g.childStart[p+1]
+	out := make([]Edge, 0, e-s)
+	for k := s; k < e; k++ {
+		out = append(out, Edge{Node: int(g.child[k]), Weight: g.childWeight[k]})
+	}
+	return out
+}
+
+// HasDanglingParent reports whether node c names a parent not in the store.
+func (g *Graph) HasDanglingParent(c int) bool { return g.danglingW[c] >= 0 }
+
+// Findings returns the structural findings found by Build, in input order.
+func (g *Graph) Findings() []Finding { return g.findings }
+
+// Acyclic reports whether the graph has no cycle.
+func (g *Graph) Acyclic() bool { return len(g.cyclic) == 0 }

@@ -1,0 +1,192 @@
+package lineage
+
+import (
+	"fmt"
+	"math"
+)
+
+// Options control recomputation of trust labels.
+type Options struct {
+	// Tau is the declassification threshold in [0,1]; an edge is strong when
+	// its weight is strictly greater than Tau.
+	Tau float64
+	// FailClosed labels a derived entry with no strong parent
+	// Derived-Untrusted instead of the paper's fail-open Trusted.
+	FailClosed bool
+	// DanglingAsExternal treats a strong edge to a parent missing from the
+	// store as an edge to an External parent. Off by default: a partial
+	// snapshot would otherwise taint everything below its horizon.
+	DanglingAsExternal bool
+	// Base overrides the writer-class base labels; nil uses DefaultBaseLabels.
+	Base *BaseLabels
+}
+
+func (o Options) validate() error {
+	if math.IsNaN(o.Tau) || o.Tau < 0 || o.Tau > 1 {
+		return fmt.Errorf("lineage: tau %v is outside [0,1]", o.Tau)
+	}
+	if o.Base != nil {
+		for wc, t := range o.Base {
+			if !t.Valid() {
+				return fmt.Errorf("lineage: base label for writer class %s is %d, not a defined level", WriterClass(wc), uint8(t))
+			}
+		}
+	}
+	return nil
+}
+
+// Propagate recomputes every entry's trust label at opt.Tau and returns them
+// indexed by node.
+func (g *Graph) Propagate(opt Options) ([]Trust, error) {
+	out := make([]Trust, len(g.ids))
+	if err := g.PropagateInto(out, opt); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PropagateInto is Propagate writing into dst (len(dst) must be Len()), so a
+// slider can recompute without allocating.
+//
+// Rule (paper 001, equation D14, with this project's labelling of the
+// result): m = max over parents p with w(p,c) > tau of label(p). If some
+// parent is strong, the derived label is m, except that External becomes
+// Derived-Untrusted (the child was derived from external content, it is not
+// itself external content). If no parent is strong, the label is Trusted
+// (fail-open) or, with FailClosed and at least one parent, Derived-Untrusted.
+// The writer's base label is a floor under the result. Nodes are visited in
+// topological order, so one pass is linear in nodes plus edges; nodes on or
+// below a cycle are settled afterwards by a monotone fixpoint.
+func (g *Graph) PropagateInto(dst []Trust, opt Options) error {
+	if len(dst) != len(g.ids) {
+		return fmt.Errorf("lineage: label slice has %d slots for %d entries", len(dst), len(g.ids))
+	}
+	if err := opt.validate(); err != nil {
+		return err
+	}
+	base := DefaultBaseLabels()
+	if opt.Base != nil {
+		base = *opt.Base
+	}
+	for _, c := range g.order {
+		dst[c] = g.label(c, dst, &base, opt)
+	}
+	if len(g.cyclic) == 0 {
+		return nil
+	}
+	// Least fixpoint: start low and only raise. Labels are monotone in the
+	// parents' labels and have four levels, so each node rises at most three
+	// times and the worklist terminates.
+	pending := make(map[int32]bool, len(g.cyclic))
+	for _, c := range g.cyclic {
+		dst[c] = Trusted
+		pending[c] = true
+	}
+	work := append([]int32(nil), g.cyclic...)
+	for len(work) > 0 {
+		c := work[len(work)-1]
+		work = work[:len(work)-1]
+		delete(pending, c)
+		l := g.label(c, dst, &base, opt)
+		if l <= dst[c] {
+			continue
+		}
+		dst[c] = l
+		for e := g.childStart[c]; e < g.childStart[c+1]; e++ {
+			k := g.child[e]
+			if _, inRest := g.isCyclic(k); inRest && !pending[k] {
+				pending[k] = true
+				work = append(work, k)
+			}
+		}
+	}
+	return nil
+}
+
+// isCyclic reports whether node k is among the leftover (cyclic) nodes.
+func (g *Graph) isCyclic(k int32) (int, bool) {
+	lo, hi := 0, len(g.cyclic)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if g.cyclic[mid] < k {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(g.cyclic) && g.cyclic[lo] == k
+}
+
+func (g *Graph) label(c int32, cur []Trust, base *BaseLabels, opt Options) Trust {
+	s, e := g.parentStart[c], g.parentStart[c+1]
+	strong := false
+	m := Trusted
+	for k := s; k < e; k++ {
+		if g.weight[k] > opt.Tau {
+			strong = true
+			if l := cur[g.parent[k]]; l > m {
+				m = l
+			}
+		}
+	}
+	dangling := g.danglingW[c]
+	if opt.DanglingAsExternal && dangling > opt.Tau {
+		strong, m = true, External
+	}
+	var l Trust
+	switch {
+	case strong:
+		l = m
+		if l == External {
+			l = DerivedUntrusted
+		}
+	case opt.FailClosed && (e > s || dangling >= 0):
+		l = DerivedUntrusted
+	default:
+		l = Trusted
+	}
+	if b := base[g.writers[c]]; b > l {
+		l = b
+	}
+	return l
+}
+
+// Laundering is an entry whose recorded label is safer than the recomputed one.
+type Laundering struct {
+	Entry      string
+	Index      int
+	Recorded   Trust
+	Recomputed Trust
+}
+
+// Laundering lists entries whose recorded trust is smaller (safer) than
+// labels[i], in node order. labels must come from Propagate on this graph.
+func (g *Graph) Laundering(labels []Trust) []Laundering {
+	var out []Laundering
+	for i := range g.ids {
+		if i < len(labels) && g.recorded[i] < labels[i] {
+			out = append(out, Laundering{Entry: g.ids[i], Index: i, Recorded: g.recorded[i], Recomputed: labels[i]})
+		}
+	}
+	return out
+}
+
+// LaunderingFindings turns laundering rows into findings. Those that would
+// let an untrusted entry pass the gate (recomputed >= 2, recorded < 2) are
+// critical; other upgrades are warnings.
+func LaunderingFindings(rows []Laundering, tau float64) []Finding {
+	out := make([]Finding, 0, len(rows))
+	for _, r := range rows {
+		sev := SeverityWarning
+		if r.Recomputed.IsUntrusted() && !r.Recorded.IsUntrusted() {
+			sev = SeverityCritical
+		}
+		out = append(out, Finding{
+			Code:     CodeLaundering,
+			Severity: sev,
+			Entries:  []string{r.Entry},
+			Message:  fmt.Sprintf("entry %s is recorded %s but its lineage gives %s at tau %g", r.Entry, r.Recorded, r.Recomputed, tau),
+		})
+	}
+	return out
+}

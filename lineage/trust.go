@@ -1,0 +1,155 @@
+// Package lineage analyses the derivation DAG of a MemLineage-style memory
+// store (paper 001, section 3.5): it recomputes trust labels with the
+// max-of-strong-edges rule, finds laundered labels, explains why an entry is
+// untrusted, audits recorded gate decisions and reproduces the tau x K sweep.
+//
+// The package is pure: it takes plain values (Entry, Action) that a loader
+// maps verified records onto, and never touches storage or the terminal.
+package lineage
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Trust is a MemLineage trust level. Larger values are less safe, which is
+// what lets propagation use a plain max.
+type Trust uint8
+
+const (
+	Trusted          Trust = 0
+	DerivedTrusted   Trust = 1
+	DerivedUntrusted Trust = 2
+	External         Trust = 3
+)
+
+// Untrusted is the first level the gate refuses to let justify a sensitive
+// action (paper 001, section 3.7).
+const Untrusted = DerivedUntrusted
+
+func (t Trust) String() string {
+	switch t {
+	case Trusted:
+		return "Trusted"
+	case DerivedTrusted:
+		return "Derived-Trusted"
+	case DerivedUntrusted:
+		return "Derived-Untrusted"
+	case External:
+		return "External"
+	}
+	return fmt.Sprintf("Trust(%d)", uint8(t))
+}
+
+// Short is a fixed-width abbreviation for narrow columns and graph labels.
+func (t Trust) Short() string {
+	switch t {
+	case Trusted:
+		return "T"
+	case DerivedTrusted:
+		return "DT"
+	case DerivedUntrusted:
+		return "DU"
+	case External:
+		return "EXT"
+	}
+	return "?"
+}
+
+// Valid reports whether t is one of the four defined levels.
+func (t Trust) Valid() bool { return t <= External }
+
+// IsUntrusted reports whether the gate treats t as untrusted (t >= 2).
+func (t Trust) IsUntrusted() bool { return t >= Untrusted }
+
+// Entry is the lineage view of one memory entry. The loader fills it from a
+// verified ProvEntry record.
+type Entry struct {
+	ID       string    // canonical UUID text (eid)
+	Writer   string    // user | agent:i | tool:name | external:u
+	Recorded Trust     // the trust field as signed in the record
+	Parents  []string  // parent entry ids (P)
+	Weights  []float64 // attribution weights (W), matching Parents
+	TS       int64     // write time, ns
+}
+
+// Action is one recorded tool dispatch (or attempted dispatch) and the
+// memory entries the gate saw as its justification.
+type Action struct {
+	ID            string
+	Tool          string
+	Params        map[string]string
+	Justification []string // entry ids
+	Dispatched    bool
+	TS            int64
+}
+
+// WriterClass is the principal class of an entry's writer.
+type WriterClass uint8
+
+const (
+	WriterUnknown WriterClass = iota // malformed writer string
+	WriterUser
+	WriterAgent
+	WriterTool
+	WriterExternal
+)
+
+func (w WriterClass) String() string {
+	switch w {
+	case WriterUser:
+		return "user"
+	case WriterAgent:
+		return "agent"
+	case WriterTool:
+		return "tool"
+	case WriterExternal:
+		return "external"
+	}
+	return "unknown"
+}
+
+// ParseWriter classifies a writer string. It accepts exactly "user",
+// "agent:<i>", "tool:<name>" and "external:<u>" with a non-empty suffix.
+func ParseWriter(s string) (WriterClass, error) {
+	if s == "user" {
+		return WriterUser, nil
+	}
+	prefix, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return WriterUnknown, fmt.Errorf("writer %q: want user, agent:<i>, tool:<name> or external:<u>", s)
+	}
+	if rest == "" {
+		return WriterUnknown, fmt.Errorf("writer %q: empty name after %q", s, prefix+":")
+	}
+	switch prefix {
+	case "agent":
+		return WriterAgent, nil
+	case "tool":
+		return WriterTool, nil
+	case "external":
+		return WriterExternal, nil
+	}
+	return WriterUnknown, fmt.Errorf("writer %q: unknown principal class %q", s, prefix)
+}
+
+// BaseLabels maps a writer class to the label an entry gets from its writer
+// alone: the label of a root, and a floor under every propagated label
+// (an external:u entry stays External however it was derived).
+type BaseLabels [WriterExternal + 1]Trust
+
+// DefaultBaseLabels follows paper 001 section 2.3: the user and the agent's
+// own principals are Trusted; tool output is semi-trusted (authenticated as
+// the tool's, but possibly attacker-influenced), shown as Derived-Trusted so
+// it passes the gate but is not confused with user authority; external
+// principals are External. A malformed writer is treated as External because
+// nothing about its origin can be vouched for.
+func DefaultBaseLabels() BaseLabels {
+	var b BaseLabels
+	b[WriterUnknown] = External
+	b[WriterUser] = Trusted
+	b[WriterAgent] = Trusted
+	b[WriterTool] = DerivedTrusted
+	b[WriterExternal] = External
+	return b
+}
