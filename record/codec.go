@@ -1,0 +1,387 @@
+package record
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fxamacker/cbor/v2"
+)
+
+// Bounds applied while decoding untrusted records. They are generous for real
+// stores and keep a hostile record from exhausting memory.
+const (
+	MaxRecordBytes  = 1 << 20 // one record, whole encoding
+	MaxContentBytes = 512 << 10
+	MaxParents      = 4096
+	MaxNameBytes    = 128 // writer, principal, node ids, relation names
+	MaxReasonBytes  = 4096
+	SignatureSize   = ed25519.SignatureSize
+)
+
+var (
+	encMode cbor.EncMode
+	decMode cbor.DecMode
+)
+
+func init() {
+	var err error
+	encMode, err = cbor.CoreDetEncOptions().EncMode()
+	if err != nil {
+		panic(err)
+	}
+	decMode, err = cbor.DecOptions{
+		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
+		IndefLength:       cbor.IndefLengthForbidden,
+		TagsMd:            cbor.TagsForbidden,
+		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
+		UTF8:              cbor.UTF8RejectInvalid,
+		FieldNameMatching: cbor.FieldNameMatchingCaseSensitive,
+		MaxNestedLevels:   4,
+		MaxArrayElements:  MaxParents,
+		MaxMapPairs:       32,
+		NaN:               cbor.NaNDecodeForbidden,
+		Inf:               cbor.InfDecodeForbidden,
+	}.DecMode()
+	if err != nil {
+		panic(err)
+	}
+}
+
+// FieldError is a decoding or validation failure tied to one field of one
+// record. Callers add the file and table; the record gives id and field.
+type FieldError struct {
+	Kind   string // expected record kind
+	ID     string // record id when it could be read, else ""
+	Field  string // CBOR key, or "" for the record as a whole
+	Reason string
+
+	wrapped error
+}
+
+func (e *FieldError) Unwrap() error { return e.wrapped }
+
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Kind)
+	b.WriteString(" record")
+	if e.ID != "" {
+		b.WriteString(" ")
+		b.WriteString(e.ID)
+	}
+	if e.Field != "" {
+		b.WriteString(" field ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// ErrNotCanonical marks a record that decodes but whose bytes are not the
+// Core Deterministic encoding of its content. It is wrapped in a FieldError.
+var ErrNotCanonical = errors.New("not in Core Deterministic Encoding")
+
+// Encode returns the Core Deterministic encoding of a record value.
+func Encode(v any) ([]byte, error) { return encMode.Marshal(v) }
+
+// signingView is the record with its signature removed; "sig" is omitted
+// from the map rather than encoded as an empty string.
+func signingBytes(v any) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		rv = rv.Elem()
+	}
+	cp := reflect.New(rv.Type()).Elem()
+	cp.Set(rv)
+	cp.FieldByName("Sig").SetBytes(nil)
+	b, err := encMode.Marshal(cp.Interface())
+	if err != nil {
+		return nil, err
+	}
+	return dropNilSig(b)
+}
+
+// dropNilSig removes the `"sig": null`/empty pair the struct encoder emits for
+// a nil Sig, producing the map of every field but the signature. Because the
+// input is canonical, the pair is found by its exact bytes and the map header
+// count is decremented in place.
+func dropNilSig(b []byte) ([]byte, error) {
+	// "sig" encodes as 0x63 's' 'i' 'g'; a nil []byte encodes as an empty byte
+	// string 0x40 under the core deterministic options.
+	pair := []byte{0x63, 's', 'i', 'g', 0x40}
+	i := bytes.Index(b, pair)
+	if i < 0 {
+		pair = []byte{0x63, 's', 'i', 'g', 0xf6}
+		i = bytes.Index(b, pair)
+	}
+	if i < 0 || len(b) == 0 || b[0]&0xe0 != 0xa0 || b[0]&0x1f >= 24 || b[0]&0x1f == 0 {
+		return nil, errors.New("record: cannot derive signing bytes")
+	}
+	out := make([]byte, 0, len(b)-len(pair))
+	out = append(out, b[0]-1)
+	out = append(out, b[1:i]...)
+	out = append(out, b[i+len(pair):]...)
+	return out, nil
+}
+
+// SigningBytes returns the bytes the record's signature covers.
+func SigningBytes(v any) ([]byte, error) { return signingBytes(v) }
+
+// Sign fills in the record's signature with priv.
+func Sign(v any, priv ed25519.PrivateKey) error {
+	msg, err := signingBytes(v)
+	if err != nil {
+		return err
+	}
+	sig := ed25519.Sign(priv, msg)
+	reflect.ValueOf(v).Elem().FieldByName("Sig").SetBytes(sig)
+	return nil
+}
+
+// VerifySignature checks the record's signature against pub with Go's
+// crypto/ed25519 (RFC 8032, cofactorless, S < L).
+func VerifySignature(v any, pub []byte) (bool, error) {
+	if len(pub) != ed25519.PublicKeySize {
+		return false, fmt.Errorf("public key has %d bytes, want %d", len(pub), ed25519.PublicKeySize)
+	}
+	msg, err := signingBytes(v)
+	if err != nil {
+		return false, err
+	}
+	sig := reflect.ValueOf(v).Elem().FieldByName("Sig").Bytes()
+	return ed25519.Verify(ed25519.PublicKey(pub), msg, sig), nil
+}
+
+// decodeStrict decodes raw into out (a pointer to a record struct), then
+// re-encodes and compares bytes: fxamacker does not check key order or
+// missing fields on decode, so the round trip is what proves canonical form.
+func decodeStrict(kind string, raw []byte, out any) error {
+	if len(raw) > MaxRecordBytes {
+		return &FieldError{Kind: kind, Reason: fmt.Sprintf("record is %d bytes, limit %d", len(raw), MaxRecordBytes)}
+	}
+	if err := decMode.Unmarshal(raw, out); err != nil {
+		return &FieldError{Kind: kind, Field: fieldOfDecodeError(err), Reason: err.Error()}
+	}
+	again, err := encMode.Marshal(out)
+	if err != nil {
+		return &FieldError{Kind: kind, Reason: err.Error()}
+	}
+	if !bytes.Equal(again, raw) {
+		return &FieldError{Kind: kind, Field: firstNonCanonicalField(raw, again), Reason: ErrNotCanonical.Error(), wrapped: ErrNotCanonical}
+	}
+	return nil
+}
+
+func fieldOfDecodeError(err error) string {
+	var ute *cbor.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return ute.StructFieldName
+	}
+	var uf *cbor.UnknownFieldError
+	if errors.As(err, &uf) {
+		return "(unknown field)"
+	}
+	var dk *cbor.DupMapKeyError
+	if errors.As(err, &dk) {
+		return fmt.Sprint(dk.Key)
+	}
+	return ""
+}
+
+// firstNonCanonicalField names the first map key whose encoding differs
+// between the stored bytes and their canonical form, for the error message.
+func firstNonCanonicalField(raw, canonical []byte) string {
+	var got, want map[string]cbor.RawMessage
+	if cbor.Unmarshal(raw, &got) != nil || cbor.Unmarshal(canonical, &want) != nil {
+		return ""
+	}
+	var missing []string
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok {
+			missing = append(missing, k)
+			continue
+		}
+		if !bytes.Equal(g, w) {
+			return k
+		}
+	}
+	if len(missing) > 0 {
+		return missing[0] + " (missing)"
+	}
+	return "(key order or header)"
+}
+
+// validName checks writer/principal names: class prefix and a bounded,
+// printable ASCII name. Odd bytes in a principal name are never displayed raw
+// because the decoder rejects them here.
+func validPrincipal(s string) string {
+	if s == "user" {
+		return ""
+	}
+	cls, name, ok := strings.Cut(s, ":")
+	if !ok {
+		return "want user, agent:NAME, tool:NAME or external:NAME"
+	}
+	switch cls {
+	case "agent", "tool", "external":
+	default:
+		return fmt.Sprintf("unknown principal class %q", cls)
+	}
+	if reason := validName(name); reason != "" {
+		return reason
+	}
+	return ""
+}
+
+func validName(s string) string {
+	if s == "" {
+		return "empty name"
+	}
+	if len(s) > MaxNameBytes {
+		return fmt.Sprintf("name is %d bytes, limit %d", len(s), MaxNameBytes)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f {
+			return fmt.Sprintf("byte 0x%02x at %d is not printable ASCII", c, i)
+		}
+	}
+	return ""
+}
+
+func checkSig(kind, id string, sig []byte) error {
+	if len(sig) != SignatureSize {
+		return &FieldError{Kind: kind, ID: id, Field: "sig", Reason: fmt.Sprintf("%d bytes, want %d", len(sig), SignatureSize)}
+	}
+	return nil
+}
+
+func checkHeader(kind, id string, v uint, gotKind string) error {
+	if v != FormatVersion {
+		return &FieldError{Kind: kind, ID: id, Field: "v", Reason: fmt.Sprintf("version %d, want %d", v, FormatVersion)}
+	}
+	if gotKind != kind {
+		return &FieldError{Kind: kind, ID: id, Field: "kind", Reason: fmt.Sprintf("%q, want %q", gotKind, kind)}
+	}
+	return nil
+}
+
+// DecodeEntry decodes and validates an entry record.
+func DecodeEntry(raw []byte) (*Entry, error) {
+	var e Entry
+	if err := decodeStrict(KindEntry, raw, &e); err != nil {
+		return nil, withID(err, e.EID)
+	}
+	id := e.EID.String()
+	if err := checkHeader(KindEntry, id, e.V, e.Kind); err != nil {
+		return nil, err
+	}
+	if !e.EID.IsV7() {
+		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "eid", Reason: "not a UUIDv7"}
+	}
+	if r := validPrincipal(e.Writer); r != "" {
+		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "writer", Reason: r}
+	}
+	if len(e.Content) > MaxContentBytes {
+		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "content", Reason: fmt.Sprintf("%d bytes, limit %d", len(e.Content), MaxContentBytes)}
+	}
+	if e.Trust > External {
+		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "trust", Reason: fmt.Sprintf("%d is not a trust label (0..3)", e.Trust)}
+	}
+	// Parent/weight length and range problems are lineage findings, not
+	// decoding failures: the record is still signed evidence worth showing.
+	return &e, checkSig(KindEntry, id, e.Sig)
+}
+
+// DecodeWrite decodes and validates a structural write record.
+func DecodeWrite(raw []byte) (*Write, error) {
+	var w Write
+	if err := decodeStrict("write", raw, &w); err != nil {
+		return nil, withID(err, w.WID)
+	}
+	id := w.WID.String()
+	switch w.Kind {
+	case KindEdge, KindMerge, KindRelation:
+	default:
+		return nil, &FieldError{Kind: "write", ID: id, Field: "kind", Reason: fmt.Sprintf("%q is not edge, merge or relation", w.Kind)}
+	}
+	if w.V != FormatVersion {
+		return nil, &FieldError{Kind: "write", ID: id, Field: "v", Reason: fmt.Sprintf("version %d, want %d", w.V, FormatVersion)}
+	}
+	if !w.WID.IsV7() {
+		return nil, &FieldError{Kind: "write", ID: id, Field: "wid", Reason: "not a UUIDv7"}
+	}
+	for _, f := range []struct{ name, val string }{{"src", w.Src}, {"dst", w.Dst}} {
+		if r := validName(f.val); r != "" {
+			return nil, &FieldError{Kind: "write", ID: id, Field: f.name, Reason: r}
+		}
+	}
+	if w.Rel != "" {
+		if r := validName(w.Rel); r != "" {
+			return nil, &FieldError{Kind: "write", ID: id, Field: "rel", Reason: r}
+		}
+	}
+	if w.Weight < 0 || math.IsNaN(w.Weight) || math.IsInf(w.Weight, 0) {
+		return nil, &FieldError{Kind: "write", ID: id, Field: "weight", Reason: fmt.Sprintf("%v is not a non-negative finite weight", w.Weight)}
+	}
+	if r := validPrincipal(w.Writer); r != "" {
+		return nil, &FieldError{Kind: "write", ID: id, Field: "writer", Reason: r}
+	}
+	return &w, checkSig("write", id, w.Sig)
+}
+
+// DecodePrincipalEvent decodes and validates a principal-registry event.
+func DecodePrincipalEvent(raw []byte) (*PrincipalEvent, error) {
+	var p PrincipalEvent
+	if err := decodeStrict(KindPrincipal, raw, &p); err != nil {
+		return nil, withID(err, p.RID)
+	}
+	id := p.RID.String()
+	if err := checkHeader(KindPrincipal, id, p.V, p.Kind); err != nil {
+		return nil, err
+	}
+	if p.Op != OpRegister && p.Op != OpRevoke {
+		return nil, &FieldError{Kind: KindPrincipal, ID: id, Field: "op", Reason: fmt.Sprintf("%q is not register or revoke", p.Op)}
+	}
+	if r := validPrincipal(p.Principal); r != "" {
+		return nil, &FieldError{Kind: KindPrincipal, ID: id, Field: "principal", Reason: r}
+	}
+	if p.Channel != ChannelAuthenticated && p.Channel != ChannelUnauthenticated {
+		return nil, &FieldError{Kind: KindPrincipal, ID: id, Field: "channel", Reason: fmt.Sprintf("%q is not authenticated or unauthenticated", p.Channel)}
+	}
+	return &p, checkSig(KindPrincipal, id, p.Sig)
+}
+
+// DecodeTombstone decodes and validates a tombstone record.
+func DecodeTombstone(raw []byte) (*Tombstone, error) {
+	var t Tombstone
+	if err := decodeStrict(KindTombstone, raw, &t); err != nil {
+		return nil, withID(err, t.Target)
+	}
+	id := t.Target.String()
+	if err := checkHeader(KindTombstone, id, t.V, t.Kind); err != nil {
+		return nil, err
+	}
+	if r := validPrincipal(t.Writer); r != "" {
+		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "writer", Reason: r}
+	}
+	if len(t.Reason) > MaxReasonBytes || !utf8.ValidString(t.Reason) {
+		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "reason", Reason: "too long or not UTF-8"}
+	}
+	return &t, checkSig(KindTombstone, id, t.Sig)
+}
+
+func withID(err error, id ID) error {
+	var fe *FieldError
+	if errors.As(err, &fe) && fe.ID == "" && id != (ID{}) {
+		fe.ID = id.String()
+	}
+	return err
+}

@@ -1,0 +1,186 @@
+// Package record defines memscope's signed evidence records: memory entries,
+// structural writes, principal-registry events and tombstones. Each record is
+// a CBOR map in Core Deterministic Encoding (RFC 8949 section 4.2.1); its
+// Ed25519 signature covers the encoding of every field except "sig".
+//
+// The package is shared by the writer (which produces evidence) and the loader
+// (which decodes it strictly); it holds no I/O.
+package record
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
+
+// FormatVersion is the value of every record's "v" field.
+const FormatVersion = 1
+
+// Record kinds, the value of the "kind" field.
+const (
+	KindEntry     = "entry"
+	KindEdge      = "edge"     // a weighted graph edge between two nodes
+	KindMerge     = "merge"    // a merge link (synonymy / same-entity) between two nodes
+	KindRelation  = "relation" // a typed relation triple (src, rel, dst)
+	KindPrincipal = "principal"
+	KindTombstone = "tombstone"
+)
+
+// Trust labels of MemLineage; a larger value is less safe.
+type Trust uint8
+
+const (
+	Trusted          Trust = 0
+	DerivedTrusted   Trust = 1
+	DerivedUntrusted Trust = 2
+	External         Trust = 3
+)
+
+func (t Trust) String() string {
+	switch t {
+	case Trusted:
+		return "Trusted"
+	case DerivedTrusted:
+		return "Derived-Trusted"
+	case DerivedUntrusted:
+		return "Derived-Untrusted"
+	case External:
+		return "External"
+	}
+	return fmt.Sprintf("Trust(%d)", uint8(t))
+}
+
+// ID is a 16-byte record identifier (UUIDv7 for entries and writes).
+type ID [16]byte
+
+// String gives the canonical 8-4-4-4-12 lowercase UUID text.
+func (id ID) String() string {
+	var b [36]byte
+	hex.Encode(b[0:8], id[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], id[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], id[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], id[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:36], id[10:16])
+	return string(b[:])
+}
+
+// IsV7 reports whether id carries the UUID version 7 and RFC 9562 variant bits.
+func (id ID) IsV7() bool { return id[6]>>4 == 7 && id[8]>>6 == 2 }
+
+// ParseID accepts the canonical UUID text form (hyphens optional).
+func ParseID(s string) (ID, error) {
+	var id ID
+	clean := make([]byte, 0, 32)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '-' {
+			continue
+		}
+		clean = append(clean, s[i])
+	}
+	if len(clean) != 32 {
+		return id, fmt.Errorf("id %q: want 32 hex digits", s)
+	}
+	if _, err := hex.Decode(id[:], clean); err != nil {
+		return id, fmt.Errorf("id %q: %v", s, err)
+	}
+	return id, nil
+}
+
+// KeyID names a public key inside records: the first 8 bytes of its SHA-256.
+type KeyID [8]byte
+
+// KeyIDOf computes the KeyID of an Ed25519 public key.
+func KeyIDOf(pub []byte) KeyID {
+	sum := sha256.Sum256(pub)
+	var k KeyID
+	copy(k[:], sum[:8])
+	return k
+}
+
+func (k KeyID) String() string { return hex.EncodeToString(k[:]) }
+
+// Entry is a MemLineage ProvEntry (paper 001, section 3.2).
+type Entry struct {
+	V       uint      `cbor:"v"`
+	Kind    string    `cbor:"kind"`
+	EID     ID        `cbor:"eid"`
+	Content string    `cbor:"content"`
+	Writer  string    `cbor:"writer"`
+	KID     KeyID     `cbor:"kid"`
+	HSrc    [32]byte  `cbor:"h_src"`
+	HCtx    [32]byte  `cbor:"h_ctx"`
+	Trust   Trust     `cbor:"trust"`
+	Parents []ID      `cbor:"parents"`
+	Weights []float64 `cbor:"weights"`
+	TS      uint64    `cbor:"ts"`
+	Nonce   [16]byte  `cbor:"nonce"`
+	Sig     []byte    `cbor:"sig"`
+}
+
+// Write is a structural write to the graph memory: an edge, a merge link or a
+// relation. Sources lists the entries whose content justified the write; an
+// empty list is a no-source write, unauthenticated by construction.
+type Write struct {
+	V       uint     `cbor:"v"`
+	Kind    string   `cbor:"kind"`
+	WID     ID       `cbor:"wid"`
+	Src     string   `cbor:"src"`
+	Dst     string   `cbor:"dst"`
+	Rel     string   `cbor:"rel"`
+	Weight  float64  `cbor:"weight"`
+	Writer  string   `cbor:"writer"`
+	KID     KeyID    `cbor:"kid"`
+	Sources []ID     `cbor:"sources"`
+	TS      uint64   `cbor:"ts"`
+	Nonce   [16]byte `cbor:"nonce"`
+	Sig     []byte   `cbor:"sig"`
+}
+
+// Principal-registry operations.
+const (
+	OpRegister = "register"
+	OpRevoke   = "revoke"
+)
+
+// Principal channels: whether the principal's writes arrive over an
+// authenticated channel (AuthSelect's write-provenance label input).
+const (
+	ChannelAuthenticated   = "authenticated"
+	ChannelUnauthenticated = "unauthenticated"
+)
+
+// PrincipalEvent registers or revokes one key of a principal. It is signed by
+// a registry root key named in Root; a key is valid from its register event's
+// TS until a revoke event's TS (rotation is register-new then revoke-old).
+type PrincipalEvent struct {
+	V         uint     `cbor:"v"`
+	Kind      string   `cbor:"kind"`
+	RID       ID       `cbor:"rid"`
+	Op        string   `cbor:"op"`
+	Principal string   `cbor:"principal"`
+	PublicKey [32]byte `cbor:"pubkey"`
+	Channel   string   `cbor:"channel"`
+	Root      [32]byte `cbor:"root"`
+	TS        uint64   `cbor:"ts"`
+	Nonce     [16]byte `cbor:"nonce"`
+	Sig       []byte   `cbor:"sig"`
+}
+
+// Tombstone records a lawful deletion of an entry. Its log leaf is "ts:"
+// followed by the tombstone's full encoding, so the log names the entry and
+// the reason while the deleted entry's own leaf stays provable.
+type Tombstone struct {
+	V      uint     `cbor:"v"`
+	Kind   string   `cbor:"kind"`
+	Target ID       `cbor:"target"`
+	Reason string   `cbor:"reason"`
+	Writer string   `cbor:"writer"`
+	KID    KeyID    `cbor:"kid"`
+	TS     uint64   `cbor:"ts"`
+	Nonce  [16]byte `cbor:"nonce"`
+	Sig    []byte   `cbor:"sig"`
+}

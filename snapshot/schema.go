@@ -1,0 +1,123 @@
+// Package snapshot holds the SQLite layout of a memscope store snapshot,
+// shared by the writer that creates snapshots and the loader that reads them.
+// The signed record BLOBs are the truth; every other column of the record
+// tables is a decoded convenience that the verifier compares with the BLOB.
+package snapshot
+
+// FormatName is stored in meta under "format".
+const FormatName = "memscope-snapshot/1"
+
+// Schema creates every table of a snapshot. Tables are WITHOUT ROWID where
+// the key is the natural id, and "seq" keeps the writer's order so that a
+// streamed read returns records in the order they were appended.
+const Schema = `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE principals (
+  seq        INTEGER PRIMARY KEY,
+  rid        TEXT NOT NULL UNIQUE,
+  op         TEXT NOT NULL,
+  principal  TEXT NOT NULL,
+  channel    TEXT NOT NULL,
+  ts         INTEGER NOT NULL,
+  leaf_index INTEGER,
+  record     BLOB NOT NULL
+);
+CREATE TABLE entries (
+  seq        INTEGER PRIMARY KEY,
+  eid        TEXT NOT NULL UNIQUE,
+  writer     TEXT NOT NULL,
+  trust      INTEGER NOT NULL,
+  ts         INTEGER NOT NULL,
+  content    TEXT NOT NULL,
+  session_id TEXT,
+  hmac_tag   TEXT,
+  leaf_index INTEGER,
+  record     BLOB NOT NULL
+);
+CREATE TABLE nodes (
+  seq   INTEGER PRIMARY KEY,
+  id    TEXT NOT NULL UNIQUE,
+  kind  TEXT NOT NULL,
+  label TEXT NOT NULL,
+  eid   TEXT
+);
+CREATE TABLE writes (
+  seq        INTEGER PRIMARY KEY,
+  wid        TEXT NOT NULL UNIQUE,
+  kind       TEXT NOT NULL,
+  src        TEXT NOT NULL,
+  dst        TEXT NOT NULL,
+  rel        TEXT NOT NULL,
+  weight     REAL NOT NULL,
+  writer     TEXT NOT NULL,
+  ts         INTEGER NOT NULL,
+  leaf_index INTEGER,
+  record     BLOB NOT NULL
+);
+CREATE TABLE tombstones (
+  seq        INTEGER PRIMARY KEY,
+  target     TEXT NOT NULL UNIQUE,
+  leaf_index INTEGER,
+  record     BLOB NOT NULL
+);
+CREATE TABLE queries (
+  seq       INTEGER PRIMARY KEY,
+  id        TEXT NOT NULL UNIQUE,
+  text      TEXT NOT NULL,
+  k         INTEGER NOT NULL,
+  reset     TEXT NOT NULL,
+  dense     TEXT,
+  selected  TEXT,
+  ts        INTEGER NOT NULL
+);
+CREATE TABLE actions (
+  seq           INTEGER PRIMARY KEY,
+  id            TEXT NOT NULL UNIQUE,
+  tool          TEXT NOT NULL,
+  params        TEXT NOT NULL,
+  justification TEXT NOT NULL,
+  dispatched    INTEGER NOT NULL,
+  ts            INTEGER NOT NULL
+);
+CREATE TABLE gate_events (
+  seq            INTEGER PRIMARY KEY,
+  id             TEXT NOT NULL UNIQUE,
+  candidate_eid  TEXT NOT NULL,
+  candidate_hash TEXT NOT NULL,
+  verdict        TEXT NOT NULL,
+  reason         TEXT NOT NULL,
+  version_before INTEGER NOT NULL,
+  version_after  INTEGER NOT NULL,
+  ts             INTEGER NOT NULL
+);
+CREATE TABLE checkpoints (
+  seq     INTEGER PRIMARY KEY,
+  seen_at INTEGER NOT NULL,
+  note    TEXT NOT NULL
+);
+`
+
+// Meta keys.
+const (
+	MetaFormat       = "format"
+	MetaOrigin       = "log_origin"   // checkpoint origin line of the store's log
+	MetaLogKey       = "log_key"      // note verifier key as the store saw it (unanchored)
+	MetaRootKeys     = "root_keys"    // registry root public keys, hex, comma-separated (unanchored)
+	MetaStoreVersion = "store_version" // version counter after the last accepted write
+	MetaDescription  = "description"
+)
+
+// Node kinds in the graph memory.
+const (
+	NodePassage = "passage"
+	NodeEntity  = "entity"
+)
+
+// Gate verdicts recorded by a commit gate.
+const (
+	GateAccept = "accept"
+	GateReject = "reject"
+)

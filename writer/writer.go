@@ -1,0 +1,521 @@
+// Package writer produces memscope evidence: a SQLite snapshot of an agent's
+// memory store and the Merkle log its records are appended to. It is the
+// library a Go agent runtime would use to keep inspectable memory, and the
+// scenario generator builds every fixture with it.
+//
+// The writer signs records, appends each record's leaf to the log in call
+// order, keeps a compact Merkle range so it can sign a checkpoint at any
+// moment, and writes the decoded convenience columns next to the signed
+// bytes.
+package writer
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/transparency-dev/merkle/compact"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"golang.org/x/mod/sumdb/note"
+	_ "modernc.org/sqlite"
+
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/snapshot"
+)
+
+// LogSink receives log leaves in order; the i-th call gets index i.
+type LogSink interface {
+	Append(ctx context.Context, leaf []byte) error
+	// Close integrates every leaf and returns the log's published checkpoint.
+	Close(ctx context.Context) ([]byte, error)
+}
+
+// Config describes a new store.
+type Config struct {
+	SnapshotPath string
+	Log          LogSink
+	LogSigner    note.Signer // signs the checkpoints the store records
+	Origin       string      // checkpoint origin line
+	LogVerifier  string      // note verifier key text, stored as an unanchored hint
+	RootKeys     []ed25519.PublicKey
+	Description  string
+	HMACKey      []byte // when set, entries get SMSR-style tags
+}
+
+// Store is an open store being written.
+type Store struct {
+	cfg     Config
+	db      *sql.DB
+	tx      *sql.Tx
+	stmts   map[string]*sql.Stmt
+	pending int
+	seq     map[string]int64
+	tree    *compact.Range
+	leaves  uint64
+	version uint64
+}
+
+var factory = &compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
+
+// Create makes a new snapshot file (it must not exist) and starts writing.
+func Create(cfg Config) (*Store, error) {
+	if _, err := os.Stat(cfg.SnapshotPath); err == nil {
+		return nil, fmt.Errorf("writer: %s already exists; evidence is never overwritten", cfg.SnapshotPath)
+	}
+	db, err := sql.Open("sqlite", "file:"+cfg.SnapshotPath+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	if err != nil {
+		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(snapshot.Schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("writer: %s: create schema: %w", cfg.SnapshotPath, err)
+	}
+	s := &Store{cfg: cfg, db: db, stmts: map[string]*sql.Stmt{}, seq: map[string]int64{}, tree: factory.NewEmptyRange(0)}
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	roots := ""
+	for i, k := range cfg.RootKeys {
+		if i > 0 {
+			roots += ","
+		}
+		roots += fmt.Sprintf("%x", []byte(k))
+	}
+	for k, v := range map[string]string{
+		snapshot.MetaFormat:      snapshot.FormatName,
+		snapshot.MetaOrigin:      cfg.Origin,
+		snapshot.MetaLogKey:      cfg.LogVerifier,
+		snapshot.MetaRootKeys:    roots,
+		snapshot.MetaDescription: cfg.Description,
+	} {
+		if err := s.SetMeta(k, v); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+const inserts = `
+principals|INSERT INTO principals(seq,rid,op,principal,channel,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?)
+entries|INSERT INTO entries(seq,eid,writer,trust,ts,content,session_id,hmac_tag,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?)
+nodes|INSERT INTO nodes(seq,id,kind,label,eid) VALUES(?,?,?,?,?)
+writes|INSERT INTO writes(seq,wid,kind,src,dst,rel,weight,writer,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
+tombstones|INSERT INTO tombstones(seq,target,leaf_index,record) VALUES(?,?,?,?)
+queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts) VALUES(?,?,?,?,?,?,?,?)
+actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts) VALUES(?,?,?,?,?,?,?)
+gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts) VALUES(?,?,?,?,?,?,?,?,?)
+checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
+meta|INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)
+`
+
+var insertSQL = func() map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(inserts), "\n") {
+		table, q, _ := strings.Cut(line, "|")
+		m[table] = q
+	}
+	return m
+}()
+
+func (s *Store) begin() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("writer: %s: %w", s.cfg.SnapshotPath, err)
+	}
+	s.tx = tx
+	s.stmts = map[string]*sql.Stmt{}
+	return nil
+}
+
+// exec runs one prepared insert, committing every few thousand rows so that
+// a million-entry store is written in bounded memory.
+func (s *Store) exec(table string, args ...any) error {
+	st, ok := s.stmts[table]
+	if !ok {
+		q := insertSQL[table]
+		var err error
+		if st, err = s.tx.Prepare(q); err != nil {
+			return fmt.Errorf("writer: prepare %s: %w", table, err)
+		}
+		s.stmts[table] = st
+	}
+	if _, err := st.Exec(args...); err != nil {
+		return fmt.Errorf("writer: %s: insert into %s: %w", s.cfg.SnapshotPath, table, err)
+	}
+	s.pending++
+	if s.pending >= 20000 {
+		s.pending = 0
+		if err := s.tx.Commit(); err != nil {
+			return fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
+		}
+		return s.begin()
+	}
+	return nil
+}
+
+func (s *Store) nextSeq(table string) int64 {
+	s.seq[table]++
+	return s.seq[table]
+}
+
+// AppendLeaf appends one leaf to the log and returns its index. It is
+// exported for tools that must place leaves the record API would not (for
+// example the scenario generator's tampered stores).
+func (s *Store) AppendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
+	if err := s.cfg.Log.Append(ctx, leaf); err != nil {
+		return 0, fmt.Errorf("writer: log append at index %d: %w", s.leaves, err)
+	}
+	if err := s.tree.Append(rfc6962.DefaultHasher.HashLeaf(leaf), nil); err != nil {
+		return 0, err
+	}
+	s.leaves++
+	return s.leaves - 1, nil
+}
+
+// LogSize is the number of leaves appended so far.
+func (s *Store) LogSize() uint64 { return s.leaves }
+
+// Root is the RFC 6962 root of the leaves appended so far.
+func (s *Store) Root() []byte {
+	r, _ := s.tree.GetRootHash(nil)
+	if r == nil {
+		return rfc6962.DefaultHasher.EmptyRoot()
+	}
+	return r
+}
+
+// SetMeta writes one meta key.
+func (s *Store) SetMeta(key, value string) error { return s.exec("meta", key, value) }
+
+// Register appends a signed principal-registry event.
+func (s *Store) Register(ctx context.Context, ev *record.PrincipalEvent, root ed25519.PrivateKey) error {
+	ev.V, ev.Kind = record.FormatVersion, record.KindPrincipal
+	copy(ev.Root[:], root.Public().(ed25519.PublicKey))
+	if err := record.Sign(ev, root); err != nil {
+		return err
+	}
+	raw, err := record.Encode(ev)
+	if err != nil {
+		return err
+	}
+	idx, err := s.AppendLeaf(ctx, record.RecordLeaf(ev.RID, ev.Sig))
+	if err != nil {
+		return err
+	}
+	return s.InsertPrincipalRow(ev, raw, &idx)
+}
+
+// InsertPrincipalRow stores a registry event row as given (low level).
+func (s *Store) InsertPrincipalRow(ev *record.PrincipalEvent, raw []byte, leaf *uint64) error {
+	return s.exec("principals", s.nextSeq("principals"), ev.RID.String(), ev.Op, ev.Principal, ev.Channel, int64(ev.TS), nullIndex(leaf), raw)
+}
+
+// EntryOptions carries the per-entry values that are not part of the signed
+// record.
+type EntryOptions struct {
+	SessionID string
+	// NoTag leaves the HMAC tag empty even when the store has an HMAC key.
+	NoTag bool
+}
+
+// AddEntry signs an entry with the writer principal's key, appends its leaf
+// and stores it. The entry's V, Kind and KID are filled in.
+func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.PrivateKey, opt EntryOptions) error {
+	e.V, e.Kind = record.FormatVersion, record.KindEntry
+	e.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
+	if e.Parents == nil {
+		e.Parents = []record.ID{}
+	}
+	if e.Weights == nil {
+		e.Weights = []float64{}
+	}
+	if err := record.Sign(e, key); err != nil {
+		return err
+	}
+	raw, err := record.Encode(e)
+	if err != nil {
+		return err
+	}
+	idx, err := s.AppendLeaf(ctx, record.RecordLeaf(e.EID, e.Sig))
+	if err != nil {
+		return err
+	}
+	tag := ""
+	if s.cfg.HMACKey != nil && !opt.NoTag {
+		tag = smsr.Tag(s.cfg.HMACKey, e.Content, opt.SessionID, int64(e.TS))
+	}
+	s.version++
+	return s.InsertEntryRow(EntryRow{Entry: e, Raw: raw, SessionID: opt.SessionID, HMACTag: tag, Leaf: &idx})
+}
+
+// EntryRow is one row of the entries table. The decoded columns normally
+// come from Entry; the scenario generator overrides them to forge evidence.
+type EntryRow struct {
+	Entry     *record.Entry
+	Raw       []byte
+	SessionID string
+	HMACTag   string
+	Leaf      *uint64
+	// Column overrides (nil: take the value from Entry).
+	Writer  *string
+	Trust   *int
+	Content *string
+}
+
+// InsertEntryRow stores an entries row as given (low level).
+func (s *Store) InsertEntryRow(r EntryRow) error {
+	writer, trust, content := r.Entry.Writer, int(r.Entry.Trust), r.Entry.Content
+	if r.Writer != nil {
+		writer = *r.Writer
+	}
+	if r.Trust != nil {
+		trust = *r.Trust
+	}
+	if r.Content != nil {
+		content = *r.Content
+	}
+	return s.exec("entries", s.nextSeq("entries"), r.Entry.EID.String(), writer, trust, int64(r.Entry.TS), content,
+		nullString(r.SessionID), nullString(r.HMACTag), nullIndex(r.Leaf), r.Raw)
+}
+
+// AddWrite signs a structural write, appends its leaf and stores it.
+func (s *Store) AddWrite(ctx context.Context, w *record.Write, key ed25519.PrivateKey) error {
+	w.V = record.FormatVersion
+	if w.Kind == "" {
+		w.Kind = record.KindEdge
+	}
+	w.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
+	if w.Sources == nil {
+		w.Sources = []record.ID{}
+	}
+	if err := record.Sign(w, key); err != nil {
+		return err
+	}
+	raw, err := record.Encode(w)
+	if err != nil {
+		return err
+	}
+	idx, err := s.AppendLeaf(ctx, record.RecordLeaf(w.WID, w.Sig))
+	if err != nil {
+		return err
+	}
+	s.version++
+	return s.InsertWriteRow(w, raw, &idx)
+}
+
+// InsertWriteRow stores a writes row as given (low level).
+func (s *Store) InsertWriteRow(w *record.Write, raw []byte, leaf *uint64) error {
+	return s.exec("writes", s.nextSeq("writes"), w.WID.String(), w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer, int64(w.TS), nullIndex(leaf), raw)
+}
+
+// Delete tombstones an entry: the signed tombstone goes to the log and the
+// tombstones table, and the entry's row leaves the store. The entry's own
+// leaf stays in the log, still provable.
+func (s *Store) Delete(ctx context.Context, t *record.Tombstone, key ed25519.PrivateKey) error {
+	if err := s.AddTombstone(ctx, t, key); err != nil {
+		return err
+	}
+	if _, err := s.tx.Exec("DELETE FROM entries WHERE eid = ?", t.Target.String()); err != nil {
+		return fmt.Errorf("writer: delete entry %s: %w", t.Target, err)
+	}
+	return nil
+}
+
+// AddTombstone logs and stores a tombstone without removing the entry row
+// (Delete does both; a tombstone alone leaves a tombstoned record live).
+func (s *Store) AddTombstone(ctx context.Context, t *record.Tombstone, key ed25519.PrivateKey) error {
+	t.V, t.Kind = record.FormatVersion, record.KindTombstone
+	t.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
+	if err := record.Sign(t, key); err != nil {
+		return err
+	}
+	raw, err := record.Encode(t)
+	if err != nil {
+		return err
+	}
+	leaf, err := record.TombstoneLeaf(t)
+	if err != nil {
+		return err
+	}
+	idx, err := s.AppendLeaf(ctx, leaf)
+	if err != nil {
+		return err
+	}
+	s.version++
+	return s.exec("tombstones", s.nextSeq("tombstones"), t.Target.String(), int64(idx), raw)
+}
+
+// Node is a vertex of the graph memory. Vertices carry no authority of their
+// own: every vertex stays in G_auth, and a passage names the entry it shows.
+type Node struct {
+	ID    string
+	Kind  string // snapshot.NodePassage or snapshot.NodeEntity
+	Label string
+	EID   *record.ID
+}
+
+// AddNode stores a graph vertex.
+func (s *Store) AddNode(n Node) error {
+	var eid any
+	if n.EID != nil {
+		eid = n.EID.String()
+	}
+	return s.exec("nodes", s.nextSeq("nodes"), n.ID, n.Kind, n.Label, eid)
+}
+
+// Query is a retrieval the agent ran, with the reset vector its selector used.
+type Query struct {
+	ID    string
+	Text  string
+	K     int
+	Reset map[string]float64 // node id -> reset mass
+	// Dense holds per-passage dense retrieval scores, for replaying with a
+	// selector that does not walk the graph.
+	Dense    map[string]float64
+	Selected []string // the selection the agent saw, if recorded
+	TS       int64
+}
+
+// AddQuery stores a query.
+func (s *Store) AddQuery(q Query) error {
+	reset, err := json.Marshal(q.Reset)
+	if err != nil {
+		return err
+	}
+	var dense, sel any
+	if q.Dense != nil {
+		b, _ := json.Marshal(q.Dense)
+		dense = string(b)
+	}
+	if q.Selected != nil {
+		b, _ := json.Marshal(q.Selected)
+		sel = string(b)
+	}
+	return s.exec("queries", s.nextSeq("queries"), q.ID, q.Text, q.K, string(reset), dense, sel, q.TS)
+}
+
+// Action is a tool call the agent made, with the entries that justified it.
+type Action struct {
+	ID            string
+	Tool          string
+	Params        map[string]string
+	Justification []record.ID
+	Dispatched    bool
+	TS            int64
+}
+
+// AddAction stores an action.
+func (s *Store) AddAction(a Action) error {
+	params, _ := json.Marshal(a.Params)
+	ids := make([]string, len(a.Justification))
+	for i, id := range a.Justification {
+		ids[i] = id.String()
+	}
+	just, _ := json.Marshal(ids)
+	return s.exec("actions", s.nextSeq("actions"), a.ID, a.Tool, string(params), string(just), boolInt(a.Dispatched), a.TS)
+}
+
+// GateEvent is one decision of a commit gate over a candidate write.
+type GateEvent struct {
+	ID            string
+	CandidateEID  record.ID
+	CandidateHash [32]byte // SHA-256 of the candidate record's encoding
+	Verdict       string   // snapshot.GateAccept or snapshot.GateReject
+	Reason        string
+	VersionBefore uint64
+	VersionAfter  uint64
+	TS            int64
+}
+
+// AddGateEvent stores a commit-gate decision.
+func (s *Store) AddGateEvent(g GateEvent) error {
+	return s.exec("gate_events", s.nextSeq("gate_events"), g.ID, g.CandidateEID.String(), fmt.Sprintf("%x", g.CandidateHash[:]),
+		g.Verdict, g.Reason, int64(g.VersionBefore), int64(g.VersionAfter), g.TS)
+}
+
+// Version is the store's version counter: one step per accepted write.
+func (s *Store) Version() uint64 { return s.version }
+
+// BumpVersion advances the version without a write (a write-first gate that
+// rolled back still advanced it).
+func (s *Store) BumpVersion() { s.version++ }
+
+// CandidateHash is the hash a gate event records for a candidate record.
+func CandidateHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
+
+// Checkpoint signs a checkpoint of the log as it is now and records it as
+// seen by the store at seenAt.
+func (s *Store) Checkpoint(seenAt int64) ([]byte, error) {
+	cp, err := SignCheckpoint(s.cfg.LogSigner, s.cfg.Origin, s.leaves, s.Root())
+	if err != nil {
+		return nil, err
+	}
+	return cp, s.RecordCheckpoint(seenAt, cp)
+}
+
+// RecordCheckpoint stores a checkpoint note as seen by the store (low level).
+func (s *Store) RecordCheckpoint(seenAt int64, note []byte) error {
+	return s.exec("checkpoints", s.nextSeq("checkpoints"), seenAt, string(note))
+}
+
+// SignCheckpoint produces a C2SP checkpoint signed note.
+func SignCheckpoint(signer note.Signer, origin string, size uint64, root []byte) ([]byte, error) {
+	body := origin + "\n" + strconv.FormatUint(size, 10) + "\n" + base64.StdEncoding.EncodeToString(root) + "\n"
+	return note.Sign(&note.Note{Text: body}, signer)
+}
+
+// Close commits the snapshot and closes the log, returning the log's
+// published checkpoint.
+func (s *Store) Close(ctx context.Context) ([]byte, error) {
+	if err := s.SetMeta(snapshot.MetaStoreVersion, strconv.FormatUint(s.version, 10)); err != nil {
+		return nil, err
+	}
+	if err := s.tx.Commit(); err != nil {
+		return nil, fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
+	}
+	if err := s.db.Close(); err != nil {
+		return nil, err
+	}
+	cp, err := s.cfg.Log.Close(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("writer: close log: %w", err)
+	}
+	return cp, nil
+}
+
+// Exec runs a statement inside the writer's transaction. It exists for the
+// scenario generator's forged stores and is never needed by an agent runtime.
+func (s *Store) Exec(query string, args ...any) error {
+	_, err := s.tx.Exec(query, args...)
+	return err
+}
+
+func nullIndex(i *uint64) any {
+	if i == nil {
+		return nil
+	}
+	return int64(*i)
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
