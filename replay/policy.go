@@ -1,0 +1,131 @@
+package replay
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Rules that decide an edge's label. Each label names the rule that decided
+// it, so a reviewer can see why an edge was kept in or removed from G_auth.
+const (
+	RuleAuthenticated       = "signed, registered, authenticated channel, sourced"
+	RuleNoSource            = "no-source write"
+	RuleSignatureInvalid    = "signature invalid"
+	RuleWriterUnregistered  = "writer unregistered"
+	RuleChannelUnauthentic  = "channel unauthenticated"
+	RuleChannelUnknown      = "channel unknown"
+	RuleDeclaredByImporter  = "declared by importer"
+	RuleSignatureValid      = "signature valid"
+	PolicyDefault           = "signed-registered-authenticated"
+	PolicyDeclared          = "declared"
+	PolicySignatureOnly     = "signature-only"
+	DefaultPolicyName       = PolicyDefault
+	declaredRuleUnauthentic = "declared unauthenticated by importer"
+)
+
+// EdgeLabel is the integrity label of one structural write.
+type EdgeLabel struct {
+	Authenticated bool
+	Rule          string   // the rule that decided the label
+	Failed        []string // every failing rule, in check order (empty when authenticated)
+	Declared      bool     // the label was declared by an importer, not verified
+}
+
+// LabelPolicy labels an edge from its write provenance alone.
+type LabelPolicy interface {
+	Name() string
+	Label(Edge) EdgeLabel
+}
+
+// PolicyNames lists the selectable label policies.
+func PolicyNames() []string {
+	return []string{PolicyDefault, PolicyDeclared, PolicySignatureOnly}
+}
+
+// PolicyByName returns a label policy by its name.
+func PolicyByName(name string) (LabelPolicy, error) {
+	switch name {
+	case PolicyDefault, "":
+		return verifiedPolicy{}, nil
+	case PolicyDeclared:
+		return declaredPolicy{}, nil
+	case PolicySignatureOnly:
+		return signatureOnlyPolicy{}, nil
+	}
+	names := PolicyNames()
+	sort.Strings(names)
+	return nil, fmt.Errorf("replay: unknown label policy %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// verifiedPolicy is the default: an edge is authenticated only when its
+// signature verifies, its writer is a registered principal, it came through
+// an authenticated channel, and it names at least one source. A no-source
+// write is unauthenticated by construction (paper 000, L-prov).
+type verifiedPolicy struct{}
+
+func (verifiedPolicy) Name() string { return PolicyDefault }
+
+func (verifiedPolicy) Label(e Edge) EdgeLabel {
+	var failed []string
+	if len(e.Prov.Sources) == 0 {
+		failed = append(failed, RuleNoSource)
+	}
+	if !e.Prov.SignatureValid {
+		failed = append(failed, RuleSignatureInvalid)
+	}
+	if !e.Prov.WriterRegistered {
+		failed = append(failed, RuleWriterUnregistered)
+	}
+	switch e.Prov.Channel {
+	case ChannelAuthenticated:
+	case ChannelUnauthenticated:
+		failed = append(failed, RuleChannelUnauthentic)
+	default:
+		failed = append(failed, RuleChannelUnknown)
+	}
+	if len(failed) > 0 {
+		return EdgeLabel{Rule: failed[0], Failed: failed}
+	}
+	return EdgeLabel{Authenticated: true, Rule: RuleAuthenticated}
+}
+
+// declaredPolicy trusts a label an importer declared (for stores that carry
+// no signatures) and marks it as declared; edges without a declaration fall
+// back to the verified policy.
+type declaredPolicy struct{}
+
+func (declaredPolicy) Name() string { return PolicyDeclared }
+
+func (declaredPolicy) Label(e Edge) EdgeLabel {
+	if e.Prov.Declared == nil {
+		return verifiedPolicy{}.Label(e)
+	}
+	if *e.Prov.Declared {
+		return EdgeLabel{Authenticated: true, Rule: RuleDeclaredByImporter, Declared: true}
+	}
+	return EdgeLabel{Rule: declaredRuleUnauthentic, Failed: []string{declaredRuleUnauthentic}, Declared: true}
+}
+
+// signatureOnlyPolicy accepts any edge with a valid signature. It is weaker
+// than the default on purpose: it shows what a signature check alone lets
+// through (a signed no-source write by an unregistered or untrusted writer).
+type signatureOnlyPolicy struct{}
+
+func (signatureOnlyPolicy) Name() string { return PolicySignatureOnly }
+
+func (signatureOnlyPolicy) Label(e Edge) EdgeLabel {
+	if e.Prov.SignatureValid {
+		return EdgeLabel{Authenticated: true, Rule: RuleSignatureValid}
+	}
+	return EdgeLabel{Rule: RuleSignatureInvalid, Failed: []string{RuleSignatureInvalid}}
+}
+
+// LabelEdges labels every edge of g with the policy, in edge order.
+func LabelEdges(g *Graph, p LabelPolicy) []EdgeLabel {
+	out := make([]EdgeLabel, len(g.edges))
+	for i, e := range g.edges {
+		out[i] = p.Label(e)
+	}
+	return out
+}

@@ -1,0 +1,325 @@
+package replay
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/memscope/memscope/diff"
+)
+
+// Query is one stored query: what the agent asked, the reset vector the
+// selector used, and what the agent was shown.
+type Query struct {
+	ID, Text string
+	// Reset maps node id -> reset mass as stored (HippoRAG2: seed entities at
+	// fact score / passages containing the entity, plus every passage at
+	// 0.05 x min-max normalised dense score). It is normalised on replay.
+	Reset map[string]float64
+	K     int // top-k; 0 takes Config.K
+	// Recorded is the selection the agent saw, best first, if recorded.
+	Recorded []string
+	// DenseScores maps passage id -> the stored dense (embedding) similarity
+	// of that passage to the query. Only the immune selectors read it; a
+	// snapshot stores it per query so replay needs no embedding model.
+	DenseScores map[string]float64
+	// Center is the node the node-distance selector measures hops from.
+	// Empty: the node with the largest reset mass (ties by node order).
+	Center string
+}
+
+// Config configures a Replayer. Zero values take the defaults.
+type Config struct {
+	Policy LabelPolicy // nil: PolicyDefault
+	Solve  SolveOptions
+	K      int // default top-k for queries that carry none (DefaultK)
+	// Culprits runs delta debugging for every row whose G and G_auth
+	// selections differ; each test is one PPR solve.
+	Culprits bool
+	// CulpritBudget caps the PPR solves one culprit search may spend
+	// (0: DefaultCulpritBudget). A search that hits it reports Minimal=false.
+	CulpritBudget int
+}
+
+// DefaultCulpritBudget bounds ddmin's worst case (quadratic in the number
+// of candidate writes) so a row never hangs the caller.
+const DefaultCulpritBudget = 400
+
+// Replayer replays queries on G and G_auth for one graph and label policy.
+// It is safe for concurrent use.
+type Replayer struct {
+	g      *Graph
+	cfg    Config
+	labels []EdgeLabel
+	unauth []int32 // every unauthenticated edge, in edge order
+	full   *view   // G
+	auth   *view   // G_auth: G minus every unauthenticated write
+}
+
+// NewReplayer labels every edge of g with the policy and prepares G and
+// G_auth. Every vertex stays in G_auth; only edges go.
+func NewReplayer(g *Graph, cfg Config) (*Replayer, error) {
+	if cfg.Policy == nil {
+		cfg.Policy = verifiedPolicy{}
+	}
+	if cfg.K == 0 {
+		cfg.K = DefaultK
+	}
+	if cfg.K < 0 {
+		return nil, fmt.Errorf("replay: default k %d is negative", cfg.K)
+	}
+	if cfg.CulpritBudget == 0 {
+		cfg.CulpritBudget = DefaultCulpritBudget
+	}
+	var err error
+	if cfg.Solve, err = cfg.Solve.normalised(); err != nil {
+		return nil, err
+	}
+	r := &Replayer{g: g, cfg: cfg, labels: LabelEdges(g, cfg.Policy)}
+	for i, l := range r.labels {
+		if !l.Authenticated {
+			r.unauth = append(r.unauth, int32(i))
+		}
+	}
+	r.full = g.newView(nil)
+	r.auth = g.newView(r.unauth)
+	return r, nil
+}
+
+// Graph returns the graph being replayed.
+func (r *Replayer) Graph() *Graph { return r.g }
+
+// Labels returns the label of every edge, in edge order (do not modify).
+func (r *Replayer) Labels() []EdgeLabel { return r.labels }
+
+// UnauthenticatedEdges returns the ids of the writes G_auth leaves out.
+func (r *Replayer) UnauthenticatedEdges() []string {
+	ids := make([]string, len(r.unauth))
+	for i, e := range r.unauth {
+		ids[i] = r.g.edges[e].ID
+	}
+	return ids
+}
+
+// Row is the replay of one query.
+type Row struct {
+	QueryID string
+	K       int
+	G       Selection // top-k on the full graph
+	GAuth   Selection // top-k on the authenticated subgraph
+	Class   diff.Class
+	// Changes compares G_auth (before) with G (after): "new" items are the
+	// ones unauthenticated structure brought in, "dropped" the ones it pushed out.
+	Changes diff.Result
+	// IFCBlind: the sets differ, yet every item selected on G is
+	// authenticated, so a faithful provenance check of the selected items
+	// passes the row (paper 000's divergence set D). Only replay finds it.
+	IFCBlind bool
+	// TieDecided: the class may be an artefact of node-order tie breaking at
+	// the cut-off on either side.
+	TieDecided bool
+	Recorded   *RecordedCheck
+	Targets    []Lemma1    // one per passage selected on either side or recorded
+	Culprits   *Culprits   // nil unless Config.Culprits and the row is not SAME
+	Immune     []ImmuneRow // nil unless the query carries dense scores
+}
+
+// RecordedCheck compares the recorded selection with the replayed one on G.
+type RecordedCheck struct {
+	Recorded []string
+	// Changes compares the replay on G (before) with the recording (after).
+	Changes  diff.Result
+	Mismatch bool     // the recording differs from the replay: a finding
+	Unknown  []string // recorded ids that are not passage nodes of the graph
+}
+
+func (r *Replayer) queryK(q Query) (int, error) {
+	if q.K < 0 {
+		return 0, fmt.Errorf("query %q: k %d is negative", q.ID, q.K)
+	}
+	if q.K == 0 {
+		return r.cfg.K, nil
+	}
+	return q.K, nil
+}
+
+// Replay replays one query on G and G_auth (solved together).
+func (r *Replayer) Replay(q Query) (Row, error) {
+	k, err := r.queryK(q)
+	if err != nil {
+		return Row{}, err
+	}
+	reset, err := r.g.ResetVector(q.Reset)
+	if err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth})
+	if err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	row := Row{QueryID: q.ID, K: k}
+	row.G = r.g.selectPassages(scores[0], k)
+	row.GAuth = r.g.selectPassages(scores[1], k)
+	row.Changes, err = diff.Compare(row.GAuth.DiffItems(), row.G.DiffItems())
+	if err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	row.Class = row.Changes.Class
+	row.IFCBlind = row.Class == diff.Diverge && row.G.AllAuthenticated()
+	row.TieDecided = row.Class != diff.Same && (row.G.TieAtCutoff || row.GAuth.TieAtCutoff)
+	if q.Recorded != nil {
+		if row.Recorded, err = r.checkRecorded(q, row.G); err != nil {
+			return Row{}, err
+		}
+	}
+	row.Targets = r.lemma1(q, reset, k, scores[0], scores[1], row)
+	if r.cfg.Culprits && row.Class != diff.Same {
+		c, err := r.culprits(reset, k, scores[0], row)
+		if err != nil {
+			return Row{}, fmt.Errorf("query %q: culprits: %w", q.ID, err)
+		}
+		row.Culprits = c
+	}
+	if q.DenseScores != nil {
+		if row.Immune, err = r.immune(q, reset, k); err != nil {
+			return Row{}, err
+		}
+	}
+	return row, nil
+}
+
+func (r *Replayer) checkRecorded(q Query, onG Selection) (*RecordedCheck, error) {
+	rc := &RecordedCheck{Recorded: append([]string(nil), q.Recorded...)}
+	for _, id := range q.Recorded {
+		if i, ok := r.g.nodeIndex[id]; !ok || r.g.nodes[i].Kind != KindPassage {
+			rc.Unknown = append(rc.Unknown, id)
+		}
+	}
+	var err error
+	rc.Changes, err = diff.Compare(onG.DiffItems(), recordedItems(q.Recorded))
+	if err != nil {
+		return nil, fmt.Errorf("query %q: recorded selection: %w", q.ID, err)
+	}
+	rc.Mismatch = rc.Changes.Class != diff.Same
+	return rc, nil
+}
+
+func recordedItems(ids []string) []diff.Item {
+	out := make([]diff.Item, len(ids))
+	for i, id := range ids {
+		out[i] = diff.Item{ID: id}
+	}
+	return out
+}
+
+// ReplayAll replays every query using up to workers goroutines (0: one per
+// CPU). Rows come back in query order; the first error stops the run.
+func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	rows := make([]Row, len(qs))
+	errs := make([]error, len(qs))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(qs) {
+					return
+				}
+				rows[i], errs[i] = r.Replay(qs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// Base is the graph a what-if starts from.
+type Base int
+
+const (
+	BaseG     Base = iota // the full graph: name edges to remove
+	BaseGAuth             // the authenticated subgraph: name edges to restore
+)
+
+// WhatIf is a replay on a modified graph.
+type WhatIf struct {
+	Selection Selection
+	VsG       diff.Result // G (before) against the modified graph (after)
+	VsGAuth   diff.Result // G_auth (before) against the modified graph (after)
+	Removed   []string    // edges absent from the modified graph, in edge order
+}
+
+// WhatIf replays q on base with the named edges removed and the named
+// edges restored (restoring wins when an edge is named in both). Restoring
+// an edge that base already has, or removing one it lacks, is a no-op.
+func (r *Replayer) WhatIf(q Query, base Base, remove, restore []string) (WhatIf, error) {
+	k, err := r.queryK(q)
+	if err != nil {
+		return WhatIf{}, err
+	}
+	rm, err := r.g.edgeIndices(remove, "what-if removal")
+	if err != nil {
+		return WhatIf{}, err
+	}
+	rs, err := r.g.edgeIndices(restore, "what-if restore")
+	if err != nil {
+		return WhatIf{}, err
+	}
+	absent := make([]bool, len(r.g.edges))
+	switch base {
+	case BaseG:
+	case BaseGAuth:
+		for _, e := range r.unauth {
+			absent[e] = true
+		}
+	default:
+		return WhatIf{}, fmt.Errorf("replay: unknown what-if base %d", base)
+	}
+	for _, e := range rm {
+		absent[e] = true
+	}
+	for _, e := range rs {
+		absent[e] = false
+	}
+	var without []int32
+	var out WhatIf
+	for e, gone := range absent {
+		if gone {
+			without = append(without, int32(e))
+			out.Removed = append(out.Removed, r.g.edges[e].ID)
+		}
+	}
+	reset, err := r.g.ResetVector(q.Reset)
+	if err != nil {
+		return WhatIf{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth, r.g.newView(without)})
+	if err != nil {
+		return WhatIf{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	out.Selection = r.g.selectPassages(scores[2], k)
+	onG := r.g.selectPassages(scores[0], k)
+	onAuth := r.g.selectPassages(scores[1], k)
+	if out.VsG, err = diff.Compare(onG.DiffItems(), out.Selection.DiffItems()); err != nil {
+		return WhatIf{}, err
+	}
+	if out.VsGAuth, err = diff.Compare(onAuth.DiffItems(), out.Selection.DiffItems()); err != nil {
+		return WhatIf{}, err
+	}
+	return out, nil
+}

@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"github.com/memscope/memscope/diff"
+)
+
+// TieTolerance is how close two scores must be to count as tied at the
+// cut-off. Scores are only converged to DefaultTolerance in L1, so a closer
+// gap than that does not decide the order.
+const TieTolerance = DefaultTolerance
+
+// Item is one selected passage.
+type Item struct {
+	NodeID        string
+	Label         string
+	Rank          int // 0-based
+	Score         float64
+	Authenticated bool // the passage's own record is authenticated
+}
+
+// Selection is a top-k over passage nodes.
+type Selection struct {
+	Items []Item
+	// Next is the best passage just outside the top-k, if any: the margin
+	// Items[k-1].Score - Next.Score says how firm the cut-off is.
+	Next *Item
+	// TieAtCutoff is set when the last selected and the first excluded
+	// passage are within TieTolerance: node order, not score, decided.
+	TieAtCutoff bool
+}
+
+// IDs returns the selected node ids in rank order.
+func (s Selection) IDs() []string {
+	ids := make([]string, len(s.Items))
+	for i, it := range s.Items {
+		ids[i] = it.NodeID
+	}
+	return ids
+}
+
+// DiffItems converts the selection for package diff.
+func (s Selection) DiffItems() []diff.Item {
+	out := make([]diff.Item, len(s.Items))
+	for i, it := range s.Items {
+		out[i] = diff.Item{ID: it.NodeID, Score: it.Score}
+	}
+	return out
+}
+
+// AllAuthenticated says whether every selected passage is authenticated.
+func (s Selection) AllAuthenticated() bool {
+	for _, it := range s.Items {
+		if !it.Authenticated {
+			return false
+		}
+	}
+	return true
+}
+
+// topK ranks the given candidate nodes by score (higher first, ties by node
+// order) and keeps k, plus the first excluded one to judge the cut-off.
+func (g *Graph) topK(score func(int32) float64, candidates []int32, k int) Selection {
+	if k <= 0 {
+		return Selection{}
+	}
+	// Insertion into a sorted buffer of k+1: k is small (5 in HippoRAG2),
+	// so this beats sorting every passage.
+	type cand struct {
+		node  int32
+		score float64
+	}
+	better := func(a, b cand) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return a.node < b.node
+	}
+	buf := make([]cand, 0, k+1)
+	for _, v := range candidates {
+		c := cand{v, score(v)}
+		if len(buf) == k+1 && !better(c, buf[k]) {
+			continue
+		}
+		if len(buf) < k+1 {
+			buf = append(buf, c)
+		} else {
+			buf[k] = c
+		}
+		for i := len(buf) - 1; i > 0 && better(buf[i], buf[i-1]); i-- {
+			buf[i], buf[i-1] = buf[i-1], buf[i]
+		}
+	}
+	item := func(rank int, c cand) Item {
+		n := g.nodes[c.node]
+		return Item{NodeID: n.ID, Label: n.Label, Rank: rank, Score: c.score, Authenticated: n.Authenticated}
+	}
+	var sel Selection
+	for i, c := range buf {
+		if i == k {
+			next := item(k, c)
+			sel.Next = &next
+			sel.TieAtCutoff = buf[k-1].score-c.score <= TieTolerance
+			break
+		}
+		sel.Items = append(sel.Items, item(i, c))
+	}
+	return sel
+}
+
+// selectPassages is the HippoRAG2 selection: top-k passages by PPR score.
+func (g *Graph) selectPassages(scores []float64, k int) Selection {
+	return g.topK(func(v int32) float64 { return scores[v] }, g.passages, k)
+}
