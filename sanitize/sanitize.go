@@ -154,6 +154,11 @@ func walk(s string, block bool, tabWidth int, out sink) {
 
 	var scratch []byte // reused to measure a run in context
 
+	// Grapheme clusters can join a run to its neighbours: a leading combining
+	// mark joins the cell before it, a trailing prepended concatenation mark
+	// joins the cell after it. Everything next to a run on the same line is
+	// printable ASCII (an escape or tab spaces), so measuring the run between
+	// stand-in ASCII bytes gives the width it adds to the whole line.
 	flush := func(end int) {
 		if start == end {
 			return
@@ -163,19 +168,18 @@ func walk(s string, block bool, tabWidth int, out sink) {
 		if !measure {
 			return
 		}
+		midLine := start > 0
 		if nl := strings.LastIndexByte(run, '\n'); nl >= 0 {
-			col = displaywidth.String(run[nl+1:])
-			return
+			run, midLine, col = run[nl+1:], false, 0
 		}
-		if start == 0 {
-			col = displaywidth.String(run)
-			return
+		scratch = scratch[:0]
+		standIns := 1 // after the run, when walk flushes before an escape or tab
+		if midLine {
+			scratch = append(scratch, 'x')
+			standIns++
 		}
-		// Mid-line, the run follows an escape or tab spaces, which end in a
-		// printable ASCII byte. A combining mark at the start of the run joins
-		// that byte's cell, so measure the run behind a stand-in byte.
-		scratch = append(append(scratch[:0], 'x'), run...)
-		col += displaywidth.Bytes(scratch) - 1
+		scratch = append(append(scratch, run...), 'x')
+		col += displaywidth.Bytes(scratch) - standIns
 	}
 
 	for i := 0; i < len(s); {

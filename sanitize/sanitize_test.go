@@ -231,3 +231,23 @@ func TestFilename(t *testing.T) {
 		checkFilename(t, c.in)
 	}
 }
+
+// Clusters that reach across a run boundary: a prepended concatenation mark
+// before an escape, combining and spacing marks after an escape or a tab,
+// regional indicators and Hangul jamo split by an escape. checkProperties
+// measures each whole output line, so tab stops must land exactly.
+func TestBlockTabStopsAcrossClusters(t *testing.T) {
+	for _, s := range []string{
+		"\U000111C2\x1b\tx",
+		"a\U000111C2\tx",
+		"\u0d4e\u200b\tx",
+		"\x1b\u0d4e\x1b\t\u0903\x1b\u0301\t",
+		"\U0001F1FA\x1b\U0001F1F8\t|",
+		"\u1100\x1b\u1161\t|",
+		"世界\t|\n\t世\t|",
+	} {
+		for _, w := range []int{1, 3, 4, 8} {
+			checkProperties(t, s, true, w)
+		}
+	}
+}
