@@ -19,28 +19,70 @@ const (
 	classSelector               // variation selector
 )
 
+// markedTables are the Unicode sets escaped besides C0, DEL and C1. Bidi
+// controls, tag characters and the deprecated format characters are all in
+// Cf; Other_Default_Ignorable covers fillers and unassigned ignorable ranges.
+var markedTables = []*unicode.RangeTable{
+	unicode.Cf,
+	unicode.Other_Default_Ignorable_Code_Point,
+	unicode.Variation_Selector,
+	unicode.Zl,
+	unicode.Zp,
+	unicode.Bidi_Control,
+}
+
+// bmpMarked has a bit for every BMP rune that is not passed verbatim, so the
+// common case (letters of any script) costs one load instead of several
+// binary searches. suppMarked lists the few marked ranges above the BMP.
+var (
+	bmpMarked  [0x10000 / 64]uint64
+	suppMarked []unicode.Range32
+)
+
+func init() {
+	for r := rune(0x80); r <= 0x9F; r++ {
+		bmpMarked[r>>6] |= 1 << (r & 63)
+	}
+	for _, t := range markedTables {
+		for _, rg := range t.R16 {
+			for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+				bmpMarked[r>>6] |= 1 << (r & 63)
+			}
+		}
+		suppMarked = append(suppMarked, t.R32...)
+	}
+}
+
+func isMarked(r rune) bool {
+	if r < 0x10000 {
+		return bmpMarked[r>>6]&(1<<(r&63)) != 0
+	}
+	for _, rg := range suppMarked {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) && (r-rune(rg.Lo))%rune(rg.Stride) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // classifyRune classifies a valid, non-ASCII rune. Variation selectors are
 // returned as classSelector even when context would let one pass; the caller
 // applies the one-emoji-selector exception.
 func classifyRune(r rune) class {
+	if !isMarked(r) {
+		return classPass
+	}
 	switch {
 	case r <= 0x9F:
 		return classC1
-	case r < 0xAD:
-		// Latin-1 printable range: the commonest non-ASCII text, skip tables.
-		return classPass
 	case isBidi(r):
 		return classBidi
 	case r >= 0xE0000 && r <= 0xE007F:
 		return classTag
 	case unicode.Is(unicode.Variation_Selector, r):
 		return classSelector
-	case unicode.Is(unicode.Cf, r),
-		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r),
-		r == 0x2028, r == 0x2029: // line and paragraph separators (Zl, Zp)
-		return classInvisible
 	}
-	return classPass
+	return classInvisible
 }
 
 // isBidi reports the explicit bidirectional formatting characters of UAX #9:
