@@ -21,6 +21,10 @@ type Culprits struct {
 	// is exact.
 	Candidates int
 	Set        []Culprit
+	// Restores: removing Set from G restores the G_auth selection. False
+	// only when even removing every candidate does not (possible when the
+	// G_auth cut-off is a near-tie); Set is then empty.
+	Restores bool
 	// Minimal: ddmin finished within the budget, so Set is 1-minimal.
 	// False: the budget ran out; Set still restores G_auth but may shrink.
 	Minimal bool
@@ -68,7 +72,12 @@ func (r *Replayer) culprits(reset []float64, k int, onG []float64, row Row) (*Cu
 		got := g.selectPassages(s[0], k).IDs()
 		return equalIDs(got, want), nil
 	}
-	set, minimal, err := ddmin(cands, restores, r.cfg.CulpritBudget)
+	// ddmin assumes the full candidate set restores; check rather than trust.
+	if ok, err := restores(cands); err != nil || !ok {
+		return out, err
+	}
+	out.Restores = true
+	set, minimal, err := ddmin(cands, restores, r.cfg.CulpritBudget-1)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,16 @@
 package replay
 
 import (
+	"math"
+
 	"github.com/memscope/memscope/diff"
 )
 
-// TieTolerance is how close two scores must be to count as tied at the
-// cut-off. Scores are only converged to DefaultTolerance in L1, so a closer
-// gap than that does not decide the order.
-const TieTolerance = DefaultTolerance
+// TieTolerance is how close two scores must be to count as tied. Scores are
+// converged to 1e-10 in L1, and two views that are equal in exact arithmetic
+// (G minus all unauthenticated writes, and G_auth) can differ by about that,
+// so a closer gap does not decide the order: node order does.
+const TieTolerance = 1e-9
 
 // Item is one selected passage.
 type Item struct {
@@ -70,7 +73,7 @@ func (g *Graph) topK(score func(int32) float64, candidates []int32, k int) Selec
 		score float64
 	}
 	better := func(a, b cand) bool {
-		if a.score != b.score {
+		if math.Abs(a.score-b.score) > TieTolerance {
 			return a.score > b.score
 		}
 		return a.node < b.node
