@@ -1,0 +1,294 @@
+package tui
+
+// The data contract between the inspector and the analysis side.
+//
+// The TUI never analyses evidence itself: everything it shows comes through
+// Source, implemented by package inspect on top of loader, verify, lineage,
+// replay, dagdraw and tlog (and by tuitest.Fake in tests).
+//
+// Who calls what:
+//
+//   - Fast methods (Overview, EntryCount, Entry, EntryIndex, Findings,
+//     Checkpoints, LeafCount, Leaf, Actions, Scenario) are called from the
+//     model's Update and View on the UI goroutine. They must return in
+//     microseconds: read from memory, no IO, no analysis. Entry and Leaf are
+//     called for every visible row on every frame and, from filter and sort
+//     commands, for every row of the store.
+//   - Slow methods (those taking a context.Context) are only ever called from
+//     a tea.Cmd, that is from a goroutine of their own. They may read files,
+//     fetch tiles over HTTP or run PPR. They must honour ctx: the TUI cancels
+//     it when the user asks for something else or quits.
+//
+// Thread-safety: several commands can run at once (a filter over Entry, a
+// lineage recomputation and the verification), all concurrently with the
+// UI goroutine's fast calls. Every method must be safe for concurrent use.
+// Results handed back (slices, maps) are treated as read-only by the TUI
+// and must not be mutated by the Source afterwards.
+//
+// Untrusted text: every string a Source returns that comes from evidence
+// (content, writer names, ids, messages quoting evidence, DAG rows) is
+// returned raw. The TUI passes it through package sanitize before any
+// styling; the Source must not pre-escape it (that would double-escape).
+
+import (
+	"context"
+
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/verify"
+)
+
+// Source is everything the inspector needs from a loaded snapshot and log.
+type Source interface {
+	// Overview is the store at a glance. Fast.
+	Overview() Overview
+
+	// EntryCount is the number of memory entries; Entry(i) for 0 <= i <
+	// EntryCount() returns row i in store order (the order of the snapshot).
+	// Fast; Entry is called from background filters for every row.
+	EntryCount() int
+	Entry(i int) EntryRow
+	// EntryIndex maps a record id to its row, for jumps from findings,
+	// lineage and replay. Fast (a map lookup).
+	EntryIndex(id string) (int, bool)
+
+	// Findings known at open time, before verification (for example load
+	// warnings or unanchored trust roots). Fast.
+	Findings() []verify.Finding
+
+	// Verify runs the full verification (signatures, log, tombstones,
+	// lineage laundering, replay divergences, gate audit...) and reports
+	// progress on the returned channel, which the Source closes after
+	// sending one final Progress with Done set. Slow: the TUI calls it from
+	// a tea.Cmd and reads the channel one message per command. Findings of
+	// every analysis (lineage, replay) come back as verify.Finding with a
+	// Family of their own; Subject is an entry id, "leaf N", "checkpoint N",
+	// "query ID" or "action ID" so that Enter can jump to it.
+	Verify(ctx context.Context) <-chan Progress
+
+	// EntryDetail decodes everything about entry i, including its inclusion
+	// proof. Slow (may read tiles).
+	EntryDetail(ctx context.Context, i int) (EntryDetail, error)
+
+	// Lineage draws the DAG neighbourhood of id with labels recomputed at
+	// tau and explains the path from each External ancestor. Slow
+	// (propagation over the whole store).
+	Lineage(ctx context.Context, id string, tau float64) (LineageView, error)
+
+	// Replay replays every stored query on G and G_auth. Slow.
+	Replay(ctx context.Context) (ReplayView, error)
+	// WhatIf replays one query on G with the named unauthenticated edges
+	// removed (replay.Replayer.WhatIf with BaseG). Slow (one PPR solve).
+	WhatIf(ctx context.Context, queryID string, remove []string) (replay.WhatIf, error)
+
+	// Checkpoints in log order, with their consistency as known so far
+	// (Unknown until Verify has finished). Fast.
+	Checkpoints() []CheckpointRow
+	// LeafCount and Leaf list the log's leaves. Fast (from the snapshot's
+	// index of leaves, not from tiles).
+	LeafCount() int
+	Leaf(i int) LeafRow
+
+	// Actions with the gate verdict recomputed at the default tau. Fast.
+	Actions() []lineage.GateResult
+}
+
+// Overview is the store at a glance.
+type Overview struct {
+	Title       string // snapshot path or scenario name
+	Principals  int
+	Entries     int
+	Edges       int // structural writes
+	Queries     int
+	Actions     int
+	Tombstones  int
+	LogSize     uint64 // leaves in the log
+	Checkpoints int
+	Anchors     []Anchor
+	Tau         float64 // the tau the Entries view's recomputed labels use
+	// Notes are short load-time remarks (for example "HMAC key not given:
+	// HMAC tags not checked").
+	Notes []string
+}
+
+// Anchor is one trust anchor and whether the user pinned it.
+type Anchor struct {
+	Name   string // "log key", "registry root"
+	Pinned bool   // supplied by the user; false: read from the snapshot
+	Detail string // key id or fingerprint
+}
+
+// Status is a tri-state check result, always shown with a word, never by
+// colour alone.
+type Status uint8
+
+const (
+	Unknown Status = iota // not checked (yet), or no key to check with
+	OK
+	Failed
+)
+
+func (s Status) String() string {
+	switch s {
+	case OK:
+		return "ok"
+	case Failed:
+		return "FAIL"
+	}
+	return "?"
+}
+
+// EntryRow is one row of the entries table. Every field must be cheap.
+type EntryRow struct {
+	ID         string
+	Writer     string
+	Recorded   lineage.Trust
+	Recomputed lineage.Trust // at Overview().Tau
+	TimeNS     int64         // record ts in ns since the Unix epoch
+	Status     Status        // verification status of the record
+	Preview    string        // raw content, at least the first ~200 bytes
+	// Suspicious is sanitize.Findings of the whole content (not only the
+	// preview) and of the writer: non-zero flags the row.
+	Suspicious uint16
+}
+
+// Progress is one report of the background verification.
+type Progress struct {
+	Stage string // "signatures", "log", "lineage", "replay"...
+	Done  int
+	Total int
+	// Finished is set on the last message only, with Findings holding every
+	// finding of every analysis and Err any failure that stopped the run.
+	Finished bool
+	Findings []verify.Finding
+	Err      error
+}
+
+// Field is one decoded record field.
+type Field struct {
+	Name, Value string
+}
+
+// ProofStep is one level of an inclusion proof, from the leaf upwards.
+type ProofStep struct {
+	Sibling []byte // the proof hash at this level
+	Left    bool   // the sibling is the left child
+	Node    []byte // the hash computed at this level (the parent)
+}
+
+// Inclusion is an entry's inclusion proof against a checkpoint.
+type Inclusion struct {
+	LeafIndex uint64
+	TreeSize  uint64
+	LeafHash  []byte
+	Steps     []ProofStep
+	Root      []byte // the checkpoint root
+	Verified  bool   // the last step's Node equals Root
+	Err       string // why the proof could not be fetched or checked
+}
+
+// Link is a parent or child edge of an entry.
+type Link struct {
+	ID     string
+	Weight float64
+	Strong bool // weight > tau
+	Trust  lineage.Trust
+}
+
+// EntryDetail is everything about one entry.
+type EntryDetail struct {
+	Row         EntryRow
+	Fields      []Field // every field of the decoded record, in encoding order
+	Signature   Status
+	SigNote     string // "Ed25519 under key 1a2b... (agent:planner)", or why not
+	HMAC        Status
+	HMACNote    string
+	Inclusion   *Inclusion // nil: no leaf for this record
+	Parents     []Link
+	Children    []Link
+	SignedBytes []byte
+}
+
+// LineageView is the lineage of one entry at one tau.
+type LineageView struct {
+	ID  string
+	Tau float64
+	// Rows are the DAG neighbourhood drawn by dagdraw, one string per row,
+	// with the centre at row Center. RowIDs[i] is the entry id on row i
+	// ("" for connector-only rows) so the selection can follow it.
+	Rows        []string
+	RowIDs      []string
+	Center      int
+	Explanation lineage.Explanation
+	DOT         string // the same neighbourhood as Graphviz DOT, for export
+}
+
+// ReplayView is the replay of every stored query.
+type ReplayView struct {
+	Rows []replay.Row
+	// Texts maps query id to the query text (raw).
+	Texts map[string]string
+	// Unauthenticated are the unauthenticated structural writes a what-if
+	// can toggle, per query id, the culprits first. Queries with no entry
+	// have nothing to toggle.
+	Unauthenticated map[string][]UnauthEdge
+}
+
+// UnauthEdge is one unauthenticated structural write.
+type UnauthEdge struct {
+	ID       string
+	Src, Dst string
+	Weight   float64
+	Writer   string
+	Rule     string // the label rule that failed (replay.EdgeLabel.Rule)
+	NoSource bool   // a write with an empty source list
+}
+
+// CheckpointRow is one checkpoint of the log.
+type CheckpointRow struct {
+	Index      int
+	Size       uint64
+	Root       []byte
+	TimeNS     int64 // 0 when the checkpoint carries no time
+	Signature  Status
+	Consistent Status // with the previous checkpoint
+	Note       string
+}
+
+// LeafKind classifies a log leaf.
+type LeafKind uint8
+
+const (
+	LeafEntry LeafKind = iota
+	LeafWrite
+	LeafRegistry
+	LeafTombstone
+	LeafUnknown
+)
+
+func (k LeafKind) String() string {
+	switch k {
+	case LeafEntry:
+		return "entry"
+	case LeafWrite:
+		return "write"
+	case LeafRegistry:
+		return "registry"
+	case LeafTombstone:
+		return "tombstone"
+	}
+	return "unknown"
+}
+
+// LeafRow is one log leaf.
+type LeafRow struct {
+	Index   uint64
+	Kind    LeafKind
+	Subject string // the record id the leaf names
+}
+
+// Scenario is one entry of the demo picker.
+type Scenario struct {
+	Name        string
+	Description string
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/memscope/memscope/sanitize"
+)
+
+type detailState struct {
+	index   int
+	gen     int
+	loading bool
+	err     error
+	d       *EntryDetail
+	scroll  int
+}
+
+func shortHash(b []byte) string {
+	h := hex.EncodeToString(b)
+	if len(h) > 16 {
+		return h[:16] + "…"
+	}
+	return h
+}
+
+// detailLines renders every line of the entry detail; the view scrolls them.
+func (m *Model) detailLines(w int) []string {
+	s, d := m.styles, m.det.d
+	r := d.Row
+	var lines []string
+	sec := func(t string) { lines = append(lines, "", s.Title.Render(t)) }
+	lines = append(lines, s.Title.Render("Entry ")+m.untrusted(r.ID, w-6))
+	if r.Suspicious != 0 {
+		lines = append(lines, s.Error.Render("! CONTAINS CONTROL CHARACTERS: ")+sanitize.Flags(r.Suspicious).String()+s.Dim.Render("  (shown escaped; an indicator in itself)"))
+	}
+	lines = append(lines, fmt.Sprintf("  trust recorded %s, recomputed %s", trustWord(r.Recorded), trustWord(r.Recomputed)))
+	if r.Recomputed > r.Recorded {
+		lines = append(lines, "  "+s.Error.Render("LAUNDERED: recorded trust is safer than recomputed"))
+	}
+	lines = append(lines, "  time "+time.Unix(0, r.TimeNS).UTC().Format(time.RFC3339Nano))
+	sec("Fields (decoded from the signed bytes)")
+	for _, f := range d.Fields {
+		name := padRight(sanitize.Line(f.Name), 10)
+		if f.Name == "content" {
+			// Content is multi-line: Block keeps line breaks real but
+			// escapes everything else.
+			block := sanitize.Block(f.Value, 4)
+			for j, l := range strings.Split(block, "\n") {
+				if j == 0 {
+					lines = append(lines, "  "+name+" "+m.styleEscapes(l))
+				} else {
+					lines = append(lines, "  "+strings.Repeat(" ", 10)+" "+m.styleEscapes(l))
+				}
+			}
+			continue
+		}
+		lines = append(lines, "  "+name+" "+m.untrusted(f.Value, w-14))
+	}
+	sec("Checks")
+	lines = append(lines, "  signature "+s.status(d.Signature)+"  "+m.untrusted(d.SigNote, w-20))
+	lines = append(lines, "  hmac      "+s.status(d.HMAC)+"  "+m.untrusted(d.HMACNote, w-20))
+	sec("Log inclusion")
+	if inc := d.Inclusion; inc == nil {
+		lines = append(lines, "  "+s.Error.Render("no leaf in the log for this record"))
+	} else {
+		lines = append(lines, fmt.Sprintf("  leaf %d of tree size %d", inc.LeafIndex, inc.TreeSize))
+		lines = append(lines, "  leaf hash "+shortHash(inc.LeafHash))
+		pipe, tee, end := "│", "├─", "└─"
+		if s.Plain {
+			pipe, tee, end = "|", "+-", "`-"
+		}
+		for j, st := range inc.Steps {
+			side := "right"
+			if st.Left {
+				side = "left "
+			}
+			lines = append(lines, fmt.Sprintf("  %s level %-2d sibling (%s) %s -> %s", tee, j, side, shortHash(st.Sibling), shortHash(st.Node)))
+		}
+		verdict := s.Error.Render("FAIL: path does not reach the root")
+		if inc.Verified {
+			verdict = s.Good.Render("VERIFIED")
+		}
+		lines = append(lines, "  "+pipe, fmt.Sprintf("  %s root %s  %s", end, shortHash(inc.Root), verdict))
+		if inc.Err != "" {
+			lines = append(lines, "  "+s.Error.Render("error: ")+m.untrusted(inc.Err, w-12))
+		}
+	}
+	links := func(title string, ls []Link) {
+		sec(fmt.Sprintf("%s (%d)", title, len(ls)))
+		for _, l := range ls {
+			strong := "weak  "
+			if l.Strong {
+				strong = "strong"
+			}
+			lines = append(lines, fmt.Sprintf("  %s w=%.3f %s %s", padRight(shortID(sanitize.Line(l.ID)), colID), l.Weight, strong, trustWord(l.Trust)))
+		}
+	}
+	links("Parents", d.Parents)
+	links("Children", d.Children)
+	sec(fmt.Sprintf("Signed bytes (%d)", len(d.SignedBytes)))
+	lines = append(lines, hexDump(d.SignedBytes)...)
+	return lines
+}
+
+// styleEscapes styles the escapes of an already sanitised line.
+func (m *Model) styleEscapes(clean string) string {
+	return m.untrusted(clean, 1<<20)
+}
+
+// hexDump renders bytes as offset, hex and printable ASCII columns.
+func hexDump(b []byte) []string {
+	var out []string
+	for off := 0; off < len(b); off += 16 {
+		chunk := b[off:min(off+16, len(b))]
+		var hx, asc strings.Builder
+		for i := 0; i < 16; i++ {
+			if i < len(chunk) {
+				fmt.Fprintf(&hx, "%02x ", chunk[i])
+				if c := chunk[i]; c >= 0x20 && c < 0x7f {
+					asc.WriteByte(c)
+				} else {
+					asc.WriteByte('.')
+				}
+			} else {
+				hx.WriteString("   ")
+			}
+		}
+		out = append(out, fmt.Sprintf("  %06x  %s %s", off, hx.String(), asc.String()))
+	}
+	return out
+}
+
+func (m *Model) renderDetail(w, h int) []string {
+	s := m.styles
+	switch {
+	case m.det.loading:
+		return []string{s.Spinner[m.spin%len(s.Spinner)] + " loading entry..."}
+	case m.det.err != nil:
+		return []string{s.Error.Render("could not load the entry: ") + m.untrusted(m.det.err.Error(), w-30),
+			s.Dim.Render("press esc to go back to the entries")}
+	case m.det.d == nil:
+		return []string{s.Dim.Render("no entry selected: pick one in Entries (3) and press enter")}
+	}
+	all := m.detailLines(w)
+	m.det.scroll = min(m.det.scroll, max(0, len(all)-h))
+	return all[m.det.scroll:]
+}

@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// exportPath names an export file: memscope-<view>-<time>.<ext> in ExportDir.
+func (m *Model) exportPath(ext string) string {
+	name := fmt.Sprintf("memscope-%s-%s.%s", strings.ToLower(m.view.String()), m.opts.Now().UTC().Format("20060102-150405"), ext)
+	return filepath.Join(m.opts.ExportDir, name)
+}
+
+// exportJSON writes the current view's data (raw, as JSON escapes it) in a
+// background command. The entries view exports the filtered rows.
+func (m *Model) exportJSON() tea.Cmd {
+	path := m.exportPath("json")
+	var data func() any
+	switch m.view {
+	case ViewOverview:
+		ov := m.ov
+		data = func() any { return ov }
+	case ViewFindings:
+		fs := make([]any, 0, len(m.fnd.idx))
+		for _, i := range m.fnd.idx {
+			fs = append(fs, m.findings[i])
+		}
+		data = func() any { return fs }
+	case ViewEntries:
+		src, order, sorted, n := m.src, m.ent.order, m.ent.sorted, m.ent.n
+		data = func() any {
+			idx := order
+			if idx == nil {
+				idx = sorted
+			}
+			var rows []EntryRow
+			if idx == nil {
+				rows = make([]EntryRow, n)
+				for i := range rows {
+					rows[i] = src.Entry(i)
+				}
+			} else {
+				rows = make([]EntryRow, len(idx))
+				for p, i := range idx {
+					rows[p] = src.Entry(int(i))
+				}
+			}
+			return rows
+		}
+	case ViewDetail:
+		if m.det.d == nil {
+			m.setErr("nothing to export: no entry loaded")
+			return nil
+		}
+		d := *m.det.d
+		data = func() any { return d }
+	case ViewLineage:
+		if m.lin.lv == nil {
+			m.setErr("nothing to export: no lineage loaded")
+			return nil
+		}
+		lv := *m.lin.lv
+		data = func() any { return lv }
+	case ViewReplay:
+		if m.rep.rv == nil {
+			m.setErr("nothing to export: replay not loaded")
+			return nil
+		}
+		rv := *m.rep.rv
+		data = func() any { return rv.Rows }
+	case ViewLog:
+		src := m.src
+		data = func() any {
+			leaves := make([]LeafRow, src.LeafCount())
+			for i := range leaves {
+				leaves[i] = src.Leaf(i)
+			}
+			return map[string]any{"checkpoints": src.Checkpoints(), "leaves": leaves}
+		}
+	case ViewActions:
+		rows := m.act.rows
+		data = func() any { return rows }
+	}
+	m.setStatus("exporting %s...", path)
+	return func() tea.Msg {
+		b, err := json.MarshalIndent(data(), "", "  ")
+		if err == nil {
+			err = writeNew(path, append(b, '\n'))
+		}
+		return exportMsg{path: path, err: err}
+	}
+}
+
+// exportDOT writes the lineage neighbourhood as Graphviz DOT.
+func (m *Model) exportDOT() tea.Cmd {
+	if m.lin.lv == nil || m.lin.lv.DOT == "" {
+		m.setErr("no lineage to export as DOT: open one with → on an entry")
+		return nil
+	}
+	path, dot := m.exportPath("dot"), m.lin.lv.DOT
+	return func() tea.Msg {
+		return exportMsg{path: path, err: writeNew(path, []byte(dot))}
+	}
+}
+
+// writeNew refuses to overwrite an existing file.
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memscope/memscope/sanitize"
+)
+
+type lineageState struct {
+	id      string
+	tau     float64
+	gen     int
+	loading bool
+	err     error
+	lv      *LineageView
+	cur     listCursor
+}
+
+// stepTau moves tau to the next ladder value above or below the current one.
+func stepTau(tau float64, up bool) float64 {
+	if up {
+		for _, t := range tauLadder {
+			if t > tau+1e-9 {
+				return t
+			}
+		}
+		return tauLadder[len(tauLadder)-1]
+	}
+	for i := len(tauLadder) - 1; i >= 0; i-- {
+		if tauLadder[i] < tau-1e-9 {
+			return tauLadder[i]
+		}
+	}
+	return tauLadder[0]
+}
+
+func (m *Model) lineageKey(msg tea.KeyPressMsg) tea.Cmd {
+	k, l := m.keys, &m.lin
+	switch {
+	case key.Matches(msg, k.TauUp), key.Matches(msg, k.TauDown):
+		l.tau = stepTau(l.tau, key.Matches(msg, k.TauUp))
+		if l.id != "" {
+			return m.loadLineage(l.id)
+		}
+	case key.Matches(msg, k.Open):
+		// Re-centre the lineage on the selected row's entry.
+		if lv := l.lv; lv != nil && l.cur.sel < len(lv.RowIDs) && lv.RowIDs[l.cur.sel] != "" {
+			return m.loadLineage(lv.RowIDs[l.cur.sel])
+		}
+	case key.Matches(msg, k.Right):
+		if lv := l.lv; lv != nil && l.cur.sel < len(lv.RowIDs) && lv.RowIDs[l.cur.sel] != "" {
+			return m.openEntryID(lv.RowIDs[l.cur.sel])
+		}
+	case key.Matches(msg, k.Back):
+		return m.switchTo(ViewEntries)
+	}
+	return nil
+}
+
+func (m *Model) renderLineage(w, h int) []string {
+	s, l := m.styles, &m.lin
+	head := fmt.Sprintf("Lineage of %s   tau = %.2f  (%s/%s to change)", m.untrusted(l.id, 40), l.tau,
+		m.keys.TauDown.Help().Key, m.keys.TauUp.Help().Key)
+	if l.loading {
+		head += "  " + s.Spinner[m.spin%len(s.Spinner)] + " recomputing"
+	}
+	lines := []string{s.Title.Render("") + head}
+	switch {
+	case l.err != nil:
+		return append(lines, s.Error.Render("lineage failed: ")+m.untrusted(l.err.Error(), w-20))
+	case l.lv == nil:
+		if l.id == "" {
+			return append(lines, s.Dim.Render("select an entry (Entries, 3) and press → to open its lineage"))
+		}
+		return append(lines, s.Dim.Render("loading..."))
+	}
+	lv := l.lv
+	ex := lv.Explanation
+	verdict := fmt.Sprintf("recorded %s, recomputed %s", trustWord(ex.Recorded), trustWord(ex.Recomputed))
+	if ex.Recomputed > ex.Recorded {
+		verdict += "  " + s.Error.Render("LAUNDERED")
+	}
+	lines = append(lines, "  "+verdict, "")
+	// Explanation below the DAG; the DAG takes what is left.
+	var exl []string
+	exl = append(exl, s.Title.Render(fmt.Sprintf("External ancestors (%d)", len(ex.Origins))))
+	if len(ex.Origins) == 0 {
+		exl = append(exl, s.Dim.Render("  none: no External ancestor reaches this entry"))
+	}
+	for _, o := range ex.Origins {
+		var p strings.Builder
+		p.WriteString(shortID(sanitize.Line(o.Ancestor)))
+		for j, e := range o.Path {
+			mark := ""
+			if j == o.Break {
+				mark = s.Error.Render(" BREAK<=tau")
+			}
+			fmt.Fprintf(&p, " -%.2f%s-> %s", e.Weight, mark, shortID(sanitize.Line(e.Child)))
+		}
+		state := s.Error.Render("PROPAGATES (all edges > tau)")
+		if o.Break >= 0 {
+			state = s.Good.Render("stopped") + fmt.Sprintf(" at edge %d", o.Break+1)
+		}
+		exl = append(exl, fmt.Sprintf("  bottleneck %.2f  %s", o.Bottleneck, state), "    "+fit(p.String(), w-4))
+	}
+	dagH := max(3, h-len(lines)-len(exl)-1)
+	m.listTop = len(lines) + 1
+	l.cur.clamp(len(lv.Rows), dagH)
+	for r := l.cur.top; r < len(lv.Rows) && r < l.cur.top+dagH; r++ {
+		row := m.untrusted(lv.Rows[r], w-4)
+		mark := "  "
+		if r == lv.Center {
+			mark = s.Bold.Render("* ")
+		}
+		if r == l.cur.sel {
+			row = s.Selected.Render(s.SelMarker + " " + stripANSI(row))
+		} else {
+			row = mark + row
+		}
+		lines = append(lines, row)
+	}
+	for len(lines) < h-len(exl) {
+		lines = append(lines, "")
+	}
+	return append(lines, exl...)
+}

@@ -1,0 +1,217 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memscope/memscope/sanitize"
+)
+
+// Picker lists the demo scenarios; Enter opens the inspector on one.
+type Picker struct {
+	scenarios []Scenario
+	open      func(name string) (Source, error)
+	opts      Options
+	keys      KeyMap
+	styles    Styles
+	cur       listCursor
+	width     int
+	height    int
+	opening   string
+	err       error
+	inner     *Model
+}
+
+type openedMsg struct {
+	name string
+	src  Source
+	err  error
+}
+
+// NewPicker builds the scenario picker of `memscope demo`. open loads a
+// scenario by name; it runs in a background command.
+func NewPicker(scenarios []Scenario, open func(name string) (Source, error), opts Options) tea.Model {
+	km := DefaultKeyMap()
+	if opts.Keys != nil {
+		km = *opts.Keys
+	}
+	return &Picker{scenarios: scenarios, open: open, opts: opts, keys: km,
+		styles: NewStyles(!opts.Light, opts.NoColor, opts.Plain), width: 80, height: 24}
+}
+
+func (p *Picker) Init() tea.Cmd { return tea.RequestBackgroundColor }
+
+func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		p.width, p.height = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		p.styles = NewStyles(msg.IsDark(), p.opts.NoColor, p.opts.Plain)
+	case openedMsg:
+		p.opening = ""
+		if msg.err != nil {
+			p.err = fmt.Errorf("%s: %w", msg.name, msg.err)
+			return p, nil
+		}
+		p.inner = newModel(msg.src, p.opts)
+		p.inner.styles = p.styles
+		p.inner.width, p.inner.height = max(p.width, 20), max(p.height, 6)
+		return p, p.inner.Init()
+	}
+	if p.inner != nil {
+		_, cmd := p.inner.Update(msg)
+		return p, cmd
+	}
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			p.cur.move(-1, len(p.scenarios), p.height)
+		} else {
+			p.cur.move(1, len(p.scenarios), p.height)
+		}
+	case tea.MouseClickMsg:
+		if i := msg.Y - 3; i >= 0 && i < len(p.scenarios) {
+			p.cur.sel = i
+			return p, p.openSelected()
+		}
+	case tea.KeyPressMsg:
+		if p.opening != "" {
+			if msg.String() == "ctrl+c" {
+				return p, tea.Quit
+			}
+			return p, nil
+		}
+		switch {
+		case key.Matches(msg, p.keys.Quit):
+			return p, tea.Quit
+		case key.Matches(msg, p.keys.Up):
+			p.cur.move(-1, len(p.scenarios), p.height)
+		case key.Matches(msg, p.keys.Down):
+			p.cur.move(1, len(p.scenarios), p.height)
+		case key.Matches(msg, p.keys.Open):
+			return p, p.openSelected()
+		}
+	}
+	return p, nil
+}
+
+func (p *Picker) openSelected() tea.Cmd {
+	if p.cur.sel >= len(p.scenarios) {
+		return nil
+	}
+	name, open := p.scenarios[p.cur.sel].Name, p.open
+	p.opening, p.err = name, nil
+	return func() tea.Msg {
+		src, err := open(name)
+		return openedMsg{name: name, src: src, err: err}
+	}
+}
+
+func (p *Picker) View() tea.View {
+	if p.inner != nil {
+		return p.inner.View()
+	}
+	s := p.styles
+	lines := []string{s.Title.Render("memscope demo") + s.Dim.Render("  pick a scenario"), ""}
+	lines = append(lines, s.Header.Render(fmt.Sprintf("  %-18s %s", "SCENARIO", "WHAT IT SHOWS")))
+	for i, sc := range p.scenarios {
+		line := fmt.Sprintf("%-18s %s", sanitize.Line(sc.Name), sanitize.Line(sc.Description))
+		if i == p.cur.sel {
+			line = s.Selected.Render(s.SelMarker + " " + line)
+		} else {
+			line = "  " + line
+		}
+		lines = append(lines, fit(line, p.width))
+	}
+	lines = append(lines, "")
+	switch {
+	case p.opening != "":
+		lines = append(lines, s.Spinner[0]+" opening "+sanitize.Line(p.opening)+"...")
+	case p.err != nil:
+		lines = append(lines, s.Error.Render("could not open the scenario: ")+sanitize.Line(p.err.Error()),
+			s.Dim.Render("pick another one, or run memscope demo --regenerate"))
+	default:
+		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s open   %s/%s move   %s quit",
+			p.keys.Open.Help().Key, p.keys.Up.Help().Key, p.keys.Down.Help().Key, p.keys.Quit.Help().Key)))
+	}
+	v := tea.NewView(joinLines(lines))
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "memscope demo"
+	return v
+}
+
+func joinLines(lines []string) string {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, l := range lines {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, l...)
+	}
+	return string(b)
+}
+
+// ErrorModel shows a fatal error (unreadable snapshot, wrong key) with what
+// to do about it, instead of a stack trace; any key quits.
+type ErrorModel struct {
+	Title, Hint string
+	Err         error
+	styles      Styles
+}
+
+// NewError builds an ErrorModel.
+func NewError(title string, err error, hint string, opts Options) tea.Model {
+	return &ErrorModel{Title: title, Err: err, Hint: hint, styles: NewStyles(!opts.Light, opts.NoColor, opts.Plain)}
+}
+
+func (e *ErrorModel) Init() tea.Cmd { return nil }
+
+func (e *ErrorModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		return e, tea.Quit
+	}
+	return e, nil
+}
+
+func (e *ErrorModel) View() tea.View {
+	s := e.styles
+	body := s.Error.Render(sanitize.Line(e.Title)) + "\n\n" + sanitize.Block(fmt.Sprint(e.Err), 4) + "\n\n" +
+		s.Bold.Render("What to do: ") + sanitize.Line(e.Hint) + "\n\n" + s.Dim.Render("press any key to quit")
+	v := tea.NewView(s.Box.Render(body))
+	v.AltScreen = true
+	return v
+}
+
+// Run runs the inspector on src until the user quits.
+func Run(src Source, opts Options) error {
+	_, err := tea.NewProgram(New(src, DefaultOptionsFromEnv(opts))).Run()
+	return err
+}
+
+// RunPicker runs the demo scenario picker until the user quits.
+func RunPicker(scenarios []Scenario, open func(string) (Source, error), opts Options) error {
+	_, err := tea.NewProgram(NewPicker(scenarios, open, DefaultOptionsFromEnv(opts))).Run()
+	return err
+}
+
+// RunError shows a fatal error screen until a key is pressed.
+func RunError(title string, err error, hint string, opts Options) error {
+	_, rerr := tea.NewProgram(NewError(title, err, hint, DefaultOptionsFromEnv(opts))).Run()
+	return rerr
+}
+
+// DefaultOptionsFromEnv applies NO_COLOR from the environment.
+func DefaultOptionsFromEnv(opts Options) Options {
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	return opts
+}

@@ -1,0 +1,277 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/verify"
+)
+
+// untrusted sanitises evidence text before any styling and shows the
+// sanitiser's escapes in the Escape style, cut to w cells.
+func (m *Model) untrusted(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	clean := sanitize.Line(s)
+	if clean == s {
+		return fit(s, w)
+	}
+	var b strings.Builder
+	for _, p := range sanitize.LinePieces(s) {
+		if p.Kind == sanitize.Escape {
+			b.WriteString(m.styles.Escape.Render(p.Text))
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return fit(b.String(), w)
+}
+
+func stripANSI(s string) string { return ansi.Strip(s) }
+
+// padRight pads a styled string with spaces to w cells.
+func padRight(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n >= w {
+		return s
+	}
+	return s + strings.Repeat(" ", w-n)
+}
+
+// shortID keeps the start and the end of a long id: UUIDv7 ids share their
+// time prefix, so the tail tells neighbours apart.
+func shortID(id string) string {
+	if len(id) <= colID {
+		return id
+	}
+	return id[:8] + "…" + id[len(id)-5:]
+}
+
+// firstLine returns at most n bytes of s (the sanitiser shows line breaks).
+func firstLine(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func (m *Model) renderTabs(w int) string {
+	s := m.styles
+	var b strings.Builder
+	m.tabHits = m.tabHits[:0]
+	x := 0
+	title := s.Title.Render("memscope") + " "
+	b.WriteString(title)
+	x += ansi.StringWidth(title)
+	for v := View(0); v < viewCount; v++ {
+		label := fmt.Sprintf(" %d %s ", v+1, v)
+		if v == m.view {
+			label = s.TabActive.Render("[" + label[1:len(label)-1] + "]")
+		} else {
+			label = s.Tab.Render(label)
+		}
+		n := ansi.StringWidth(label)
+		m.tabHits = append(m.tabHits, hit{x, x + n})
+		b.WriteString(label)
+		x += n
+	}
+	return b.String()
+}
+
+func (m *Model) renderStatus(w int) string {
+	s := m.styles
+	left := ""
+	switch {
+	case m.status != "" && m.statusIsErr:
+		left = s.Error.Render("error: ") + m.status
+	case m.status != "":
+		left = m.status
+	case m.verifying:
+		left = fmt.Sprintf("%s verifying %s %s", s.Spinner[m.spin%len(s.Spinner)], m.progress.Stage, progressText(m.progress))
+	case m.verifyErr != nil:
+		left = s.Error.Render("verification failed: ") + sanitize.Line(m.verifyErr.Error())
+	case m.verifyDone:
+		left = m.findingsSummary()
+	}
+	right := s.Dim.Render(sanitize.Line(m.ov.Title))
+	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func progressText(p Progress) string {
+	if p.Total <= 0 {
+		return fmt.Sprintf("%d", p.Done)
+	}
+	return fmt.Sprintf("%d/%d (%d%%)", p.Done, p.Total, p.Done*100/p.Total)
+}
+
+func (m *Model) findingsSummary() string {
+	var e, wn, in int
+	for _, f := range m.findings {
+		switch f.Severity {
+		case verify.SevError:
+			e++
+		case verify.SevWarning:
+			wn++
+		default:
+			in++
+		}
+	}
+	s := m.styles
+	if e+wn+in == 0 {
+		return s.Good.Render("verified: no findings")
+	}
+	return fmt.Sprintf("verified: %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", e)),
+		s.Warning.Render(fmt.Sprintf("%d warnings", wn)), s.Info.Render(fmt.Sprintf("%d info", in)))
+}
+
+func (m *Model) renderShortHelp(w int) string {
+	k := m.keys
+	h := help.New()
+	h.SetWidth(w)
+	h.Styles.ShortKey = m.styles.Bold
+	h.Styles.ShortDesc = m.styles.Footer
+	h.Styles.ShortSeparator = m.styles.Footer
+	bs := []key.Binding{k.Help, k.NextView, k.Up, k.Down, k.Open}
+	switch m.view {
+	case ViewEntries:
+		bs = append(bs, k.Filter, k.Sort, k.Right)
+	case ViewFindings:
+		bs = append(bs, k.Severity, k.Filter)
+	case ViewLineage:
+		bs = append(bs, k.TauUp, k.TauDown, k.ExportDOT)
+	case ViewReplay:
+		bs = append(bs, k.Toggle, k.WhatIf, k.Back)
+	}
+	bs = append(bs, k.Copy, k.Quit)
+	return h.ShortHelpView(bs)
+}
+
+func (m *Model) renderHelp(w int) []string {
+	s := m.styles
+	lines := []string{s.Title.Render("Keys") + s.Dim.Render("  (effective bindings; remap in "+keyMapPathHint()+"; any key closes)"), ""}
+	for _, group := range m.keys.FullHelp() {
+		for _, b := range group {
+			if !b.Enabled() {
+				continue
+			}
+			hp := b.Help()
+			lines = append(lines, fmt.Sprintf("  %s %s", s.Bold.Render(padRight(strings.Join(b.Keys(), " / "), 22)), hp.Desc))
+		}
+		lines = append(lines, "")
+	}
+	return lines
+}
+
+func keyMapPathHint() string {
+	if p := DefaultKeyMapPath(); p != "" {
+		return p
+	}
+	return "keys.json"
+}
+
+// bar draws a progress bar with a percentage, readable without colour.
+func (m *Model) bar(done, total, w int) string {
+	if w < 3 {
+		w = 3
+	}
+	frac := 0.0
+	if total > 0 {
+		frac = float64(done) / float64(total)
+	}
+	fill := int(frac * float64(w))
+	full, empty := "█", "░"
+	if m.styles.Plain {
+		full, empty = "#", "-"
+	}
+	return "[" + strings.Repeat(full, fill) + strings.Repeat(empty, w-fill) + "]" + fmt.Sprintf(" %3d%%", int(frac*100))
+}
+
+func (m *Model) renderOverview(w, h int) []string {
+	s, ov := m.styles, m.ov
+	lines := []string{
+		s.Title.Render("Store ") + m.untrusted(ov.Title, w-6),
+		"",
+		fmt.Sprintf("  principals   %d", ov.Principals),
+		fmt.Sprintf("  entries      %d", ov.Entries),
+		fmt.Sprintf("  edges        %d  (structural writes)", ov.Edges),
+		fmt.Sprintf("  queries      %d    actions %d    tombstones %d", ov.Queries, ov.Actions, ov.Tombstones),
+		fmt.Sprintf("  log size     %d leaves, %d checkpoints", ov.LogSize, ov.Checkpoints),
+		fmt.Sprintf("  tau          %.2f", ov.Tau),
+		"",
+		s.Title.Render("Trust anchors"),
+	}
+	if len(ov.Anchors) == 0 {
+		lines = append(lines, "  "+s.Warning.Render("none given: nothing is anchored"))
+	}
+	for _, a := range ov.Anchors {
+		st := s.Warning.Render("UNANCHORED (read from the snapshot)")
+		if a.Pinned {
+			st = s.Good.Render("pinned")
+		}
+		lines = append(lines, fmt.Sprintf("  %-14s %s  %s", sanitize.Line(a.Name), st, m.untrusted(a.Detail, 40)))
+	}
+	for _, n := range ov.Notes {
+		lines = append(lines, "  "+s.Dim.Render(s.Bullet+" ")+m.untrusted(n, w-4))
+	}
+	lines = append(lines, "", s.Title.Render("Verification"))
+	switch {
+	case m.verifying:
+		p := m.progress
+		lines = append(lines, fmt.Sprintf("  %s %s %s", s.Spinner[m.spin%len(s.Spinner)], padRight(sanitize.Line(p.Stage), 12), m.bar(p.Done, p.Total, min(40, w-30))),
+			s.Dim.Render("  the other views work while this runs"))
+	case m.verifyErr != nil:
+		lines = append(lines, "  "+s.Error.Render("FAILED: ")+m.untrusted(m.verifyErr.Error(), w-12),
+			s.Dim.Render("  check the --log location and the anchors, then reopen"))
+	case m.verifyDone:
+		lines = append(lines, "  "+m.findingsSummary())
+	default:
+		lines = append(lines, s.Dim.Render("  not started"))
+	}
+	lines = append(lines, "", s.Title.Render("Findings by family"))
+	type fam struct{ err, warn, info int }
+	byFam := map[string]*fam{}
+	for _, f := range m.findings {
+		c := byFam[string(f.Family)]
+		if c == nil {
+			c = &fam{}
+			byFam[string(f.Family)] = c
+		}
+		switch f.Severity {
+		case verify.SevError:
+			c.err++
+		case verify.SevWarning:
+			c.warn++
+		default:
+			c.info++
+		}
+	}
+	names := make([]string, 0, len(byFam))
+	for n := range byFam {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		if m.verifyDone {
+			lines = append(lines, "  "+s.Good.Render("none"))
+		} else {
+			lines = append(lines, s.Dim.Render("  (after verification)"))
+		}
+	}
+	for _, n := range names {
+		c := byFam[n]
+		lines = append(lines, fmt.Sprintf("  %-12s %s %s %s", sanitize.Line(n),
+			s.Error.Render(fmt.Sprintf("%4d error", c.err)), s.Warning.Render(fmt.Sprintf("%4d warning", c.warn)), s.Info.Render(fmt.Sprintf("%4d info", c.info))))
+	}
+	return lines
+}
