@@ -150,10 +150,17 @@ func (s *Snapshot) recordErr(table, rowID string, err error) error {
 		if id == "" {
 			id = rowID
 		}
-		return &Error{File: s.Path, Table: table, Record: id, Field: fe.Field, Err: errors.New(fe.Reason)}
+		return &Error{File: s.Path, Table: table, Record: id, Field: fe.Field, Err: reasonError{fe}}
 	}
 	return &Error{File: s.Path, Table: table, Record: rowID, Err: err}
 }
+
+// reasonError shows only a FieldError's reason (the loader Error already
+// names the record and field) while keeping errors.Is working through it.
+type reasonError struct{ fe *record.FieldError }
+
+func (r reasonError) Error() string { return r.fe.Reason }
+func (r reasonError) Unwrap() error { return r.fe }
 
 func nullInt(v sql.NullInt64) int64 {
 	if !v.Valid {

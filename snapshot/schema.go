@@ -103,9 +103,9 @@ CREATE TABLE checkpoints (
 // Meta keys.
 const (
 	MetaFormat       = "format"
-	MetaOrigin       = "log_origin"   // checkpoint origin line of the store's log
-	MetaLogKey       = "log_key"      // note verifier key as the store saw it (unanchored)
-	MetaRootKeys     = "root_keys"    // registry root public keys, hex, comma-separated (unanchored)
+	MetaOrigin       = "log_origin"    // checkpoint origin line of the store's log
+	MetaLogKey       = "log_key"       // note verifier key as the store saw it (unanchored)
+	MetaRootKeys     = "root_keys"     // registry root public keys, hex, comma-separated (unanchored)
 	MetaStoreVersion = "store_version" // version counter after the last accepted write
 	MetaDescription  = "description"
 )

@@ -14,7 +14,6 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,11 +28,12 @@ import (
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/tlog"
 )
 
 // LogSink receives log leaves in order; the i-th call gets index i.
 type LogSink interface {
-	Append(ctx context.Context, leaf []byte) error
+	Append(ctx context.Context, leaf []byte) (uint64, error)
 	// Close integrates every leaf and returns the log's published checkpoint.
 	Close(ctx context.Context) ([]byte, error)
 }
@@ -171,8 +171,12 @@ func (s *Store) nextSeq(table string) int64 {
 // exported for tools that must place leaves the record API would not (for
 // example the scenario generator's tampered stores).
 func (s *Store) AppendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
-	if err := s.cfg.Log.Append(ctx, leaf); err != nil {
+	idx, err := s.cfg.Log.Append(ctx, leaf)
+	if err != nil {
 		return 0, fmt.Errorf("writer: log append at index %d: %w", s.leaves, err)
+	}
+	if idx != s.leaves {
+		return 0, fmt.Errorf("writer: log assigned index %d, want %d: leaves must be appended in order", idx, s.leaves)
 	}
 	if err := s.tree.Append(rfc6962.DefaultHasher.HashLeaf(leaf), nil); err != nil {
 		return 0, err
@@ -351,7 +355,7 @@ func (s *Store) AddTombstone(ctx context.Context, t *record.Tombstone, key ed255
 		return err
 	}
 	s.version++
-	return s.exec("tombstones", s.nextSeq("tombstones"), t.Target.String(), int64(idx), raw)
+	return s.InsertTombstoneRow(t, raw, &idx)
 }
 
 // Node is a vertex of the graph memory. Vertices carry no authority of their
@@ -455,7 +459,7 @@ func CandidateHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
 // Checkpoint signs a checkpoint of the log as it is now and records it as
 // seen by the store at seenAt.
 func (s *Store) Checkpoint(seenAt int64) ([]byte, error) {
-	cp, err := SignCheckpoint(s.cfg.LogSigner, s.cfg.Origin, s.leaves, s.Root())
+	cp, err := tlog.SignCheckpoint(s.cfg.LogSigner, s.cfg.Origin, s.leaves, s.Root())
 	if err != nil {
 		return nil, err
 	}
@@ -465,12 +469,6 @@ func (s *Store) Checkpoint(seenAt int64) ([]byte, error) {
 // RecordCheckpoint stores a checkpoint note as seen by the store (low level).
 func (s *Store) RecordCheckpoint(seenAt int64, note []byte) error {
 	return s.exec("checkpoints", s.nextSeq("checkpoints"), seenAt, string(note))
-}
-
-// SignCheckpoint produces a C2SP checkpoint signed note.
-func SignCheckpoint(signer note.Signer, origin string, size uint64, root []byte) ([]byte, error) {
-	body := origin + "\n" + strconv.FormatUint(size, 10) + "\n" + base64.StdEncoding.EncodeToString(root) + "\n"
-	return note.Sign(&note.Note{Text: body}, signer)
 }
 
 // Close commits the snapshot and closes the log, returning the log's
@@ -518,4 +516,9 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// InsertTombstoneRow stores a tombstones row as given (low level).
+func (s *Store) InsertTombstoneRow(t *record.Tombstone, raw []byte, leaf *uint64) error {
+	return s.exec("tombstones", s.nextSeq("tombstones"), t.Target.String(), nullIndex(leaf), raw)
 }

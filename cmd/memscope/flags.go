@@ -1,0 +1,138 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+)
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments (memscope verify SNAPSHOT --log DIR), returning the positionals.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n\nflags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// anchorFlags are the trust anchors every evidence command accepts.
+type anchorFlags struct {
+	logKey, trust, anchors, hmacKey string
+}
+
+func (a *anchorFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&a.logKey, "log-key", "", "the log's note verifier key, or a file containing it (pins the log)")
+	fs.StringVar(&a.trust, "trust", "", "registry root public keys (hex, comma-separated), or a file with one per line (pins the registry)")
+	fs.StringVar(&a.anchors, "anchors", "", "a pinned anchors file: JSON with log_key and trust (a scenario.json works)")
+	fs.StringVar(&a.hmacKey, "hmac-key", "", "file holding the SMSR HMAC key (hex, or raw bytes)")
+}
+
+// resolved anchors.
+type anchors struct {
+	LogKey string
+	Roots  []ed25519.PublicKey
+	HMAC   []byte
+}
+
+func (a *anchorFlags) resolve() (anchors, error) {
+	var out anchors
+	logKey, trust := a.logKey, a.trust
+	if a.anchors != "" {
+		b, err := os.ReadFile(a.anchors)
+		if err != nil {
+			return out, usagef("--anchors: %v", err)
+		}
+		var file struct {
+			LogKey  string   `json:"log_key"`
+			Trust   []string `json:"trust"`
+			Anchors *struct {
+				LogKey string   `json:"log_key"`
+				Trust  []string `json:"trust"`
+			} `json:"anchors"`
+		}
+		if err := json.Unmarshal(b, &file); err != nil {
+			return out, usagef("--anchors %s: %v", a.anchors, err)
+		}
+		if file.Anchors != nil {
+			file.LogKey, file.Trust = file.Anchors.LogKey, file.Anchors.Trust
+		}
+		if logKey == "" {
+			logKey = file.LogKey
+		}
+		if trust == "" {
+			trust = strings.Join(file.Trust, ",")
+		}
+	}
+	if logKey != "" {
+		key := strings.TrimSpace(logKey)
+		if _, err := note.NewVerifier(key); err != nil {
+			b, ferr := os.ReadFile(logKey)
+			if ferr != nil {
+				return out, usagef("--log-key: neither a note verifier key (%v) nor a readable file (%v)", err, ferr)
+			}
+			key = strings.TrimSpace(string(b))
+			if _, err := note.NewVerifier(key); err != nil {
+				return out, usagef("--log-key %s: the file does not hold a note verifier key: %v", logKey, err)
+			}
+		}
+		out.LogKey = key
+	}
+	if trust != "" {
+		text := trust
+		if b, err := os.ReadFile(trust); err == nil {
+			text = string(b)
+		}
+		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' || r == '\r' || r == '\t' }) {
+			k, err := hex.DecodeString(f)
+			if err != nil || len(k) != ed25519.PublicKeySize {
+				return out, usagef("--trust: %q is not a 64-hex-digit Ed25519 public key (and %q is not a readable file)", short(f), short(trust))
+			}
+			out.Roots = append(out.Roots, ed25519.PublicKey(k))
+		}
+	}
+	if a.hmacKey != "" {
+		b, err := os.ReadFile(a.hmacKey)
+		if err != nil {
+			return out, usagef("--hmac-key: %v", err)
+		}
+		t := strings.TrimSpace(string(b))
+		if k, err := hex.DecodeString(t); err == nil && len(k) > 0 {
+			out.HMAC = k
+		} else {
+			out.HMAC = b
+		}
+	}
+	return out, nil
+}
+
+func short(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}

@@ -1,0 +1,91 @@
+// Command memscope is a forensic inspector for the long-term memory of LLM
+// agents: it verifies a memory store snapshot and its Merkle log, draws the
+// lineage of memories, and replays the agent's graph selection on the full
+// and the authenticated graph.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"k8s.io/klog/v2"
+)
+
+// exitUsage is the status for "memscope could not run" (bad usage,
+// unreadable input); 1 is reserved for "ran and found errors".
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+// usageError marks errors that are the caller's to fix.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error)
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"verify", "check signatures, canonical encoding, log inclusion, checkpoints, tombstones, HMAC tags and gate events", runVerify},
+		{"demo", "generate the seed scenarios (and inspect them)", runDemo},
+	}
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: memscope COMMAND [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'memscope COMMAND -h' for a command's flags.")
+}
+
+func main() {
+	// Tessera logs its lifecycle through klog; a forensic report on stdout
+	// and clean errors on stderr matter more than its chatter.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		mainUsage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			code, err := c.run(ctx, args[1:], stdout, stderr)
+			if err != nil {
+				fmt.Fprintf(stderr, "memscope %s: %v\n", c.name, err)
+				var ue usageError
+				if errors.As(err, &ue) || code == exitOK {
+					return exitUsage
+				}
+			}
+			return code
+		}
+	}
+	fmt.Fprintf(stderr, "memscope: unknown command %q\n", args[0])
+	mainUsage(stderr)
+	return exitUsage
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/verify"
+)
+
+const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--json]"
+
+func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("verify", verifyUsage, stderr)
+	var af anchorFlags
+	af.register(fs)
+	logLoc := fs.String("log", "", "the Merkle log: a tlog-tiles directory or an http(s) URL serving one")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the report")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", verifyUsage)
+	}
+	if *logLoc == "" {
+		return exitUsage, usagef("--log is required; usage: %s", verifyUsage)
+	}
+	an, err := af.resolve()
+	if err != nil {
+		return exitUsage, err
+	}
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC})
+	if err != nil {
+		return exitUsage, err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sanitizedReport(rep)); err != nil {
+			return exitUsage, err
+		}
+	} else {
+		writeVerifyReport(stdout, rep)
+	}
+	if !rep.OK {
+		return exitFindings, nil
+	}
+	return exitOK, nil
+}
+
+// sanitizedReport copies a report with every string that can carry
+// evidence text passed through the sanitiser; JSON escaping alone would
+// still hand terminal escapes to whoever prints the decoded value.
+func sanitizedReport(r *verify.Report) *verify.Report {
+	c := *r
+	c.Snapshot, c.Log = sanitize.Line(r.Snapshot), sanitize.Line(r.Log)
+	c.Findings = make([]verify.Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		f.Subject, f.Message = sanitize.Line(f.Subject), sanitize.Line(f.Message)
+		c.Findings[i] = f
+	}
+	return &c
+}
+
+var familyOrder = []verify.Family{verify.FamSignatures, verify.FamRegistry, verify.FamEncoding, verify.FamLog, verify.FamTombstones, verify.FamHMAC, verify.FamGate, verify.FamLineage}
+
+const maxPerCode = 8
+
+func writeVerifyReport(w io.Writer, r *verify.Report) {
+	fmt.Fprintf(w, "memscope verify %s\n", sanitize.Line(r.Snapshot))
+	fmt.Fprintf(w, "  log       %s (tree size %d, root %s)\n", sanitize.Line(r.Log), r.TreeSize, b64(r.RootHash))
+	fmt.Fprintf(w, "  anchors   log key %s, registry %s\n", r.Anchors.LogKey, r.Anchors.Registry)
+	fmt.Fprintf(w, "  records   %d (entries %d, structural writes %d, registry events %d, tombstones %d); checkpoints recorded %d\n\n",
+		r.Records, r.Entries, r.Edges, r.Principals, r.Tombstones, r.Checkpoints)
+	counts := map[verify.Family][2]int{}
+	for _, f := range r.Findings {
+		c := counts[f.Family]
+		if f.Severity == verify.SevError {
+			c[0]++
+		} else {
+			c[1]++
+		}
+		counts[f.Family] = c
+	}
+	for _, fam := range familyOrder {
+		c := counts[fam]
+		status := "PASS"
+		switch {
+		case c[0] > 0:
+			status = "FAIL"
+		case c[1] > 0:
+			status = "WARN"
+		}
+		detail := ""
+		if c[0]+c[1] > 0 {
+			detail = fmt.Sprintf("  %d error(s), %d warning(s)", c[0], c[1])
+		}
+		fmt.Fprintf(w, "  %-11s %s%s\n", fam, status, detail)
+	}
+	if len(r.Findings) > 0 {
+		fmt.Fprintln(w, "\nfindings:")
+		// Past a few findings of one code the rest are one cause repeated
+		// (a bad tile fails every proof through it); --json lists them all.
+		shown := map[string]int{}
+		for _, f := range r.Findings {
+			shown[f.Code]++
+			if shown[f.Code] > maxPerCode {
+				continue
+			}
+			fmt.Fprintf(w, "  %-7s %-24s %s\n          %s\n", strings.ToUpper(string(f.Severity)), f.Code, sanitize.Line(f.Subject), sanitize.Line(f.Message))
+		}
+		for _, c := range verify.Codes {
+			if n := shown[c.Code] - maxPerCode; n > 0 {
+				fmt.Fprintf(w, "  ...     %-24s and %d more (see --json)\n", c.Code, n)
+			}
+		}
+	}
+	errs, warns := 0, 0
+	for _, f := range r.Findings {
+		if f.Severity == verify.SevError {
+			errs++
+		} else if f.Severity == verify.SevWarning {
+			warns++
+		}
+	}
+	verdict := "PASS"
+	if !r.OK {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "\nresult: %s (%d error(s), %d warning(s))\n", verdict, errs, warns)
+}

@@ -1,0 +1,285 @@
+// Package scenario generates memscope's seed evidence: deterministic stores
+// (same seed, same bytes) for a clean agent memory and for each attack and
+// tampering case, each with a manifest saying what a responder should find.
+// Every fixture of the project's tests comes from here.
+package scenario
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/writer"
+)
+
+// Manifest is scenario.json: what other tools need to drive a scenario.
+type Manifest struct {
+	Name             string   `json:"name"`
+	Description      string   `json:"description"`
+	Snapshot         string   `json:"snapshot"`
+	Log              string   `json:"log"`
+	Anchors          Anchors  `json:"anchors"`
+	HMACKeyFile      string   `json:"hmac_key_file,omitempty"`
+	ExpectedFindings []string `json:"expected_findings"`
+	VerifyArgs       []string `json:"verify_args"`
+	// Expect says in a sentence what a responder should find.
+	Expect string  `json:"expect"`
+	Attack *Attack `json:"attack,omitempty"`
+	Seed   uint64  `json:"seed"`
+}
+
+// Anchors are the public trust anchors of a scenario.
+type Anchors struct {
+	LogKey string   `json:"log_key"`
+	Trust  []string `json:"trust"` // registry root public keys, hex
+}
+
+// Attack names the attacked query and the injected structural writes.
+type Attack struct {
+	Query string   `json:"query"`
+	Edges []string `json:"edges"`
+}
+
+// Files inside a scenario directory.
+const (
+	SnapshotFile = "snapshot.db"
+	LogDir       = "log"
+	ManifestFile = "scenario.json"
+	HMACKeyFile  = "hmac.key"
+	TrustFile    = "trust.keys"
+	LogKeyFile   = "log.vkey"
+)
+
+// baseTime is the scenarios' clock origin: 2026-03-02T09:00:00Z.
+const baseTime = int64(1772442000) * 1e9
+
+// env is the state of one scenario being generated.
+type env struct {
+	ctx      context.Context
+	dir      string
+	seed     uint64
+	rng      *rand.Rand
+	root     ed25519.PrivateKey
+	signer   note.Signer
+	vkey     string
+	keys     map[string]ed25519.PrivateKey
+	st       *writer.Store
+	log      *tlog.Writer
+	clock    int64
+	hmacKey  []byte
+	man      Manifest
+	byName   map[string]record.ID // entries by a scenario-local handle
+	passages map[string]string    // passage node id by handle
+}
+
+// derive returns 32 deterministic bytes for a purpose under the seed.
+func derive(seed uint64, purpose string) [32]byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], seed)
+	return sha256.Sum256(append(b[:], purpose...))
+}
+
+// seededReader is an io.Reader of deterministic bytes for key generation.
+type seededReader struct{ r *rand.ChaCha8 }
+
+func (s seededReader) Read(p []byte) (int, error) {
+	return s.r.Read(p)
+}
+
+func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (*env, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	e := &env{ctx: ctx, dir: dir, seed: seed, keys: map[string]ed25519.PrivateKey{},
+		byName: map[string]record.ID{}, passages: map[string]string{}, clock: baseTime}
+	e.rng = rand.New(rand.NewChaCha8(derive(seed, "rng:"+name)))
+	rootSeed := derive(seed, "registry-root")
+	e.root = ed25519.NewKeyFromSeed(rootSeed[:])
+	origin := "memscope.example/log/" + name
+	skey, vkey, err := note.GenerateKey(seededReader{rand.NewChaCha8(derive(seed, "log-key:"+name))}, origin)
+	if err != nil {
+		return nil, err
+	}
+	if e.signer, err = note.NewSigner(skey); err != nil {
+		return nil, err
+	}
+	e.vkey = vkey
+	if withHMAC {
+		k := derive(seed, "hmac:"+name)
+		e.hmacKey = k[:]
+	}
+	if e.log, err = tlog.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
+		return nil, err
+	}
+	rootPub := e.root.Public().(ed25519.PublicKey)
+	e.st, err = writer.Create(writer.Config{
+		SnapshotPath: filepath.Join(dir, SnapshotFile),
+		Log:          e.log,
+		LogSigner:    e.signer,
+		Origin:       origin,
+		LogVerifier:  vkey,
+		RootKeys:     []ed25519.PublicKey{rootPub},
+		HMACKey:      e.hmacKey,
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.man = Manifest{Name: name, Snapshot: SnapshotFile, Log: LogDir, Seed: seed,
+		Anchors: Anchors{LogKey: vkey, Trust: []string{hex.EncodeToString(rootPub)}}}
+	return e, nil
+}
+
+// tick advances the scenario clock by about a second.
+func (e *env) tick() uint64 {
+	e.clock += 1e9 + int64(e.rng.IntN(1000))*1e6
+	return uint64(e.clock)
+}
+
+// newID makes a UUIDv7 from the clock and the scenario's random stream.
+func (e *env) newID(ts uint64) record.ID {
+	var id record.ID
+	ms := ts / 1e6
+	for i := 0; i < 6; i++ {
+		id[i] = byte(ms >> (40 - 8*i))
+	}
+	binary.BigEndian.PutUint64(id[6:14], e.rng.Uint64())
+	binary.BigEndian.PutUint16(id[14:16], uint16(e.rng.Uint32()))
+	id[6] = 0x70 | id[6]&0x0f
+	id[8] = 0x80 | id[8]&0x3f
+	return id
+}
+
+func (e *env) nonce() [16]byte {
+	var n [16]byte
+	binary.BigEndian.PutUint64(n[:8], e.rng.Uint64())
+	binary.BigEndian.PutUint64(n[8:], e.rng.Uint64())
+	return n
+}
+
+// key returns the deterministic private key of a principal (generation).
+func (e *env) key(principal string) ed25519.PrivateKey {
+	if k, ok := e.keys[principal]; ok {
+		return k
+	}
+	s := derive(e.seed, "principal:"+principal)
+	k := ed25519.NewKeyFromSeed(s[:])
+	e.keys[principal] = k
+	return k
+}
+
+// register adds a principal key to the registry, signed by the root.
+func (e *env) register(principal, channel string) error {
+	pub := e.key(principal).Public().(ed25519.PublicKey)
+	ts := e.tick()
+	ev := &record.PrincipalEvent{RID: e.newID(ts), Op: record.OpRegister, Principal: principal, Channel: channel, TS: ts, Nonce: e.nonce()}
+	copy(ev.PublicKey[:], pub)
+	return e.st.Register(e.ctx, ev, e.root)
+}
+
+// entry writes a signed entry and remembers it under handle.
+func (e *env) entry(handle, writerName, content string, trust record.Trust, parents []string, weights []float64, session string) (*record.Entry, error) {
+	ts := e.tick()
+	en := &record.Entry{EID: e.newID(ts), Content: content, Writer: writerName, Trust: trust, TS: ts, Nonce: e.nonce()}
+	en.HSrc = sha256.Sum256([]byte("src:" + writerName + ":" + handle))
+	en.HCtx = sha256.Sum256([]byte("ctx:" + handle))
+	for _, p := range parents {
+		id, ok := e.byName[p]
+		if !ok {
+			return nil, fmt.Errorf("scenario: unknown parent handle %q", p)
+		}
+		en.Parents = append(en.Parents, id)
+	}
+	en.Weights = append(en.Weights, weights...)
+	if err := e.st.AddEntry(e.ctx, en, e.key(writerName), writer.EntryOptions{SessionID: session}); err != nil {
+		return nil, err
+	}
+	if handle != "" {
+		e.byName[handle] = en.EID
+	}
+	return en, nil
+}
+
+func (e *env) id(handle string) record.ID {
+	id, ok := e.byName[handle]
+	if !ok {
+		panic("scenario: unknown handle " + handle)
+	}
+	return id
+}
+
+// finish closes the store and writes the manifest, anchors and README.
+func (e *env) finish(expected []string, expect string) (*Manifest, error) {
+	if _, err := e.st.Close(e.ctx); err != nil {
+		return nil, err
+	}
+	sort.Strings(expected)
+	if expected == nil {
+		expected = []string{}
+	}
+	e.man.ExpectedFindings = expected
+	e.man.Expect = expect
+	e.man.VerifyArgs = []string{SnapshotFile, "--log", LogDir, "--log-key", LogKeyFile, "--trust", TrustFile}
+	if e.hmacKey != nil {
+		if err := os.WriteFile(filepath.Join(e.dir, HMACKeyFile), []byte(hex.EncodeToString(e.hmacKey)+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+		e.man.HMACKeyFile = HMACKeyFile
+		e.man.VerifyArgs = append(e.man.VerifyArgs, "--hmac-key", HMACKeyFile)
+	}
+	files := map[string]string{
+		TrustFile:  e.man.Anchors.Trust[0] + "\n",
+		LogKeyFile: e.vkey + "\n",
+		"README.md": fmt.Sprintf("# Scenario %s\n\n%s\n\nA responder should find: %s\n\nCheck it with:\n\n    memscope verify %s\n",
+			e.man.Name, e.man.Description, expect, joinArgs(e.man.VerifyArgs)),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(e.dir, name), []byte(body), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	b, err := json.MarshalIndent(e.man, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	m := e.man
+	return &m, nil
+}
+
+func joinArgs(a []string) string {
+	s := ""
+	for i, x := range a {
+		if i > 0 {
+			s += " "
+		}
+		s += x
+	}
+	return s
+}
+
+// ReadManifest loads a scenario directory's manifest.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	return &m, nil
+}

@@ -1,0 +1,223 @@
+package scenario
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/writer"
+)
+
+// passage is one document of the graph memory with the entities it names
+// and the facts (entity pairs) it states.
+type passage struct {
+	handle   string
+	text     string
+	entities []string
+	facts    [][2]string
+}
+
+// corpus is a small HippoRAG2-style memory around the two multi-hop
+// questions paper 000 uses (Karen Joy Fowler / Bruce Chatwin, Zdeno Chara /
+// Boston). Facts are public-record biography.
+var corpus = []passage{
+	{"fowler", "Karen Joy Fowler (born February 7, 1950) is an American author of science fiction, fantasy and literary fiction.",
+		[]string{"Karen Joy Fowler", "American", "1950"}, [][2]string{{"Karen Joy Fowler", "1950"}, {"Karen Joy Fowler", "American"}}},
+	{"chatwin", "Bruce Chatwin (13 May 1940 - 18 January 1989) was an English travel writer, novelist and journalist.",
+		[]string{"Bruce Chatwin", "English", "1940"}, [][2]string{{"Bruce Chatwin", "1940"}, {"Bruce Chatwin", "English"}}},
+	{"bookclub", "The Jane Austen Book Club is a 2004 novel by Karen Joy Fowler.",
+		[]string{"The Jane Austen Book Club", "Karen Joy Fowler"}, [][2]string{{"The Jane Austen Book Club", "Karen Joy Fowler"}}},
+	{"patagonia", "In Patagonia is a 1977 travel book by Bruce Chatwin about his journey through southern Argentina.",
+		[]string{"In Patagonia", "Bruce Chatwin", "Argentina"}, [][2]string{{"In Patagonia", "Bruce Chatwin"}, {"In Patagonia", "Argentina"}}},
+	{"songlines", "The Songlines is a 1987 book by Bruce Chatwin about Aboriginal Australia.",
+		[]string{"The Songlines", "Bruce Chatwin", "Australia"}, [][2]string{{"The Songlines", "Bruce Chatwin"}}},
+	{"sisternoon", "Sister Noon is a 2001 novel by Karen Joy Fowler set in San Francisco in the 1890s.",
+		[]string{"Sister Noon", "Karen Joy Fowler", "San Francisco"}, [][2]string{{"Sister Noon", "Karen Joy Fowler"}, {"Sister Noon", "San Francisco"}}},
+	{"theroux", "Paul Theroux is an American travel writer who wrote Patagonia Revisited with Bruce Chatwin.",
+		[]string{"Paul Theroux", "American", "Bruce Chatwin"}, [][2]string{{"Paul Theroux", "Bruce Chatwin"}, {"Paul Theroux", "American"}}},
+	{"nebula", "Karen Joy Fowler won the Nebula Award for her short story What I Didn't See.",
+		[]string{"Karen Joy Fowler", "Nebula Award"}, [][2]string{{"Karen Joy Fowler", "Nebula Award"}}},
+	{"chara", "Zdeno Chara is a Slovak former ice hockey defenceman who captained the Boston Bruins from 2006 to 2020.",
+		[]string{"Zdeno Chara", "Slovak", "Boston Bruins"}, [][2]string{{"Zdeno Chara", "Boston Bruins"}, {"Zdeno Chara", "Slovak"}}},
+	{"bruins", "The Boston Bruins are a professional ice hockey team based in Boston, Massachusetts.",
+		[]string{"Boston Bruins", "Boston"}, [][2]string{{"Boston Bruins", "Boston"}}},
+	{"tdgarden", "TD Garden is an arena in Boston that is home to the Boston Bruins and the Boston Celtics.",
+		[]string{"TD Garden", "Boston", "Boston Bruins"}, [][2]string{{"TD Garden", "Boston"}, {"TD Garden", "Boston Bruins"}}},
+	{"slovakia", "The Slovakia men's national ice hockey team won silver at the 2000 world championship.",
+		[]string{"Slovakia", "Slovak"}, [][2]string{{"Slovakia", "Slovak"}}},
+	{"celtics", "The Boston Celtics are a professional basketball team based in Boston.",
+		[]string{"Boston Celtics", "Boston"}, [][2]string{{"Boston Celtics", "Boston"}}},
+	{"argentina", "Argentina is a country in the southern half of South America.",
+		[]string{"Argentina", "South America"}, [][2]string{{"Argentina", "South America"}}},
+	{"ledger", "Prize ledger: the literary prize payment is owed to the author who was born first.",
+		[]string{"literary prize"}, nil},
+	{"payee-fowler", "Payee record: Karen Joy Fowler, account ending 7731, registered for prize payments.",
+		[]string{"payee", "account 7731"}, nil},
+}
+
+// queryDef is a recorded retrieval: its text and the facts its recognition
+// step returned, best first.
+type queryDef struct {
+	id    string
+	text  string
+	facts [][2]string
+}
+
+var queries = []queryDef{
+	{"q-born-first", "Who was born first, Karen Joy Fowler or Bruce Chatwin?",
+		[][2]string{{"Bruce Chatwin", "1940"}, {"Karen Joy Fowler", "1950"}}},
+	{"q-chara-city", "Which city is home to the team Zdeno Chara captained?",
+		[][2]string{{"Zdeno Chara", "Boston Bruins"}, {"Boston Bruins", "Boston"}}},
+	{"q-patagonia", "What travel book did Bruce Chatwin write about Argentina?",
+		[][2]string{{"In Patagonia", "Bruce Chatwin"}, {"In Patagonia", "Argentina"}}},
+}
+
+func entityNode(name string) string {
+	return "entity:" + strings.ToLower(strings.ReplaceAll(name, " ", "-"))
+}
+func passageNode(handle string) string { return "passage:" + handle }
+
+// graphMemory writes passages as entries, their graph nodes, and the
+// indexer's structural writes: passage-entity edges, fact edges and synonym
+// merges, each citing the passage it came from.
+func (e *env) graphMemory() error {
+	entitySeen := map[string]bool{}
+	var entityOrder []string
+	for _, p := range corpus {
+		en, err := e.entry(p.handle, "tool:corpus", p.text, record.DerivedTrusted, nil, nil, "ingest")
+		if err != nil {
+			return err
+		}
+		id := en.EID
+		if err := e.st.AddNode(writer.Node{ID: passageNode(p.handle), Kind: snapshot.NodePassage, Label: p.text, EID: &id}); err != nil {
+			return err
+		}
+		e.passages[p.handle] = passageNode(p.handle)
+		for _, ent := range p.entities {
+			if !entitySeen[ent] {
+				entitySeen[ent] = true
+				entityOrder = append(entityOrder, ent)
+				if err := e.st.AddNode(writer.Node{ID: entityNode(ent), Kind: snapshot.NodeEntity, Label: ent}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, p := range corpus {
+		src := []record.ID{e.id(p.handle)}
+		for _, ent := range p.entities {
+			if err := e.write(record.KindEdge, entityNode(ent), passageNode(p.handle), "mentions", 1, "agent:indexer", src); err != nil {
+				return err
+			}
+		}
+		for _, f := range p.facts {
+			if err := e.write(record.KindRelation, entityNode(f[0]), entityNode(f[1]), "related_to", 1+float64(len(f[0])%3), "agent:indexer", src); err != nil {
+				return err
+			}
+		}
+	}
+	// Synonym merges, as HippoRAG2 links near-duplicate entity names.
+	merges := [][2]string{{"Slovak", "Slovakia"}, {"Boston", "Boston Bruins"}}
+	for _, m := range merges {
+		src := []record.ID{e.id("slovakia")}
+		if m[0] == "Boston" {
+			src = []record.ID{e.id("bruins")}
+		}
+		if err := e.write(record.KindMerge, entityNode(m[0]), entityNode(m[1]), "synonym", 1, "agent:indexer", src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write signs and stores one structural write and returns nothing but an
+// error; its id is kept in e.lastWrite.
+func (e *env) write(kind, src, dst, rel string, weight float64, writerName string, sources []record.ID) error {
+	_, err := e.writeID(kind, src, dst, rel, weight, writerName, sources)
+	return err
+}
+
+func (e *env) writeID(kind, src, dst, rel string, weight float64, writerName string, sources []record.ID) (record.ID, error) {
+	ts := e.tick()
+	w := &record.Write{Kind: kind, WID: e.newID(ts), Src: src, Dst: dst, Rel: rel, Weight: weight, Writer: writerName, Sources: sources, TS: ts, Nonce: e.nonce()}
+	return w.WID, e.st.AddWrite(e.ctx, w, e.key(writerName))
+}
+
+// recordQueries stores each query with the reset vector HippoRAG2 builds:
+// seed entities from the top facts (fact score divided by the number of
+// passages that contain the entity) plus every passage at 0.05 times its
+// min-max normalised dense score. Dense scores here are word overlap, so
+// they are reproducible without an embedding model.
+func (e *env) recordQueries() error {
+	passagesWith := map[string]int{}
+	for _, p := range corpus {
+		for _, ent := range p.entities {
+			passagesWith[ent]++
+		}
+	}
+	for qi, q := range queries {
+		reset := map[string]float64{}
+		for i, f := range q.facts {
+			score := 1.0 - 0.1*float64(i)
+			for _, ent := range f {
+				reset[entityNode(ent)] += score / float64(max(1, passagesWith[ent]))
+			}
+		}
+		dense := map[string]float64{}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range corpus {
+			s := overlap(q.text, p.text)
+			dense[passageNode(p.handle)] = s
+			lo, hi = math.Min(lo, s), math.Max(hi, s)
+		}
+		for id, s := range dense {
+			norm := 0.0
+			if hi > lo {
+				norm = (s - lo) / (hi - lo)
+			}
+			if norm > 0 {
+				reset[id] += 0.05 * norm
+			}
+		}
+		if err := e.st.AddQuery(writer.Query{ID: q.id, Text: q.text, K: 5, Reset: reset, Dense: dense, TS: baseTime + int64(qi+1)*3600e9}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overlap is the Jaccard similarity of lower-cased word sets.
+func overlap(a, b string) float64 {
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		}) {
+			m[w] = true
+		}
+		return m
+	}
+	wa, wb := words(a), words(b)
+	inter := 0
+	for w := range wa {
+		if wb[w] {
+			inter++
+		}
+	}
+	union := len(wa) + len(wb) - inter
+	if union == 0 {
+		return 0
+	}
+	return math.Round(float64(inter)/float64(union)*1e6) / 1e6
+}
+
+func sortedKeys(m map[string]float64) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

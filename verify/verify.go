@@ -1,0 +1,781 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/transparency-dev/merkle/rfc6962"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/tlog"
+)
+
+// Options says what to verify and against which anchors.
+type Options struct {
+	Snapshot string
+	Log      string // directory or http(s) URL
+	// LogKey is the log's note verifier key, supplied by the user. Empty
+	// means unanchored: the checkpoint is parsed but proves nothing.
+	LogKey string
+	// TrustRoots are the registry root public keys supplied by the user.
+	// Empty means unanchored: the roots named in the snapshot are used and
+	// reported as such.
+	TrustRoots []ed25519.PublicKey
+	HMACKey    []byte
+	// Workers bounds parallel signature checking (0: GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called from one goroutine with the number of
+	// records checked so far and the total.
+	Progress func(done, total int)
+}
+
+// Anchors says whether each trust anchor came from the user.
+type Anchors struct {
+	LogKey   string `json:"log_key"`  // "pinned" or "unanchored"
+	Registry string `json:"registry"` // "pinned" or "unanchored"
+}
+
+// EntryStatus is the verification outcome of one entry, for views that show
+// a status column; entries absent from Report.EntryStatus passed.
+type EntryStatus struct {
+	Codes []string
+}
+
+// Report is the result of a verification run.
+type Report struct {
+	Snapshot    string    `json:"snapshot"`
+	Log         string    `json:"log"`
+	TreeSize    uint64    `json:"tree_size"`
+	RootHash    []byte    `json:"root_hash"` // base64 in JSON, as in the checkpoint
+	Records     int       `json:"records"`
+	Entries     int       `json:"entries"`
+	Edges       int       `json:"edges"`
+	Principals  int       `json:"principals"`
+	Tombstones  int       `json:"tombstones"`
+	Checkpoints int       `json:"checkpoints"`
+	Anchors     Anchors   `json:"anchors"`
+	Findings    []Finding `json:"findings"`
+	OK          bool      `json:"ok"`
+	// Families counts findings per family, every family present.
+	Families map[Family]int `json:"families"`
+	// EntryStatus lists the entries with at least one finding.
+	EntryStatus map[string]EntryStatus `json:"-"`
+	// Principals' channels as registered (principal -> channel), and the
+	// writers whose keys verified: replay's write-provenance labels use them.
+	Channels map[string]string `json:"-"`
+	// LeafOf maps record ids to their log leaf index (verified leaves only).
+	RecordLeaf map[string]uint64 `json:"-"`
+	// BadRecords lists record ids (entries and writes) whose signature or
+	// registration failed.
+	BadRecords map[string]bool `json:"-"`
+}
+
+// key is one registered principal key with its validity window.
+type key struct {
+	principal string
+	pub       ed25519.PublicKey
+	channel   string
+	from      uint64
+	until     uint64 // 0: not revoked
+	bad       bool
+}
+
+type verifier struct {
+	opts     Options
+	snap     *loader.Snapshot
+	log      *tlog.Reader
+	rep      *Report
+	mu       sync.Mutex
+	findings []ordered
+	keys     map[record.KeyID][]*key
+
+	// log state
+	size       uint64
+	root       []byte
+	logOK      bool
+	leafByID   map[record.ID]uint64
+	tombLeaves map[record.ID]uint64
+	seenLeaf   []bool
+
+	entryIDs       map[record.ID]struct{}
+	tombstoned     map[record.ID]bool
+	pendingParents []pendingParent
+}
+
+// ordered keeps findings in a stable order: by phase, then row, then code.
+type ordered struct {
+	phase int
+	seq   int64
+	f     Finding
+}
+
+func (v *verifier) add(phase int, seq int64, code, subject, msg string) {
+	c, ok := LookupCode(code)
+	if !ok {
+		panic("verify: unknown finding code " + code)
+	}
+	v.mu.Lock()
+	v.findings = append(v.findings, ordered{phase, seq, Finding{Severity: c.Severity, Code: code, Subject: subject, Message: msg, Family: c.Family}})
+	v.mu.Unlock()
+}
+
+// Run verifies a snapshot and its log. The error is for failures to run at
+// all (unreadable snapshot, unusable key); everything wrong with the
+// evidence itself is a finding.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	snap, err := loader.Open(opts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	var logVerifier note.Verifier
+	if opts.LogKey != "" {
+		if logVerifier, err = note.NewVerifier(opts.LogKey); err != nil {
+			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
+		}
+	}
+	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
+		leafByID: map[record.ID]uint64{}, tombLeaves: map[record.ID]uint64{},
+		entryIDs: map[record.ID]struct{}{}, tombstoned: map[record.ID]bool{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{},
+			Channels: map[string]string{}, RecordLeaf: map[string]uint64{}, BadRecords: map[string]bool{}}}
+	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	if logVerifier != nil {
+		v.rep.Anchors.LogKey = "pinned"
+	}
+	if len(opts.TrustRoots) > 0 {
+		v.rep.Anchors.Registry = "pinned"
+	}
+
+	if err := v.openLog(ctx, logVerifier); err != nil {
+		return nil, err
+	}
+	if err := v.registry(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.tombstones(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.entries(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.writes(ctx); err != nil {
+		return nil, err
+	}
+	v.orphanLeaves()
+	if err := v.checkpoints(ctx, logVerifier); err != nil {
+		return nil, err
+	}
+	if err := v.gate(ctx); err != nil {
+		return nil, err
+	}
+	v.plainRows(ctx)
+	return v.finish(), nil
+}
+
+const (
+	phaseLog = iota
+	phaseRegistry
+	phaseTombstones
+	phaseEntries
+	phaseWrites
+	phaseOrphans
+	phaseCheckpoints
+	phaseGate
+	phaseRows
+)
+
+func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
+	r, err := tlog.Open(ctx, v.opts.Log)
+	if err != nil {
+		v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+		return nil
+	}
+	v.log = r
+	raw, err := r.Checkpoint(ctx)
+	if err != nil {
+		v.add(phaseLog, 0, "LOG_UNREADABLE", "checkpoint", err.Error())
+		return nil
+	}
+	var verifiers []note.Verifier
+	if lv != nil {
+		verifiers = append(verifiers, lv)
+	}
+	cp, err := tlog.ParseCheckpoint(raw, verifiers...)
+	if err != nil {
+		v.add(phaseLog, 0, "LOG_UNREADABLE", "checkpoint", "published checkpoint: "+err.Error())
+		return nil
+	}
+	switch cp.Status {
+	case tlog.SigInvalid:
+		v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", "the published checkpoint's signature does not verify under the pinned log key")
+	case tlog.Unanchored:
+		if lv != nil {
+			v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", "the published checkpoint carries no signature by the pinned log key")
+		} else {
+			v.add(phaseLog, 0, "CHECKPOINT_UNANCHORED", "checkpoint (published)", "no --log-key given: the checkpoint's signature was not checked against a key you trust")
+		}
+	}
+	if want := v.snap.Meta[snapshot.MetaOrigin]; want != "" && cp.Origin != want {
+		v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
+	}
+	v.size, v.root = cp.Size, cp.Root
+	v.rep.TreeSize, v.rep.RootHash = cp.Size, cp.Root
+	problems, err := r.Check(ctx, cp.Size, cp.Root)
+	if err != nil {
+		v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+		return nil
+	}
+	for _, p := range problems {
+		v.add(phaseLog, int64(p.Index), "TILE_MISMATCH", p.Resource, p.String())
+	}
+	v.seenLeaf = make([]bool, cp.Size)
+	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
+		if err != nil {
+			v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+			return nil
+		}
+		pl, perr := record.ParseLeaf(leaf.Data)
+		switch {
+		case perr != nil:
+			v.add(phaseLog, int64(leaf.Index), "LEAF_MALFORMED", leafSubject(leaf.Index), perr.Error())
+		case pl.Kind == record.LeafTombstone:
+			v.tombLeaves[pl.ID] = leaf.Index
+		default:
+			v.leafByID[pl.ID] = leaf.Index
+		}
+	}
+	v.logOK = true
+	return nil
+}
+
+func shortHash(h []byte) string {
+	if len(h) < 6 {
+		return hex.EncodeToString(h)
+	}
+	return hex.EncodeToString(h[:6]) + "…"
+}
+
+func leafSubject(i uint64) string { return "leaf " + strconv.FormatUint(i, 10) }
+
+// inLog checks that a record's leaf is in the log at the index the snapshot
+// names, and that the leaf's inclusion proof verifies against the root.
+func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) {
+	if !v.logOK {
+		return
+	}
+	idx, ok := v.leafByID[id]
+	if !ok {
+		v.add(phase, seq, "RECORD_NOT_IN_LOG", subject, "no log leaf carries this record's id")
+		return
+	}
+	v.mu.Lock()
+	v.seenLeaf[idx] = true
+	v.rep.RecordLeaf[id.String()] = idx
+	v.mu.Unlock()
+	if rowIndex >= 0 && uint64(rowIndex) != idx {
+		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
+	}
+	proof, err := v.log.InclusionProof(context.Background(), idx, v.size)
+	if err != nil {
+		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
+		return
+	}
+	if err := tlog.VerifyInclusionHash(rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, proof, v.root); err != nil {
+		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
+	}
+}
+
+// claimLeaf marks the leaf of a row whose record could not be decoded, by
+// the id in the row's key column.
+func (v *verifier) claimLeaf(rowID string) {
+	id, err := record.ParseID(rowID)
+	if err != nil || !v.logOK {
+		return
+	}
+	if idx, ok := v.leafByID[id]; ok {
+		v.mu.Lock()
+		v.seenLeaf[idx] = true
+		v.mu.Unlock()
+	}
+}
+
+func (v *verifier) recordFinding(phase int, seq int64, subject string, err error) {
+	if errors.Is(err, record.ErrNotCanonical) {
+		v.add(phase, seq, "RECORD_NOT_CANONICAL", subject, err.Error())
+		return
+	}
+	v.add(phase, seq, "RECORD_MALFORMED", subject, err.Error())
+}
+
+func (v *verifier) registry(ctx context.Context) error {
+	roots := map[[32]byte]bool{}
+	for _, k := range v.opts.TrustRoots {
+		var r [32]byte
+		copy(r[:], k)
+		roots[r] = true
+	}
+	if len(roots) == 0 {
+		for _, h := range strings.Split(v.snap.Meta[snapshot.MetaRootKeys], ",") {
+			b, err := hex.DecodeString(strings.TrimSpace(h))
+			if err == nil && len(b) == 32 {
+				var r [32]byte
+				copy(r[:], b)
+				roots[r] = true
+			}
+		}
+		v.add(phaseRegistry, 0, "REGISTRY_ROOT_UNANCHORED", "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
+	}
+	checked := map[[32]byte]error{}
+	return v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		v.rep.Principals++
+		v.rep.Records++
+		subj := "principal " + r.RID
+		if r.DecodeErr != nil {
+			v.claimLeaf(r.RID)
+			v.recordFinding(phaseRegistry, r.Seq, subj, r.DecodeErr)
+			return nil
+		}
+		ev := r.Event
+		if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
+			v.add(phaseRegistry, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
+		}
+		v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
+		bad := false
+		if !roots[ev.Root] {
+			v.add(phaseRegistry, r.Seq, "REGISTRY_SIG_INVALID", subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
+			bad = true
+		} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
+			v.add(phaseRegistry, r.Seq, "REGISTRY_SIG_INVALID", subj, "the root signature does not verify")
+			bad = true
+		}
+		err, seen := checked[ev.PublicKey]
+		if !seen {
+			err = CheckPublicKey(ev.PublicKey[:])
+			checked[ev.PublicKey] = err
+			if err != nil {
+				v.add(phaseRegistry, r.Seq, "KEY_MALFORMED", subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
+			}
+		}
+		if err != nil {
+			bad = true
+		}
+		kid := record.KeyIDOf(ev.PublicKey[:])
+		switch ev.Op {
+		case record.OpRegister:
+			if bad {
+				return nil
+			}
+			v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
+			v.rep.Channels[ev.Principal] = ev.Channel
+		case record.OpRevoke:
+			if bad {
+				return nil
+			}
+			for _, k := range v.keys[kid] {
+				if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
+					k.until = ev.TS
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// checkSigner verifies a signed record against the registry and returns the
+// finding code and message, or "" when it verifies.
+func (v *verifier) checkSigner(rec any, writer string, kid record.KeyID, ts uint64) (string, string) {
+	var match *key
+	for _, k := range v.keys[kid] {
+		if k.principal == writer {
+			match = k
+			break
+		}
+	}
+	if match == nil {
+		return "WRITER_UNREGISTERED", fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
+	}
+	ok, err := record.VerifySignature(rec, match.pub)
+	if err != nil || !ok {
+		return "SIG_INVALID", fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
+	}
+	if ts < match.from || (match.until != 0 && ts >= match.until) {
+		return "KEY_OUTSIDE_VALIDITY", fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
+	}
+	return "", ""
+}
+
+func untilText(u uint64) string {
+	if u == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" until %d", u)
+}
+
+func (v *verifier) tombstones(ctx context.Context) error {
+	return v.snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
+		v.rep.Tombstones++
+		v.rep.Records++
+		subj := "tombstone " + r.Target
+		if r.DecodeErr != nil {
+			v.recordFinding(phaseTombstones, r.Seq, subj, r.DecodeErr)
+			return nil
+		}
+		t := r.Tombstone
+		if t.Target.String() != r.Target {
+			v.add(phaseTombstones, r.Seq, "COLUMN_MISMATCH", subj, "target column disagrees with the signed tombstone")
+		}
+		v.tombstoned[t.Target] = true
+		if code, msg := v.checkSigner(t, t.Writer, t.KID, t.TS); code != "" {
+			v.add(phaseTombstones, r.Seq, code, subj, msg)
+		}
+		if v.logOK {
+			idx, ok := v.tombLeaves[t.Target]
+			if !ok {
+				v.add(phaseTombstones, r.Seq, "TOMBSTONE_NOT_IN_LOG", subj, "no ts: leaf in the log names this entry")
+				return nil
+			}
+			v.seenLeaf[idx] = true
+		}
+		return nil
+	})
+}
+
+func (v *verifier) entries(ctx context.Context) error {
+	total, err := v.snap.Count(ctx, "entries")
+	if err != nil {
+		return err
+	}
+	workers := v.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan []*loader.EntryRow, workers*2)
+	var wg sync.WaitGroup
+	var done int
+	var doneMu sync.Mutex
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range jobs {
+				for _, r := range batch {
+					v.checkEntry(r)
+				}
+				if v.opts.Progress != nil {
+					doneMu.Lock()
+					done += len(batch)
+					v.opts.Progress(done, total)
+					doneMu.Unlock()
+				}
+			}
+		}()
+	}
+	var parents []pendingParent
+	batch := make([]*loader.EntryRow, 0, 256)
+	err = v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+		v.rep.Entries++
+		v.rep.Records++
+		if id, err := record.ParseID(r.EID); err == nil {
+			v.entryIDs[id] = struct{}{}
+		}
+		batch = append(batch, r)
+		if len(batch) == cap(batch) {
+			jobs <- batch
+			batch = make([]*loader.EntryRow, 0, 256)
+		}
+		return nil
+	})
+	if len(batch) > 0 {
+		jobs <- batch
+	}
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	// Parents are checked after every entry id is known, in row order.
+	v.mu.Lock()
+	parents = v.pendingParents
+	v.mu.Unlock()
+	sort.Slice(parents, func(i, j int) bool { return parents[i].seq < parents[j].seq })
+	for _, p := range parents {
+		if _, ok := v.entryIDs[p.parent]; ok || v.tombstoned[p.parent] {
+			continue
+		}
+		v.add(phaseEntries, p.seq, "PARENT_MISSING", "entry "+p.child, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p.parent))
+		v.markEntry(p.child, "PARENT_MISSING")
+	}
+	return nil
+}
+
+type pendingParent struct {
+	seq    int64
+	child  string
+	parent record.ID
+}
+
+func (v *verifier) markEntry(eid, code string) {
+	v.mu.Lock()
+	st := v.rep.EntryStatus[eid]
+	st.Codes = append(st.Codes, code)
+	v.rep.EntryStatus[eid] = st
+	v.mu.Unlock()
+}
+
+// checkEntry runs every per-entry check; it is called from several workers.
+func (v *verifier) checkEntry(r *loader.EntryRow) {
+	subj := "entry " + r.EID
+	flag := func(code, msg string) {
+		v.add(phaseEntries, r.Seq, code, subj, msg)
+		v.markEntry(r.EID, code)
+	}
+	v.snap.DecodeEntryRow(r)
+	if r.DecodeErr != nil {
+		// The row still claims its leaf: the finding is the encoding, not
+		// a deletion.
+		v.claimLeaf(r.EID)
+		if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
+			flag("RECORD_NOT_CANONICAL", r.DecodeErr.Error())
+		} else {
+			flag("RECORD_MALFORMED", r.DecodeErr.Error())
+		}
+		v.mu.Lock()
+		v.rep.BadRecords[r.EID] = true
+		v.mu.Unlock()
+		return
+	}
+	e := r.Entry
+	var diff []string
+	if r.EID != e.EID.String() {
+		diff = append(diff, "eid")
+	}
+	if r.Writer != e.Writer {
+		diff = append(diff, "writer")
+	}
+	if r.Trust != int(e.Trust) {
+		diff = append(diff, "trust")
+	}
+	if r.TS != int64(e.TS) {
+		diff = append(diff, "ts")
+	}
+	if r.Content != e.Content {
+		diff = append(diff, "content")
+	}
+	if len(diff) > 0 {
+		flag("COLUMN_MISMATCH", "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
+	}
+	if code, msg := v.checkSigner(e, e.Writer, e.KID, e.TS); code != "" {
+		flag(code, msg)
+		v.mu.Lock()
+		v.rep.BadRecords[r.EID] = true
+		v.mu.Unlock()
+	}
+	v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex)
+	if v.tombstoned[e.EID] {
+		flag("TOMBSTONED_LIVE", "the entry was deleted by a tombstone but is still in the store")
+	}
+	if v.opts.HMACKey != nil {
+		switch smsr.CheckTag(v.opts.HMACKey, r.HMACTag, e.Content, r.SessionID, int64(e.TS)) {
+		case smsr.TagMissing:
+			flag("HMAC_MISSING", "no HMAC tag stored for this entry")
+		case smsr.TagMalformed:
+			flag("HMAC_WRONG", "the stored HMAC tag is not 64 hex digits")
+		case smsr.TagWrong:
+			flag("HMAC_WRONG", "the HMAC tag does not match content, session and timestamp under the given key")
+		}
+	}
+	if len(e.Parents) > 0 {
+		v.mu.Lock()
+		for _, p := range e.Parents {
+			v.pendingParents = append(v.pendingParents, pendingParent{r.Seq, r.EID, p})
+		}
+		v.mu.Unlock()
+	}
+}
+
+func (v *verifier) writes(ctx context.Context) error {
+	return v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+		v.rep.Edges++
+		v.rep.Records++
+		subj := "write " + r.WID
+		if r.DecodeErr != nil {
+			v.claimLeaf(r.WID)
+			v.recordFinding(phaseWrites, r.Seq, subj, r.DecodeErr)
+			v.rep.BadRecords[r.WID] = true
+			return nil
+		}
+		w := r.Write
+		if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
+			v.add(phaseWrites, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns disagree with the signed write")
+		}
+		if code, msg := v.checkSigner(w, w.Writer, w.KID, w.TS); code != "" {
+			v.add(phaseWrites, r.Seq, code, subj, msg)
+			v.rep.BadRecords[r.WID] = true
+		}
+		v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
+		for _, s := range w.Sources {
+			if _, ok := v.entryIDs[s]; !ok && !v.tombstoned[s] {
+				v.add(phaseWrites, r.Seq, "SOURCE_MISSING", subj, fmt.Sprintf("source entry %s does not exist", s))
+			}
+		}
+		return nil
+	})
+}
+
+// orphanLeaves reports record leaves that no snapshot row claimed: a record
+// deleted without a tombstone.
+func (v *verifier) orphanLeaves() {
+	if !v.logOK {
+		return
+	}
+	for id, idx := range v.leafByID {
+		if v.seenLeaf[idx] {
+			continue
+		}
+		if _, ok := v.tombLeaves[id]; ok || v.tombstoned[id] {
+			continue
+		}
+		v.add(phaseOrphans, int64(idx), "LEAF_WITHOUT_RECORD", leafSubject(idx), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", id))
+	}
+}
+
+func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
+	rows, err := v.snap.Checkpoints(ctx)
+	if err != nil {
+		v.add(phaseCheckpoints, 0, "ROW_MALFORMED", "checkpoints", err.Error())
+		return nil
+	}
+	v.rep.Checkpoints = len(rows)
+	var verifiers []note.Verifier
+	if lv != nil {
+		verifiers = append(verifiers, lv)
+	}
+	bySize := map[uint64][]byte{}
+	for _, row := range rows {
+		subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
+		cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
+		if err != nil {
+			v.add(phaseCheckpoints, row.Seq, "ROW_MALFORMED", subj, err.Error())
+			continue
+		}
+		if lv != nil && cp.Status != tlog.Verified {
+			v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_SIG_INVALID", subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
+			continue
+		}
+		if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
+			v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
+		}
+		bySize[cp.Size] = cp.Root
+		if !v.logOK {
+			continue
+		}
+		switch {
+		case cp.Size > v.size:
+			v.add(phaseCheckpoints, row.Seq, "LOG_ROLLBACK", subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
+		case cp.Size == v.size:
+			if !bytes.Equal(cp.Root, v.root) {
+				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
+			}
+		case cp.Size == 0:
+			// Every tree extends the empty one; there is nothing to prove, and
+			// proofs from size 0 are rejected outright.
+		default:
+			p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
+			if err != nil {
+				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
+			} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
+				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
+			}
+		}
+	}
+	return nil
+}
+
+func (v *verifier) gate(ctx context.Context) error {
+	events, err := v.snap.GateEvents(ctx)
+	if err != nil {
+		v.add(phaseGate, 0, "ROW_MALFORMED", "gate_events", err.Error())
+		return nil
+	}
+	for i, g := range events {
+		if g.Verdict != snapshot.GateReject {
+			continue
+		}
+		subj := "gate " + g.ID
+		var why []string
+		if g.VersionAfter != g.VersionBefore {
+			why = append(why, fmt.Sprintf("store version advanced %d -> %d", g.VersionBefore, g.VersionAfter))
+		}
+		if id, err := record.ParseID(g.CandidateEID); err == nil {
+			if _, ok := v.entryIDs[id]; ok {
+				why = append(why, "the candidate is in the store")
+			}
+			if _, ok := v.leafByID[id]; ok {
+				why = append(why, "the candidate is in the log")
+			}
+		}
+		if len(why) > 0 {
+			v.add(phaseGate, int64(i), "GATE_MATERIALISED", subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
+		}
+	}
+	return nil
+}
+
+// plainRows reads the unsigned tables so that malformed rows are reported.
+func (v *verifier) plainRows(ctx context.Context) {
+	if _, err := v.snap.Nodes(ctx); err != nil {
+		v.add(phaseRows, 0, "ROW_MALFORMED", "nodes", err.Error())
+	}
+	if _, err := v.snap.Queries(ctx); err != nil {
+		v.add(phaseRows, 1, "ROW_MALFORMED", "queries", err.Error())
+	}
+	if _, err := v.snap.Actions(ctx); err != nil {
+		v.add(phaseRows, 2, "ROW_MALFORMED", "actions", err.Error())
+	}
+}
+
+func (v *verifier) finish() *Report {
+	sort.SliceStable(v.findings, func(i, j int) bool {
+		a, b := v.findings[i], v.findings[j]
+		if a.phase != b.phase {
+			return a.phase < b.phase
+		}
+		if a.seq != b.seq {
+			return a.seq < b.seq
+		}
+		return a.f.Code < b.f.Code
+	})
+	rep := v.rep
+	rep.Findings = make([]Finding, 0, len(v.findings))
+	rep.Families = map[Family]int{}
+	for _, c := range Codes {
+		rep.Families[c.Family] += 0
+	}
+	rep.OK = true
+	for _, o := range v.findings {
+		rep.Findings = append(rep.Findings, o.f)
+		rep.Families[o.f.Family]++
+		if o.f.Severity == SevError {
+			rep.OK = false
+		}
+	}
+	return rep
+}
+
+// CandidateHash is the hash a commit gate records for a candidate record.
+func CandidateHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
