@@ -90,14 +90,15 @@ func Create(cfg Config) (*Store, error) {
 		}
 		roots += fmt.Sprintf("%x", []byte(k))
 	}
-	for k, v := range map[string]string{
-		snapshot.MetaFormat:      snapshot.FormatName,
-		snapshot.MetaOrigin:      cfg.Origin,
-		snapshot.MetaLogKey:      cfg.LogVerifier,
-		snapshot.MetaRootKeys:    roots,
-		snapshot.MetaDescription: cfg.Description,
+	// A fixed order keeps the file byte-for-byte reproducible.
+	for _, kv := range [][2]string{
+		{snapshot.MetaFormat, snapshot.FormatName},
+		{snapshot.MetaOrigin, cfg.Origin},
+		{snapshot.MetaLogKey, cfg.LogVerifier},
+		{snapshot.MetaRootKeys, roots},
+		{snapshot.MetaDescription, cfg.Description},
 	} {
-		if err := s.SetMeta(k, v); err != nil {
+		if err := s.SetMeta(kv[0], kv[1]); err != nil {
 			return nil, err
 		}
 	}
