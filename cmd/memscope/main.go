@@ -41,6 +41,7 @@ func init() {
 	commands = []command{
 		{"verify", "check signatures, canonical encoding, log inclusion, checkpoints, tombstones, HMAC tags and gate events", runVerify},
 		{"demo", "generate the seed scenarios (and inspect them)", runDemo},
+		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
 	}
 }
 
