@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -32,14 +33,17 @@ var sortNames = [sortCount]string{"store order", "id", "writer", "recorded", "re
 // index slice (nil = store order) produced by background sort and filter
 // commands; only visible rows are rendered and their strings are cached.
 type entriesState struct {
-	n        int
-	sorted   []int32 // store indices in sort order; nil = identity
-	order    []int32 // sorted, then filtered; nil = sorted
-	sortCol  int
-	desc     bool
-	filter   string
-	editing  bool
-	gen      int // generation of the latest filter/sort request
+	n       int
+	sorted  []int32 // store indices in sort order; nil = identity
+	order   []int32 // sorted, then filtered; nil = sorted
+	sortCol int
+	desc    bool
+	filter  string
+	editing bool
+	gen     int // generation of the latest filter/sort request
+	// latest mirrors gen for running commands, so a scan that has been
+	// superseded stops instead of competing with its replacement.
+	latest   *atomic.Int64
 	pending  bool
 	matched  int
 	cur      listCursor
@@ -48,7 +52,7 @@ type entriesState struct {
 	lastScan time.Duration
 }
 
-func (e *entriesState) init(n int) { e.n = n }
+func (e *entriesState) init(n int) { e.n, e.latest = n, new(atomic.Int64) }
 
 func (e *entriesState) len() int {
 	if e.order != nil {
@@ -119,7 +123,7 @@ type sortMsg struct {
 
 // filterCmd filters the sorted order by needle in a background command.
 // The selected entry stays selected when it still matches.
-func filterCmd(src Source, gen int, sorted []int32, n int, needle string, selected int) tea.Cmd {
+func filterCmd(src Source, gen int, latest *atomic.Int64, sorted []int32, n int, needle string, selected int) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
 		if needle == "" {
@@ -137,6 +141,9 @@ func filterCmd(src Source, gen int, sorted []int32, n int, needle string, select
 			count = len(sorted)
 		}
 		for p := 0; p < count; p++ {
+			if p&4095 == 0 && latest != nil && latest.Load() != int64(gen) {
+				return filterMsg{gen: gen}
+			}
 			i := p
 			if sorted != nil {
 				i = int(sorted[p])
@@ -164,7 +171,7 @@ func entryMatches(r EntryRow, needle string) bool {
 // benchmarks: the store indices in store order whose id, writer, content
 // preview, status or recomputed label match needle (case-insensitive).
 func FilterEntries(src Source, needle string) []int32 {
-	msg := filterCmd(src, 0, nil, src.EntryCount(), needle, -1)().(filterMsg)
+	msg := filterCmd(src, 0, nil, nil, src.EntryCount(), needle, -1)().(filterMsg)
 	return msg.order
 }
 
@@ -240,7 +247,8 @@ func (e *entriesState) applySort(msg sortMsg, src Source) tea.Cmd {
 	e.sorted = msg.sorted
 	// Re-run the filter over the new order.
 	e.gen++
-	return filterCmd(src, e.gen, e.sorted, e.n, e.filter, e.selectedEntryAfterSort(msg))
+	e.latest.Store(int64(e.gen))
+	return filterCmd(src, e.gen, e.latest, e.sorted, e.n, e.filter, e.selectedEntryAfterSort(msg))
 }
 
 func (e *entriesState) selectedEntryAfterSort(msg sortMsg) int {
@@ -282,8 +290,9 @@ func (e *entriesState) edit(msg tea.KeyPressMsg, m *Model) tea.Cmd {
 
 func (e *entriesState) refilter(src Source) tea.Cmd {
 	e.gen++
+	e.latest.Store(int64(e.gen))
 	e.pending = true
-	return filterCmd(src, e.gen, e.sorted, e.n, e.filter, e.selectedEntry())
+	return filterCmd(src, e.gen, e.latest, e.sorted, e.n, e.filter, e.selectedEntry())
 }
 
 func (m *Model) entriesKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -304,6 +313,7 @@ func (m *Model) entriesKey(msg tea.KeyPressMsg) tea.Cmd {
 			e.desc = !e.desc
 		}
 		e.gen++
+		e.latest.Store(int64(e.gen))
 		e.pending = true
 		m.setStatus("sorting by %s%s", sortNames[e.sortCol], map[bool]string{true: " (descending)"}[e.desc])
 		return tea.Batch(sortCmd(m.src, e.gen, e.n, e.sortCol, e.desc, e.selectedEntry()), m.startTick())

@@ -57,6 +57,8 @@ type Options struct {
 	Tau float64
 	// NoVerify does not start the background verification (tests).
 	NoVerify bool
+	// Static turns off spinner animation ticks (tests and goldens).
+	Static bool
 	// Now stamps export file names (nil: time.Now).
 	Now func() time.Time
 }
@@ -227,7 +229,7 @@ func readProgress(ch <-chan Progress) tea.Cmd {
 }
 
 func (m *Model) startTick() tea.Cmd {
-	if m.ticking {
+	if m.ticking || m.opts.Static {
 		return nil
 	}
 	m.ticking = true

@@ -73,15 +73,17 @@ func (f *Fake) Entry(i int) tui.EntryRow {
 		now = lineage.External // laundered
 	}
 	content := "memory number " + strconv.Itoa(i) + " about topic " + strconv.Itoa(i%97)
+	var flags uint16
 	if k := i - 3; k >= 0 && k < len(Hostile) {
 		content = Hostile[k]
+		flags = uint16(sanitize.Findings(content))
 	}
 	st := tui.OK
 	if i%11 == 5 {
 		st = tui.Failed
 	}
 	return tui.EntryRow{ID: ID(i), Writer: w, Recorded: rec, Recomputed: now, TimeNS: Base + int64(i)*int64(time.Second),
-		Status: st, Preview: content, Suspicious: uint16(sanitize.Findings(content))}
+		Status: st, Preview: content, Suspicious: flags}
 }
 
 func (f *Fake) EntryIndex(id string) (int, bool) {
