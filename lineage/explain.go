@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // PathEdge is one step of an explanation path, parent to child.
@@ -33,13 +34,19 @@ type Explanation struct {
 	Tau        float64
 	Recorded   Trust
 	Recomputed Trust
-	Origins    []Origin // one per External ancestor, strongest first
+	// Origins has one element per External ancestor, widest first (ties:
+	// shorter path, then node order), at most maxOrigins of them.
+	Origins []Origin
+	// TotalOrigins counts all External ancestors, shown or not.
+	TotalOrigins int
 }
 
 // Explain finds, for every External ancestor of id (ancestors whose label in
 // labels is External), the widest path to id and the first edge on it that
 // is at or below tau. labels must come from Propagate at the same tau.
-func (g *Graph) Explain(id string, labels []Trust, tau float64) (Explanation, error) {
+// maxOrigins (<= 0: all) bounds how many paths are spelled out, because an
+// entry deep in a large store can have thousands of External ancestors.
+func (g *Graph) Explain(id string, labels []Trust, tau float64, maxOrigins int) (Explanation, error) {
 	t, ok := g.index[id]
 	if !ok {
 		return Explanation{}, fmt.Errorf("lineage: explain: no entry %s", id)
@@ -49,69 +56,128 @@ func (g *Graph) Explain(id string, labels []Trust, tau float64) (Explanation, er
 	}
 	ex := Explanation{Entry: id, Tau: tau, Recorded: g.recorded[t], Recomputed: labels[t]}
 
-	// Bottleneck Dijkstra backwards from the target over parent edges:
-	// width[v] is the best minimum edge weight on a path v -> ... -> target,
-	// next[v] the child that path continues through. Cycles are harmless.
-	width := map[int32]float64{t: math.Inf(1)}
-	next := map[int32]int32{}
-	nextW := map[int32]float64{}
-	done := map[int32]bool{}
+	// width[v] is the best minimum edge weight on a path v -> ... -> target
+	// (-1: not an ancestor), via[v] the parent-edge slot that path leaves v
+	// by, viaChild[v] the child it leads to. Dense arrays: the ancestry of a
+	// late entry can be most of the store.
+	n := len(g.ids)
+	width := make([]float64, n)
+	for i := range width {
+		width[i] = -1
+	}
+	via := make([]int32, n)
+	viaChild := make([]int32, n)
+	hops := make([]int32, n)
+	width[t] = math.Inf(1)
+	var origins []found
+	if int(t) < g.acyclicN {
+		origins = g.widestAcyclic(t, labels, width, via, viaChild, hops)
+	} else {
+		origins = g.widestDijkstra(t, labels, width, via, viaChild, hops)
+	}
+	sort.Slice(origins, func(i, j int) bool {
+		a, b := origins[i], origins[j]
+		if a.width != b.width {
+			return a.width > b.width
+		}
+		if a.hops != b.hops {
+			return a.hops < b.hops
+		}
+		return a.node < b.node
+	})
+	ex.TotalOrigins = len(origins)
+	if maxOrigins > 0 && len(origins) > maxOrigins {
+		origins = origins[:maxOrigins]
+	}
+	for _, f := range origins {
+		o := Origin{Ancestor: g.ids[f.node], Bottleneck: f.width, Break: -1}
+		for v := f.node; v != t; v = viaChild[v] {
+			w := g.weight[via[v]]
+			strong := w > tau
+			if !strong && o.Break < 0 {
+				o.Break = len(o.Path)
+			}
+			o.Path = append(o.Path, PathEdge{Parent: g.ids[v], Child: g.ids[viaChild[v]], Weight: w, Strong: strong})
+		}
+		ex.Origins = append(ex.Origins, o)
+	}
+	return ex, nil
+}
+
+type found struct {
+	node  int32
+	width float64
+	hops  int32
+}
+
+// widestAcyclic computes widest paths to t when t is in the acyclic part:
+// all its ancestors precede it in the topological numbering, so one
+// backward sweep over nodes t-1..0 settles them without a priority queue.
+func (g *Graph) widestAcyclic(t int32, labels []Trust, width []float64, via, viaChild, hops []int32) []found {
+	var origins []found
+	for v := t - 1; v >= 0; v-- {
+		best := -1.0
+		for e := g.childStart[v]; e < g.childStart[v+1]; e++ {
+			c := g.child[e]
+			if c > t || width[c] < 0 {
+				continue
+			}
+			w := math.Min(g.childWeight[e], width[c])
+			if w > best || (w == best && hops[c]+1 < hops[v]) {
+				best, viaChild[v], hops[v] = w, c, hops[c]+1
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		width[v] = best
+		via[v] = g.edgeSlot(viaChild[v], v)
+		if labels[v] == External {
+			origins = append(origins, found{v, best, hops[v]})
+		}
+	}
+	return origins
+}
+
+// edgeSlot returns the parent-edge slot of edge p -> c.
+func (g *Graph) edgeSlot(c, p int32) int32 {
+	for e := g.parentStart[c]; e < g.parentStart[c+1]; e++ {
+		if g.parent[e] == p {
+			return e
+		}
+	}
+	return -1 // unreachable: the edge came from the child list
+}
+
+// widestDijkstra is the general case (t on or below a cycle): a bottleneck
+// Dijkstra backwards over parent edges.
+func (g *Graph) widestDijkstra(t int32, labels []Trust, width []float64, via, viaChild, hops []int32) []found {
+	var origins []found
+	done := make([]bool, len(width))
 	pq := &widthQueue{{node: t, width: math.Inf(1)}}
 	for pq.Len() > 0 {
 		it := heap.Pop(pq).(widthItem)
-		if done[it.node] || it.width < width[it.node] {
+		c := it.node
+		if done[c] || it.width < width[c] {
 			continue
 		}
-		done[it.node] = true
-		c := it.node
+		done[c] = true
+		if c != t && labels[c] == External {
+			origins = append(origins, found{c, it.width, hops[c]})
+		}
 		for e := g.parentStart[c]; e < g.parentStart[c+1]; e++ {
 			p := g.parent[e]
 			if done[p] {
 				continue
 			}
 			w := math.Min(it.width, g.weight[e])
-			if old, seen := width[p]; !seen || w > old {
-				width[p], next[p], nextW[p] = w, c, g.weight[e]
+			if w > width[p] {
+				width[p], via[p], viaChild[p], hops[p] = w, e, c, hops[c]+1
 				heap.Push(pq, widthItem{node: p, width: w})
 			}
 		}
 	}
-	for a := range done {
-		if a == t || labels[a] != External {
-			continue
-		}
-		o := Origin{Ancestor: g.ids[a], Bottleneck: width[a], Break: -1}
-		for v := a; v != t; v = next[v] {
-			w := nextW[v]
-			strong := w > tau
-			if !strong && o.Break < 0 {
-				o.Break = len(o.Path)
-			}
-			o.Path = append(o.Path, PathEdge{Parent: g.ids[v], Child: g.ids[next[v]], Weight: w, Strong: strong})
-		}
-		ex.Origins = append(ex.Origins, o)
-	}
-	sortOrigins(ex.Origins, g)
-	return ex, nil
-}
-
-func sortOrigins(os []Origin, g *Graph) {
-	// Insertion sort: the list is short and a stable, fully specified order
-	// keeps output reproducible.
-	less := func(a, b Origin) bool {
-		if a.Bottleneck != b.Bottleneck {
-			return a.Bottleneck > b.Bottleneck
-		}
-		if len(a.Path) != len(b.Path) {
-			return len(a.Path) < len(b.Path)
-		}
-		return g.index[a.Ancestor] < g.index[b.Ancestor]
-	}
-	for i := 1; i < len(os); i++ {
-		for j := i; j > 0 && less(os[j], os[j-1]); j-- {
-			os[j], os[j-1] = os[j-1], os[j]
-		}
-	}
+	return origins
 }
 
 type widthItem struct {

@@ -41,7 +41,6 @@ type Finding struct {
 
 // Graph is the derivation DAG in dense form. Build it once; Propagate can
 // then be called for any tau without further allocation of the structure.
-// Node indices follow the input order of entries.
 type Graph struct {
 	ids      []string
 	index    map[string]int32
@@ -61,15 +60,19 @@ type Graph struct {
 	// danglingW is the largest weight among a node's unknown parents, or -1.
 	danglingW []float64
 
-	// order lists acyclic nodes parents-first; cyclic lists the rest (nodes on
-	// or downstream of a cycle), which propagation settles by fixpoint.
-	order  []int32
-	cyclic []int32
+	// Nodes are numbered in topological order (parents first) so that
+	// propagation streams through the arrays. Nodes from acyclicN on lie on
+	// or below a cycle; propagation settles them by fixpoint. order and
+	// cyclic hold input positions and are only used while building.
+	acyclicN int
+	order    []int32
+	cyclic   []int32
 
 	findings []Finding
 }
 
-// Build constructs the DAG from entries. It never fails: every anomaly
+// Build constructs the DAG from entries. Node indices are internal (a
+// topological order); use Index and ID to map to and from entry ids. It never fails: every anomaly
 // becomes a Finding and is repaired as documented in docs/LINEAGE.md
 // (dangling parents dropped, NaN weight read as 1, weights clamped to [0,1],
 // missing weights read as 1, duplicate parents merged keeping the largest
@@ -183,7 +186,64 @@ func Build(entries []Entry) *Graph {
 	}
 
 	g.topoSort()
+	g.renumber()
 	return g
+}
+
+// renumber permutes every per-node and per-edge array into topological
+// order, acyclic nodes first.
+func (g *Graph) renumber() {
+	n := len(g.ids)
+	perm := append(g.order, g.cyclic...) // new -> old
+	g.acyclicN = len(g.order)
+	g.order, g.cyclic = nil, nil
+	pos := make([]int32, n) // old -> new
+	for nw, old := range perm {
+		pos[old] = int32(nw)
+	}
+	ids := make([]string, n)
+	writers := make([]WriterClass, n)
+	recorded := make([]Trust, n)
+	dangling := make([]float64, n)
+	pstart := make([]int32, n+1)
+	parent := make([]int32, len(g.parent))
+	weight := make([]float64, len(g.weight))
+	k := int32(0)
+	for nw, old := range perm {
+		ids[nw], writers[nw], recorded[nw], dangling[nw] = g.ids[old], g.writers[old], g.recorded[old], g.danglingW[old]
+		pstart[nw] = k
+		for e := g.parentStart[old]; e < g.parentStart[old+1]; e++ {
+			parent[k], weight[k] = pos[g.parent[e]], g.weight[e]
+			k++
+		}
+	}
+	pstart[n] = k
+	cstart := make([]int32, n+1)
+	for _, old := range perm {
+		for e := g.childStart[old]; e < g.childStart[old+1]; e++ {
+			cstart[pos[old]+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		cstart[i] += cstart[i-1]
+	}
+	child := make([]int32, len(parent))
+	cweight := make([]float64, len(parent))
+	fill := make([]int32, n)
+	copy(fill, cstart[:n])
+	for c := 0; c < n; c++ {
+		for e := pstart[c]; e < pstart[c+1]; e++ {
+			p := parent[e]
+			child[fill[p]], cweight[fill[p]] = int32(c), weight[e]
+			fill[p]++
+		}
+	}
+	for id, old := range g.index {
+		g.index[id] = pos[old]
+	}
+	g.ids, g.writers, g.recorded, g.danglingW = ids, writers, recorded, dangling
+	g.parentStart, g.parent, g.weight = pstart, parent, weight
+	g.childStart, g.child, g.childWeight = cstart, child, cweight
 }
 
 // linearScanMax is the parent count up to which duplicate parents are found
@@ -386,4 +446,4 @@ func (g *Graph) HasDanglingParent(c int) bool { return g.danglingW[c] >= 0 }
 func (g *Graph) Findings() []Finding { return g.findings }
 
 // Acyclic reports whether the graph has no cycle.
-func (g *Graph) Acyclic() bool { return len(g.cyclic) == 0 }
+func (g *Graph) Acyclic() bool { return g.acyclicN == len(g.ids) }

@@ -68,25 +68,26 @@ func (g *Graph) PropagateInto(dst []Trust, opt Options) error {
 	if opt.Base != nil {
 		base = *opt.Base
 	}
-	for _, c := range g.order {
-		dst[c] = g.label(c, dst, &base, opt)
-	}
-	if len(g.cyclic) == 0 {
+	g.propagateAcyclic(dst, &base, opt)
+	n := int32(len(g.ids))
+	if int32(g.acyclicN) == n {
 		return nil
 	}
 	// Least fixpoint: start low and only raise. Labels are monotone in the
 	// parents' labels and have four levels, so each node rises at most three
 	// times and the worklist terminates.
-	pending := make(map[int32]bool, len(g.cyclic))
-	for _, c := range g.cyclic {
+	first := int32(g.acyclicN)
+	pending := make([]bool, n-first)
+	work := make([]int32, 0, n-first)
+	for c := first; c < n; c++ {
 		dst[c] = Trusted
-		pending[c] = true
+		pending[c-first] = true
+		work = append(work, c)
 	}
-	work := append([]int32(nil), g.cyclic...)
 	for len(work) > 0 {
 		c := work[len(work)-1]
 		work = work[:len(work)-1]
-		delete(pending, c)
+		pending[c-first] = false
 		l := g.label(c, dst, &base, opt)
 		if l <= dst[c] {
 			continue
@@ -94,8 +95,8 @@ func (g *Graph) PropagateInto(dst []Trust, opt Options) error {
 		dst[c] = l
 		for e := g.childStart[c]; e < g.childStart[c+1]; e++ {
 			k := g.child[e]
-			if _, inRest := g.isCyclic(k); inRest && !pending[k] {
-				pending[k] = true
+			if k >= first && !pending[k-first] {
+				pending[k-first] = true
 				work = append(work, k)
 			}
 		}
@@ -103,30 +104,56 @@ func (g *Graph) PropagateInto(dst []Trust, opt Options) error {
 	return nil
 }
 
-// isCyclic reports whether node k is among the leftover (cyclic) nodes.
-func (g *Graph) isCyclic(k int32) (int, bool) {
-	lo, hi := 0, len(g.cyclic)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if g.cyclic[mid] < k {
-			lo = mid + 1
-		} else {
-			hi = mid
+// propagateAcyclic is label() unrolled over the acyclic prefix with the
+// arrays hoisted into locals: this loop is what a tau slider waits for.
+func (g *Graph) propagateAcyclic(dst []Trust, base *BaseLabels, opt Options) {
+	tau := opt.Tau
+	pstart, parent, weight := g.parentStart, g.parent, g.weight
+	writers, dangling := g.writers, g.danglingW
+	n := g.acyclicN
+	dst = dst[:n]
+	pstart = pstart[:n+1]
+	writers = writers[:n]
+	dangling = dangling[:n]
+	for c := range dst {
+		s, e := pstart[c], pstart[c+1]
+		ws := weight[s:e]
+		ps := parent[s:e]
+		ps = ps[:len(ws)]
+		strong := false
+		m := Trusted
+		for k, w := range ws {
+			if w > tau {
+				strong = true
+				m = max(m, dst[ps[k]])
+			}
 		}
+		d := dangling[c]
+		if opt.DanglingAsExternal && d > tau {
+			strong, m = true, External
+		}
+		var l Trust
+		switch {
+		case strong:
+			l = min(m, DerivedUntrusted)
+		case opt.FailClosed && (e > s || d >= 0):
+			l = DerivedUntrusted
+		}
+		dst[c] = max(l, base[writers[c]])
 	}
-	return lo, lo < len(g.cyclic) && g.cyclic[lo] == k
 }
 
 func (g *Graph) label(c int32, cur []Trust, base *BaseLabels, opt Options) Trust {
 	s, e := g.parentStart[c], g.parentStart[c+1]
+	ws := g.weight[s:e]
+	ps := g.parent[s:e]
+	ps = ps[:len(ws)] // lets the compiler drop the bounds check below
 	strong := false
 	m := Trusted
-	for k := s; k < e; k++ {
-		if g.weight[k] > opt.Tau {
+	for k, w := range ws {
+		if w > opt.Tau {
 			strong = true
-			if l := cur[g.parent[k]]; l > m {
-				m = l
-			}
+			m = max(m, cur[ps[k]])
 		}
 	}
 	dangling := g.danglingW[c]

@@ -97,8 +97,10 @@ func TestSweepRejectsMalformedChains(t *testing.T) {
 	good, _ := SleeperChain(ScheduleJudge, 2, "x")
 	cases := map[string]func(c *Chain){
 		"root not external": func(c *Chain) { c.Entries[0].Writer = "user" },
-		"branch":            func(c *Chain) { c.Entries = append(c.Entries, Entry{ID: "x-b", Writer: "agent:0", Parents: []string{"x-e0"}, Weights: []float64{1}}) },
-		"dangling":          func(c *Chain) { c.Entries[2].Parents = []string{"nope"} },
+		"branch": func(c *Chain) {
+			c.Entries = append(c.Entries, Entry{ID: "x-b", Writer: "agent:0", Parents: []string{"x-e0"}, Weights: []float64{1}})
+		},
+		"dangling": func(c *Chain) { c.Entries[2].Parents = []string{"nope"} },
 		"two parents": func(c *Chain) {
 			c.Entries[2].Parents = []string{"x-e1", "x-e0"}
 			c.Entries[2].Weights = []float64{1, 1}
