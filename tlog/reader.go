@@ -129,25 +129,29 @@ func (r *Reader) checkSize(size uint64) error {
 // log's larger tile starts with the smaller one), trimming as needed.
 func (r *Reader) tileHashes(ctx context.Context, level, index uint64, width int) ([]byte, error) {
 	p := uint8(width % layout.TileWidth)
-	path := layout.TilePath(level, index, p)
+	readP := p
 	raw, err := r.readTile(ctx, level, index, p)
 	if errors.Is(err, os.ErrNotExist) && p != 0 && r.checkpointErr == nil {
 		if fp := layout.PartialTileSize(level, index, r.published.Size); fp > p {
-			path = layout.TilePath(level, index, fp)
+			readP = fp
 			raw, err = r.readTile(ctx, level, index, fp)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("hash tile %s: %w", layout.TilePath(level, index, p), err)
 	}
-	if len(raw)%HashSize != 0 {
-		return nil, fmt.Errorf("hash tile %s: %d bytes, not a multiple of %d (truncated or padded)", r.where(path), len(raw), HashSize)
+	// The bytes came from the partial file asked for or, by fallback, the
+	// full tile: exactly one of these two lengths is acceptable.
+	path := layout.TilePath(level, index, readP)
+	want := int(readP)
+	if want == 0 {
+		want = layout.TileWidth
 	}
-	if len(raw) < width*HashSize {
-		return nil, fmt.Errorf("hash tile %s: holds %d hashes, tree needs %d (truncated)", r.where(path), len(raw)/HashSize, width)
-	}
-	if len(raw) > width*HashSize && len(raw) != layout.TileWidth*HashSize && p != 0 && path == layout.TilePath(level, index, p) {
-		return nil, fmt.Errorf("hash tile %s: holds %d hashes, its name says %d", r.where(path), len(raw)/HashSize, width)
+	if len(raw) != want*HashSize && len(raw) != layout.TileWidth*HashSize {
+		if len(raw)%HashSize != 0 {
+			return nil, fmt.Errorf("hash tile %s: %d bytes, not a multiple of %d (truncated or padded)", r.where(path), len(raw), HashSize)
+		}
+		return nil, fmt.Errorf("hash tile %s: holds %d hashes, tree needs %d (truncated or padded)", r.where(path), len(raw)/HashSize, want)
 	}
 	return raw[:width*HashSize], nil
 }
@@ -162,14 +166,15 @@ func (r *Reader) bundleEntries(ctx context.Context, index uint64, width int) ([]
 // bundle is bundleEntries also returning the raw bytes read.
 func (r *Reader) bundle(ctx context.Context, index uint64, width int) ([][]byte, string, []byte, error) {
 	p := uint8(width % layout.EntryBundleWidth)
-	path := layout.EntriesPath(index, p)
+	readP := p
 	raw, err := r.readBundle(ctx, index, p)
 	if errors.Is(err, os.ErrNotExist) && p != 0 && r.checkpointErr == nil {
 		if fp := layout.PartialTileSize(0, index, r.published.Size); fp > p {
-			path = layout.EntriesPath(index, fp)
+			readP = fp
 			raw, err = r.readBundle(ctx, index, fp)
 		}
 	}
+	path := layout.EntriesPath(index, readP)
 	if err != nil {
 		return nil, path, nil, fmt.Errorf("entry bundle %s: %w", layout.EntriesPath(index, p), err)
 	}
@@ -177,11 +182,14 @@ func (r *Reader) bundle(ctx context.Context, index uint64, width int) ([][]byte,
 	if err != nil {
 		return nil, path, nil, fmt.Errorf("entry bundle %s: %w", r.where(path), err)
 	}
-	if len(entries) < width {
-		return nil, path, nil, fmt.Errorf("entry bundle %s: holds %d entries, tree needs %d (leaves %d..%d missing)", r.where(path), len(entries), width, index*layout.EntryBundleWidth+uint64(len(entries)), index*layout.EntryBundleWidth+uint64(width)-1)
+	// As for tiles: the partial file asked for, or the full bundle.
+	want := int(readP)
+	if want == 0 {
+		want = layout.EntryBundleWidth
 	}
-	if len(entries) > layout.EntryBundleWidth {
-		return nil, path, nil, fmt.Errorf("entry bundle %s: holds %d entries, more than the bundle width %d", r.where(path), len(entries), layout.EntryBundleWidth)
+	if len(entries) != want && len(entries) != layout.EntryBundleWidth {
+		first := index*layout.EntryBundleWidth + uint64(min(len(entries), want))
+		return nil, path, nil, fmt.Errorf("entry bundle %s: holds %d entries, its name says %d (leaf %d onwards missing or extra)", r.where(path), len(entries), want, first)
 	}
 	return entries[:width], path, raw, nil
 }

@@ -119,6 +119,28 @@ func TestCheckDetectsTampering(t *testing.T) {
 			badProofLeaf: -1,
 		},
 		{
+			name: "padded full tile",
+			tamper: func(d string) {
+				f, _ := os.OpenFile(filepath.Join(d, "tile/0/004"), os.O_APPEND|os.O_WRONLY, 0)
+				f.Write(make([]byte, 32))
+				f.Close()
+			},
+			want:         [][2]string{{"tile/0/004", "holds 257 hashes, tree needs 256"}},
+			badProofLeaf: 4 * 256,
+		},
+		{
+			name:         "emptied full tile",
+			tamper:       func(d string) { truncateFile(t, filepath.Join(d, "tile/0/001"), 0) },
+			want:         [][2]string{{"tile/0/001", "holds 0 hashes"}},
+			badProofLeaf: 256 + 9,
+		},
+		{
+			name:         "emptied full bundle",
+			tamper:       func(d string) { truncateFile(t, filepath.Join(d, "tile/entries/001"), 0) },
+			want:         [][2]string{{"tile/entries/001", "holds 0 entries, its name says 256"}},
+			badProofLeaf: -1,
+		},
+		{
 			name:         "missing hash tile",
 			tamper:       func(d string) { os.Remove(filepath.Join(d, "tile/0/007")) },
 			want:         [][2]string{{"tile/0/007", "no such file"}},
