@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -166,7 +167,18 @@ func decodeStrict(kind string, raw []byte, out any) error {
 		return &FieldError{Kind: kind, Reason: fmt.Sprintf("record is %d bytes, limit %d", len(raw), MaxRecordBytes)}
 	}
 	if err := decMode.Unmarshal(raw, out); err != nil {
-		return &FieldError{Kind: kind, Field: fieldOfDecodeError(err), Reason: err.Error()}
+		fe := &FieldError{Kind: kind, Field: fieldOfDecodeError(err), Reason: err.Error(), wrapped: err}
+		// fxamacker names no field for syntax, tag, UTF-8, NaN or nesting
+		// errors (and only an index for unknown fields), so the pairs are
+		// re-read leniently to find the offending one.
+		pairs, _ := topLevelPairs(raw)
+		if id, ok := pairID(pairs, idKeyOf[kind]); ok {
+			fe.ID = id.String()
+		}
+		if key, reason := firstBadPair(pairs, reflect.TypeOf(out).Elem()); key != "" {
+			fe.Field, fe.Reason = key, reason
+		}
+		return fe
 	}
 	again, err := encMode.Marshal(out)
 	if err != nil {
@@ -181,7 +193,9 @@ func decodeStrict(kind string, raw []byte, out any) error {
 func fieldOfDecodeError(err error) string {
 	var ute *cbor.UnmarshalTypeError
 	if errors.As(err, &ute) {
-		return ute.StructFieldName
+		// StructFieldName is "record.Entry.trust"; the CBOR key is the tail.
+		name := ute.StructFieldName
+		return name[strings.LastIndexByte(name, '.')+1:]
 	}
 	var uf *cbor.UnknownFieldError
 	if errors.As(err, &uf) {
@@ -213,9 +227,18 @@ func firstNonCanonicalField(raw, canonical []byte) string {
 		}
 	}
 	if len(missing) > 0 {
+		sort.Strings(missing)
 		return missing[0] + " (missing)"
 	}
-	return "(key order or header)"
+	// Every value is canonical, so the keys are out of order: name the
+	// first key that sorts before its predecessor.
+	pairs, _ := topLevelPairs(raw)
+	for i := 1; i < len(pairs); i++ {
+		if bytes.Compare(pairs[i].rawKey, pairs[i-1].rawKey) < 0 {
+			return pairs[i].key + " (key order)"
+		}
+	}
+	return "(header)"
 }
 
 // validName checks writer/principal names: class prefix and a bounded,
@@ -297,7 +320,10 @@ func DecodeEntry(raw []byte) (*Entry, error) {
 	}
 	// Parent/weight length and range problems are lineage findings, not
 	// decoding failures: the record is still signed evidence worth showing.
-	return &e, checkSig(KindEntry, id, e.Sig)
+	if err := checkSig(KindEntry, id, e.Sig); err != nil {
+		return nil, err
+	}
+	return &e, nil
 }
 
 // DecodeWrite decodes and validates a structural write record.
@@ -334,7 +360,10 @@ func DecodeWrite(raw []byte) (*Write, error) {
 	if r := validPrincipal(w.Writer); r != "" {
 		return nil, &FieldError{Kind: "write", ID: id, Field: "writer", Reason: r}
 	}
-	return &w, checkSig("write", id, w.Sig)
+	if err := checkSig("write", id, w.Sig); err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // DecodePrincipalEvent decodes and validates a principal-registry event.
@@ -356,7 +385,10 @@ func DecodePrincipalEvent(raw []byte) (*PrincipalEvent, error) {
 	if p.Channel != ChannelAuthenticated && p.Channel != ChannelUnauthenticated {
 		return nil, &FieldError{Kind: KindPrincipal, ID: id, Field: "channel", Reason: fmt.Sprintf("%q is not authenticated or unauthenticated", p.Channel)}
 	}
-	return &p, checkSig(KindPrincipal, id, p.Sig)
+	if err := checkSig(KindPrincipal, id, p.Sig); err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // DecodeTombstone decodes and validates a tombstone record.
@@ -375,7 +407,10 @@ func DecodeTombstone(raw []byte) (*Tombstone, error) {
 	if len(t.Reason) > MaxReasonBytes || !utf8.ValidString(t.Reason) {
 		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "reason", Reason: "too long or not UTF-8"}
 	}
-	return &t, checkSig(KindTombstone, id, t.Sig)
+	if err := checkSig(KindTombstone, id, t.Sig); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 func withID(err error, id ID) error {
