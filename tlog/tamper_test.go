@@ -19,6 +19,11 @@ const tamperN = 3000
 
 func copyTree(t *testing.T, src string) string {
 	t.Helper()
+	return copyTreeTB(t, src)
+}
+
+func copyTreeTB(t testing.TB, src string) string {
+	t.Helper()
 	dst := filepath.Join(t.TempDir(), "copy")
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
