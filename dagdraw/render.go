@@ -11,25 +11,25 @@ import (
 
 // Glyphs is a glyph set for drawing.
 type Glyphs struct {
-	Node, Focus          string
-	Vert, Horiz          [3]string // by style: strong, weak, elided
-	UpLeft, UpRight      string    // ┘ └
-	DownLeft, DownRight  string    // ┐ ┌
-	UpDownLeft           string    // ┤
-	UpDownRight          string    // ├
-	UpLeftRight          string    // ┴
-	DownLeftRight        string    // ┬
-	Cross                string    // ┼
-	Arrow                string
-	ASCII                bool
+	Node, Focus         string
+	Vert, Horiz         [3]string // by style: strong, weak, elided
+	UpLeft, UpRight     string    // ┘ └
+	DownLeft, DownRight string    // ┐ ┌
+	UpDownLeft          string    // ┤
+	UpDownRight         string    // ├
+	UpLeftRight         string    // ┴
+	DownLeftRight       string    // ┬
+	Cross               string    // ┼
+	Arrow               string
+	ASCII               bool
 }
 
 // Box draws with Unicode box-drawing characters: solid lines for strong
 // edges, dashed for weak ones, dotted for elided ancestry.
 var Box = Glyphs{
 	Node: "●", Focus: "◉",
-	Vert:  [3]string{"│", "┆", "┊"},
-	Horiz: [3]string{"─", "┄", "┈"},
+	Vert:   [3]string{"│", "┆", "┊"},
+	Horiz:  [3]string{"─", "┄", "┈"},
 	UpLeft: "┘", UpRight: "└", DownLeft: "┐", DownRight: "┌",
 	UpDownLeft: "┤", UpDownRight: "├", UpLeftRight: "┴", DownLeftRight: "┬", Cross: "┼",
 }
@@ -37,8 +37,8 @@ var Box = Glyphs{
 // ASCII draws with plain ASCII for plain or accessible output.
 var ASCII = Glyphs{
 	Node: "*", Focus: "@",
-	Vert:  [3]string{"|", ":", "."},
-	Horiz: [3]string{"-", "~", "."},
+	Vert:   [3]string{"|", ":", "."},
+	Horiz:  [3]string{"-", "~", "."},
 	UpLeft: "+", UpRight: "+", DownLeft: "+", DownRight: "+",
 	UpDownLeft: "+", UpDownRight: "+", UpLeftRight: "+", DownLeftRight: "+", Cross: "+",
 	ASCII: true,
