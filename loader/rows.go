@@ -173,3 +173,18 @@ func (s *Snapshot) EachTombstone(ctx context.Context, fn func(*TombstoneRow) err
 		return fn(&r)
 	})
 }
+
+// EntryByID reads and decodes one entry row by its id.
+func (s *Snapshot) EntryByID(ctx context.Context, eid string) (*EntryRow, error) {
+	var r EntryRow
+	var sess, tag sql.NullString
+	var leaf sql.NullInt64
+	err := s.db.QueryRowContext(ctx, "SELECT seq, eid, writer, trust, ts, content, session_id, hmac_tag, leaf_index, record FROM entries WHERE eid = ?", eid).
+		Scan(&r.Seq, &r.EID, &r.Writer, &r.Trust, &r.TS, &r.Content, &sess, &tag, &leaf, &r.Raw)
+	if err != nil {
+		return nil, s.errf("entries", eid, "", err)
+	}
+	r.SessionID, r.HMACTag, r.LeafIndex = sess.String, tag.String, nullInt(leaf)
+	s.DecodeEntryRow(&r)
+	return &r, nil
+}

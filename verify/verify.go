@@ -74,6 +74,8 @@ type Report struct {
 	Families map[Family]int `json:"families"`
 	// EntryStatus lists the entries with at least one finding.
 	EntryStatus map[string]EntryStatus `json:"-"`
+	// WriteStatus lists the finding codes of structural writes that have any.
+	WriteStatus map[string][]string `json:"-"`
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
@@ -151,7 +153,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
 		leafByID: map[record.ID]uint64{}, tombLeaves: map[record.ID]uint64{},
 		entryIDs: map[record.ID]struct{}{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]string{},
 			Channels: map[string]string{}, RecordLeaf: map[string]uint64{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	if logVerifier != nil {
@@ -617,6 +619,7 @@ func (v *verifier) writes(ctx context.Context) error {
 			v.claimLeaf(r.WID)
 			v.recordFinding(phaseWrites, r.Seq, subj, r.DecodeErr)
 			v.rep.BadRecords[r.WID] = true
+			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], "RECORD_MALFORMED")
 			return nil
 		}
 		w := r.Write
@@ -626,6 +629,7 @@ func (v *verifier) writes(ctx context.Context) error {
 		if code, msg := v.checkSigner(w, w.Writer, w.KID, w.TS); code != "" {
 			v.add(phaseWrites, r.Seq, code, subj, msg)
 			v.rep.BadRecords[r.WID] = true
+			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], code)
 		}
 		v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
 		for _, s := range w.Sources {

@@ -41,6 +41,8 @@ func init() {
 	commands = []command{
 		{"verify", "check signatures, canonical encoding, log inclusion, checkpoints, tombstones, HMAC tags and gate events", runVerify},
 		{"demo", "generate the seed scenarios (and inspect them)", runDemo},
+		{"lineage", "derivation DAG, trust propagation at tau, laundering, gate audit; 'lineage sweep' for the tau x K table", runLineage},
+		{"replay", "replay the agent's graph selection on G and G_auth; divergences, culprits, Lemma 1", runReplay},
 		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
 	}
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/sanitize"
+)
+
+const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
+
+func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	if len(args) > 0 && args[0] == "sweep" {
+		return runSweep(ctx, args[1:], stdout, stderr)
+	}
+	fs := newFlagSet("lineage", lineageUsage, stderr)
+	tau := fs.Float64("tau", 0, "declassification threshold: an edge is strong when its weight is strictly greater")
+	failClosed := fs.Bool("fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted (default: Trusted, as in the paper)")
+	depth := fs.Int("depth", 3, "ancestor and descendant depth drawn around ENTRY")
+	policyFile := fs.String("policy", "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
+	asJSON := fs.Bool("json", false, "print JSON")
+	asDOT := fs.Bool("dot", false, "print the ENTRY neighbourhood as Graphviz DOT")
+	svg := fs.String("svg", "", "render the ENTRY neighbourhood to this SVG file (needs graphviz's dot)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return exitUsage, usagef("usage: %s", lineageUsage)
+	}
+	if *tau < 0 || *tau > 1 {
+		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
+	}
+	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed}
+	if *policyFile != "" {
+		b, err := os.ReadFile(*policyFile)
+		if err != nil {
+			return exitUsage, usagef("--policy: %v", err)
+		}
+		if opts.GatePolicy, err = lineage.ParsePolicy(b); err != nil {
+			return exitUsage, usagef("--policy %s: %v", *policyFile, err)
+		}
+	}
+	var ef evidenceFlags
+	s, err := ef.open(ctx, pos[0], opts)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+	if len(pos) == 1 {
+		if *asDOT || *svg != "" {
+			return exitUsage, usagef("--dot and --svg draw one ENTRY's neighbourhood; name an entry")
+		}
+		sum, err := s.LineageSummary(*tau, *failClosed)
+		if err != nil {
+			return exitUsage, err
+		}
+		if *asJSON {
+			return exitOK, writeJSON(stdout, sanitizeSummary(sum))
+		}
+		writeLineageSummary(stdout, sum)
+		return exitOK, nil
+	}
+	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
+	if err != nil {
+		return exitUsage, err
+	}
+	switch {
+	case *asJSON:
+		return exitOK, writeJSON(stdout, view)
+	case *asDOT:
+		_, err := io.WriteString(stdout, view.DOT)
+		return exitOK, err
+	case *svg != "":
+		if err := inspect.RenderSVG(ctx, view.DOT, *svg); err != nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *svg)
+		return exitOK, nil
+	}
+	writeEntryLineage(stdout, view)
+	return exitOK, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// sanitizeSummary escapes evidence text (reasons quote entry ids and tools).
+func sanitizeSummary(s *inspect.LineageSummary) *inspect.LineageSummary {
+	c := *s
+	c.RefusedActions = make([]inspect.RefusedAction, len(s.RefusedActions))
+	for i, r := range s.RefusedActions {
+		r.Action, r.Tool = sanitize.Line(r.Action), sanitize.Line(r.Tool)
+		reasons := make([]string, len(r.Reasons))
+		for j, x := range r.Reasons {
+			reasons[j] = sanitize.Line(x)
+		}
+		r.Reasons = reasons
+		c.RefusedActions[i] = r
+	}
+	c.Gate = make([]inspect.GateRow, len(s.Gate))
+	for i, g := range s.Gate {
+		g.Action, g.Tool, g.Reason = sanitize.Line(g.Action), sanitize.Line(g.Tool), sanitize.Line(g.Reason)
+		c.Gate[i] = g
+	}
+	c.Findings = make([]lineage.Finding, len(s.Findings))
+	for i, f := range s.Findings {
+		f.Message = sanitize.Line(f.Message)
+		c.Findings[i] = f
+	}
+	return &c
+}
+
+func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
+	mode := "fail-open"
+	if s.FailClosed {
+		mode = "fail-closed"
+	}
+	fmt.Fprintf(w, "lineage at tau %g (%s), %d entries\n", s.Tau, mode, s.Entries)
+	for t := lineage.Trusted; t <= lineage.External; t++ {
+		fmt.Fprintf(w, "  %-18s %d\n", t.String(), s.Counts[t.String()])
+	}
+	fmt.Fprintf(w, "\nlaundering (recorded trust safer than lineage gives): %d\n", len(s.Laundering))
+	for _, l := range s.Laundering {
+		fmt.Fprintf(w, "  %s  recorded %s, recomputed %s\n", sanitize.Line(l.Entry), l.Recorded, l.Recomputed)
+	}
+	fmt.Fprintf(w, "\ngate audit: %d action(s), %d dispatched that the gate would have refused\n", len(s.Gate), len(s.RefusedActions))
+	for _, g := range s.Gate {
+		mark := "  "
+		if g.ShouldHaveRefused {
+			mark = "! "
+		}
+		disp := "not dispatched"
+		if g.Dispatched {
+			disp = "dispatched"
+		}
+		fmt.Fprintf(w, "  %s%-22s %-15s %-17s %s: %s\n", mark, sanitize.Line(g.Action), sanitize.Line(g.Tool), g.Verdict, disp, sanitize.Line(g.Reason))
+	}
+	for _, r := range s.RefusedActions {
+		fmt.Fprintf(w, "\n  %s should have been refused (%s):\n", sanitize.Line(r.Action), r.Verdict)
+		for _, x := range r.Reasons {
+			fmt.Fprintf(w, "    - %s\n", sanitize.Line(x))
+		}
+	}
+	other := 0
+	for _, f := range s.Findings {
+		if f.Code != lineage.CodeLaundering {
+			other++
+		}
+	}
+	if other > 0 {
+		fmt.Fprintf(w, "\nDAG findings:\n")
+		for _, f := range s.Findings {
+			if f.Code != lineage.CodeLaundering {
+				fmt.Fprintf(w, "  %-8s %-24s %s\n", f.Severity, f.Code, sanitize.Line(f.Message))
+			}
+		}
+	}
+}
+
+func writeEntryLineage(w io.Writer, v *inspect.EntryLineageView) {
+	e := v.Explanation
+	fmt.Fprintf(w, "entry %s  recorded %s, recomputed %s at tau %g\n\n", sanitize.Line(e.Entry), e.Recorded, e.Recomputed, e.Tau)
+	for _, row := range v.Rows {
+		fmt.Fprintln(w, row)
+	}
+	fmt.Fprintln(w)
+	if e.TotalOrigins == 0 {
+		fmt.Fprintln(w, "no External ancestor reaches this entry")
+		return
+	}
+	fmt.Fprintf(w, "External ancestors: %d (strongest path from each, weakest edge first to break)\n", e.TotalOrigins)
+	for _, o := range e.Origins {
+		status := "propagates: every edge is strong"
+		if o.Break >= 0 {
+			b := o.Path[o.Break]
+			status = fmt.Sprintf("breaks at %s -> %s (weight %g <= tau)", sanitize.Line(b.Parent), sanitize.Line(b.Child), b.Weight)
+		}
+		fmt.Fprintf(w, "  from %s, bottleneck %g: %s\n", sanitize.Line(o.Ancestor), o.Bottleneck, status)
+		for _, p := range o.Path {
+			kind := "strong"
+			if !p.Strong {
+				kind = "weak"
+			}
+			fmt.Fprintf(w, "    %s -> %s  w=%g  %s\n", sanitize.Line(p.Parent), sanitize.Line(p.Child), p.Weight, kind)
+		}
+	}
+}
+
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("lineage sweep", "memscope lineage sweep SNAPSHOT [--json]", stderr)
+	asJSON := fs.Bool("json", false, "print JSON: a list of {schedule, tau, k, propagated}")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("usage: memscope lineage sweep SNAPSHOT [--json]")
+	}
+	var ef evidenceFlags
+	s, err := ef.open(ctx, pos[0], inspect.Options{})
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+	rows, raw, err := s.Sweep()
+	if err != nil {
+		return exitUsage, err
+	}
+	if *asJSON {
+		return exitOK, writeJSON(stdout, rows)
+	}
+	fmt.Fprintln(stdout, "tau x K: 1 = the External label reaches the chain tip (the gate refuses), 0 = lost")
+	fmt.Fprint(stdout, lineage.RenderSweep(raw))
+	return exitOK, nil
+}

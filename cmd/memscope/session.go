@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/memscope/memscope/inspect"
+)
+
+// evidenceFlags are shared by the commands that analyse a snapshot.
+type evidenceFlags struct {
+	anchorFlags
+	log string
+}
+
+func (e *evidenceFlags) register(fs *flag.FlagSet) {
+	e.anchorFlags.register(fs)
+	fs.StringVar(&e.log, "log", "", "the Merkle log: a tlog-tiles directory or an http(s) URL serving one")
+}
+
+// open loads a snapshot for analysis with the given options filled in.
+func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.Options) (*inspect.Session, error) {
+	an, err := e.resolve()
+	if err != nil {
+		return nil, err
+	}
+	opts.Snapshot, opts.Log = snapshot, e.log
+	opts.LogKey, opts.TrustRoots, opts.HMACKey = an.LogKey, an.Roots, an.HMAC
+	s, err := inspect.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Load(ctx, nil); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,148 @@
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/verify"
+)
+
+// codes that mean a record's signature cannot be relied on.
+var sigFailures = map[string]bool{"SIG_INVALID": true, "KEY_OUTSIDE_VALIDITY": true, "RECORD_MALFORMED": true, "RECORD_NOT_CANONICAL": true}
+
+// ReplayGraph builds replay's graph from the snapshot, with each write's
+// provenance taken from the verification report: a write's label follows
+// its own signature and writer, never its endpoints.
+func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
+	declared, err := s.declaredLabels()
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]replay.Node, 0, len(s.Nodes))
+	for _, n := range s.Nodes {
+		rn := replay.Node{ID: n.ID, Kind: n.Kind, Label: n.Label, Authenticated: true}
+		if n.Kind == snapshot.NodePassage {
+			rn.Authenticated = s.passageAuthenticated(n.EID, rep, declared)
+		}
+		nodes = append(nodes, rn)
+	}
+	edges := make([]replay.Edge, 0, len(s.Writes))
+	for _, w := range s.Writes {
+		codes := rep.WriteStatus[w.ID]
+		prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
+		for _, c := range codes {
+			if sigFailures[c] {
+				prov.SignatureValid = false
+			}
+			if c == "WRITER_UNREGISTERED" {
+				prov.WriterRegistered = false
+			}
+		}
+		if _, ok := rep.Channels[w.Writer]; !ok {
+			prov.WriterRegistered = false
+		}
+		if d, ok := declared[w.ID]; ok {
+			v := d
+			prov.Declared = &v
+		}
+		edges = append(edges, replay.Edge{ID: w.ID, Src: w.Src, Dst: w.Dst, Weight: w.Weight, Prov: prov})
+	}
+	return replay.NewGraph(nodes, edges, replay.DropSelfLoops)
+}
+
+// passageAuthenticated: the passage's entry verified cleanly and its writer
+// registered an authenticated channel.
+func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared map[string]bool) bool {
+	if eid == "" {
+		return false
+	}
+	if d, ok := declared[eid]; ok {
+		return d
+	}
+	i, ok := s.index[eid]
+	if !ok {
+		return false
+	}
+	for _, c := range rep.EntryStatus[eid].Codes {
+		if sigFailures[c] || c == "WRITER_UNREGISTERED" {
+			return false
+		}
+	}
+	return rep.Channels[s.Entries[i].Writer] == record.ChannelAuthenticated
+}
+
+// Replayer labels the graph with the chosen policy and prepares replays.
+func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
+	if err := s.needLoaded(); err != nil {
+		return nil, err
+	}
+	rep, err := s.Verify(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.ReplayGraph(rep)
+	if err != nil {
+		return nil, fmt.Errorf("replay graph of %s: %w", s.Opts.Snapshot, err)
+	}
+	var pol replay.LabelPolicy
+	if s.Opts.ReplayPolicy != "" {
+		if pol, err = replay.PolicyByName(s.Opts.ReplayPolicy); err != nil {
+			return nil, err
+		}
+	}
+	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
+}
+
+// ReplayQueries converts the stored queries for replay.
+func (s *Session) ReplayQueries() []replay.Query {
+	out := make([]replay.Query, len(s.Queries))
+	for i, q := range s.Queries {
+		out[i] = replay.Query{ID: q.ID, Text: q.Text, Reset: q.Reset, K: q.K, Recorded: q.Selected, DenseScores: q.Dense}
+		if s.Opts.K > 0 {
+			out[i].K = s.Opts.K
+		}
+	}
+	return out
+}
+
+// Query finds a stored query by id.
+func (s *Session) Query(id string) (replay.Query, bool) {
+	for _, q := range s.ReplayQueries() {
+		if q.ID == id {
+			return q, true
+		}
+	}
+	return replay.Query{}, false
+}
+
+// MetaDeclaredLabels is the snapshot meta key under which an importer
+// stores provenance labels it was told, not ones it verified: JSON mapping
+// a write id or passage entry id to "authenticated" or "unauthenticated".
+const MetaDeclaredLabels = "declared_labels"
+
+func (s *Session) declaredLabels() (map[string]bool, error) {
+	raw, ok := s.Meta[MetaDeclaredLabels]
+	if !ok || raw == "" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return nil, fmt.Errorf("%s: meta %s: %w", s.Opts.Snapshot, MetaDeclaredLabels, err)
+	}
+	out := make(map[string]bool, len(m))
+	for id, label := range m {
+		switch label {
+		case record.ChannelAuthenticated:
+			out[id] = true
+		case record.ChannelUnauthenticated:
+			out[id] = false
+		default:
+			return nil, fmt.Errorf("%s: meta %s: label %q of %s is neither authenticated nor unauthenticated", s.Opts.Snapshot, MetaDeclaredLabels, label, id)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,253 @@
+// Package inspect runs memscope's analyses together over one snapshot and
+// log: it loads the evidence once through the loader, and hands the
+// records to verify, lineage and replay. The CLI's --json output and the
+// terminal inspector both read their facts from here, so the two never
+// disagree and neither re-implements an analysis.
+package inspect
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"sync"
+
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/verify"
+)
+
+// Options name the evidence, the anchors and the analysis parameters.
+type Options struct {
+	Snapshot   string
+	Log        string
+	LogKey     string
+	TrustRoots []ed25519.PublicKey
+	HMACKey    []byte
+	Title      string
+
+	Tau        float64 // lineage threshold
+	FailClosed bool
+	GatePolicy *lineage.Policy // nil: lineage.DefaultPolicy
+
+	ReplayPolicy string  // replay label policy name ("" = default)
+	K            int     // default top-k (0: 5)
+	Damping      float64 // 0: 0.5
+}
+
+// Entry is the in-memory summary of one entry row, kept for every entry.
+type Entry struct {
+	ID       string
+	Writer   string
+	Recorded record.Trust
+	TS       int64
+	Content  string
+	Leaf     int64 // -1: the row names no leaf
+	// DecodeErr is set when the signed record could not be decoded; the
+	// other fields then come from the row's convenience columns.
+	DecodeErr error
+}
+
+// Write is a structural write with its decoded fields.
+type Write struct {
+	ID       string
+	Kind     string
+	Src, Dst string
+	Rel      string
+	Weight   float64
+	Writer   string
+	Sources  []string
+	Leaf     int64
+	Bad      error // decode failure
+}
+
+// Session is one opened snapshot with everything loaded once.
+type Session struct {
+	Opts Options
+	Snap *loader.Snapshot
+	Meta map[string]string
+
+	Entries []Entry
+	index   map[string]int
+
+	Writes      []Write
+	Nodes       []loader.Node
+	Queries     []loader.Query
+	Actions     []loader.Action
+	GateEvents  []loader.GateEvent
+	Checkpoints []loader.CheckpointRow
+	Tombstones  []string // tombstoned entry ids
+	Principals  int
+	// LoadIssues are tables that could not be read; analyses continue
+	// without them.
+	LoadIssues []string
+
+	Lineage *lineage.Graph
+
+	mu     sync.Mutex
+	report *verify.Report
+}
+
+// Open opens the snapshot and reads its small tables. Entries are read by
+// Load, which is the slow part on big stores.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	snap, err := loader.Open(opts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta, index: map[string]int{}}
+	if s.Opts.Title == "" {
+		s.Opts.Title = opts.Snapshot
+	}
+	if s.Nodes, err = snap.Nodes(ctx); err != nil {
+		s.LoadIssues = append(s.LoadIssues, err.Error())
+	}
+	if s.Queries, err = snap.Queries(ctx); err != nil {
+		s.LoadIssues = append(s.LoadIssues, err.Error())
+	}
+	if s.Actions, err = snap.Actions(ctx); err != nil {
+		s.LoadIssues = append(s.LoadIssues, err.Error())
+	}
+	if s.GateEvents, err = snap.GateEvents(ctx); err != nil {
+		s.LoadIssues = append(s.LoadIssues, err.Error())
+	}
+	if s.Checkpoints, err = snap.Checkpoints(ctx); err != nil {
+		s.LoadIssues = append(s.LoadIssues, err.Error())
+	}
+	if s.Principals, err = snap.Count(ctx, "principals"); err != nil {
+		return nil, err
+	}
+	err = snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
+		s.Tombstones = append(s.Tombstones, r.Target)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+		w := Write{ID: r.WID, Kind: r.Kind, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Weight: r.Weight, Writer: r.Writer, Leaf: r.LeafIndex, Bad: r.DecodeErr}
+		if r.Write != nil {
+			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer = r.Write.Kind, r.Write.Src, r.Write.Dst, r.Write.Rel, r.Write.Weight, r.Write.Writer
+			for _, id := range r.Write.Sources {
+				w.Sources = append(w.Sources, id.String())
+			}
+		}
+		s.Writes = append(s.Writes, w)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// EntryCount returns the number of entry rows without loading them.
+func (s *Session) EntryCount(ctx context.Context) (int, error) {
+	return s.Snap.Count(ctx, "entries")
+}
+
+// Load reads every entry (decoding the signed bytes, without checking
+// signatures) and builds the lineage graph. progress, when set, gets the
+// number of rows read and the total.
+func (s *Session) Load(ctx context.Context, progress func(done, total int)) error {
+	total, err := s.Snap.Count(ctx, "entries")
+	if err != nil {
+		return err
+	}
+	entries := make([]Entry, 0, total)
+	lin := make([]lineage.Entry, 0, total)
+	writers := map[string]string{} // intern: a million rows share a few writers
+	intern := func(w string) string {
+		if v, ok := writers[w]; ok {
+			return v
+		}
+		writers[w] = w
+		return w
+	}
+	err = s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
+		e := Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
+		le := lineage.Entry{ID: r.EID, Writer: e.Writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
+		if r.Entry != nil {
+			// The signed bytes are the truth: lineage reads the record.
+			e.Writer, e.Recorded, e.TS, e.Content = intern(r.Entry.Writer), r.Entry.Trust, int64(r.Entry.TS), r.Entry.Content
+			le.Writer, le.Recorded, le.TS = e.Writer, lineage.Trust(r.Entry.Trust), e.TS
+			le.Parents = make([]string, len(r.Entry.Parents))
+			for i, p := range r.Entry.Parents {
+				le.Parents[i] = p.String()
+			}
+			le.Weights = r.Entry.Weights
+		}
+		entries = append(entries, e)
+		lin = append(lin, le)
+		if progress != nil && len(entries)%4096 == 0 {
+			progress(len(entries), total)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	index := make(map[string]int, len(entries))
+	for i, e := range entries {
+		index[e.ID] = i
+	}
+	g := lineage.Build(lin)
+	s.mu.Lock()
+	s.Entries, s.index, s.Lineage = entries, index, g
+	s.mu.Unlock()
+	if progress != nil {
+		progress(len(entries), total)
+	}
+	return nil
+}
+
+// Index maps an entry id to its position in Entries.
+func (s *Session) Index(id string) (int, bool) {
+	i, ok := s.index[id]
+	return i, ok
+}
+
+// Verify runs the integrity verification once and caches the report.
+func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*verify.Report, error) {
+	s.mu.Lock()
+	if s.report != nil {
+		r := s.report
+		s.mu.Unlock()
+		return r, nil
+	}
+	s.mu.Unlock()
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey,
+		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.report = rep
+	s.mu.Unlock()
+	return rep, nil
+}
+
+// Report returns the verification report if Verify has run.
+func (s *Session) Report() *verify.Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.report
+}
+
+// Close releases the snapshot.
+func (s *Session) Close() error { return s.Snap.Close() }
+
+func (s *Session) lineageActions() []lineage.Action {
+	out := make([]lineage.Action, len(s.Actions))
+	for i, a := range s.Actions {
+		out[i] = lineage.Action{ID: a.ID, Tool: a.Tool, Params: a.Params, Justification: a.Justification, Dispatched: a.Dispatched, TS: a.TS}
+	}
+	return out
+}
+
+func (s *Session) needLoaded() error {
+	if s.Lineage == nil {
+		return fmt.Errorf("inspect: entries not loaded")
+	}
+	return nil
+}
