@@ -217,7 +217,7 @@ func RenderSweep(rows []SweepRow) string {
 		fmt.Fprintf(&b, "schedule %s (1 = External reaches the chain tip)\n", s)
 		b.WriteString("tau  ")
 		for _, k := range ks {
-			fmt.Fprintf(&b, " K=%-2d", k)
+			fmt.Fprintf(&b, "%5s", fmt.Sprintf("K=%d", k))
 		}
 		b.WriteString("\n")
 		for _, tau := range taus {
