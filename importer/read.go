@@ -79,7 +79,7 @@ func readCSV(file string, r io.Reader, sp spec, fn func(row) error) error {
 			return loc{file, 1}.errf(req, "required column missing from the header (have: %s)", strings.Join(cols, ", "))
 		}
 	}
-	cr.FieldsPerRecord = len(cols)
+	cr.FieldsPerRecord = -1 // counted below, for a message that says how many
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -90,6 +90,9 @@ func readCSV(file string, r io.Reader, sp spec, fn func(row) error) error {
 		}
 		line, _ := cr.FieldPos(0)
 		rw := row{at: loc{file, line}, fields: make(map[string]cell, len(cols))}
+		if len(rec) != len(cols) {
+			return rw.at.errf("", "%d cells, but the header has %d columns", len(rec), len(cols))
+		}
 		for i, v := range rec {
 			if !utf8.ValidString(v) {
 				return rw.at.errf(cols[i], "invalid UTF-8")
@@ -105,11 +108,7 @@ func readCSV(file string, r io.Reader, sp spec, fn func(row) error) error {
 func csvError(file string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		msg := pe.Err
-		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			msg = errors.New("wrong number of cells for the header")
-		}
-		return &InputError{File: file, Line: pe.Line, Err: msg}
+		return &InputError{File: file, Line: pe.Line, Err: pe.Err}
 	}
 	return &InputError{File: file, Err: err}
 }
