@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -48,18 +49,23 @@ func padRight(s string, w int) string {
 // shortID keeps the start and the end of a long id: UUIDv7 ids share their
 // time prefix, so the tail tells neighbours apart.
 func shortID(id string) string {
-	if len(id) <= colID {
+	r := []rune(id)
+	if len(id) <= colID || len(r) <= colID {
 		return id
 	}
-	return id[:8] + "…" + id[len(id)-5:]
+	return string(r[:8]) + "…" + string(r[len(r)-5:])
 }
 
-// firstLine returns at most n bytes of s (the sanitiser shows line breaks).
+// firstLine returns at most n bytes of s, cut at a rune boundary so the cut
+// itself does not look like invalid UTF-8 (the sanitiser shows line breaks).
 func firstLine(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (m *Model) renderTabs(w int) string {

@@ -44,7 +44,7 @@ func NewStyles(dark, noColor, plain bool) Styles {
 	s.Title = fg(accent).Bold(true)
 	s.Tab = fg(c("#555555", "#A0A0A0"))
 	s.TabActive = fg(accent).Bold(true).Reverse(true)
-	s.Header = fg(c("#333333", "#DDDDDD")).Bold(true).Underline(true)
+	s.Header = fg(c("#333333", "#DDDDDD")).Bold(true)
 	s.Dim = fg(c("#6B6B6B", "#8A8A8A")).Faint(noColor)
 	s.Bold = lipgloss.NewStyle().Bold(true)
 	s.Selected = lipgloss.NewStyle().Reverse(true)
