@@ -61,6 +61,12 @@ type Write struct {
 	Bad      error // decode failure
 }
 
+// ClaimedLeaf is a record id and the leaf index its row claims.
+type ClaimedLeaf struct {
+	ID   string
+	Leaf int64
+}
+
 // Session is one opened snapshot with everything loaded once.
 type Session struct {
 	Opts Options
@@ -78,6 +84,10 @@ type Session struct {
 	Checkpoints []loader.CheckpointRow
 	Tombstones  []string // tombstoned entry ids
 	Principals  int
+	// Leaves the snapshot claims for registry events and tombstones (entry
+	// and write leaves are on Entry.Leaf and Write.Leaf).
+	PrincipalLeaves []ClaimedLeaf
+	TombstoneLeaves []ClaimedLeaf
 	// LoadIssues are tables that could not be read; analyses continue
 	// without them.
 	LoadIssues []string
@@ -114,11 +124,17 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if s.Checkpoints, err = snap.Checkpoints(ctx); err != nil {
 		s.LoadIssues = append(s.LoadIssues, err.Error())
 	}
-	if s.Principals, err = snap.Count(ctx, "principals"); err != nil {
+	err = snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		s.Principals++
+		s.PrincipalLeaves = append(s.PrincipalLeaves, ClaimedLeaf{r.RID, r.LeafIndex})
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	err = snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
 		s.Tombstones = append(s.Tombstones, r.Target)
+		s.TombstoneLeaves = append(s.TombstoneLeaves, ClaimedLeaf{r.Target, r.LeafIndex})
 		return nil
 	})
 	if err != nil {
@@ -146,10 +162,15 @@ func (s *Session) EntryCount(ctx context.Context) (int, error) {
 	return s.Snap.Count(ctx, "entries")
 }
 
+// DefaultTau is the lineage threshold views use unless told otherwise: at 0
+// every positive-weight derivation edge is strong.
+const DefaultTau = 0.0
+
 // Load reads every entry (decoding the signed bytes, without checking
 // signatures) and builds the lineage graph. progress, when set, gets the
-// number of rows read and the total.
-func (s *Session) Load(ctx context.Context, progress func(done, total int)) error {
+// number of rows read and the total; onEntry, when set, sees each entry as
+// it is read (from the calling goroutine, in row order).
+func (s *Session) Load(ctx context.Context, progress func(done, total int), onEntry ...func(i int, e *Entry)) error {
 	total, err := s.Snap.Count(ctx, "entries")
 	if err != nil {
 		return err
@@ -179,6 +200,9 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int)) erro
 		}
 		entries = append(entries, e)
 		lin = append(lin, le)
+		for _, f := range onEntry {
+			f(len(entries)-1, &entries[len(entries)-1])
+		}
 		if progress != nil && len(entries)%4096 == 0 {
 			progress(len(entries), total)
 		}

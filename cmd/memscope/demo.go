@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"
 )
@@ -21,6 +23,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	seed := fs.Uint64("seed", 1, "generator seed: the same seed gives the same bytes")
 	names := fs.String("scenario", "", "only these scenarios (comma-separated): "+scenarioNames())
 	entries := fs.Int("entries", 0, "scale the clean store to about N entries (for benchmarks)")
+	plain := fs.Bool("plain", false, "accessible mode for the inspector")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -49,6 +52,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		}
 		return exitOK, nil
 	}
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if err := runDemoPicker(ctx, dir, mans, *plain); err != nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stdout, "scenarios are in %s\n", dir)
+		return exitOK, nil
+	}
+	// Not a terminal: the headless counterpart, every scenario's report.
 	fmt.Fprintf(stdout, "scenarios written to %s\n\n", dir)
 	return demoReport(ctx, dir, mans, stdout)
 }

@@ -39,6 +39,7 @@ var commands []command
 
 func init() {
 	commands = []command{
+		{"inspect", "open the terminal inspector on a snapshot and its log", runInspect},
 		{"verify", "check signatures, canonical encoding, log inclusion, checkpoints, tombstones, HMAC tags and gate events", runVerify},
 		{"demo", "generate the seed scenarios (and inspect them)", runDemo},
 		{"lineage", "derivation DAG, trust propagation at tau, laundering, gate audit; 'lineage sweep' for the tau x K table", runLineage},

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/tuisource"
+)
+
+const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]"
+
+func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("inspect", inspectUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
+	plain := fs.Bool("plain", false, "accessible mode: no box borders, ASCII markers and spinner")
+	keys := fs.String("keys", "", "key map file (default: "+tui.DefaultKeyMapPath()+" when it exists)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
+	}
+	if ef.log == "" {
+		return exitUsage, usagef("--log is required; usage: %s", inspectUsage)
+	}
+	opts, err := tuiOptions(*plain, *keys)
+	if err != nil {
+		return exitUsage, err
+	}
+	an, err := ef.resolve()
+	if err != nil {
+		return exitUsage, err
+	}
+	src, err := tuisource.New(ctx, inspect.Options{Snapshot: pos[0], Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC}, *plain)
+	if err != nil {
+		if term.IsTerminal(os.Stdout.Fd()) {
+			_ = tui.RunError("memscope inspect", err, "Check the snapshot path (a memscope SQLite snapshot) and --log (a tlog-tiles directory or URL).", opts)
+		}
+		return exitUsage, err
+	}
+	defer src.Session().Close()
+	if err := tui.Run(src, opts); err != nil {
+		return exitUsage, err
+	}
+	return exitOK, nil
+}
+
+func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
+	opts := tui.Options{Plain: plain}
+	path := keysPath
+	if path == "" {
+		if p := tui.DefaultKeyMapPath(); p != "" {
+			if _, err := os.Stat(p); err == nil {
+				path = p
+			}
+		}
+	}
+	if path != "" {
+		km, err := tui.LoadKeyMap(path)
+		if err != nil {
+			return opts, usagef("key map %s: %v", path, err)
+		}
+		opts.Keys = &km
+	}
+	return opts, nil
+}
+
+// runDemoPicker opens the inspector's scenario picker over generated scenarios.
+func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain bool) error {
+	opts, err := tuiOptions(plain, "")
+	if err != nil {
+		return err
+	}
+	var list []tui.Scenario
+	byName := map[string]*scenario.Manifest{}
+	for _, m := range mans {
+		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description})
+		byName[m.Name] = m
+	}
+	open := func(name string) (tui.Source, error) {
+		m := byName[name]
+		sdir := filepath.Join(dir, name)
+		vo, err := verifyOptionsFor(sdir, m)
+		if err != nil {
+			return nil, err
+		}
+		return tuisource.New(ctx, inspect.Options{Snapshot: vo.Snapshot, Log: vo.Log, LogKey: vo.LogKey, TrustRoots: vo.TrustRoots, HMACKey: vo.HMACKey, Title: name}, plain)
+	}
+	return tui.RunPicker(list, open, opts)
+}

@@ -1,0 +1,280 @@
+package tuisource
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/verify"
+)
+
+func (src *Source) setLeaf(i int64, kind tui.LeafKind, subject string) {
+	if i < 0 || uint64(i) >= uint64(len(src.leaves)) {
+		return
+	}
+	src.leafMu.Lock()
+	src.leaves[i] = tui.LeafRow{Index: uint64(i), Kind: kind, Subject: subject}
+	src.leafMu.Unlock()
+}
+
+// indexLeaves records which leaves the snapshot's small tables claim;
+// entry leaves are added as entries load.
+func (src *Source) indexLeaves() {
+	for _, p := range src.s.PrincipalLeaves {
+		src.setLeaf(p.Leaf, tui.LeafRegistry, p.ID)
+	}
+	for _, t := range src.s.TombstoneLeaves {
+		src.setLeaf(t.Leaf, tui.LeafTombstone, t.ID)
+	}
+	for _, w := range src.s.Writes {
+		src.setLeaf(w.Leaf, tui.LeafWrite, w.ID)
+	}
+}
+
+// parseCheckpoints lists the recorded checkpoints; with a report, their
+// signature and consistency come from its findings.
+func (src *Source) parseCheckpoints(rep *verify.Report) []tui.CheckpointRow {
+	bad := map[string]string{}
+	if rep != nil {
+		for _, f := range rep.Findings {
+			if strings.HasPrefix(f.Subject, "checkpoint ") {
+				bad[f.Subject] = f.Code
+			}
+		}
+	}
+	var out []tui.CheckpointRow
+	for i, c := range src.s.Checkpoints {
+		row := tui.CheckpointRow{Index: i, TimeNS: c.SeenAt}
+		cp, err := tlog.ParseCheckpoint(c.Note)
+		if err != nil {
+			row.Signature, row.Consistent, row.Note = tui.Failed, tui.Unknown, "unparseable: "+err.Error()
+			out = append(out, row)
+			continue
+		}
+		row.Size, row.Root = cp.Size, cp.Root
+		if rep != nil {
+			row.Signature, row.Consistent = tui.OK, tui.OK
+			switch code := bad["checkpoint "+strconv.FormatInt(c.Seq, 10)]; code {
+			case "CHECKPOINT_SIG_INVALID":
+				row.Signature, row.Note = tui.Failed, "signature does not verify under the log key"
+			case "CHECKPOINT_FORK":
+				row.Consistent, row.Note = tui.Failed, "not consistent with the log (fork)"
+			case "LOG_ROLLBACK":
+				row.Consistent, row.Note = tui.Failed, "larger than the log (rollback)"
+			case "":
+				if rep.Anchors.LogKey != "pinned" {
+					row.Signature, row.Note = tui.Unknown, "unanchored: no --log-key"
+				}
+			default:
+				row.Note = code
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// Verify implements tui.Source: loading, integrity, lineage and replay,
+// with progress, ending with every finding.
+func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
+	ch := make(chan tui.Progress, 64)
+	go func() {
+		defer close(ch)
+		send := func(p tui.Progress) {
+			select {
+			case ch <- p:
+			default: // the UI reads one message per command; drop stale progress
+				if p.Finished {
+					ch <- p
+				}
+			}
+		}
+		fail := func(err error) { ch <- tui.Progress{Finished: true, Err: err} }
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for !isClosed(src.done) {
+			select {
+			case <-src.done:
+			case <-ctx.Done():
+				fail(ctx.Err())
+				return
+			case <-tick.C:
+				send(tui.Progress{Stage: "loading entries", Done: int(src.loaded.Load()), Total: len(src.rows)})
+			}
+		}
+		if err := src.WaitLoaded(ctx); err != nil {
+			fail(err)
+			return
+		}
+		rep, err := src.s.Verify(ctx, func(done, total int) {
+			send(tui.Progress{Stage: "signatures and log", Done: done, Total: total})
+		})
+		if err != nil {
+			fail(err)
+			return
+		}
+		findings := append([]verify.Finding{}, rep.Findings...)
+		src.mu.Lock()
+		src.report = rep
+		src.cpStatus = src.parseCheckpoints(rep)
+		src.mu.Unlock()
+		src.status.Store(src.statusByRow(rep))
+
+		send(tui.Progress{Stage: "lineage", Done: 0, Total: 1})
+		sum, err := src.s.LineageSummary(inspect.DefaultTau, src.s.Opts.FailClosed)
+		if err == nil {
+			findings = append(findings, inspect.LineageFindings(sum)...)
+		}
+		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
+		if rows, err := src.replayAll(ctx); err == nil {
+			findings = append(findings, inspect.ReplayFindings(rows)...)
+		} else {
+			findings = append(findings, verify.Finding{Severity: verify.SevWarning, Code: "replay.unavailable", Subject: "replay", Message: err.Error(), Family: inspect.FamReplay})
+		}
+		for i := range findings {
+			findings[i].Subject = jumpSubject(findings[i].Subject)
+		}
+		ch <- tui.Progress{Finished: true, Findings: findings}
+	}()
+	return ch
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// jumpSubject turns "entry ID" into the bare id the TUI opens.
+func jumpSubject(s string) string {
+	if rest, ok := strings.CutPrefix(s, "entry "); ok {
+		return rest
+	}
+	return s
+}
+
+func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
+	out := make([]tui.Status, len(src.s.Entries))
+	for i, e := range src.s.Entries {
+		out[i] = tui.OK
+		if e.DecodeErr != nil || len(rep.EntryStatus[e.ID].Codes) > 0 {
+			out[i] = tui.Failed
+		}
+	}
+	return &out
+}
+
+func (src *Source) replayer(ctx context.Context) (*replay.Replayer, error) {
+	src.mu.Lock()
+	r, err := src.rp, src.replayErr
+	src.mu.Unlock()
+	if r != nil || err != nil {
+		return r, err
+	}
+	if err := src.WaitLoaded(ctx); err != nil {
+		return nil, err
+	}
+	r, err = src.s.Replayer(ctx)
+	src.mu.Lock()
+	src.rp, src.replayErr = r, err
+	src.mu.Unlock()
+	return r, err
+}
+
+func (src *Source) replayAll(ctx context.Context) ([]replay.Row, error) {
+	r, err := src.replayer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.ReplayAll(src.s.ReplayQueries(), 1)
+}
+
+// Replay implements tui.Source.
+func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
+	r, err := src.replayer(ctx)
+	if err != nil {
+		return tui.ReplayView{}, err
+	}
+	qs := src.s.ReplayQueries()
+	rows, err := r.ReplayAll(qs, 1)
+	if err != nil {
+		return tui.ReplayView{}, err
+	}
+	v := tui.ReplayView{Rows: rows, Texts: map[string]string{}, Unauthenticated: map[string][]tui.UnauthEdge{}}
+	labels := r.Labels()
+	edges := r.Graph().Edges()
+	for i, q := range qs {
+		v.Texts[q.ID] = q.Text
+		seen := map[string]bool{}
+		var list []tui.UnauthEdge
+		add := func(ei int) {
+			e := edges[ei]
+			if seen[e.ID] {
+				return
+			}
+			seen[e.ID] = true
+			list = append(list, tui.UnauthEdge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight, Writer: e.Prov.Writer,
+				Rule: labels[ei].Rule, NoSource: len(e.Prov.Sources) == 0})
+		}
+		if c := rows[i].Culprits; c != nil {
+			for _, cu := range c.Set {
+				if ei, ok := r.Graph().EdgeIndex(cu.EdgeID); ok {
+					add(ei)
+				}
+			}
+		}
+		for ei, l := range labels {
+			if !l.Authenticated && len(list) < 64 {
+				add(ei)
+			}
+		}
+		if len(list) > 0 {
+			v.Unauthenticated[q.ID] = list
+		}
+	}
+	return v, nil
+}
+
+// WhatIf implements tui.Source.
+func (src *Source) WhatIf(ctx context.Context, queryID string, remove []string) (replay.WhatIf, error) {
+	r, err := src.replayer(ctx)
+	if err != nil {
+		return replay.WhatIf{}, err
+	}
+	q, ok := src.s.Query(queryID)
+	if !ok {
+		return replay.WhatIf{}, fmt.Errorf("no query %q", queryID)
+	}
+	return r.WhatIf(q, replay.BaseG, remove, nil)
+}
+
+// Lineage implements tui.Source.
+func (src *Source) Lineage(ctx context.Context, id string, tau float64) (tui.LineageView, error) {
+	if err := src.WaitLoaded(ctx); err != nil {
+		return tui.LineageView{}, err
+	}
+	labels, err := src.labelsAt(tau)
+	if err != nil {
+		return tui.LineageView{}, err
+	}
+	v, err := src.s.EntryLineageWith(id, labels, tau, src.s.Opts.FailClosed, 3, src.glyphs)
+	if err != nil {
+		return tui.LineageView{}, err
+	}
+	center := 0
+	for i, rid := range v.RowIDs {
+		if rid == id {
+			center = i
+		}
+	}
+	return tui.LineageView{ID: id, Tau: tau, Rows: v.Rows, RowIDs: v.RowIDs, Center: center, Explanation: v.Explanation, DOT: v.DOT}, nil
+}

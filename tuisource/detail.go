@@ -1,0 +1,190 @@
+package tuisource
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/transparency-dev/merkle/rfc6962"
+
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/tui"
+)
+
+// EntryDetail implements tui.Source.
+func (src *Source) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error) {
+	if i < 0 || i >= src.EntryCount() {
+		return tui.EntryDetail{}, fmt.Errorf("no entry row %d", i)
+	}
+	row := src.Entry(i)
+	r, err := src.s.Snap.EntryByID(ctx, row.ID)
+	if err != nil {
+		return tui.EntryDetail{}, err
+	}
+	d := tui.EntryDetail{Row: row, SignedBytes: r.Raw}
+	if r.DecodeErr != nil {
+		d.Signature, d.SigNote = tui.Failed, "record does not decode: "+r.DecodeErr.Error()
+		d.Fields = []tui.Field{{Name: "error", Value: r.DecodeErr.Error()}}
+	} else {
+		d.Fields = entryFields(r.Entry)
+		d.Signature, d.SigNote = src.signatureStatus(row.ID, r.Entry)
+	}
+	d.HMAC, d.HMACNote = src.hmacStatus(r.HMACTag, r.SessionID, r.Entry)
+	leaf := r.LeafIndex
+	if rep := src.Report(); rep != nil {
+		if idx, ok := rep.RecordLeaf[row.ID]; ok {
+			leaf = int64(idx)
+		}
+	}
+	if leaf >= 0 && r.Entry != nil {
+		d.Inclusion = src.inclusion(ctx, uint64(leaf), record.RecordLeaf(r.Entry.EID, r.Entry.Sig))
+	}
+	if err := src.WaitLoaded(ctx); err == nil {
+		labels, _ := src.labelsAt(inspect.DefaultTau)
+		d.Parents, d.Children = src.links(row.ID, labels, inspect.DefaultTau)
+	}
+	return d, nil
+}
+
+// entryFields lists the record's fields in their canonical encoding order.
+func entryFields(e *record.Entry) []tui.Field {
+	ids := func(xs []record.ID) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = x.String()
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	ws := make([]string, len(e.Weights))
+	for i, w := range e.Weights {
+		ws[i] = strconv.FormatFloat(w, 'g', -1, 64)
+	}
+	return []tui.Field{
+		{Name: "v", Value: strconv.FormatUint(uint64(e.V), 10)},
+		{Name: "ts", Value: strconv.FormatUint(e.TS, 10)},
+		{Name: "eid", Value: e.EID.String()},
+		{Name: "kid", Value: e.KID.String()},
+		{Name: "sig", Value: hex.EncodeToString(e.Sig)},
+		{Name: "kind", Value: e.Kind},
+		{Name: "h_ctx", Value: hex.EncodeToString(e.HCtx[:])},
+		{Name: "h_src", Value: hex.EncodeToString(e.HSrc[:])},
+		{Name: "nonce", Value: hex.EncodeToString(e.Nonce[:])},
+		{Name: "trust", Value: fmt.Sprintf("%d (%s)", e.Trust, e.Trust)},
+		{Name: "writer", Value: e.Writer},
+		{Name: "content", Value: e.Content},
+		{Name: "parents", Value: ids(e.Parents)},
+		{Name: "weights", Value: "[" + strings.Join(ws, ", ") + "]"},
+	}
+}
+
+func (src *Source) signatureStatus(id string, e *record.Entry) (tui.Status, string) {
+	rep := src.Report()
+	if rep == nil {
+		return tui.Unknown, "not verified yet"
+	}
+	for _, c := range rep.EntryStatus[id].Codes {
+		switch c {
+		case "SIG_INVALID", "WRITER_UNREGISTERED", "KEY_OUTSIDE_VALIDITY", "RECORD_NOT_CANONICAL", "RECORD_MALFORMED":
+			return tui.Failed, c
+		}
+	}
+	anchor := "registry pinned"
+	if rep.Anchors.Registry != "pinned" {
+		anchor = "registry UNANCHORED"
+	}
+	return tui.OK, fmt.Sprintf("Ed25519 under key %s (%s), %s", e.KID, e.Writer, anchor)
+}
+
+func (src *Source) hmacStatus(tag, session string, e *record.Entry) (tui.Status, string) {
+	key := src.s.Opts.HMACKey
+	switch {
+	case key == nil:
+		return tui.Unknown, "no --hmac-key given"
+	case e == nil:
+		return tui.Unknown, "record does not decode"
+	}
+	st := smsr.CheckTag(key, tag, e.Content, session, int64(e.TS))
+	if st == smsr.TagValid {
+		return tui.OK, "HMAC-SHA256 tag matches (session " + session + ")"
+	}
+	return tui.Failed, "tag " + st.String()
+}
+
+// inclusion fetches the leaf's proof and recomputes the path to the root
+// (RFC 9162 section 2.1.3.2), recording every intermediate node.
+func (src *Source) inclusion(ctx context.Context, index uint64, leaf []byte) *tui.Inclusion {
+	inc := &tui.Inclusion{LeafIndex: index, TreeSize: src.logSize, Root: src.logRoot, LeafHash: rfc6962.DefaultHasher.HashLeaf(leaf)}
+	if index >= src.logSize {
+		inc.Err = fmt.Sprintf("leaf %d is beyond the log's size %d", index, src.logSize)
+		return inc
+	}
+	if src.log == nil {
+		inc.Err = "the log could not be opened"
+		return inc
+	}
+	proof, err := src.log.InclusionProof(ctx, index, src.logSize)
+	if err != nil {
+		inc.Err = err.Error()
+		return inc
+	}
+	fn, sn := index, src.logSize-1
+	node := inc.LeafHash
+	for _, p := range proof {
+		if sn == 0 {
+			inc.Err = "proof is longer than the tree is tall"
+			return inc
+		}
+		step := tui.ProofStep{Sibling: p}
+		if fn&1 == 1 || fn == sn {
+			node = hashChildren(p, node)
+			step.Left = true
+			if fn&1 == 0 {
+				for fn&1 == 0 && fn != 0 {
+					fn >>= 1
+					sn >>= 1
+				}
+			}
+		} else {
+			node = hashChildren(node, p)
+		}
+		step.Node = node
+		inc.Steps = append(inc.Steps, step)
+		fn >>= 1
+		sn >>= 1
+	}
+	inc.Verified = sn == 0 && bytes.Equal(node, inc.Root)
+	if !inc.Verified {
+		inc.Err = "the path does not reach the checkpoint root"
+	}
+	return inc
+}
+
+func hashChildren(l, r []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte{1})
+	h.Write(l)
+	h.Write(r)
+	return h.Sum(nil)
+}
+
+func (src *Source) links(id string, labels []lineage.Trust, tau float64) (parents, children []tui.Link) {
+	g := src.s.Lineage
+	i, ok := g.Index(id)
+	if !ok || labels == nil {
+		return nil, nil
+	}
+	for _, e := range g.Parents(i) {
+		parents = append(parents, tui.Link{ID: g.ID(e.Node), Weight: e.Weight, Strong: e.Weight > tau, Trust: labels[e.Node]})
+	}
+	for _, e := range g.Children(i) {
+		children = append(children, tui.Link{ID: g.ID(e.Node), Weight: e.Weight, Strong: e.Weight > tau, Trust: labels[e.Node]})
+	}
+	return parents, children
+}

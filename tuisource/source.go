@@ -1,0 +1,310 @@
+// Package tuisource gives the terminal inspector its data: it implements
+// tui.Source on top of an inspect.Session, so every fact the TUI shows
+// comes from the same analyses the CLI prints.
+package tuisource
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/memscope/memscope/dagdraw"
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/verify"
+)
+
+// Source is a tui.Source over one snapshot and log. Entries load in the
+// background (the first frame must not wait for a million rows); until
+// they are in, EntryCount grows as rows arrive.
+type Source struct {
+	s      *inspect.Session
+	glyphs dagdraw.Glyphs
+
+	rows   []tui.EntryRow // preallocated to the row count; immutable once published
+	loaded atomic.Int64
+	// Per-row overlays, swapped whole: rows never change after publication.
+	recomputed atomic.Pointer[[]lineage.Trust]
+	status     atomic.Pointer[[]tui.Status]
+	done       chan struct{} // closed when loading ends
+	loadErr    error
+
+	log     *tlog.Reader // nil when the log could not be opened
+	logSize uint64
+	logRoot []byte
+	leaves  []tui.LeafRow
+	leafMu  sync.RWMutex
+
+	mu        sync.Mutex
+	labels    map[float64][]lineage.Trust
+	gate      []lineage.GateResult
+	report    *verify.Report
+	rp        *replay.Replayer
+	replayErr error
+	cpStatus  []tui.CheckpointRow
+	findings  []verify.Finding
+}
+
+var _ tui.Source = (*Source)(nil)
+
+// syncLoadLimit is the largest store whose entries are loaded before New
+// returns.
+const syncLoadLimit = 20000
+
+// New opens the evidence and starts loading entries in the background.
+func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error) {
+	s, err := inspect.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	total, err := s.EntryCount(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	src := &Source{s: s, glyphs: dagdraw.Box, rows: make([]tui.EntryRow, total), done: make(chan struct{}), labels: map[float64][]lineage.Trust{}}
+	if plain {
+		src.glyphs = dagdraw.ASCII
+	}
+	if r, err := tlog.Open(ctx, opts.Log); err == nil {
+		src.log = r
+		if cp, err := r.PublishedCheckpoint(); err == nil {
+			src.logSize, src.logRoot = cp.Size, cp.Root
+		}
+	}
+	src.leaves = make([]tui.LeafRow, src.logSize)
+	for i := range src.leaves {
+		src.leaves[i] = tui.LeafRow{Index: uint64(i), Kind: tui.LeafUnknown}
+	}
+	src.indexLeaves()
+	src.cpStatus = src.parseCheckpoints(nil)
+	// Small stores load before the first frame (well under a second); big
+	// ones load behind the progress bar while the UI is already usable.
+	if total <= syncLoadLimit {
+		src.load(ctx)
+		if src.loadErr != nil {
+			s.Close()
+			return nil, src.loadErr
+		}
+	} else {
+		go src.load(context.WithoutCancel(ctx))
+	}
+	return src, nil
+}
+
+// Session exposes the underlying analyses (for exports and tests).
+func (src *Source) Session() *inspect.Session { return src.s }
+
+// WaitLoaded blocks until entries are loaded (or ctx ends).
+func (src *Source) WaitLoaded(ctx context.Context) error {
+	select {
+	case <-src.done:
+		return src.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (src *Source) load(ctx context.Context) {
+	defer close(src.done)
+	// A row is written before the count that publishes it is stored, so
+	// readers below the count always see complete rows.
+	err := src.s.Load(ctx, func(done, total int) {
+		src.loaded.Store(int64(min(done, len(src.rows))))
+	}, func(i int, e *inspect.Entry) {
+		if i < len(src.rows) {
+			src.rows[i] = src.row(e)
+			src.setLeaf(e.Leaf, tui.LeafEntry, e.ID)
+		}
+	})
+	if err != nil {
+		src.loadErr = err
+		return
+	}
+	labels, err := src.labelsAt(inspect.DefaultTau)
+	if err == nil {
+		src.recomputed.Store(src.byRow(labels))
+		gate, gerr := src.s.GateAudit(labels)
+		if gerr == nil {
+			src.mu.Lock()
+			src.gate = gate
+			src.mu.Unlock()
+		}
+	}
+	src.loaded.Store(int64(min(len(src.s.Entries), len(src.rows))))
+}
+
+// byRow reorders lineage labels (indexed by the lineage graph) by row.
+func (src *Source) byRow(labels []lineage.Trust) *[]lineage.Trust {
+	out := make([]lineage.Trust, len(src.s.Entries))
+	for i, e := range src.s.Entries {
+		if j, ok := src.s.Lineage.Index(e.ID); ok {
+			out[i] = labels[j]
+		}
+	}
+	return &out
+}
+
+func (src *Source) row(e *inspect.Entry) tui.EntryRow {
+	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: lineage.Trust(e.Recorded), Recomputed: lineage.Trust(e.Recorded), TimeNS: e.TS,
+		Preview: previewText(e.Content), Suspicious: uint16(sanitize.Findings(e.Content) | sanitize.Findings(e.Writer))}
+	if e.DecodeErr != nil {
+		r.Status = tui.Failed
+	}
+	return r
+}
+
+func previewText(s string) string {
+	if len(s) <= 240 {
+		return s
+	}
+	return s[:240]
+}
+
+// labelsAt recomputes (or reuses) every entry's label at tau.
+func (src *Source) labelsAt(tau float64) ([]lineage.Trust, error) {
+	src.mu.Lock()
+	l, ok := src.labels[tau]
+	src.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	l, err := src.s.Labels(tau, src.s.Opts.FailClosed)
+	if err != nil {
+		return nil, err
+	}
+	src.mu.Lock()
+	src.labels[tau] = l
+	src.mu.Unlock()
+	return l, nil
+}
+
+// Report is the verification report once Verify has finished.
+func (src *Source) Report() *verify.Report {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	return src.report
+}
+
+// Overview implements tui.Source.
+func (src *Source) Overview() tui.Overview {
+	s := src.s
+	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: len(src.rows), Edges: len(s.Writes), Queries: len(s.Queries),
+		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: inspect.DefaultTau}
+	o.Anchors = []tui.Anchor{
+		{Name: "log key", Pinned: s.Opts.LogKey != "", Detail: keyDetail(s.Opts.LogKey, s.Meta["log_key"])},
+		{Name: "registry root", Pinned: len(s.Opts.TrustRoots) > 0, Detail: rootDetail(s)},
+	}
+	if s.Opts.HMACKey == nil {
+		o.Notes = append(o.Notes, "no --hmac-key: HMAC tags are not checked")
+	}
+	if s.Opts.LogKey == "" {
+		o.Notes = append(o.Notes, "no --log-key: checkpoints are checked against the key the snapshot names (unanchored)")
+	}
+	if len(s.Opts.TrustRoots) == 0 {
+		o.Notes = append(o.Notes, "no --trust: registry roots come from the snapshot itself (unanchored)")
+	}
+	if n := src.loaded.Load(); int(n) < len(src.rows) {
+		o.Notes = append(o.Notes, fmt.Sprintf("loading entries: %d of %d", n, len(src.rows)))
+	}
+	o.Notes = append(o.Notes, s.LoadIssues...)
+	return o
+}
+
+func keyDetail(pinned, fromSnapshot string) string {
+	k := pinned
+	if k == "" {
+		k = fromSnapshot
+	}
+	if i := strings.IndexByte(k, '+'); i > 0 {
+		return k[:i]
+	}
+	return k
+}
+
+func rootDetail(s *inspect.Session) string {
+	if len(s.Opts.TrustRoots) > 0 {
+		return hex.EncodeToString(s.Opts.TrustRoots[0][:8]) + "…"
+	}
+	if r := s.Meta["root_keys"]; len(r) >= 16 {
+		return r[:16] + "…"
+	}
+	return ""
+}
+
+// EntryCount implements tui.Source: the rows loaded so far.
+func (src *Source) EntryCount() int { return int(src.loaded.Load()) }
+
+// Entry implements tui.Source.
+func (src *Source) Entry(i int) tui.EntryRow {
+	r := src.rows[i]
+	if l := src.recomputed.Load(); l != nil && i < len(*l) {
+		r.Recomputed = (*l)[i]
+	}
+	if st := src.status.Load(); st != nil && i < len(*st) {
+		r.Status = (*st)[i]
+	}
+	return r
+}
+
+// EntryIndex implements tui.Source.
+func (src *Source) EntryIndex(id string) (int, bool) {
+	select {
+	case <-src.done:
+	default:
+		return 0, false
+	}
+	return src.s.Index(id)
+}
+
+// Findings implements tui.Source: what is known before verification.
+func (src *Source) Findings() []verify.Finding {
+	var out []verify.Finding
+	s := src.s
+	if s.Opts.LogKey == "" {
+		out = append(out, finding("CHECKPOINT_UNANCHORED", "checkpoint (published)", "no --log-key given: checkpoints cannot be verified against a key you trust"))
+	}
+	if len(s.Opts.TrustRoots) == 0 {
+		out = append(out, finding("REGISTRY_ROOT_UNANCHORED", "registry", "no --trust given: registry roots come from the snapshot itself"))
+	}
+	for _, issue := range s.LoadIssues {
+		out = append(out, finding("ROW_MALFORMED", "snapshot", issue))
+	}
+	return out
+}
+
+func finding(code, subject, msg string) verify.Finding {
+	c, _ := verify.LookupCode(code)
+	return verify.Finding{Severity: c.Severity, Code: code, Subject: subject, Message: msg, Family: c.Family}
+}
+
+// Checkpoints implements tui.Source.
+func (src *Source) Checkpoints() []tui.CheckpointRow {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	return src.cpStatus
+}
+
+// LeafCount implements tui.Source.
+func (src *Source) LeafCount() int { return len(src.leaves) }
+
+// Leaf implements tui.Source.
+func (src *Source) Leaf(i int) tui.LeafRow {
+	src.leafMu.RLock()
+	defer src.leafMu.RUnlock()
+	return src.leaves[i]
+}
+
+// Actions implements tui.Source: empty until entries are loaded.
+func (src *Source) Actions() []lineage.GateResult {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	return src.gate
+}
