@@ -529,3 +529,45 @@ func sortedKeys(m map[string]float64) []string {
 	sort.Strings(k)
 	return k
 }
+
+// ReadInfo returns the import account stored in a snapshot's meta map;
+// ok is false when the snapshot was not written by the importer.
+func ReadInfo(meta map[string]string) (info *Info, ok bool, err error) {
+	raw, ok := meta[MetaImport]
+	if !ok {
+		return nil, false, nil
+	}
+	info = &Info{}
+	if err := json.Unmarshal([]byte(raw), info); err != nil {
+		return nil, true, fmt.Errorf("meta %s: %w", MetaImport, err)
+	}
+	return info, true, nil
+}
+
+// DeclaredLabels reads the MetaDeclaredLabels key of a snapshot's meta map:
+// write id -> true for a write the input declared authenticated, false for
+// one declared unauthenticated. Writes without a declaration are absent.
+// The meta table is not signed, so these labels are claims: callers show
+// them as "declared", never as verified (replay.Provenance.Declared).
+func DeclaredLabels(meta map[string]string) (map[string]bool, error) {
+	raw, ok := meta[MetaDeclaredLabels]
+	if !ok {
+		return map[string]bool{}, nil
+	}
+	var labels map[string]string
+	if err := json.Unmarshal([]byte(raw), &labels); err != nil {
+		return nil, fmt.Errorf("meta %s: %w", MetaDeclaredLabels, err)
+	}
+	out := make(map[string]bool, len(labels))
+	for wid, l := range labels {
+		switch l {
+		case LabelAuthenticated:
+			out[wid] = true
+		case LabelUnauthenticated:
+			out[wid] = false
+		default:
+			return nil, fmt.Errorf("meta %s: write %s has label %q, want %s or %s", MetaDeclaredLabels, short(wid), short(l), LabelAuthenticated, LabelUnauthenticated)
+		}
+	}
+	return out, nil
+}

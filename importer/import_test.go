@@ -334,3 +334,10 @@ func TestBadInputWritesNothing(t *testing.T) {
 		t.Errorf("output directory exists after a failed import: %v", serr)
 	}
 }
+
+func mustJSON(t *testing.T, raw string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(raw), v); err != nil {
+		t.Fatalf("%q: %v", raw, err)
+	}
+}
