@@ -112,12 +112,6 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 		}
 	}
 
-	// Lane state between rows: target node of each pipe (-1 free, -2 an
-	// elided-ancestry stub ending on the next row) and its style.
-	type pipe struct {
-		target int
-		st     style
-	}
 	var lanes []pipe
 	free := func(avoid map[int]bool) int {
 		for i, p := range lanes {
@@ -205,14 +199,30 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 		}
 		// Parents: the first continues in the node's lane, others open
 		// pipes in free lanes (not ones joining on this row).
+		// An edge to a parent that already has a pipe of the same style
+		// passing this row joins that pipe instead of opening a lane.
 		pe := l.parents[v]
-		for k, ei := range pe {
+		ownLane := false
+		for _, ei := range pe {
 			st := weak
 			if g.Edges[ei].Strong {
 				st = strong
 			}
-			if k == 0 {
-				lanes[col] = pipe{target: g.Edges[ei].Parent, st: st}
+			target := g.Edges[ei].Parent
+			if j := joinable(lanes, target, st, col); j >= 0 {
+				cells[j].flags |= up | down
+				if j > col {
+					cells[j].flags |= left
+					hline(col, j, st)
+				} else {
+					cells[j].flags |= right
+					hline(j, col, st)
+				}
+				continue
+			}
+			if !ownLane {
+				ownLane = true
+				lanes[col] = pipe{target: target, st: st}
 				continue
 			}
 			j := free(used)
@@ -234,7 +244,7 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 		}
 		if g.Nodes[v].ElidedParents > 0 {
 			j := col
-			if len(pe) > 0 {
+			if ownLane {
 				j = free(used)
 				for len(cells) <= j {
 					cells = append(cells, cell{})
@@ -276,6 +286,24 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 		emit(-1, tail, spans)
 	}
 	return l, nil
+}
+
+// pipe is a lane's state between rows: the node it runs to (-1 free, -2 an
+// elided-ancestry stub that ends on the next row) and its style.
+type pipe struct {
+	target int
+	st     style
+}
+
+// joinable finds a lane other than col whose pipe already runs to target
+// with style st, or -1.
+func joinable(lanes []pipe, target int, st style, col int) int {
+	for i, p := range lanes {
+		if i != col && p.target == target && p.st == st {
+			return i
+		}
+	}
+	return -1
 }
 
 func trimCells(c []cell) []cell {
@@ -363,8 +391,8 @@ func (l *Layout) RowOf(node int) int {
 	return -1
 }
 
-// annotation is the per-row text after the label: incoming edge weights in
-// lane order, undrawn cycle edges and elided ancestry.
+// annotation is the per-row text after the label: the weights of the edges
+// to drawn parents in edge order, undrawn cycle edges and elided ancestry.
 func (l *Layout) annotation(v int, ascii bool) string {
 	var parts []string
 	if pe := l.parents[v]; len(pe) > 0 {

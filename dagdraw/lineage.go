@@ -4,13 +4,15 @@ import "github.com/memscope/memscope/lineage"
 
 // FromNeighbourhood maps a lineage neighbourhood onto a drawable graph.
 // label gives each node's text (the caller sanitises entry content); nil
-// uses the first 8 characters of the id and the writer class.
+// uses the last 8 characters of the id (a UUIDv7 begins with its timestamp,
+// so its head repeats across entries written close together) and the writer
+// class.
 func FromNeighbourhood(nb lineage.Neighbourhood, label func(lineage.SubNode) string) Graph {
 	if label == nil {
 		label = func(n lineage.SubNode) string {
 			id := n.ID
 			if len(id) > 8 {
-				id = id[:8]
+				id = id[len(id)-8:]
 			}
 			return id + " " + n.Writer.String()
 		}
