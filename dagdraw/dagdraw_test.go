@@ -100,6 +100,7 @@ func TestRowsCoverNodesChildrenFirst(t *testing.T) {
 			t.Errorf("child %d not above parent %d", e.Child, e.Parent)
 		}
 	}
+	checkContinuity(t, l)
 	if l.RowOf(4) != rowOf[4] || l.RowOf(99) != -1 {
 		t.Error("RowOf disagrees")
 	}
@@ -170,6 +171,7 @@ func TestRandomGraphsRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkContinuity(t, l)
 		seen := 0
 		for i := 0; i < l.Len(); i++ {
 			if l.RowNode(i) >= 0 {
@@ -269,4 +271,35 @@ func TestFromNeighbourhood(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "lineage_chain_w80", l.String(80, Box))
+}
+
+// checkContinuity asserts that pipes are unbroken: a line leaving a row
+// downwards arrives in the next row in the same lane, and every line
+// arriving from above left the previous row there.
+func checkContinuity(t *testing.T, l *Layout) {
+	t.Helper()
+	at := func(r, k int) cell {
+		if k < len(l.rows[r].lanes) {
+			return l.rows[r].lanes[k]
+		}
+		return cell{}
+	}
+	for r := 0; r+1 < len(l.rows); r++ {
+		width := max(len(l.rows[r].lanes), len(l.rows[r+1].lanes))
+		for k := 0; k < width; k++ {
+			a, b := at(r, k), at(r+1, k)
+			if a.flags&down != 0 && b.flags&(up|nodeCell) == 0 {
+				t.Fatalf("row %d lane %d goes down into nothing", r, k)
+			}
+			if b.flags&up != 0 && a.flags&(down|nodeCell) == 0 {
+				t.Fatalf("row %d lane %d comes from nothing", r+1, k)
+			}
+		}
+	}
+	last := len(l.rows) - 1
+	for k, c := range l.rows[last].lanes {
+		if c.flags&down != 0 {
+			t.Fatalf("last row lane %d goes down", k)
+		}
+	}
 }

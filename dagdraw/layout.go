@@ -209,7 +209,10 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 				st = strong
 			}
 			target := g.Edges[ei].Parent
-			if j := joinable(lanes, target, st, col); j >= 0 {
+			if dup := joinable(lanes, target, st, func(i int) bool { return !used[i] || i == col && !ownLane }); dup >= 0 {
+				continue // a repeated edge: this row already runs a pipe to target
+			}
+			if j := joinable(lanes, target, st, func(i int) bool { return used[i] }); j >= 0 {
 				cells[j].flags |= up | down
 				if j > col {
 					cells[j].flags |= left
@@ -295,11 +298,11 @@ type pipe struct {
 	st     style
 }
 
-// joinable finds a lane other than col whose pipe already runs to target
-// with style st, or -1.
-func joinable(lanes []pipe, target int, st style, col int) int {
+// joinable finds a lane, other than those skip rejects, whose pipe runs to
+// target with style st, or -1.
+func joinable(lanes []pipe, target int, st style, skip func(int) bool) int {
 	for i, p := range lanes {
-		if i != col && p.target == target && p.st == st {
+		if !skip(i) && p.target == target && p.st == st {
 			return i
 		}
 	}
