@@ -31,13 +31,14 @@ type Reader struct {
 	readBundle     func(ctx context.Context, index uint64, p uint8) ([]byte, error)
 
 	checkpoint    []byte
-	published     Checkpoint // parsed without verifiers; valid if parseErr == nil
+	published     Checkpoint // parsed without verifiers; valid if checkpointErr == nil
 	checkpointErr error
 	bundleWorkers uint
 	tiles         *tileCache
 }
 
-// Leaf is one log entry with its index.
+// Leaf is one log entry with its index. Data is not reused by the reader
+// and may be kept.
 type Leaf struct {
 	Index uint64
 	Data  []byte

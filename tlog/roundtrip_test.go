@@ -185,3 +185,38 @@ func equalProofs(a, b [][]byte) bool {
 	}
 	return true
 }
+
+// One Reader serves concurrent proofs (run with -race).
+func TestReaderConcurrentProofs(t *testing.T) {
+	signer, _ := testKey(t, testOrigin, 1)
+	const n = 1500
+	leaves := testLeaves(n)
+	dir, _ := writeLog(t, signer, leaves)
+	ctx := context.Background()
+	r, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := naiveRoot(leaves)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for i := uint64(g); i < n; i += 4 {
+				p, err := r.InclusionProof(ctx, i, n)
+				if err == nil {
+					err = VerifyInclusion(leaves[i], i, n, p, root)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -321,5 +323,33 @@ func TestReaderErrors(t *testing.T) {
 	_, err = r2.InclusionProof(ctx, 3, 300)
 	if err == nil || !strings.Contains(err.Error(), "tile/0/000") || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing tile error does not name tile/0/000: %v", err)
+	}
+}
+
+func TestHTTPErrorsNameTheURL(t *testing.T) {
+	signer, _ := testKey(t, testOrigin, 1)
+	dir, _ := writeLog(t, signer, testLeaves(300))
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	ctx := context.Background()
+	r, err := Open(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "tile/0/000"))
+	truncateFile(t, filepath.Join(dir, "tile/entries/001.p/44"), 3)
+	_, err = r.InclusionProof(ctx, 3, 300)
+	if err == nil || !strings.Contains(err.Error(), srv.URL+"/tile/0/000") || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing tile over HTTP: %v", err)
+	}
+	var streamErr error
+	for _, err := range r.Leaves(ctx, 0, 300) {
+		streamErr = err
+	}
+	if streamErr == nil || !strings.Contains(streamErr.Error(), srv.URL+"/tile/entries/001.p/44") {
+		t.Errorf("truncated bundle over HTTP: %v", streamErr)
+	}
+	if _, err := Open(ctx, srv.URL+"/nothing-here/"); err == nil {
+		t.Error("Open of a URL without a checkpoint succeeded")
 	}
 }

@@ -53,7 +53,9 @@ const (
 // Append is final in the sense that the leaf will get exactly that index,
 // but it is durable only after Flush or Close returned without error.
 // Writer is safe for concurrent use; indices follow the order in which
-// calls acquire the writer.
+// calls acquire the writer. Close must be called: Tessera runs background
+// goroutines until then. Tessera logs through klog (to stderr by default);
+// a terminal UI should redirect klog before creating a log.
 type Writer struct {
 	mu       sync.Mutex
 	dir      string
