@@ -316,16 +316,23 @@ func Write(ctx context.Context, g *Graph, inputs []InputFile, opt Options) (m *M
 	} else if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("importer: %w", err)
 	}
+	_, statErr := os.Stat(opt.Out)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("importer: %w", err)
 	}
 	defer func() {
-		if err != nil {
-			// Only files this call created: the directory was empty.
-			ents, _ := os.ReadDir(opt.Out)
-			for _, e := range ents {
-				os.RemoveAll(filepath.Join(opt.Out, e.Name()))
-			}
+		if err == nil {
+			return
+		}
+		// Only what this call created: the directory was empty or absent.
+		if created {
+			os.RemoveAll(opt.Out)
+			return
+		}
+		ents, _ := os.ReadDir(opt.Out)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(opt.Out, e.Name()))
 		}
 	}()
 	m, err = write(ctx, g, inputs, opt, defWriter)
@@ -333,6 +340,9 @@ func Write(ctx context.Context, g *Graph, inputs []InputFile, opt Options) (m *M
 }
 
 func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWriter string) (*Manifest, error) {
+	// Cleanup after a failure must stop the log's background work even when
+	// the failure was a cancelled context, before the caller removes files.
+	cleanupCtx := context.WithoutCancel(ctx)
 	b := &build{ctx: ctx, seed: opt.Seed, clock: importBase, keys: map[string]ed25519.PrivateKey{},
 		rng: rand.New(rand.NewChaCha8(derive(opt.Seed, "rng")))}
 	// The origin names the input so that two imports' checkpoints are never
@@ -372,7 +382,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 		Description:  fmt.Sprintf("Imported by memscope import from %s (seed %d). %s", strings.Join(names, ", "), opt.Seed, notice),
 	})
 	if err != nil {
-		log.Close(ctx)
+		log.Close(cleanupCtx)
 		return nil, err
 	}
 	nodesHash := ""
@@ -383,13 +393,13 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	}
 	info, err := b.fill(g, defWriter, nodesHash, root)
 	if err != nil {
-		b.st.Close(ctx)
+		b.st.Close(cleanupCtx)
 		return nil, err
 	}
 	info.Tool, info.SignedBy, info.Notice, info.KeySeed, info.Inputs = "memscope import", SignedByImporter, notice, opt.Seed, inputs
 	meta, _ := json.Marshal(info)
 	if err := b.st.SetMeta(MetaImport, string(meta)); err != nil {
-		b.st.Close(ctx)
+		b.st.Close(cleanupCtx)
 		return nil, err
 	}
 	if _, err := b.st.Close(ctx); err != nil {

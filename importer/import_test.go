@@ -341,3 +341,21 @@ func mustJSON(t *testing.T, raw string, v any) {
 		t.Fatalf("%q: %v", raw, err)
 	}
 }
+
+// A failure while writing (here: a cancelled context) removes the output
+// directory it created.
+func TestWriteFailureCleansUp(t *testing.T) {
+	g, inputs, err := Load(smallOptions("csv", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Write(ctx, g, inputs, smallOptions("csv", out)); err == nil {
+		t.Fatal("a cancelled import succeeded")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output exists after a failed write: %v", err)
+	}
+}
