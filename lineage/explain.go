@@ -47,7 +47,7 @@ type Explanation struct {
 // maxOrigins (<= 0: all) bounds how many paths are spelled out, because an
 // entry deep in a large store can have thousands of External ancestors.
 func (g *Graph) Explain(id string, labels []Trust, tau float64, maxOrigins int) (Explanation, error) {
-	t, ok := g.index[id]
+	t, ok := g.node(id)
 	if !ok {
 		return Explanation{}, fmt.Errorf("lineage: explain: no entry %s", id)
 	}
@@ -223,7 +223,7 @@ func (g *Graph) Descendants(id string, maxDepth, maxNodes int) (rel []Relative, 
 }
 
 func (g *Graph) walk(id string, maxDepth, maxNodes int, start []int32, adj []int32) ([]Relative, bool, error) {
-	s, ok := g.index[id]
+	s, ok := g.node(id)
 	if !ok {
 		return nil, false, fmt.Errorf("lineage: no entry %s", id)
 	}
@@ -293,7 +293,7 @@ func (g *Graph) Neighbourhood(id string, up, down, maxNodes int, labels []Trust,
 		return Neighbourhood{}, err
 	}
 	desc, _, _ := g.Descendants(id, down, maxNodes)
-	c, _ := g.index[id]
+	c, _ := g.node(id)
 	pos := map[int32]int{}
 	var nb Neighbourhood
 	addNode := func(i int32) {

@@ -54,7 +54,7 @@ func (g *Graph) AuditGate(actions []Action, labels []Trust, p *Policy) ([]GateRe
 		trusted := 0
 		for _, id := range a.Justification {
 			je := JustifyingEntry{ID: id, Recomputed: External}
-			if i, ok := g.index[id]; ok {
+			if i, ok := g.node(id); ok {
 				je.Known, je.Recorded, je.Recomputed = true, g.recorded[i], labels[i]
 			}
 			r.Entries = append(r.Entries, je)

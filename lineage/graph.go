@@ -43,7 +43,8 @@ type Finding struct {
 // then be called for any tau without further allocation of the structure.
 type Graph struct {
 	ids      []string
-	index    map[string]int32
+	index    map[string]int32 // id -> input position (see node)
+	nodeOf   []int32          // input position -> node index
 	writers  []WriterClass
 	recorded []Trust
 
@@ -238,9 +239,7 @@ func (g *Graph) renumber() {
 			fill[p]++
 		}
 	}
-	for id, old := range g.index {
-		g.index[id] = pos[old]
-	}
+	g.nodeOf = pos
 	g.ids, g.writers, g.recorded, g.danglingW = ids, writers, recorded, dangling
 	g.parentStart, g.parent, g.weight = pstart, parent, weight
 	g.childStart, g.child, g.childWeight = cstart, child, cweight
@@ -393,6 +392,15 @@ func abbreviateList(ids []string, max int) string {
 	return strings.Join(ids[:max], ", ") + fmt.Sprintf(", ... (%d more)", len(ids)-max)
 }
 
+// node resolves an entry id to its node index.
+func (g *Graph) node(id string) (int32, bool) {
+	i, ok := g.index[id]
+	if !ok {
+		return 0, false
+	}
+	return g.nodeOf[i], true
+}
+
 // Len is the number of entries.
 func (g *Graph) Len() int { return len(g.ids) }
 
@@ -402,7 +410,7 @@ func (g *Graph) ID(i int) string { return g.ids[i] }
 // Index returns the node index of an entry id (the first entry if the id is
 // duplicated).
 func (g *Graph) Index(id string) (int, bool) {
-	i, ok := g.index[id]
+	i, ok := g.node(id)
 	return int(i), ok
 }
 
