@@ -238,3 +238,42 @@ func RenderSweep(rows []SweepRow) string {
 	}
 	return b.String()
 }
+
+// ChainTo cuts the sleeper chain ending at tip out of a larger store: it
+// follows single parents from tip up to a parentless root and returns those
+// entries root first, ready for Sweep. An entry with several parents, a
+// missing parent or a loop is an error naming the entry.
+func ChainTo(entries []Entry, tip string, s Schedule) (Chain, error) {
+	byID := make(map[string]int, len(entries))
+	for i, e := range entries {
+		if _, dup := byID[e.ID]; !dup {
+			byID[e.ID] = i
+		}
+	}
+	var rev []Entry
+	seen := map[string]bool{}
+	for id := tip; ; {
+		i, ok := byID[id]
+		if !ok {
+			return Chain{}, fmt.Errorf("lineage: chain to %s: entry %s is not in the store", tip, id)
+		}
+		if seen[id] {
+			return Chain{}, fmt.Errorf("lineage: chain to %s: loop at %s", tip, id)
+		}
+		seen[id] = true
+		e := entries[i]
+		rev = append(rev, e)
+		if len(e.Parents) == 0 {
+			break
+		}
+		if len(e.Parents) > 1 {
+			return Chain{}, fmt.Errorf("lineage: chain to %s: entry %s has %d parents; a chain entry has one", tip, id, len(e.Parents))
+		}
+		id = e.Parents[0]
+	}
+	ch := Chain{Schedule: s, Entries: make([]Entry, len(rev))}
+	for i, e := range rev {
+		ch.Entries[len(rev)-1-i] = e
+	}
+	return ch, nil
+}

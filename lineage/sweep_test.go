@@ -134,3 +134,40 @@ func TestRenderSweep(t *testing.T) {
 		t.Errorf("missing inert tau 1.0 row:\n%s", out)
 	}
 }
+
+func TestChainToFromStore(t *testing.T) {
+	// A store holding two generated chains plus unrelated entries: cutting
+	// each chain out by its tip and sweeping must give the paper's cells.
+	var store []Entry
+	store = append(store, Entry{ID: "noise", Writer: "user"})
+	judge, _ := SleeperChain(ScheduleJudge, 5, "j")
+	coarse, _ := SleeperChain(ScheduleCoarse, 2, "c")
+	store = append(store, judge.Entries...)
+	store = append(store, coarse.Entries...)
+	cj, err := ChainTo(store, "j-e5", ScheduleJudge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := ChainTo(store, "c-e2", ScheduleCoarse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Sweep([]Chain{cj, cc}, []float64{0.1, 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Table 6, K = 5: 1 at tau 0.10, 0 at tau 0.30; Table 5, K = 2: 1, 1.
+	want := []bool{true, false, true, true}
+	for i, r := range rows {
+		if r.Propagated != want[i] {
+			t.Errorf("row %d %+v", i, r)
+		}
+	}
+	if _, err := ChainTo(store, "nope", ScheduleCoarse); err == nil {
+		t.Error("missing tip accepted")
+	}
+	loop := []Entry{{ID: "a", Parents: []string{"b"}}, {ID: "b", Parents: []string{"a"}}}
+	if _, err := ChainTo(loop, "a", ScheduleCoarse); err == nil || !strings.Contains(err.Error(), "loop") {
+		t.Errorf("loop: %v", err)
+	}
+}
