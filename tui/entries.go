@@ -50,6 +50,8 @@ type entriesState struct {
 	cache    map[int]string // store index -> rendered row at cacheW
 	cacheW   int
 	lastScan time.Duration
+	// stale: rows arrived while a filter or sort was active.
+	stale bool
 }
 
 func (e *entriesState) init(n int) { e.n, e.latest = n, new(atomic.Int64) }

@@ -261,8 +261,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case verifyMsg:
 		m.progress = msg.p
+		grow := m.growEntries(msg.p.Finished)
 		if !msg.p.Finished {
-			return m, readProgress(msg.ch)
+			return m, tea.Batch(readProgress(msg.ch), grow)
 		}
 		m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
 		m.findings = append(append([]verify.Finding(nil), m.src.Findings()...), msg.p.Findings...)
@@ -270,7 +271,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Verification updates per-row status, checkpoints and labels.
 		m.ent.cache = nil
 		m.ov = m.src.Overview()
-		return m, nil
+		return m, grow
 	case filterMsg:
 		return m, m.ent.apply(msg, m.bodyHeight()-1)
 	case sortMsg:
@@ -674,4 +675,30 @@ func fit(s string, w int) string {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
+}
+
+// growEntries follows a Source that loads entries in the background: rows
+// appear in store order as they arrive. A filter or sort that was active
+// while rows arrived is re-run once, when the background work finishes,
+// rather than on every progress message.
+func (m *Model) growEntries(finished bool) tea.Cmd {
+	e := &m.ent
+	if n := m.src.EntryCount(); n != e.n {
+		e.n = n
+		m.ov = m.src.Overview()
+		if e.sorted != nil || e.filter != "" {
+			e.stale = true
+		}
+	}
+	if !finished || !e.stale {
+		return nil
+	}
+	e.stale = false
+	if e.sorted != nil {
+		e.gen++
+		e.latest.Store(int64(e.gen))
+		e.pending = true
+		return sortCmd(m.src, e.gen, e.n, e.sortCol, e.desc, e.selectedEntry())
+	}
+	return e.refilter(m.src)
 }
