@@ -65,14 +65,14 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []int{30, 60, 100} {
-		golden(t, fmt.Sprintf("sample_box_w%d", w), l.String(w, Box))
+		golden(t, fmt.Sprintf("sample_box_w%d", w), l.Text(w, Box))
 	}
-	golden(t, "sample_ascii_w60", l.String(60, ASCII))
+	golden(t, "sample_ascii_w60", l.Text(60, ASCII))
 	capped, err := NewLayout(sampleGraph(), Options{MaxLanes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample_cap2_w80", capped.String(80, Box))
+	golden(t, "sample_cap2_w80", capped.Text(80, Box))
 	dot, err := DOT(sampleGraph(), DOTOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestCycleEdgesNotDrawn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := l.String(80, ASCII)
+	out := l.Text(80, ASCII)
 	if l.Len() != 2 || !strings.Contains(out, "cycle edge(s) not drawn") {
 		t.Errorf("cycle layout:\n%s", out)
 	}
@@ -270,7 +270,7 @@ func TestFromNeighbourhood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "lineage_chain_w80", l.String(80, Box))
+	golden(t, "lineage_chain_w80", l.Text(80, Box))
 }
 
 // checkContinuity asserts that pipes are unbroken: a line leaving a row

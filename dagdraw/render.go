@@ -162,8 +162,8 @@ func (l *Layout) Render(from, to, width int, gl Glyphs) []string {
 	return out
 }
 
-// String draws the whole layout with a legend line, for plain output.
-func (l *Layout) String(width int, gl Glyphs) string {
+// Text draws the whole layout with a legend line, for plain output.
+func (l *Layout) Text(width int, gl Glyphs) string {
 	rows := l.Render(0, l.Len(), width, gl)
 	return strings.Join(rows, "\n") + "\n" + truncate(gl.Legend(), width) + "\n"
 }
