@@ -381,7 +381,7 @@ func (h *intHeap) Pop() any {
 // Len is the number of rows.
 func (l *Layout) Len() int { return len(l.rows) }
 
-// Row returns row i's node index (-1 for the elided tail row).
+// RowNode returns row i's node index (-1 for the elided tail row).
 func (l *Layout) RowNode(i int) int { return l.rows[i].Node }
 
 // RowOf returns the row a node is drawn on.
