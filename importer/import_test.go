@@ -359,3 +359,33 @@ func TestWriteFailureCleansUp(t *testing.T) {
 		t.Errorf("output exists after a failed write: %v", err)
 	}
 }
+
+// Channels follow the documented rules, and mixed declarations warn.
+func TestPrincipalChannels(t *testing.T) {
+	g := &Graph{
+		Nodes: []Node{{ID: "p", Kind: "passage", Writer: "external:web"}, {ID: "q", Kind: "passage"}},
+		Edges: []Edge{
+			{Writer: "agent:mixed", Declared: LabelAuthenticated},
+			{Writer: "agent:mixed", Declared: LabelUnauthenticated},
+			{Writer: "agent:clean", Declared: LabelAuthenticated},
+			{Declared: ""},
+		},
+	}
+	ps, warnings := principals(g, "tool:default")
+	got := map[string]string{}
+	var order []string
+	for _, p := range ps {
+		got[p.Name] = p.Channel
+		order = append(order, p.Name)
+	}
+	want := map[string]string{"external:web": "unauthenticated", "tool:default": "authenticated", "agent:mixed": "unauthenticated", "agent:clean": "authenticated"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("channels %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(order, []string{"external:web", "tool:default", "agent:mixed", "agent:clean"}) {
+		t.Errorf("order %v, want first use", order)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "agent:mixed") {
+		t.Errorf("warnings %q, want one about agent:mixed", warnings)
+	}
+}
