@@ -395,7 +395,10 @@ func TestMalformedRecordErrorsNameFileTableRecordField(t *testing.T) {
 	})
 	s.EachWrite(ctx, func(r *loader.WriteRow) error { check(wid, r.WID, r.DecodeErr, "writes", "weight"); return nil })
 	s.EachPrincipal(ctx, func(r *loader.PrincipalRow) error { check(rid, r.RID, r.DecodeErr, "principals", "op"); return nil })
-	s.EachTombstone(ctx, func(r *loader.TombstoneRow) error { check(target, r.Target, r.DecodeErr, "tombstones", "writer"); return nil })
+	s.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
+		check(target, r.Target, r.DecodeErr, "tombstones", "writer")
+		return nil
+	})
 	if seen != 4 {
 		t.Fatalf("checked %d bad rows, want 4", seen)
 	}
