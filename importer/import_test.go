@@ -94,8 +94,8 @@ func TestRoundTrip(t *testing.T) {
 			if rep.Anchors.LogKey != "pinned" || rep.Anchors.Registry != "pinned" {
 				t.Errorf("anchors %+v, want both pinned", rep.Anchors)
 			}
-			if rep.Entries != 6 || rep.Edges != 15 || rep.Principals != 5 || rep.Checkpoints != 2 {
-				t.Errorf("counts: entries %d edges %d principals %d checkpoints %d, want 6 15 5 2", rep.Entries, rep.Edges, rep.Principals, rep.Checkpoints)
+			if rep.Entries != 6 || rep.Edges != 16 || rep.Principals != 5 || rep.Checkpoints != 2 {
+				t.Errorf("counts: entries %d edges %d principals %d checkpoints %d, want 6 16 5 2", rep.Entries, rep.Edges, rep.Principals, rep.Checkpoints)
 			}
 			if !reflect.DeepEqual(rep.Channels, wantChannels) {
 				t.Errorf("channels %v, want %v", rep.Channels, wantChannels)
@@ -209,8 +209,8 @@ func checkSnapshot(t *testing.T, out string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seen != 15 || len(ids) != 15 {
-		t.Errorf("%d writes, %d import ids; want 15", seen, len(ids))
+	if seen != 16 || len(ids) != 16 {
+		t.Errorf("%d writes, %d import ids; want 16", seen, len(ids))
 	}
 	if !reflect.DeepEqual(gotDeclared, wantDeclared) {
 		t.Errorf("declared %v, want %v", gotDeclared, wantDeclared)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/scenario"
@@ -83,5 +84,33 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 				t.Errorf("%s: edge %s labelled %+v, want authenticated=%v declared=%v", name, e.ID, l, wantAuth, wantDeclared)
 			}
 		}
+	}
+
+	// Selection: on G_auth p-payee is reachable only through e-payee, which
+	// no authenticated edge links to a reset node, so it scores 0 while the
+	// other five passages score above 0; on G the weight-60 no-source edge
+	// from e-1940 (reset 0.5) pulls it in. So the born-first row diverges.
+	rp, err := replay.NewReplayer(g, replay.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := snap.Queries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := rp.Replay(replay.Query{ID: qs[0].ID, Reset: qs[0].Reset, K: qs[0].K, Recorded: qs[0].Selected})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(ids []string, x string) bool {
+		for _, id := range ids {
+			if id == x {
+				return true
+			}
+		}
+		return false
+	}
+	if qs[0].ID != "q-born-first" || !in(row.G.IDs(), "p-payee") || in(row.GAuth.IDs(), "p-payee") || row.Class != diff.Diverge {
+		t.Errorf("born-first replay: G %v, G_auth %v, class %v", row.G.IDs(), row.GAuth.IDs(), row.Class)
 	}
 }
