@@ -188,3 +188,15 @@ func (s *Snapshot) EntryByID(ctx context.Context, eid string) (*EntryRow, error)
 	s.DecodeEntryRow(&r)
 	return &r, nil
 }
+
+// EachEntryID streams only the id column of the entries table, in row
+// order: a cheap first pass for checks that need every id up front.
+func (s *Snapshot) EachEntryID(ctx context.Context, fn func(eid string) error) error {
+	return s.stream(ctx, "entries", "SELECT eid FROM entries ORDER BY seq", func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return s.errf("entries", "", "eid", err)
+		}
+		return fn(id)
+	})
+}

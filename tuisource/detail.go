@@ -37,12 +37,9 @@ func (src *Source) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, err
 		d.Signature, d.SigNote = src.signatureStatus(row.ID, r.Entry)
 	}
 	d.HMAC, d.HMACNote = src.hmacStatus(r.HMACTag, r.SessionID, r.Entry)
+	// The row's leaf index; verify reports INCLUSION_FAILED when it is not
+	// where the log has the record.
 	leaf := r.LeafIndex
-	if rep := src.Report(); rep != nil {
-		if idx, ok := rep.RecordLeaf[row.ID]; ok {
-			leaf = int64(idx)
-		}
-	}
 	if leaf >= 0 && r.Entry != nil {
 		d.Inclusion = src.inclusion(ctx, uint64(leaf), record.RecordLeaf(r.Entry.EID, r.Entry.Sig))
 	}

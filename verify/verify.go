@@ -79,8 +79,6 @@ type Report struct {
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
-	// LeafOf maps record ids to their log leaf index (verified leaves only).
-	RecordLeaf map[string]uint64 `json:"-"`
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
@@ -109,13 +107,12 @@ type verifier struct {
 	size       uint64
 	root       []byte
 	logOK      bool
-	leafByID   map[record.ID]uint64
+	leafByID   leafTable // record leaves, sorted by id once the log is read
 	tombLeaves map[record.ID]uint64
 	seenLeaf   []bool
 
-	entryIDs       map[record.ID]struct{}
-	tombstoned     map[record.ID]bool
-	pendingParents []pendingParent
+	entryIDs   idSet // every entry id of the snapshot, sorted
+	tombstoned map[record.ID]bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -151,10 +148,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		leafByID: map[record.ID]uint64{}, tombLeaves: map[record.ID]uint64{},
-		entryIDs: map[record.ID]struct{}{}, tombstoned: map[record.ID]bool{},
+		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]string{},
-			Channels: map[string]string{}, RecordLeaf: map[string]uint64{}, BadRecords: map[string]bool{}}}
+			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
@@ -258,9 +254,10 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 		default:
-			v.leafByID[pl.ID] = leaf.Index
+			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
 	}
+	v.leafByID.sort()
 	v.logOK = true
 	return nil
 }
@@ -280,14 +277,13 @@ func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, lea
 	if !v.logOK {
 		return
 	}
-	idx, ok := v.leafByID[id]
+	idx, ok := v.leafByID.lookup(id)
 	if !ok {
 		v.add(phase, seq, "RECORD_NOT_IN_LOG", subject, "no log leaf carries this record's id")
 		return
 	}
 	v.mu.Lock()
 	v.seenLeaf[idx] = true
-	v.rep.RecordLeaf[id.String()] = idx
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
 		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
@@ -309,7 +305,7 @@ func (v *verifier) claimLeaf(rowID string) {
 	if err != nil || !v.logOK {
 		return
 	}
-	if idx, ok := v.leafByID[id]; ok {
+	if idx, ok := v.leafByID.lookup(id); ok {
 		v.mu.Lock()
 		v.seenLeaf[idx] = true
 		v.mu.Unlock()
@@ -462,6 +458,19 @@ func (v *verifier) entries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A first, cheap pass collects every entry id, so that workers can
+	// check parent references without holding them back until the end.
+	v.entryIDs = make(idSet, 0, total)
+	err = v.snap.EachEntryID(ctx, func(eid string) error {
+		if id, err := record.ParseID(eid); err == nil {
+			v.entryIDs.add(id)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	v.entryIDs.sort()
 	workers := v.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -487,14 +496,10 @@ func (v *verifier) entries(ctx context.Context) error {
 			}
 		}()
 	}
-	var parents []pendingParent
 	batch := make([]*loader.EntryRow, 0, 256)
 	err = v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
 		v.rep.Entries++
 		v.rep.Records++
-		if id, err := record.ParseID(r.EID); err == nil {
-			v.entryIDs[id] = struct{}{}
-		}
 		batch = append(batch, r)
 		if len(batch) == cap(batch) {
 			jobs <- batch
@@ -510,25 +515,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Parents are checked after every entry id is known, in row order.
-	v.mu.Lock()
-	parents = v.pendingParents
-	v.mu.Unlock()
-	sort.Slice(parents, func(i, j int) bool { return parents[i].seq < parents[j].seq })
-	for _, p := range parents {
-		if _, ok := v.entryIDs[p.parent]; ok || v.tombstoned[p.parent] {
-			continue
-		}
-		v.add(phaseEntries, p.seq, "PARENT_MISSING", "entry "+p.child, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p.parent))
-		v.markEntry(p.child, "PARENT_MISSING")
-	}
 	return nil
-}
-
-type pendingParent struct {
-	seq    int64
-	child  string
-	parent record.ID
 }
 
 func (v *verifier) markEntry(eid, code string) {
@@ -601,12 +588,10 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 			flag("HMAC_WRONG", "the HMAC tag does not match content, session and timestamp under the given key")
 		}
 	}
-	if len(e.Parents) > 0 {
-		v.mu.Lock()
-		for _, p := range e.Parents {
-			v.pendingParents = append(v.pendingParents, pendingParent{r.Seq, r.EID, p})
+	for _, p := range e.Parents {
+		if !v.entryIDs.has(p) && !v.tombstoned[p] {
+			flag("PARENT_MISSING", fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
 		}
-		v.mu.Unlock()
 	}
 }
 
@@ -633,7 +618,7 @@ func (v *verifier) writes(ctx context.Context) error {
 		}
 		v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
 		for _, s := range w.Sources {
-			if _, ok := v.entryIDs[s]; !ok && !v.tombstoned[s] {
+			if !v.entryIDs.has(s) && !v.tombstoned[s] {
 				v.add(phaseWrites, r.Seq, "SOURCE_MISSING", subj, fmt.Sprintf("source entry %s does not exist", s))
 			}
 		}
@@ -647,14 +632,21 @@ func (v *verifier) orphanLeaves() {
 	if !v.logOK {
 		return
 	}
-	for id, idx := range v.leafByID {
-		if v.seenLeaf[idx] {
+	for _, l := range v.leafByID {
+		if v.seenLeaf[l.index] {
 			continue
 		}
-		if _, ok := v.tombLeaves[id]; ok || v.tombstoned[id] {
+		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
 			continue
 		}
-		v.add(phaseOrphans, int64(idx), "LEAF_WITHOUT_RECORD", leafSubject(idx), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", id))
+		v.add(phaseOrphans, int64(l.index), "LEAF_WITHOUT_RECORD", leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
+	}
+	// A ts: leaf that no tombstone row claims: the store lost the record
+	// of a deletion the log still shows.
+	for id, idx := range v.tombLeaves {
+		if !v.seenLeaf[idx] {
+			v.add(phaseOrphans, int64(idx), "LEAF_WITHOUT_RECORD", leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
+		}
 	}
 }
 
@@ -726,10 +718,10 @@ func (v *verifier) gate(ctx context.Context) error {
 			why = append(why, fmt.Sprintf("store version advanced %d -> %d", g.VersionBefore, g.VersionAfter))
 		}
 		if id, err := record.ParseID(g.CandidateEID); err == nil {
-			if _, ok := v.entryIDs[id]; ok {
+			if v.entryIDs.has(id) {
 				why = append(why, "the candidate is in the store")
 			}
-			if _, ok := v.leafByID[id]; ok {
+			if _, ok := v.leafByID.lookup(id); ok {
 				why = append(why, "the candidate is in the log")
 			}
 		}

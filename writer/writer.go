@@ -16,7 +16,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -70,7 +72,13 @@ func Create(cfg Config) (*Store, error) {
 	if _, err := os.Stat(cfg.SnapshotPath); err == nil {
 		return nil, fmt.Errorf("writer: %s already exists; evidence is never overwritten", cfg.SnapshotPath)
 	}
-	db, err := sql.Open("sqlite", "file:"+cfg.SnapshotPath+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	abs, err := filepath.Abs(cfg.SnapshotPath)
+	if err != nil {
+		return nil, err
+	}
+	// A URL keeps '#' and '?' in the path from cutting the file name short.
+	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"}
+	db, err := sql.Open("sqlite", dsn.String())
 	if err != nil {
 		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)
 	}
