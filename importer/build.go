@@ -304,6 +304,9 @@ func or(a, b string) string {
 // Write signs and writes a validated import into opt.Out. On failure it
 // removes what it wrote.
 func Write(ctx context.Context, g *Graph, inputs []InputFile, opt Options) (m *Manifest, err error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
 	defWriter := or(opt.DefaultWriter, DefaultWriter)
 	if reason := principalProblem(defWriter); reason != "" {
 		return nil, fmt.Errorf("importer: default writer %q: %s", defWriter, reason)

@@ -389,3 +389,20 @@ func TestPrincipalChannels(t *testing.T) {
 		t.Errorf("warnings %q, want one about agent:mixed", warnings)
 	}
 }
+
+// Write re-validates a Graph built in Go.
+func TestWriteValidatesGoGraph(t *testing.T) {
+	g := &Graph{NodesFile: "nodes", EdgesFile: "edges",
+		Nodes: []Node{{ID: "a", Kind: "passage", Text: "A"}, {ID: "b", Kind: "entity", Text: "B"}},
+		Edges: []Edge{{Src: "a", Dst: "b", Weight: 1, Kind: "edge", Rel: "has space", Sources: []string{}}}}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := Write(context.Background(), g, nil, Options{Out: out})
+	checkInputError(t, err, "edges", 0, "rel", "space")
+	g.Edges[0].Rel = "ok"
+	if _, err := Write(context.Background(), g, nil, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyImported(t, out); !rep.OK || len(rep.Findings) != 0 {
+		t.Errorf("verify: %+v", rep.Findings)
+	}
+}
