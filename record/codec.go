@@ -420,3 +420,31 @@ func withID(err error, id ID) error {
 	}
 	return err
 }
+
+// SigningBytesOf derives the signed bytes from a record's canonical
+// encoding by removing the "sig" pair, without re-encoding: the pair is
+// the text key "sig" followed by a 64-byte byte string holding sig. Keys
+// sort before "sig" only when they are shorter, or three bytes and smaller
+// ("eid", "kid", "dst", "rel"), and none of those can hold this pattern,
+// so the first match is the pair. A wrong cut could only make a good
+// signature fail, never a bad one pass. raw must already have passed the
+// canonical check.
+func SigningBytesOf(raw, sig []byte) ([]byte, error) {
+	if len(sig) != SignatureSize {
+		return nil, errors.New("record: signature is not 64 bytes")
+	}
+	if len(raw) == 0 || raw[0] < 0xa2 || raw[0] > 0xb7 {
+		return nil, errors.New("record: not a map of 2 to 23 pairs")
+	}
+	pair := make([]byte, 0, 6+SignatureSize)
+	pair = append(pair, 0x63, 's', 'i', 'g', 0x58, SignatureSize)
+	pair = append(pair, sig...)
+	i := bytes.Index(raw, pair)
+	if i < 0 {
+		return nil, errors.New("record: no sig pair in the encoding")
+	}
+	out := make([]byte, 0, len(raw)-len(pair))
+	out = append(out, raw[0]-1)
+	out = append(out, raw[1:i]...)
+	return append(out, raw[i+len(pair):]...), nil
+}

@@ -395,8 +395,10 @@ func (v *verifier) registry(ctx context.Context) error {
 }
 
 // checkSigner verifies a signed record against the registry and returns the
-// finding code and message, or "" when it verifies.
-func (v *verifier) checkSigner(rec any, writer string, kid record.KeyID, ts uint64) (string, string) {
+// finding code and message, or "" when it verifies. raw is the record's
+// canonical encoding (already checked) and sig its signature: the signed
+// bytes are cut from raw rather than re-encoded.
+func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (string, string) {
 	var match *key
 	for _, k := range v.keys[kid] {
 		if k.principal == writer {
@@ -407,8 +409,8 @@ func (v *verifier) checkSigner(rec any, writer string, kid record.KeyID, ts uint
 	if match == nil {
 		return "WRITER_UNREGISTERED", fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
 	}
-	ok, err := record.VerifySignature(rec, match.pub)
-	if err != nil || !ok {
+	msg, err := record.SigningBytesOf(raw, sig)
+	if err != nil || !ed25519.Verify(match.pub, msg, sig) {
 		return "SIG_INVALID", fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
 	}
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
@@ -438,7 +440,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 			v.add(phaseTombstones, r.Seq, "COLUMN_MISMATCH", subj, "target column disagrees with the signed tombstone")
 		}
 		v.tombstoned[t.Target] = true
-		if code, msg := v.checkSigner(t, t.Writer, t.KID, t.TS); code != "" {
+		if code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS); code != "" {
 			v.add(phaseTombstones, r.Seq, code, subj, msg)
 		}
 		if v.logOK {
@@ -568,7 +570,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	if len(diff) > 0 {
 		flag("COLUMN_MISMATCH", "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
-	if code, msg := v.checkSigner(e, e.Writer, e.KID, e.TS); code != "" {
+	if code, msg := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS); code != "" {
 		flag(code, msg)
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
@@ -611,7 +613,7 @@ func (v *verifier) writes(ctx context.Context) error {
 		if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 			v.add(phaseWrites, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns disagree with the signed write")
 		}
-		if code, msg := v.checkSigner(w, w.Writer, w.KID, w.TS); code != "" {
+		if code, msg := v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS); code != "" {
 			v.add(phaseWrites, r.Seq, code, subj, msg)
 			v.rep.BadRecords[r.WID] = true
 			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], code)
