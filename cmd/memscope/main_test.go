@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memscope/memscope/scenario"
+)
+
+var demoDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "memscope-cmd-")
+	if err != nil {
+		panic(err)
+	}
+	demoDir = dir
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"demo", "--out", dir}, &out, &errb); code != exitOK {
+		panic("demo --out failed: " + errb.String())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Every scenario's verify_args, run from its directory, give exit status 0
+// exactly when no error is expected, and the --json object has the
+// documented keys and the expected codes.
+func TestVerifyScenariosJSON(t *testing.T) {
+	for _, spec := range scenario.Specs {
+		sdir := filepath.Join(demoDir, spec.Name)
+		m, err := scenario.ReadManifest(sdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runIn(t, sdir, append([]string{"verify", "--json"}, m.VerifyArgs...)...)
+		wantCode := exitOK
+		for _, c := range m.ExpectedFindings {
+			if c != "SOURCE_MISSING" { // the one warning-only code
+				wantCode = exitFindings
+			}
+		}
+		if code != wantCode {
+			t.Errorf("%s: exit %d, want %d (%s)", spec.Name, code, wantCode, errs)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("%s: --json output: %v", spec.Name, err)
+		}
+		for _, k := range []string{"snapshot", "log", "tree_size", "root_hash", "records", "entries", "edges", "anchors", "findings", "ok"} {
+			if _, ok := obj[k]; !ok {
+				t.Errorf("%s: --json lacks %q", spec.Name, k)
+			}
+		}
+		var anchors map[string]string
+		json.Unmarshal(obj["anchors"], &anchors)
+		if anchors["log_key"] != "pinned" || anchors["registry"] != "pinned" {
+			t.Errorf("%s: anchors %v with pinned files", spec.Name, anchors)
+		}
+		var findings []map[string]string
+		json.Unmarshal(obj["findings"], &findings)
+		codes := map[string]bool{}
+		for _, f := range findings {
+			for _, k := range []string{"severity", "code", "subject", "message"} {
+				if f[k] == "" {
+					t.Errorf("%s: finding without %s: %v", spec.Name, k, f)
+				}
+			}
+			codes[f["code"]] = true
+		}
+		if len(codes) != len(m.ExpectedFindings) {
+			t.Errorf("%s: codes %v, want %v", spec.Name, codes, m.ExpectedFindings)
+		}
+	}
+}
+
+func TestVerifyUnanchoredAndBadInput(t *testing.T) {
+	sdir := filepath.Join(demoDir, "clean")
+	code, out, _ := runIn(t, sdir, "verify", "snapshot.db", "--log", "log")
+	if code != exitOK || !strings.Contains(out, "log key unanchored, registry unanchored") {
+		t.Errorf("unanchored run: exit %d\n%s", code, out)
+	}
+	cases := map[string][]string{
+		"missing --log":   {"verify", "snapshot.db"},
+		"missing file":    {"verify", "nope.db", "--log", "log"},
+		"not a snapshot":  {"verify", "scenario.json", "--log", "log"},
+		"bad log key":     {"verify", "snapshot.db", "--log", "log", "--log-key", "not-a-key"},
+		"bad trust key":   {"verify", "snapshot.db", "--log", "log", "--trust", "abcd"},
+		"unknown command": {"frobnicate"},
+	}
+	for name, args := range cases {
+		code, _, errs := runIn(t, sdir, args...)
+		if code != exitUsage || errs == "" || strings.Contains(errs, "goroutine") {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errs)
+		}
+	}
+	_, _, errs := runIn(t, sdir, "verify", "nope.db", "--log", "log")
+	if !strings.Contains(errs, "nope.db") {
+		t.Errorf("error does not name the file: %q", errs)
+	}
+}
+
+func TestLineageJSON(t *testing.T) {
+	sdir := filepath.Join(demoDir, "memorygraft")
+	code, out, errs := runIn(t, sdir, "lineage", "snapshot.db", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var sum struct {
+		Laundering []struct {
+			Entry, Recorded, Recomputed string
+		} `json:"laundering"`
+		RefusedActions []struct {
+			Action, Verdict string
+			Reasons         []string
+		} `json:"refused_actions"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Laundering) != 2 || sum.Laundering[0].Recomputed != "Derived-Untrusted" {
+		t.Errorf("laundering %+v", sum.Laundering)
+	}
+	if len(sum.RefusedActions) != 1 || sum.RefusedActions[0].Action != "act-pay-7731" || len(sum.RefusedActions[0].Reasons) == 0 {
+		t.Errorf("refused actions %+v", sum.RefusedActions)
+	}
+	// One entry: text drawing, DOT, and the explanation.
+	entry := sum.Laundering[1].Entry
+	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db", entry)
+	if code != exitOK || !strings.Contains(out, "External ancestors: 1") {
+		t.Errorf("entry view: exit %d\n%s", code, out)
+	}
+	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db", entry, "--dot")
+	if code != exitOK || !strings.HasPrefix(out, "digraph") {
+		t.Errorf("--dot: exit %d\n%s", code, out)
+	}
+	code, _, errs = runIn(t, sdir, "lineage", "snapshot.db", "no-such-entry")
+	if code != exitUsage || !strings.Contains(errs, "no-such-entry") {
+		t.Errorf("unknown entry: exit %d, %q", code, errs)
+	}
+}
+
+func TestSweepJSON(t *testing.T) {
+	code, out, errs := runIn(t, filepath.Join(demoDir, "sleeper"), "lineage", "sweep", "snapshot.db", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 56 {
+		t.Fatalf("%d rows, want 56", len(rows))
+	}
+	for _, k := range []string{"schedule", "tau", "k", "propagated"} {
+		if _, ok := rows[0][k]; !ok {
+			t.Errorf("sweep row lacks %q: %v", k, rows[0])
+		}
+	}
+}
+
+func TestReplayJSON(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	m, _ := scenario.ReadManifest(sdir)
+	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []struct {
+		Query    string `json:"query"`
+		TopKG    []struct {
+			Node  string  `json:"node"`
+			Score float64 `json:"score"`
+			Rank  int     `json:"rank"`
+		} `json:"topk_g"`
+		TopKAuth []map[string]any `json:"topk_auth"`
+		Class    string           `json:"class"`
+		IFCBlind bool             `json:"ifc_blind"`
+		Tie      *bool            `json:"tie"`
+		Culprits []string         `json:"culprits"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Class != "DIVERGE" || !rows[0].IFCBlind || rows[0].Tie == nil {
+		t.Fatalf("rows %+v", rows)
+	}
+	if len(rows[0].TopKG) != 5 || rows[0].TopKG[0].Rank != 1 || len(rows[0].TopKAuth) != 5 {
+		t.Errorf("top-k lists %+v", rows[0])
+	}
+	if strings.Join(rows[0].Culprits, ",") != strings.Join(m.Attack.Edges, ",") {
+		t.Errorf("culprits %v, manifest attack edges %v", rows[0].Culprits, m.Attack.Edges)
+	}
+	// Removing the culprits restores the G_auth selection.
+	code, out, _ = runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query,
+		"--without", strings.Join(m.Attack.Edges, ","), "--json")
+	if code != exitOK || !strings.Contains(out, `"class_vs_auth": "SAME"`) {
+		t.Errorf("what-if without the culprits: exit %d\n%s", code, out)
+	}
+}
