@@ -185,8 +185,8 @@ func TestReplayJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var rows []struct {
-		Query    string `json:"query"`
-		TopKG    []struct {
+		Query string `json:"query"`
+		TopKG []struct {
 			Node  string  `json:"node"`
 			Score float64 `json:"score"`
 			Rank  int     `json:"rank"`
