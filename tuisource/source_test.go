@@ -1,0 +1,122 @@
+package tuisource
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/tui"
+)
+
+func openScenario(t *testing.T, name string) (*Source, *scenario.Manifest) {
+	t.Helper()
+	dir := t.TempDir()
+	spec, _ := scenario.Lookup(name)
+	m, err := scenario.Generate(context.Background(), dir, spec, scenario.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(dir, name)
+	var roots []ed25519.PublicKey
+	for _, h := range m.Anchors.Trust {
+		k, _ := hex.DecodeString(h)
+		roots = append(roots, k)
+	}
+	opts := inspect.Options{Snapshot: filepath.Join(sdir, m.Snapshot), Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots}
+	if m.HMACKeyFile != "" {
+		b, _ := os.ReadFile(filepath.Join(sdir, m.HMACKeyFile))
+		opts.HMACKey, _ = hex.DecodeString(strings.TrimSpace(string(b)))
+	}
+	src, err := New(context.Background(), opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Session().Close() })
+	return src, m
+}
+
+func finish(t *testing.T, src *Source) tui.Progress {
+	t.Helper()
+	var last tui.Progress
+	for p := range src.Verify(context.Background()) {
+		last = p
+	}
+	if !last.Finished || last.Err != nil {
+		t.Fatalf("verification did not finish: %+v", last)
+	}
+	return last
+}
+
+// The inspector sees every verify finding of the tampered store, with
+// entry subjects it can jump to, and rows turn FAIL where verify failed.
+func TestTamperedFindingsReachTheInspector(t *testing.T) {
+	src, m := openScenario(t, "tampered")
+	p := finish(t, src)
+	codes := map[string]bool{}
+	for _, f := range p.Findings {
+		codes[f.Code] = true
+		if strings.HasPrefix(f.Subject, "entry ") {
+			t.Errorf("subject %q is not a bare entry id", f.Subject)
+		}
+	}
+	for _, c := range m.ExpectedFindings {
+		if !codes[c] {
+			t.Errorf("inspector lacks %s", c)
+		}
+	}
+	failed := 0
+	for i := 0; i < src.EntryCount(); i++ {
+		if src.Entry(i).Status == tui.Failed {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Error("no entry row shows a failed verification")
+	}
+	if cps := src.Checkpoints(); !slices.ContainsFunc(cps, func(c tui.CheckpointRow) bool { return c.Consistent == tui.Failed }) {
+		t.Errorf("no checkpoint marked inconsistent: %+v", cps)
+	}
+}
+
+func TestDetailLineageReplayWhatIf(t *testing.T) {
+	src, m := openScenario(t, "structural-write")
+	finish(t, src)
+	ctx := context.Background()
+	d, err := src.EntryDetail(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Signature != tui.OK || d.Inclusion == nil || !d.Inclusion.Verified || len(d.Inclusion.Steps) == 0 {
+		t.Fatalf("entry 0: signature %v, inclusion %+v", d.Signature, d.Inclusion)
+	}
+	if len(d.SignedBytes) == 0 || len(d.Fields) != 14 {
+		t.Errorf("entry 0: %d signed bytes, %d fields", len(d.SignedBytes), len(d.Fields))
+	}
+	lv, err := src.Lineage(ctx, src.Entry(src.EntryCount()-1).ID, 0)
+	if err != nil || len(lv.Rows) == 0 || lv.RowIDs[lv.Center] != lv.ID {
+		t.Fatalf("lineage view: %+v, %v", lv, err)
+	}
+	rv, err := src.Replay(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := rv.Unauthenticated[m.Attack.Query]
+	if len(edges) < 2 || !edges[0].NoSource {
+		t.Fatalf("what-if edges for %s: %+v", m.Attack.Query, edges)
+	}
+	w, err := src.WhatIf(ctx, m.Attack.Query, m.Attack.Edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.VsGAuth.Class != diff.Same {
+		t.Errorf("removing the culprits gives %s against G_auth, want SAME", w.VsGAuth.Class)
+	}
+}
