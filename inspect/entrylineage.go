@@ -103,9 +103,7 @@ func (s *Session) EntryLineageWith(id string, labels []lineage.Trust, tau float6
 
 func (s *Session) relative(r lineage.Relative, labels []lineage.Trust) Relative {
 	out := Relative{Entry: r.ID, Depth: r.Depth, Recomputed: labels[r.Index].String()}
-	if i, ok := s.index[r.ID]; ok {
-		out.Writer = s.Entries[i].Writer
-	}
+	out.Writer = s.Entries[s.RowOf(r.Index)].Writer
 	return out
 }
 
@@ -115,8 +113,8 @@ func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 	var dg dagdraw.Graph
 	for i, n := range nb.Nodes {
 		label := n.ID[:8]
-		if j, ok := s.index[n.ID]; ok {
-			e := s.Entries[j]
+		if n.Index >= 0 {
+			e := s.Entries[s.RowOf(n.Index)]
 			label = n.ID[:8] + " " + e.Writer + ": " + preview(e.Content, 60)
 		}
 		dg.Nodes = append(dg.Nodes, dagdraw.Node{ID: n.ID, Label: sanitize.Line(label), Trust: n.Label.String(),

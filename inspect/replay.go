@@ -63,7 +63,7 @@ func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared 
 	if d, ok := declared[eid]; ok {
 		return d
 	}
-	i, ok := s.index[eid]
+	i, ok := s.Index(eid)
 	if !ok {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
@@ -73,8 +74,12 @@ type Session struct {
 	Snap *loader.Snapshot
 	Meta map[string]string
 
+	// Entries has one element per entry row, allocated by Open (the
+	// snapshot is immutable, so the row count is exact) and filled by
+	// Load; Loaded says how many are filled.
 	Entries []Entry
-	index   map[string]int
+	loaded  atomic.Int64
+	rowOf   []int32 // lineage node index -> row in Entries
 
 	Writes      []Write
 	Nodes       []loader.Node
@@ -105,10 +110,15 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta, index: map[string]int{}}
+	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta}
 	if s.Opts.Title == "" {
 		s.Opts.Title = opts.Snapshot
 	}
+	total, err := snap.Count(ctx, "entries")
+	if err != nil {
+		return nil, err
+	}
+	s.Entries = make([]Entry, total)
 	if s.Nodes, err = snap.Nodes(ctx); err != nil {
 		s.LoadIssues = append(s.LoadIssues, err.Error())
 	}
@@ -167,15 +177,13 @@ func (s *Session) EntryCount(ctx context.Context) (int, error) {
 const DefaultTau = 0.0
 
 // Load reads every entry (decoding the signed bytes, without checking
-// signatures) and builds the lineage graph. progress, when set, gets the
-// number of rows read and the total; onEntry, when set, sees each entry as
-// it is read (from the calling goroutine, in row order).
+// signatures) into Entries and builds the lineage graph. progress, when
+// set, gets the number of rows read and the total; onEntry, when set, sees
+// each entry as it is stored (from the loading goroutine, in row order).
+// Entries[i] is complete once Loaded() > i, so other goroutines may read
+// the rows loaded so far.
 func (s *Session) Load(ctx context.Context, progress func(done, total int), onEntry ...func(i int, e *Entry)) error {
-	total, err := s.Snap.Count(ctx, "entries")
-	if err != nil {
-		return err
-	}
-	entries := make([]Entry, 0, total)
+	total := len(s.Entries)
 	lin := make([]lineage.Entry, 0, total)
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {
@@ -185,8 +193,13 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		writers[w] = w
 		return w
 	}
-	err = s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
-		e := Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
+	n := 0
+	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
+		if n >= total {
+			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, total)
+		}
+		e := &s.Entries[n]
+		*e = Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
 		le := lineage.Entry{ID: r.EID, Writer: e.Writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
 		if r.Entry != nil {
 			// The signed bytes are the truth: lineage reads the record.
@@ -198,38 +211,59 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 			}
 			le.Weights = r.Entry.Weights
 		}
-		entries = append(entries, e)
 		lin = append(lin, le)
 		for _, f := range onEntry {
-			f(len(entries)-1, &entries[len(entries)-1])
+			f(n, e)
 		}
-		if progress != nil && len(entries)%4096 == 0 {
-			progress(len(entries), total)
+		n++
+		if n%4096 == 0 {
+			s.loaded.Store(int64(n))
+			if progress != nil {
+				progress(n, total)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	index := make(map[string]int, len(entries))
-	for i, e := range entries {
-		index[e.ID] = i
+	if n != total {
+		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, total)
 	}
+	s.loaded.Store(int64(n))
 	g := lineage.Build(lin)
+	rowOf := make([]int32, g.Len())
+	for row := range s.Entries {
+		if j, ok := g.Index(s.Entries[row].ID); ok {
+			rowOf[j] = int32(row)
+		}
+	}
 	s.mu.Lock()
-	s.Entries, s.index, s.Lineage = entries, index, g
+	s.Lineage, s.rowOf = g, rowOf
 	s.mu.Unlock()
 	if progress != nil {
-		progress(len(entries), total)
+		progress(n, total)
 	}
 	return nil
 }
 
-// Index maps an entry id to its position in Entries.
+// Loaded is the number of Entries filled so far.
+func (s *Session) Loaded() int { return int(s.loaded.Load()) }
+
+// Index maps an entry id to its row in Entries (after Load).
 func (s *Session) Index(id string) (int, bool) {
-	i, ok := s.index[id]
-	return i, ok
+	if s.Lineage == nil {
+		return 0, false
+	}
+	j, ok := s.Lineage.Index(id)
+	if !ok {
+		return 0, false
+	}
+	return int(s.rowOf[j]), true
 }
+
+// RowOf maps a lineage node index to its row in Entries.
+func (s *Session) RowOf(node int) int { return int(s.rowOf[node]) }
 
 // Verify runs the integrity verification once and caches the report.
 func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*verify.Report, error) {

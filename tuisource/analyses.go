@@ -14,26 +14,27 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-func (src *Source) setLeaf(i int64, kind tui.LeafKind, subject string) {
-	if i < 0 || uint64(i) >= uint64(len(src.leaves)) {
+// setLeaf records that row of the table behind kind claims leaf i.
+func (src *Source) setLeaf(i int64, kind tui.LeafKind, row int) {
+	if i < 0 || uint64(i) >= uint64(len(src.leafKind)) {
 		return
 	}
 	src.leafMu.Lock()
-	src.leaves[i] = tui.LeafRow{Index: uint64(i), Kind: kind, Subject: subject}
+	src.leafKind[i], src.leafRow[i] = kind, int32(row)
 	src.leafMu.Unlock()
 }
 
 // indexLeaves records which leaves the snapshot's small tables claim;
 // entry leaves are added as entries load.
 func (src *Source) indexLeaves() {
-	for _, p := range src.s.PrincipalLeaves {
-		src.setLeaf(p.Leaf, tui.LeafRegistry, p.ID)
+	for i, p := range src.s.PrincipalLeaves {
+		src.setLeaf(p.Leaf, tui.LeafRegistry, i)
 	}
-	for _, t := range src.s.TombstoneLeaves {
-		src.setLeaf(t.Leaf, tui.LeafTombstone, t.ID)
+	for i, t := range src.s.TombstoneLeaves {
+		src.setLeaf(t.Leaf, tui.LeafTombstone, i)
 	}
-	for _, w := range src.s.Writes {
-		src.setLeaf(w.Leaf, tui.LeafWrite, w.ID)
+	for i, w := range src.s.Writes {
+		src.setLeaf(w.Leaf, tui.LeafWrite, i)
 	}
 }
 
@@ -105,7 +106,7 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 				fail(ctx.Err())
 				return
 			case <-tick.C:
-				send(tui.Progress{Stage: "loading entries", Done: int(src.loaded.Load()), Total: len(src.rows)})
+				send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: len(src.s.Entries)})
 			}
 		}
 		if err := src.WaitLoaded(ctx); err != nil {

@@ -28,9 +28,11 @@ type Source struct {
 	s      *inspect.Session
 	glyphs dagdraw.Glyphs
 
-	rows   []tui.EntryRow // preallocated to the row count; immutable once published
-	loaded atomic.Int64
-	// Per-row overlays, swapped whole: rows never change after publication.
+	// Rows are built on demand from the session's entries (no second copy
+	// of a million rows): flags[i] is sanitize.Findings of row i, set before
+	// the row is published by the session's Loaded count.
+	flags []uint16
+	// Per-row overlays, swapped whole.
 	recomputed atomic.Pointer[[]lineage.Trust]
 	status     atomic.Pointer[[]tui.Status]
 	done       chan struct{} // closed when loading ends
@@ -39,8 +41,10 @@ type Source struct {
 	log     *tlog.Reader // nil when the log could not be opened
 	logSize uint64
 	logRoot []byte
-	leaves  []tui.LeafRow
-	leafMu  sync.RWMutex
+	// Leaves, compactly: kind and the row of the claiming table.
+	leafKind []tui.LeafKind
+	leafRow  []int32
+	leafMu   sync.RWMutex
 
 	mu        sync.Mutex
 	labels    map[float64][]lineage.Trust
@@ -64,12 +68,8 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 	if err != nil {
 		return nil, err
 	}
-	total, err := s.EntryCount(ctx)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	src := &Source{s: s, glyphs: dagdraw.Box, rows: make([]tui.EntryRow, total), done: make(chan struct{}), labels: map[float64][]lineage.Trust{}}
+	total := len(s.Entries)
+	src := &Source{s: s, glyphs: dagdraw.Box, flags: make([]uint16, total), done: make(chan struct{}), labels: map[float64][]lineage.Trust{}}
 	if plain {
 		src.glyphs = dagdraw.ASCII
 	}
@@ -79,9 +79,10 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 			src.logSize, src.logRoot = cp.Size, cp.Root
 		}
 	}
-	src.leaves = make([]tui.LeafRow, src.logSize)
-	for i := range src.leaves {
-		src.leaves[i] = tui.LeafRow{Index: uint64(i), Kind: tui.LeafUnknown}
+	src.leafKind = make([]tui.LeafKind, src.logSize)
+	src.leafRow = make([]int32, src.logSize)
+	for i := range src.leafKind {
+		src.leafKind[i] = tui.LeafUnknown
 	}
 	src.indexLeaves()
 	src.cpStatus = src.parseCheckpoints(nil)
@@ -114,15 +115,11 @@ func (src *Source) WaitLoaded(ctx context.Context) error {
 
 func (src *Source) load(ctx context.Context) {
 	defer close(src.done)
-	// A row is written before the count that publishes it is stored, so
-	// readers below the count always see complete rows.
-	err := src.s.Load(ctx, func(done, total int) {
-		src.loaded.Store(int64(min(done, len(src.rows))))
-	}, func(i int, e *inspect.Entry) {
-		if i < len(src.rows) {
-			src.rows[i] = src.row(e)
-			src.setLeaf(e.Leaf, tui.LeafEntry, e.ID)
-		}
+	// Flags are written before the session's count publishes the row, so
+	// readers below the count always see them.
+	err := src.s.Load(ctx, nil, func(i int, e *inspect.Entry) {
+		src.flags[i] = uint16(sanitize.Findings(e.Content) | sanitize.Findings(e.Writer))
+		src.setLeaf(e.Leaf, tui.LeafEntry, i)
 	})
 	if err != nil {
 		src.loadErr = err
@@ -138,27 +135,15 @@ func (src *Source) load(ctx context.Context) {
 			src.mu.Unlock()
 		}
 	}
-	src.loaded.Store(int64(min(len(src.s.Entries), len(src.rows))))
 }
 
 // byRow reorders lineage labels (indexed by the lineage graph) by row.
 func (src *Source) byRow(labels []lineage.Trust) *[]lineage.Trust {
 	out := make([]lineage.Trust, len(src.s.Entries))
-	for i, e := range src.s.Entries {
-		if j, ok := src.s.Lineage.Index(e.ID); ok {
-			out[i] = labels[j]
-		}
+	for j, l := range labels {
+		out[src.s.RowOf(j)] = l
 	}
 	return &out
-}
-
-func (src *Source) row(e *inspect.Entry) tui.EntryRow {
-	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: lineage.Trust(e.Recorded), Recomputed: lineage.Trust(e.Recorded), TimeNS: e.TS,
-		Preview: previewText(e.Content), Suspicious: uint16(sanitize.Findings(e.Content) | sanitize.Findings(e.Writer))}
-	if e.DecodeErr != nil {
-		r.Status = tui.Failed
-	}
-	return r
 }
 
 func previewText(s string) string {
@@ -196,7 +181,7 @@ func (src *Source) Report() *verify.Report {
 // Overview implements tui.Source.
 func (src *Source) Overview() tui.Overview {
 	s := src.s
-	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: len(src.rows), Edges: len(s.Writes), Queries: len(s.Queries),
+	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: len(s.Entries), Edges: len(s.Writes), Queries: len(s.Queries),
 		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: inspect.DefaultTau}
 	o.Anchors = []tui.Anchor{
 		{Name: "log key", Pinned: s.Opts.LogKey != "", Detail: keyDetail(s.Opts.LogKey, s.Meta["log_key"])},
@@ -211,8 +196,8 @@ func (src *Source) Overview() tui.Overview {
 	if len(s.Opts.TrustRoots) == 0 {
 		o.Notes = append(o.Notes, "no --trust: registry roots come from the snapshot itself (unanchored)")
 	}
-	if n := src.loaded.Load(); int(n) < len(src.rows) {
-		o.Notes = append(o.Notes, fmt.Sprintf("loading entries: %d of %d", n, len(src.rows)))
+	if n := s.Loaded(); n < len(s.Entries) {
+		o.Notes = append(o.Notes, fmt.Sprintf("loading entries: %d of %d", n, len(s.Entries)))
 	}
 	o.Notes = append(o.Notes, s.LoadIssues...)
 	return o
@@ -240,11 +225,16 @@ func rootDetail(s *inspect.Session) string {
 }
 
 // EntryCount implements tui.Source: the rows loaded so far.
-func (src *Source) EntryCount() int { return int(src.loaded.Load()) }
+func (src *Source) EntryCount() int { return src.s.Loaded() }
 
 // Entry implements tui.Source.
 func (src *Source) Entry(i int) tui.EntryRow {
-	r := src.rows[i]
+	e := &src.s.Entries[i]
+	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: lineage.Trust(e.Recorded), Recomputed: lineage.Trust(e.Recorded), TimeNS: e.TS,
+		Preview: previewText(e.Content), Suspicious: src.flags[i]}
+	if e.DecodeErr != nil {
+		r.Status = tui.Failed
+	}
 	if l := src.recomputed.Load(); l != nil && i < len(*l) {
 		r.Recomputed = (*l)[i]
 	}
@@ -293,13 +283,26 @@ func (src *Source) Checkpoints() []tui.CheckpointRow {
 }
 
 // LeafCount implements tui.Source.
-func (src *Source) LeafCount() int { return len(src.leaves) }
+func (src *Source) LeafCount() int { return len(src.leafKind) }
 
 // Leaf implements tui.Source.
 func (src *Source) Leaf(i int) tui.LeafRow {
 	src.leafMu.RLock()
-	defer src.leafMu.RUnlock()
-	return src.leaves[i]
+	kind, row := src.leafKind[i], int(src.leafRow[i])
+	src.leafMu.RUnlock()
+	lr := tui.LeafRow{Index: uint64(i), Kind: kind}
+	s := src.s
+	switch kind {
+	case tui.LeafEntry:
+		lr.Subject = s.Entries[row].ID
+	case tui.LeafWrite:
+		lr.Subject = s.Writes[row].ID
+	case tui.LeafRegistry:
+		lr.Subject = s.PrincipalLeaves[row].ID
+	case tui.LeafTombstone:
+		lr.Subject = s.TombstoneLeaves[row].ID
+	}
+	return lr
 }
 
 // Actions implements tui.Source: empty until entries are loaded.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
 
@@ -54,7 +55,21 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return exitOK, nil
 }
 
+// inspectorMemoryLimit is the Go heap's soft limit while the inspector runs:
+// a million-entry store keeps about 450 MB live, and loading plus the
+// background verification churn through far more; the limit makes the
+// collector work harder instead of letting the process grow past 1 GB.
+// GOMEMLIMIT, when set, wins.
+const inspectorMemoryLimit = 850 << 20
+
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(inspectorMemoryLimit)
+	}
+}
+
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
+	limitMemory()
 	opts := tui.Options{Plain: plain}
 	path := keysPath
 	if path == "" {
