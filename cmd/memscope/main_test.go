@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +216,51 @@ func TestReplayJSON(t *testing.T) {
 		"--without", strings.Join(m.Attack.Edges, ","), "--json")
 	if code != exitOK || !strings.Contains(out, `"class_vs_auth": "SAME"`) {
 		t.Errorf("what-if without the culprits: exit %d\n%s", code, out)
+	}
+}
+
+func TestReplayLabelsAndRestore(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	m, _ := scenario.ReadManifest(sdir)
+	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--labels", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var labels []struct {
+		Edge          string `json:"edge"`
+		Authenticated bool   `json:"authenticated"`
+		Rule          string `json:"rule"`
+	}
+	if err := json.Unmarshal([]byte(out), &labels); err != nil {
+		t.Fatal(err)
+	}
+	var unauth []string
+	for _, l := range labels {
+		if l.Rule == "" {
+			t.Errorf("edge %s has no deciding rule", l.Edge)
+		}
+		if !l.Authenticated {
+			unauth = append(unauth, l.Edge)
+		}
+	}
+	if strings.Join(unauth, ",") != strings.Join(m.Attack.Edges, ",") {
+		t.Errorf("unauthenticated edges %v, want exactly the injected %v", unauth, m.Attack.Edges)
+	}
+	// Restoring every injected edge into G_auth gives G's selection back.
+	code, out, _ = runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query,
+		"--restore", strings.Join(m.Attack.Edges, ","), "--json")
+	if code != exitOK || !strings.Contains(out, `"class_vs_g": "SAME"`) {
+		t.Errorf("restore all injected edges: exit %d\n%s", code, out)
+	}
+}
+
+// The log can be read over HTTP as well as from a directory.
+func TestVerifyOverHTTP(t *testing.T) {
+	sdir := filepath.Join(demoDir, "clean")
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(sdir, "log"))))
+	defer srv.Close()
+	code, out, errs := runIn(t, sdir, "verify", "snapshot.db", "--log", srv.URL+"/", "--anchors", "scenario.json")
+	if code != exitOK || !strings.Contains(out, "result: PASS") {
+		t.Errorf("verify over HTTP: exit %d\n%s\n%s", code, out, errs)
 	}
 }

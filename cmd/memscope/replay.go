@@ -13,7 +13,7 @@ import (
 	"github.com/memscope/memscope/sanitize"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--labels] [--json]"
 
 // jsonItem is one selected passage in --json output (rank is 1-based).
 type jsonItem struct {
@@ -112,6 +112,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	damping := fs.Float64("damping", 0.5, "PPR damping (probability of following an edge)")
 	policy := fs.String("policy", "", "edge label policy: "+strings.Join(replay.PolicyNames(), ", ")+" (default "+replay.PolicyDefault+")")
 	without := fs.String("without", "", "what-if: replay on G with these edge ids removed (comma-separated)")
+	restore := fs.String("restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
+	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -132,6 +134,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
+	if *labels {
+		return exitOK, writeLabels(stdout, rp, *asJSON)
+	}
+	if *without != "" && *restore != "" {
+		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
+	}
 	qs := s.ReplayQueries()
 	if *queryID != "" {
 		q, ok := s.Query(*queryID)
@@ -144,15 +152,22 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	var removed []string
+	var removed, restored []string
 	if *without != "" {
 		removed = strings.Split(*without, ",")
+	}
+	if *restore != "" {
+		restored = strings.Split(*restore, ",")
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
-		if removed != nil {
-			w, err := rp.WhatIf(qs[i], replay.BaseG, removed, nil)
+		if removed != nil || restored != nil {
+			base := replay.BaseG
+			if restored != nil {
+				base = replay.BaseGAuth
+			}
+			w, err := rp.WhatIf(qs[i], base, removed, restored)
 			if err != nil {
 				return exitUsage, err
 			}
@@ -167,7 +182,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *queryID == "" {
 		writeReplayTable(stdout, out)
 	}
-	if *queryID != "" || removed != nil {
+	if *queryID != "" || removed != nil || restored != nil {
 		for i, r := range rows {
 			writeReplayDetail(stdout, r, out[i])
 		}
@@ -231,7 +246,7 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		fmt.Fprintf(w, "\nimmune selector %s: %s on G vs G_auth\n", im.Selector, im.Class)
 	}
 	if j.WhatIf != nil {
-		fmt.Fprintf(w, "\nwhat-if without %s: vs G %s, vs G_auth %s\n", strings.Join(j.WhatIf.Removed, ","), j.WhatIf.VsG, j.WhatIf.VsGAuth)
+		fmt.Fprintf(w, "\nwhat-if (edges absent: %s): vs G %s, vs G_auth %s\n", strings.Join(j.WhatIf.Removed, ","), j.WhatIf.VsG, j.WhatIf.VsGAuth)
 		for _, it := range j.WhatIf.TopK {
 			fmt.Fprintf(w, "  %-4d %-34s %.6f\n", it.Rank, clip(it.Node, 34), it.Score)
 		}
@@ -254,4 +269,42 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "~"
+}
+
+type jsonLabel struct {
+	Edge          string  `json:"edge"`
+	Src           string  `json:"src"`
+	Dst           string  `json:"dst"`
+	Weight        float64 `json:"weight"`
+	Writer        string  `json:"writer"`
+	Sources       int     `json:"sources"`
+	Authenticated bool    `json:"authenticated"`
+	Rule          string  `json:"rule"`
+	Declared      bool    `json:"declared"`
+}
+
+// writeLabels lists each write's label under the replayer's policy, with
+// the rule that decided it; importer-declared labels say "declared".
+func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
+	edges, labels := rp.Graph().Edges(), rp.Labels()
+	out := make([]jsonLabel, len(edges))
+	for i, e := range edges {
+		out[i] = jsonLabel{Edge: e.ID, Src: sanitize.Line(e.Src), Dst: sanitize.Line(e.Dst), Weight: e.Weight, Writer: sanitize.Line(e.Prov.Writer),
+			Sources: len(e.Prov.Sources), Authenticated: labels[i].Authenticated, Rule: labels[i].Rule, Declared: labels[i].Declared}
+	}
+	if asJSON {
+		return writeJSON(w, out)
+	}
+	fmt.Fprintf(w, "%-36s %-15s %-8s %s\n", "EDGE", "LABEL", "WEIGHT", "RULE / WRITER / ENDPOINTS")
+	for _, l := range out {
+		label := "authenticated"
+		if !l.Authenticated {
+			label = "UNAUTH"
+		}
+		if l.Declared {
+			label += " (declared)"
+		}
+		fmt.Fprintf(w, "%-36s %-15s %-8g %s; %s; %s -> %s\n", l.Edge, label, l.Weight, l.Rule, l.Writer, l.Src, l.Dst)
+	}
+	return nil
 }
