@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -61,7 +60,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 			return exitUsage, err
 		}
 		if *asJSON {
-			return exitOK, writeJSON(stdout, sanitizeSummary(sum))
+			return exitOK, writeJSON(stdout, sum)
 		}
 		writeLineageSummary(stdout, sum)
 		return exitOK, nil
@@ -85,38 +84,6 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	writeEntryLineage(stdout, view)
 	return exitOK, nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// sanitizeSummary escapes evidence text (reasons quote entry ids and tools).
-func sanitizeSummary(s *inspect.LineageSummary) *inspect.LineageSummary {
-	c := *s
-	c.RefusedActions = make([]inspect.RefusedAction, len(s.RefusedActions))
-	for i, r := range s.RefusedActions {
-		r.Action, r.Tool = sanitize.Line(r.Action), sanitize.Line(r.Tool)
-		reasons := make([]string, len(r.Reasons))
-		for j, x := range r.Reasons {
-			reasons[j] = sanitize.Line(x)
-		}
-		r.Reasons = reasons
-		c.RefusedActions[i] = r
-	}
-	c.Gate = make([]inspect.GateRow, len(s.Gate))
-	for i, g := range s.Gate {
-		g.Action, g.Tool, g.Reason = sanitize.Line(g.Action), sanitize.Line(g.Tool), sanitize.Line(g.Reason)
-		c.Gate[i] = g
-	}
-	c.Findings = make([]lineage.Finding, len(s.Findings))
-	for i, f := range s.Findings {
-		f.Message = sanitize.Line(f.Message)
-		c.Findings[i] = f
-	}
-	return &c
 }
 
 func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {

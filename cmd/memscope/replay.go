@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -175,9 +174,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return exitOK, enc.Encode(out)
+		return exitOK, writeJSON(stdout, out)
 	}
 	if *queryID == "" {
 		writeReplayTable(stdout, out)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -38,9 +37,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sanitizedReport(rep)); err != nil {
+		if err := writeJSON(stdout, rep); err != nil {
 			return exitUsage, err
 		}
 	} else {
@@ -50,20 +47,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitFindings, nil
 	}
 	return exitOK, nil
-}
-
-// sanitizedReport copies a report with every string that can carry
-// evidence text passed through the sanitiser; JSON escaping alone would
-// still hand terminal escapes to whoever prints the decoded value.
-func sanitizedReport(r *verify.Report) *verify.Report {
-	c := *r
-	c.Snapshot, c.Log = sanitize.Line(r.Snapshot), sanitize.Line(r.Log)
-	c.Findings = make([]verify.Finding, len(r.Findings))
-	for i, f := range r.Findings {
-		f.Subject, f.Message = sanitize.Line(f.Subject), sanitize.Line(f.Message)
-		c.Findings[i] = f
-	}
-	return &c
 }
 
 var familyOrder = []verify.Family{verify.FamSignatures, verify.FamRegistry, verify.FamEncoding, verify.FamLog, verify.FamTombstones, verify.FamHMAC, verify.FamGate, verify.FamLineage}
