@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"os"
 
 	"charm.land/bubbles/v2/key"
@@ -165,6 +166,7 @@ type ErrorModel struct {
 	Title, Hint string
 	Err         error
 	styles      Styles
+	width       int
 }
 
 // NewError builds an ErrorModel.
@@ -175,16 +177,27 @@ func NewError(title string, err error, hint string, opts Options) tea.Model {
 func (e *ErrorModel) Init() tea.Cmd { return nil }
 
 func (e *ErrorModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
 		return e, tea.Quit
+	case tea.WindowSizeMsg:
+		e.width = msg.Width
 	}
 	return e, nil
 }
 
 func (e *ErrorModel) View() tea.View {
 	s := e.styles
-	body := s.Error.Render(sanitize.Line(e.Title)) + "\n\n" + sanitize.Block(fmt.Sprint(e.Err), 4) + "\n\n" +
-		s.Bold.Render("What to do: ") + sanitize.Line(e.Hint) + "\n\n" + s.Dim.Render("press any key to quit")
+	// Wrap to the window (inside the box border and padding) so a long
+	// error or hint is never cut off; sanitised first, so no escape can
+	// be split.
+	w := 76
+	if e.width > 8 {
+		w = min(e.width-6, 100)
+	}
+	wrap := func(t string) string { return ansi.Wrap(t, w, " /") }
+	body := s.Error.Render(sanitize.Line(e.Title)) + "\n\n" + wrap(sanitize.Block(fmt.Sprint(e.Err), 4)) + "\n\n" +
+		wrap(s.Bold.Render("What to do: ")+sanitize.Line(e.Hint)) + "\n\n" + s.Dim.Render("press any key to quit")
 	v := tea.NewView(s.Box.Render(body))
 	v.AltScreen = true
 	return v

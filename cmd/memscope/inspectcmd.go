@@ -37,14 +37,12 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, err
 	}
-	an, err := ef.resolve()
+	src, err := openInspector(ctx, &ef, pos[0], *plain)
 	if err != nil {
-		return exitUsage, err
-	}
-	src, err := tuisource.New(ctx, inspect.Options{Snapshot: pos[0], Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC}, *plain)
-	if err != nil {
+		// On a terminal the error gets the inspector's error screen, with
+		// what to do; piped, it is a plain message on stderr.
 		if term.IsTerminal(os.Stdout.Fd()) {
-			_ = tui.RunError("memscope inspect", err, "Check the snapshot path (a memscope SQLite snapshot) and --log (a tlog-tiles directory or URL).", opts)
+			_ = tui.RunError("memscope inspect", err, inspectHint, opts)
 		}
 		return exitUsage, err
 	}
@@ -66,6 +64,16 @@ func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(inspectorMemoryLimit)
 	}
+}
+
+const inspectHint = "Check that SNAPSHOT is a memscope snapshot (docs/FORMAT.md), that --log names its tlog-tiles directory or URL, and that --log-key and --trust hold the keys you were given (a note verifier key; 64-hex-digit Ed25519 keys or a file of them). memscope inspect -h lists the flags."
+
+func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plain bool) (*tuisource.Source, error) {
+	an, err := ef.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
