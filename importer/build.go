@@ -5,18 +5,15 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"github.com/memscope/memscope/seedgen"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/scenario"
@@ -172,24 +169,11 @@ func Load(opt Options) (*Graph, []InputFile, error) {
 	return g, inputs, nil
 }
 
-// derive returns 32 bytes for one purpose under the seed.
-func derive(seed uint64, purpose string) [32]byte {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], seed)
-	return sha256.Sum256(append(b[:], "memscope-import:"+purpose...))
-}
-
-type chachaReader struct{ r *rand.ChaCha8 }
-
-func (c chachaReader) Read(p []byte) (int, error) { return c.r.Read(p) }
-
 // build is the state of one import being written.
 type build struct {
 	ctx   context.Context
-	seed  uint64
-	rng   *rand.Rand
+	gen   *seedgen.Gen
 	clock int64
-	keys  map[string]ed25519.PrivateKey
 	st    *writer.Store
 }
 
@@ -198,36 +182,11 @@ func (b *build) tick() uint64 {
 	return uint64(b.clock)
 }
 
-// newID makes a UUIDv7 from the import clock and the seeded stream.
-func (b *build) newID(ts uint64) record.ID {
-	var id record.ID
-	ms := ts / 1e6
-	for i := 0; i < 6; i++ {
-		id[i] = byte(ms >> (40 - 8*i))
-	}
-	binary.BigEndian.PutUint64(id[6:14], b.rng.Uint64())
-	binary.BigEndian.PutUint16(id[14:16], uint16(b.rng.Uint32()))
-	id[6] = 0x70 | id[6]&0x0f
-	id[8] = 0x80 | id[8]&0x3f
-	return id
-}
+func (b *build) newID(ts uint64) record.ID { return b.gen.ID(ts) }
 
-func (b *build) nonce() [16]byte {
-	var n [16]byte
-	binary.BigEndian.PutUint64(n[:8], b.rng.Uint64())
-	binary.BigEndian.PutUint64(n[8:], b.rng.Uint64())
-	return n
-}
+func (b *build) nonce() [16]byte { return b.gen.Nonce() }
 
-func (b *build) key(principal string) ed25519.PrivateKey {
-	if k, ok := b.keys[principal]; ok {
-		return k
-	}
-	s := derive(b.seed, "principal:"+principal)
-	k := ed25519.NewKeyFromSeed(s[:])
-	b.keys[principal] = k
-	return k
-}
+func (b *build) key(principal string) ed25519.PrivateKey { return b.gen.Key(principal) }
 
 // defaultTrust is a passage's trust when its row gives none: the writer
 // class decides (user content is Trusted, external content External).
@@ -346,8 +305,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	// Cleanup after a failure must stop the log's background work even when
 	// the failure was a cancelled context, before the caller removes files.
 	cleanupCtx := context.WithoutCancel(ctx)
-	b := &build{ctx: ctx, seed: opt.Seed, clock: importBase, keys: map[string]ed25519.PrivateKey{},
-		rng: rand.New(rand.NewChaCha8(derive(opt.Seed, "rng")))}
+	b := &build{ctx: ctx, gen: seedgen.New(opt.Seed, "memscope-import"), clock: importBase}
 	// The origin names the input so that two imports' checkpoints are never
 	// confused; it is derived from the input hashes, not from paths.
 	h := sha256.New()
@@ -355,15 +313,11 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 		h.Write([]byte(in.Role + "\x00" + in.SHA256 + "\x00"))
 	}
 	origin := "import.memscope.local/" + hex.EncodeToString(h.Sum(nil)[:8])
-	skey, vkey, err := note.GenerateKey(chachaReader{rand.NewChaCha8(derive(opt.Seed, "log-key"))}, origin)
+	signer, vkey, err := b.gen.NoteKey(origin)
 	if err != nil {
 		return nil, err
 	}
-	signer, err := note.NewSigner(skey)
-	if err != nil {
-		return nil, err
-	}
-	rootSeed := derive(opt.Seed, "registry-root")
+	rootSeed := b.gen.Derive("registry-root")
 	root := ed25519.NewKeyFromSeed(rootSeed[:])
 	rootPub := root.Public().(ed25519.PublicKey)
 
@@ -402,6 +356,11 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	info.Tool, info.SignedBy, info.Notice, info.KeySeed, info.Inputs = "memscope import", SignedByImporter, notice, opt.Seed, inputs
 	meta, _ := json.Marshal(info)
 	if err := b.st.SetMeta(MetaImport, string(meta)); err != nil {
+		b.st.Close(cleanupCtx)
+		return nil, err
+	}
+	// A cancelled import must fail whatever stage Tessera was at.
+	if err := ctx.Err(); err != nil {
 		b.st.Close(cleanupCtx)
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/memscope/memscope/seedgen"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -297,7 +298,7 @@ func TestDeterministic(t *testing.T) {
 		t.Error("a different seed gave the same snapshot")
 	}
 	// Private keys never leave the importer: no file holds the root's seed.
-	root := derive(7, "registry-root")
+	root := seedgen.New(7, "memscope-import").Derive("registry-root")
 	for name, b := range trees[0] {
 		if bytes.Contains(b, root[:]) || bytes.Contains(b, []byte(hex.EncodeToString(root[:]))) {
 			t.Errorf("%s contains the registry root's private seed", name)

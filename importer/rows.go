@@ -1,12 +1,10 @@
 package importer
 
 import (
-	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/snapshot"
@@ -327,44 +325,8 @@ func parseQuery(rw row) (Query, error) {
 	return q, nil
 }
 
-// nameProblem applies the record format's rule for node ids and relation
-// names (record.validName): 1..MaxNameBytes bytes of printable ASCII, no
-// spaces. Anything else would be rejected by the strict record decoder.
-func nameProblem(s string) string {
-	if s == "" {
-		return "empty"
-	}
-	if len(s) > record.MaxNameBytes {
-		return fmt.Sprintf("%d bytes, limit %d", len(s), record.MaxNameBytes)
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= 0x20 || c >= 0x7f {
-			if !utf8.ValidString(s) || c >= 0x80 {
-				return fmt.Sprintf("byte %d is not ASCII; ids are printable ASCII without spaces", i+1)
-			}
-			return fmt.Sprintf("byte %d (0x%02x) is a space or control character; ids are printable ASCII without spaces", i+1, c)
-		}
-	}
-	return ""
-}
+// nameProblem and principalProblem are the record format's own rules, so
+// an import fails early on what the decoder would later reject.
+func nameProblem(s string) string { return record.NameProblem(s) }
 
-// principalProblem applies the record format's writer rule: user,
-// agent:NAME, tool:NAME or external:NAME.
-func principalProblem(s string) string {
-	if s == "user" {
-		return ""
-	}
-	cls, name, ok := strings.Cut(s, ":")
-	if !ok {
-		return "want user, agent:NAME, tool:NAME or external:NAME"
-	}
-	switch cls {
-	case "agent", "tool", "external":
-	default:
-		return fmt.Sprintf("unknown principal class %q (want user, agent, tool or external)", short(cls))
-	}
-	if reason := nameProblem(name); reason != "" {
-		return "name " + reason
-	}
-	return ""
-}
+func principalProblem(s string) string { return record.PrincipalProblem(s) }

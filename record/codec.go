@@ -241,10 +241,11 @@ func firstNonCanonicalField(raw, canonical []byte) string {
 	return "(header)"
 }
 
-// validName checks writer/principal names: class prefix and a bounded,
-// printable ASCII name. Odd bytes in a principal name are never displayed raw
-// because the decoder rejects them here.
-func validPrincipal(s string) string {
+// PrincipalProblem applies the writer rule (user, agent:NAME, tool:NAME or
+// external:NAME, the name as NameProblem allows) and says what is wrong,
+// or "" when s is valid. Odd bytes in a principal name are never displayed
+// raw because decoders reject them here.
+func PrincipalProblem(s string) string {
 	if s == "user" {
 		return ""
 	}
@@ -255,25 +256,33 @@ func validPrincipal(s string) string {
 	switch cls {
 	case "agent", "tool", "external":
 	default:
-		return fmt.Sprintf("unknown principal class %q", cls)
+		if len(cls) > 24 {
+			cls = cls[:24] + "..."
+		}
+		return fmt.Sprintf("unknown principal class %q (want user, agent, tool or external)", cls)
 	}
-	if reason := validName(name); reason != "" {
-		return reason
+	if reason := NameProblem(name); reason != "" {
+		return "name " + reason
 	}
 	return ""
 }
 
-func validName(s string) string {
+// NameProblem checks a name (node id, relation, principal name): 1 to
+// MaxNameBytes bytes of printable ASCII without spaces. It returns "" when
+// s is valid, else what is wrong, with 1-based byte positions.
+func NameProblem(s string) string {
 	if s == "" {
-		return "empty name"
+		return "empty"
 	}
 	if len(s) > MaxNameBytes {
-		return fmt.Sprintf("name is %d bytes, limit %d", len(s), MaxNameBytes)
+		return fmt.Sprintf("%d bytes, limit %d", len(s), MaxNameBytes)
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c >= 0x7f {
-			return fmt.Sprintf("byte 0x%02x at %d is not printable ASCII", c, i)
+		if c := s[i]; c <= 0x20 || c >= 0x7f {
+			if c >= 0x80 {
+				return fmt.Sprintf("byte %d is not ASCII; names are printable ASCII without spaces", i+1)
+			}
+			return fmt.Sprintf("byte %d (0x%02x) is a space or control character; names are printable ASCII without spaces", i+1, c)
 		}
 	}
 	return ""
@@ -309,7 +318,7 @@ func DecodeEntry(raw []byte) (*Entry, error) {
 	if !e.EID.IsV7() {
 		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "eid", Reason: "not a UUIDv7"}
 	}
-	if r := validPrincipal(e.Writer); r != "" {
+	if r := PrincipalProblem(e.Writer); r != "" {
 		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "writer", Reason: r}
 	}
 	if len(e.Content) > MaxContentBytes {
@@ -345,19 +354,19 @@ func DecodeWrite(raw []byte) (*Write, error) {
 		return nil, &FieldError{Kind: "write", ID: id, Field: "wid", Reason: "not a UUIDv7"}
 	}
 	for _, f := range []struct{ name, val string }{{"src", w.Src}, {"dst", w.Dst}} {
-		if r := validName(f.val); r != "" {
+		if r := NameProblem(f.val); r != "" {
 			return nil, &FieldError{Kind: "write", ID: id, Field: f.name, Reason: r}
 		}
 	}
 	if w.Rel != "" {
-		if r := validName(w.Rel); r != "" {
+		if r := NameProblem(w.Rel); r != "" {
 			return nil, &FieldError{Kind: "write", ID: id, Field: "rel", Reason: r}
 		}
 	}
 	if w.Weight < 0 || math.IsNaN(w.Weight) || math.IsInf(w.Weight, 0) {
 		return nil, &FieldError{Kind: "write", ID: id, Field: "weight", Reason: fmt.Sprintf("%v is not a non-negative finite weight", w.Weight)}
 	}
-	if r := validPrincipal(w.Writer); r != "" {
+	if r := PrincipalProblem(w.Writer); r != "" {
 		return nil, &FieldError{Kind: "write", ID: id, Field: "writer", Reason: r}
 	}
 	if err := checkSig("write", id, w.Sig); err != nil {
@@ -379,7 +388,7 @@ func DecodePrincipalEvent(raw []byte) (*PrincipalEvent, error) {
 	if p.Op != OpRegister && p.Op != OpRevoke {
 		return nil, &FieldError{Kind: KindPrincipal, ID: id, Field: "op", Reason: fmt.Sprintf("%q is not register or revoke", p.Op)}
 	}
-	if r := validPrincipal(p.Principal); r != "" {
+	if r := PrincipalProblem(p.Principal); r != "" {
 		return nil, &FieldError{Kind: KindPrincipal, ID: id, Field: "principal", Reason: r}
 	}
 	if p.Channel != ChannelAuthenticated && p.Channel != ChannelUnauthenticated {
@@ -401,7 +410,7 @@ func DecodeTombstone(raw []byte) (*Tombstone, error) {
 	if err := checkHeader(KindTombstone, id, t.V, t.Kind); err != nil {
 		return nil, err
 	}
-	if r := validPrincipal(t.Writer); r != "" {
+	if r := PrincipalProblem(t.Writer); r != "" {
 		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "writer", Reason: r}
 	}
 	if len(t.Reason) > MaxReasonBytes || !utf8.ValidString(t.Reason) {

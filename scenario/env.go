@@ -8,17 +8,16 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/seedgen"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/writer"
@@ -70,11 +69,11 @@ type env struct {
 	ctx      context.Context
 	dir      string
 	seed     uint64
-	rng      *rand.Rand
+	keys     *seedgen.Gen // principal and root keys: shared by every scenario of a seed
+	gen      *seedgen.Gen // ids, nonces, log key and choices: per scenario
 	root     ed25519.PrivateKey
 	signer   note.Signer
 	vkey     string
-	keys     map[string]ed25519.PrivateKey
 	st       *writer.Store
 	log      *tlog.Writer
 	clock    int64
@@ -84,40 +83,22 @@ type env struct {
 	passages map[string]string    // passage node id by handle
 }
 
-// derive returns 32 deterministic bytes for a purpose under the seed.
-func derive(seed uint64, purpose string) [32]byte {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], seed)
-	return sha256.Sum256(append(b[:], purpose...))
-}
-
-// seededReader is an io.Reader of deterministic bytes for key generation.
-type seededReader struct{ r *rand.ChaCha8 }
-
-func (s seededReader) Read(p []byte) (int, error) {
-	return s.r.Read(p)
-}
-
 func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (*env, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	e := &env{ctx: ctx, dir: dir, seed: seed, keys: map[string]ed25519.PrivateKey{},
+	e := &env{ctx: ctx, dir: dir, seed: seed, keys: seedgen.New(seed, "scenario"), gen: seedgen.New(seed, "scenario:"+name),
 		byName: map[string]record.ID{}, passages: map[string]string{}, clock: baseTime}
-	e.rng = rand.New(rand.NewChaCha8(derive(seed, "rng:"+name)))
-	rootSeed := derive(seed, "registry-root")
+	rootSeed := e.keys.Derive("registry-root")
 	e.root = ed25519.NewKeyFromSeed(rootSeed[:])
 	origin := "memscope.example/log/" + name
-	skey, vkey, err := note.GenerateKey(seededReader{rand.NewChaCha8(derive(seed, "log-key:"+name))}, origin)
+	signer, vkey, err := e.gen.NoteKey(origin)
 	if err != nil {
 		return nil, err
 	}
-	if e.signer, err = note.NewSigner(skey); err != nil {
-		return nil, err
-	}
-	e.vkey = vkey
+	e.signer, e.vkey = signer, vkey
 	if withHMAC {
-		k := derive(seed, "hmac:"+name)
+		k := e.gen.Derive("hmac")
 		e.hmacKey = k[:]
 	}
 	if e.log, err = tlog.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
@@ -143,41 +124,17 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 
 // tick advances the scenario clock by about a second.
 func (e *env) tick() uint64 {
-	e.clock += 1e9 + int64(e.rng.IntN(1000))*1e6
+	e.clock += 1e9 + int64(e.gen.Rand().IntN(1000))*1e6
 	return uint64(e.clock)
 }
 
 // newID makes a UUIDv7 from the clock and the scenario's random stream.
-func (e *env) newID(ts uint64) record.ID {
-	var id record.ID
-	ms := ts / 1e6
-	for i := 0; i < 6; i++ {
-		id[i] = byte(ms >> (40 - 8*i))
-	}
-	binary.BigEndian.PutUint64(id[6:14], e.rng.Uint64())
-	binary.BigEndian.PutUint16(id[14:16], uint16(e.rng.Uint32()))
-	id[6] = 0x70 | id[6]&0x0f
-	id[8] = 0x80 | id[8]&0x3f
-	return id
-}
+func (e *env) newID(ts uint64) record.ID { return e.gen.ID(ts) }
 
-func (e *env) nonce() [16]byte {
-	var n [16]byte
-	binary.BigEndian.PutUint64(n[:8], e.rng.Uint64())
-	binary.BigEndian.PutUint64(n[8:], e.rng.Uint64())
-	return n
-}
+func (e *env) nonce() [16]byte { return e.gen.Nonce() }
 
 // key returns the deterministic private key of a principal (generation).
-func (e *env) key(principal string) ed25519.PrivateKey {
-	if k, ok := e.keys[principal]; ok {
-		return k
-	}
-	s := derive(e.seed, "principal:"+principal)
-	k := ed25519.NewKeyFromSeed(s[:])
-	e.keys[principal] = k
-	return k
-}
+func (e *env) key(principal string) ed25519.PrivateKey { return e.keys.Key(principal) }
 
 // register adds a principal key to the registry, signed by the root.
 func (e *env) register(principal, channel string) error {

@@ -209,19 +209,19 @@ func (e *env) bulk(n int) error {
 	ids := make([]record.ID, 0, n)
 	labels := make([]record.Trust, 0, n)
 	for i := 0; i < n; i++ {
-		wi := e.rng.IntN(len(writers))
+		wi := e.gen.Rand().IntN(len(writers))
 		ts := uint64(e.clock) + uint64(i)*1e6
 		en := &record.Entry{EID: e.newID(ts), Writer: writers[wi], TS: ts, Nonce: e.nonce(),
-			Content: fmt.Sprintf("Observation %d: %s noted item %d of the daily review.", i, writers[wi], e.rng.IntN(100000))}
+			Content: fmt.Sprintf("Observation %d: %s noted item %d of the daily review.", i, writers[wi], e.gen.Rand().IntN(100000))}
 		trust := base[wi]
 		if len(ids) > 0 {
-			for k := e.rng.IntN(4); k > 0; k-- {
-				p := e.rng.IntN(len(ids))
+			for k := e.gen.Rand().IntN(4); k > 0; k-- {
+				p := e.gen.Rand().IntN(len(ids))
 				if containsID(en.Parents, ids[p]) {
 					continue
 				}
 				en.Parents = append(en.Parents, ids[p])
-				en.Weights = append(en.Weights, math.Round(e.rng.Float64()*1000)/1000)
+				en.Weights = append(en.Weights, math.Round(e.gen.Rand().Float64()*1000)/1000)
 				trust = max(trust, labels[p])
 			}
 		}

@@ -108,6 +108,13 @@ func Create(ctx context.Context, dir string, signer note.Signer) (*Writer, error
 		cancel()
 		return nil, fmt.Errorf("tlog.Create: tessera appender in %s: %w", dir, err)
 	}
+	// Tessera publishes the empty tree's checkpoint in the background; wait
+	// for it, so that no publication is still in flight when a Writer that
+	// never integrated anything is closed and its directory removed.
+	if err := waitForCheckpoint(ctx, reader); err != nil {
+		cancel()
+		return nil, fmt.Errorf("tlog.Create: %s: %w", dir, err)
+	}
 	return &Writer{
 		dir:      dir,
 		appender: appender,
@@ -203,13 +210,23 @@ func (w *Writer) Close(ctx context.Context) ([]byte, error) {
 		return nil, errors.New("tlog: writer already closed")
 	}
 	defer w.cancel()
+	// On failure Tessera must still finish what it already accepted before
+	// Close returns: its background work would otherwise write into the
+	// directory after a caller has cleaned it up.
+	settle := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = w.shutdown(sctx)
+	}
 	if w.err != nil {
 		w.closed = true
+		settle()
 		return nil, w.err
 	}
 	err := w.submitLocked(ctx, true)
 	w.closed = true
 	if err != nil {
+		settle()
 		return nil, err
 	}
 	size, root, err := w.rootLocked()
@@ -349,4 +366,17 @@ func removeStalePartials(dir string, size uint64) error {
 func isNotEmpty(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) && (errors.Is(pe.Err, fs.ErrExist) || strings.Contains(pe.Err.Error(), "not empty"))
+}
+
+// waitForCheckpoint polls until the log's checkpoint file exists.
+func waitForCheckpoint(ctx context.Context, r tessera.LogReader) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := r.ReadCheckpoint(ctx); err == nil {
+			return nil
+		} else if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
+			return fmt.Errorf("the initial checkpoint was not published: %w", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
