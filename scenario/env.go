@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
-	"github.com/memscope/memscope/seedgen"
 	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/seedgen"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/writer"
 )
