@@ -3,6 +3,7 @@ package tuisource
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -196,7 +197,7 @@ func (src *Source) replayAll(ctx context.Context) ([]replay.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.ReplayAll(src.s.ReplayQueries(), 1)
+	return r.ReplayAll(src.s.ReplayQueries(), runtime.GOMAXPROCS(0))
 }
 
 // Replay implements tui.Source.
@@ -206,7 +207,7 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 		return tui.ReplayView{}, err
 	}
 	qs := src.s.ReplayQueries()
-	rows, err := r.ReplayAll(qs, 1)
+	rows, err := r.ReplayAll(qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return tui.ReplayView{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/diff"
@@ -147,7 +148,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		qs = []replay.Query{q}
 	}
-	rows, err := rp.ReplayAll(qs, 1)
+	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return exitUsage, err
 	}
