@@ -60,7 +60,7 @@ var _ tui.Source = (*Source)(nil)
 
 // syncLoadLimit is the largest store whose entries are loaded before New
 // returns.
-const syncLoadLimit = 20000
+var syncLoadLimit = 20000
 
 // New opens the evidence and starts loading entries in the background.
 func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error) {

@@ -120,3 +120,35 @@ func TestDetailLineageReplayWhatIf(t *testing.T) {
 		t.Errorf("removing the culprits gives %s against G_auth, want SAME", w.VsGAuth.Class)
 	}
 }
+
+// Big stores load in the background: rows published so far are readable
+// while loading goes on (run with -race to check the publication).
+func TestBackgroundLoading(t *testing.T) {
+	old := syncLoadLimit
+	syncLoadLimit = 0
+	defer func() { syncLoadLimit = old }()
+	src, _ := openScenario(t, "sleeper")
+	total := len(src.Session().Entries)
+	seen := 0
+	for src.EntryCount() < total {
+		if n := src.EntryCount(); n > 0 {
+			r := src.Entry(n - 1)
+			if r.ID == "" {
+				t.Fatalf("row %d published without an id", n-1)
+			}
+			seen = n
+		}
+		_ = src.Overview()
+		_ = src.Leaf(0)
+	}
+	if err := src.WaitLoaded(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := finish(t, src)
+	if src.EntryCount() != total || p.Err != nil {
+		t.Fatalf("loaded %d of %d (seen %d while loading)", src.EntryCount(), total, seen)
+	}
+	if _, ok := src.EntryIndex(src.Entry(total - 1).ID); !ok {
+		t.Error("the last entry cannot be found by id after loading")
+	}
+}
