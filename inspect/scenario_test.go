@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"crypto/ed25519"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/scenario"
+	_ "modernc.org/sqlite"
 )
 
 var scenarioDir string
@@ -277,5 +279,62 @@ func TestEntryLineageExplainsBreakAtTau(t *testing.T) {
 	}
 	if len(v.Rows) < 6 || v.DOT == "" {
 		t.Errorf("drawing has %d rows, DOT %d bytes", len(v.Rows), len(v.DOT))
+	}
+}
+
+// Queries record the selection the agent saw; the replay on G matches it on
+// honest stores, and a store whose recording was altered is reported.
+func TestRecordedSelections(t *testing.T) {
+	for _, name := range []string{"clean", "structural-write"} {
+		s, _ := open(t, name)
+		rp, err := s.Replayer(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := rp.ReplayAll(s.ReplayQueries(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Recorded == nil || r.Recorded.Mismatch {
+				t.Errorf("%s %s: recorded check %+v", name, r.QueryID, r.Recorded)
+			}
+		}
+	}
+
+	// A copy of the clean store whose first query claims another selection.
+	src := filepath.Join(scenarioDir, "clean")
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE queries SET selected = '["passage:argentina","passage:celtics"]' WHERE seq = 1`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	scenarioDirSaved := scenarioDir
+	scenarioDir = filepath.Dir(dst)
+	defer func() { scenarioDir = scenarioDirSaved }()
+	s, _ := open(t, filepath.Base(dst))
+	rp, err := s.Replayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := rp.ReplayAll(s.ReplayQueries(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range ReplayFindings(rows) {
+		if f.Code == "replay.recorded-mismatch" && f.Subject == "query "+rows[0].QueryID {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("an altered recording is not reported: %+v", ReplayFindings(rows))
 	}
 }

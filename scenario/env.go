@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/seedgen"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/writer"
@@ -81,6 +82,12 @@ type env struct {
 	man      Manifest
 	byName   map[string]record.ID // entries by a scenario-local handle
 	passages map[string]string    // passage node id by handle
+	// The graph as written so far, so that a query records the selection
+	// the agent's selector (PPR on G) showed it at that moment.
+	nodes []replay.Node
+	edges []replay.Edge
+	// deferQueries: the scenario records its queries itself, later.
+	deferQueries bool
 }
 
 func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (*env, error) {

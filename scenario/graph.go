@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/snapshot"
 	"github.com/memscope/memscope/writer"
 )
@@ -94,6 +95,7 @@ func (e *env) graphMemory() error {
 		if err := e.st.AddNode(writer.Node{ID: passageNode(p.handle), Kind: snapshot.NodePassage, Label: p.text, EID: &id}); err != nil {
 			return err
 		}
+		e.nodes = append(e.nodes, replay.Node{ID: passageNode(p.handle), Kind: replay.KindPassage, Label: p.text})
 		e.passages[p.handle] = passageNode(p.handle)
 		for _, ent := range p.entities {
 			if !entitySeen[ent] {
@@ -102,6 +104,7 @@ func (e *env) graphMemory() error {
 				if err := e.st.AddNode(writer.Node{ID: entityNode(ent), Kind: snapshot.NodeEntity, Label: ent}); err != nil {
 					return err
 				}
+				e.nodes = append(e.nodes, replay.Node{ID: entityNode(ent), Kind: replay.KindEntity, Label: ent})
 			}
 		}
 	}
@@ -142,6 +145,7 @@ func (e *env) write(kind, src, dst, rel string, weight float64, writerName strin
 func (e *env) writeID(kind, src, dst, rel string, weight float64, writerName string, sources []record.ID) (record.ID, error) {
 	ts := e.tick()
 	w := &record.Write{Kind: kind, WID: e.newID(ts), Src: src, Dst: dst, Rel: rel, Weight: weight, Writer: writerName, Sources: sources, TS: ts, Nonce: e.nonce()}
+	e.edges = append(e.edges, replay.Edge{ID: w.WID.String(), Src: src, Dst: dst, Weight: weight})
 	return w.WID, e.st.AddWrite(e.ctx, w, e.key(writerName))
 }
 
@@ -181,11 +185,42 @@ func (e *env) recordQueries() error {
 				reset[id] += 0.05 * norm
 			}
 		}
-		if err := e.st.AddQuery(writer.Query{ID: q.id, Text: q.text, K: 5, Reset: reset, Dense: dense, TS: baseTime + int64(qi+1)*3600e9}); err != nil {
+		seen, err := e.selection(reset, 5)
+		if err != nil {
+			return err
+		}
+		if err := e.st.AddQuery(writer.Query{ID: q.id, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: baseTime + int64(qi+1)*3600e9}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// selection is what the agent's selector showed for a reset vector on the
+// graph as written so far: top-k passages by PPR on G (every edge counts;
+// the agent does not check provenance).
+func (e *env) selection(reset map[string]float64, k int) ([]string, error) {
+	g, err := replay.NewGraph(e.nodes, e.edges, replay.DropSelfLoops)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := replay.NewReplayer(g, replay.Config{Policy: everyEdge{}, K: k})
+	if err != nil {
+		return nil, err
+	}
+	row, err := rp.Replay(replay.Query{ID: "recording", Reset: reset, K: k})
+	if err != nil {
+		return nil, err
+	}
+	return row.G.IDs(), nil
+}
+
+// everyEdge labels every edge authenticated: recording needs only G.
+type everyEdge struct{}
+
+func (everyEdge) Name() string { return "every-edge" }
+func (everyEdge) Label(replay.Edge) replay.EdgeLabel {
+	return replay.EdgeLabel{Authenticated: true, Rule: "recording"}
 }
 
 // overlap is the Jaccard similarity of lower-cased word sets.
