@@ -142,10 +142,12 @@ func (l *Layout) RenderRow(i, width int, gl Glyphs) string {
 		if text != "" {
 			text = "[" + text + "] "
 		}
-		text += clean(n.Label)
+		// Weights come before the label: a long label is what gets cut at
+		// the width, never the edge weights.
 		if a := l.annotation(r.Node, gl.ASCII); a != "" {
-			text += "  " + a
+			text += a + "  "
 		}
+		text += clean(n.Label)
 		line += " " + text
 	}
 	return truncate(strings.TrimRight(line, " "), width)

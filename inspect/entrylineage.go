@@ -112,10 +112,10 @@ func (s *Session) relative(r lineage.Relative, labels []lineage.Trust) Relative 
 func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 	var dg dagdraw.Graph
 	for i, n := range nb.Nodes {
-		label := n.ID[:8]
+		label := shortID(n.ID)
 		if n.Index >= 0 {
 			e := s.Entries[s.RowOf(n.Index)]
-			label = n.ID[:8] + " " + e.Writer + ": " + preview(e.Content, 60)
+			label += " " + e.Writer + ": " + preview(e.Content, 60)
 		}
 		dg.Nodes = append(dg.Nodes, dagdraw.Node{ID: n.ID, Label: sanitize.Line(label), Trust: n.Label.String(),
 			ElidedParents: n.HiddenParents, Focus: i == nb.Center})
@@ -124,6 +124,16 @@ func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 		dg.Edges = append(dg.Edges, dagdraw.Edge{Parent: e.Parent, Child: e.Child, Weight: e.Weight, Strong: e.Strong})
 	}
 	return dg
+}
+
+// shortID keeps the head and the tail of an id: UUIDv7s written close
+// together share their leading timestamp digits, so the tail tells them
+// apart.
+func shortID(id string) string {
+	if len(id) <= 14 {
+		return id
+	}
+	return id[:8] + "…" + id[len(id)-5:]
 }
 
 func preview(s string, n int) string {
