@@ -2,9 +2,9 @@ package inspect
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/snapshot"
@@ -94,7 +94,33 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 			return nil, err
 		}
 	}
+	if s.Imported() {
+		if pol == nil {
+			pol, _ = replay.PolicyByName(replay.PolicyDeclared)
+		}
+		pol = importedPolicy{pol}
+	}
 	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
+}
+
+// Imported reports whether the store was written by memscope import.
+// Its presence means every signature in the store is the importer's own.
+func (s *Session) Imported() bool { return s.Meta[importer.MetaImport] != "" }
+
+// importedPolicy marks every label of an imported store as declared: the
+// importer signed the records itself and derived channels from the input's
+// declarations, so no label there is verified provenance.
+type importedPolicy struct{ inner replay.LabelPolicy }
+
+func (p importedPolicy) Name() string { return p.inner.Name() + " (imported: declared)" }
+
+func (p importedPolicy) Label(e replay.Edge) replay.EdgeLabel {
+	l := p.inner.Label(e)
+	if !l.Declared {
+		l.Declared = true
+		l.Rule = "declared by import: " + l.Rule
+	}
+	return l
 }
 
 // ReplayQueries converts the stored queries for replay.
@@ -119,30 +145,10 @@ func (s *Session) Query(id string) (replay.Query, bool) {
 	return replay.Query{}, false
 }
 
-// MetaDeclaredLabels is the snapshot meta key under which an importer
-// stores provenance labels it was told, not ones it verified: JSON mapping
-// a write id or passage entry id to "authenticated" or "unauthenticated".
-const MetaDeclaredLabels = "declared_labels"
-
 func (s *Session) declaredLabels() (map[string]bool, error) {
-	raw, ok := s.Meta[MetaDeclaredLabels]
-	if !ok || raw == "" {
-		return nil, nil
+	m, err := importer.DeclaredLabels(s.Meta)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Opts.Snapshot, err)
 	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		return nil, fmt.Errorf("%s: meta %s: %w", s.Opts.Snapshot, MetaDeclaredLabels, err)
-	}
-	out := make(map[string]bool, len(m))
-	for id, label := range m {
-		switch label {
-		case record.ChannelAuthenticated:
-			out[id] = true
-		case record.ChannelUnauthenticated:
-			out[id] = false
-		default:
-			return nil, fmt.Errorf("%s: meta %s: label %q of %s is neither authenticated nor unauthenticated", s.Opts.Snapshot, MetaDeclaredLabels, label, id)
-		}
-	}
-	return out, nil
+	return m, nil
 }

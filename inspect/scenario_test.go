@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/scenario"
 	_ "modernc.org/sqlite"
@@ -336,5 +337,38 @@ func TestRecordedSelections(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("an altered recording is not reported: %+v", ReplayFindings(rows))
+	}
+}
+
+// An imported store's labels come from the importer's declarations and its
+// own signatures: every label is shown as declared, never as verified.
+func TestImportedStoreLabelsAreDeclared(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "imp")
+	small := "../importer/testdata/small/"
+	if _, err := importer.Import(context.Background(), importer.Options{Nodes: small + "nodes.csv", Edges: small + "edges.csv", Queries: small + "queries.csv", Out: out, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	scenarioDirSaved := scenarioDir
+	scenarioDir = filepath.Dir(out)
+	defer func() { scenarioDir = scenarioDirSaved }()
+	s, _ := open(t, "imp")
+	if !s.Imported() {
+		t.Fatal("the imported store is not recognised as imported")
+	}
+	rp, err := s.Replayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unauth := 0
+	for i, l := range rp.Labels() {
+		if !l.Declared {
+			t.Errorf("edge %s: label %+v not marked declared", rp.Graph().Edges()[i].ID, l)
+		}
+		if !l.Authenticated {
+			unauth++
+		}
+	}
+	if unauth == 0 {
+		t.Error("the fixture's declared-unauthenticated edges are labelled authenticated")
 	}
 }
