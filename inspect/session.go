@@ -204,7 +204,7 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		if r.Entry != nil {
 			// The signed bytes are the truth: lineage reads the record.
 			e.Writer, e.Recorded, e.TS, e.Content = intern(r.Entry.Writer), r.Entry.Trust, int64(r.Entry.TS), r.Entry.Content
-			le.Writer, le.Recorded, le.TS = e.Writer, lineage.Trust(r.Entry.Trust), e.TS
+			le.Writer, le.Recorded, le.TS = e.Writer, r.Entry.Trust, e.TS
 			le.Parents = make([]string, len(r.Entry.Parents))
 			for i, p := range r.Entry.Parents {
 				le.Parents[i] = p.String()

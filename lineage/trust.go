@@ -10,57 +10,25 @@ package lineage
 import (
 	"fmt"
 	"strings"
+
+	"github.com/memscope/memscope/record"
 )
 
-// Trust is a MemLineage trust level. Larger values are less safe, which is
-// what lets propagation use a plain max.
-type Trust uint8
+// Trust is the MemLineage trust level, the same type the signed records
+// carry: larger values are less safe, which is what lets propagation use a
+// plain max.
+type Trust = record.Trust
 
 const (
-	Trusted          Trust = 0
-	DerivedTrusted   Trust = 1
-	DerivedUntrusted Trust = 2
-	External         Trust = 3
+	Trusted          = record.Trusted
+	DerivedTrusted   = record.DerivedTrusted
+	DerivedUntrusted = record.DerivedUntrusted
+	External         = record.External
 )
 
 // Untrusted is the first level the gate refuses to let justify a sensitive
 // action (paper 001, section 3.7).
 const Untrusted = DerivedUntrusted
-
-func (t Trust) String() string {
-	switch t {
-	case Trusted:
-		return "Trusted"
-	case DerivedTrusted:
-		return "Derived-Trusted"
-	case DerivedUntrusted:
-		return "Derived-Untrusted"
-	case External:
-		return "External"
-	}
-	return fmt.Sprintf("Trust(%d)", uint8(t))
-}
-
-// Short is a fixed-width abbreviation for narrow columns and graph labels.
-func (t Trust) Short() string {
-	switch t {
-	case Trusted:
-		return "T"
-	case DerivedTrusted:
-		return "DT"
-	case DerivedUntrusted:
-		return "DU"
-	case External:
-		return "EXT"
-	}
-	return "?"
-}
-
-// Valid reports whether t is one of the four defined levels.
-func (t Trust) Valid() bool { return t <= External }
-
-// IsUntrusted reports whether the gate treats t as untrusted (t >= 2).
-func (t Trust) IsUntrusted() bool { return t >= Untrusted }
 
 // Entry is the lineage view of one memory entry. The loader fills it from a
 // verified ProvEntry record.

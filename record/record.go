@@ -50,6 +50,28 @@ func (t Trust) String() string {
 	return fmt.Sprintf("Trust(%d)", uint8(t))
 }
 
+// Short is a fixed-width abbreviation for narrow columns and graph labels.
+func (t Trust) Short() string {
+	switch t {
+	case Trusted:
+		return "T"
+	case DerivedTrusted:
+		return "DT"
+	case DerivedUntrusted:
+		return "DU"
+	case External:
+		return "EXT"
+	}
+	return "?"
+}
+
+// Valid reports whether t is one of the four defined levels.
+func (t Trust) Valid() bool { return t <= External }
+
+// IsUntrusted reports whether the gate treats t as untrusted (t >= 2,
+// paper 001 section 3.7).
+func (t Trust) IsUntrusted() bool { return t >= DerivedUntrusted }
+
 // ID is a 16-byte record identifier (UUIDv7 for entries and writes).
 type ID [16]byte
 

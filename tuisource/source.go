@@ -230,7 +230,7 @@ func (src *Source) EntryCount() int { return src.s.Loaded() }
 // Entry implements tui.Source.
 func (src *Source) Entry(i int) tui.EntryRow {
 	e := &src.s.Entries[i]
-	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: lineage.Trust(e.Recorded), Recomputed: lineage.Trust(e.Recorded), TimeNS: e.TS,
+	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS,
 		Preview: previewText(e.Content), Suspicious: src.flags[i]}
 	if e.DecodeErr != nil {
 		r.Status = tui.Failed
