@@ -19,6 +19,7 @@ import (
 // (generation signs every record, so it is not part of any timing).
 type generated struct {
 	once sync.Once
+	root string // the temporary directory to remove
 	dir  string
 	m    *scenario.Manifest
 	err  error
@@ -28,6 +29,17 @@ var (
 	benchMu     sync.Mutex
 	benchStores = map[int]*generated{}
 )
+
+// removeBenchStores deletes the generated stores (called from TestMain).
+func removeBenchStores() {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	for _, g := range benchStores {
+		if g.root != "" {
+			os.RemoveAll(g.root)
+		}
+	}
+}
 
 func benchStore(b *testing.B, n int) (Options, *scenario.Manifest) {
 	b.Helper()
@@ -45,6 +57,7 @@ func benchStore(b *testing.B, n int) (Options, *scenario.Manifest) {
 			return
 		}
 		spec, _ := scenario.Lookup("clean")
+		g.root = dir
 		g.m, g.err = scenario.Generate(context.Background(), dir, spec, scenario.Options{Seed: 7, Entries: n})
 		g.dir = filepath.Join(dir, "clean")
 	})

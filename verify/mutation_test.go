@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 	if genDir != "" {
 		os.RemoveAll(genDir)
 	}
+	removeBenchStores()
 	os.Exit(code)
 }
 
