@@ -30,8 +30,8 @@ var (
 	benchStores = map[int]*generated{}
 )
 
-// removeBenchStores deletes the generated stores (called from TestMain).
-func removeBenchStores() {
+// RemoveBenchStores deletes the generated stores (called from TestMain).
+func RemoveBenchStores() {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	for _, g := range benchStores {

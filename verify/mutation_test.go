@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 	if genDir != "" {
 		os.RemoveAll(genDir)
 	}
-	removeBenchStores()
+	verify.RemoveBenchStores()
 	os.Exit(code)
 }
 
