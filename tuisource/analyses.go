@@ -51,8 +51,8 @@ func (src *Source) parseCheckpoints(rep *verify.Report) []tui.CheckpointRow {
 		}
 	}
 	var out []tui.CheckpointRow
-	for i, c := range src.s.Checkpoints {
-		row := tui.CheckpointRow{Index: i, TimeNS: c.SeenAt}
+	for _, c := range src.s.Checkpoints {
+		row := tui.CheckpointRow{Index: int(c.Seq), TimeNS: c.SeenAt} // numbered as verify names them
 		cp, err := tlog.ParseCheckpoint(c.Note)
 		if err != nil {
 			row.Signature, row.Consistent, row.Note = tui.Failed, tui.Unknown, "unparseable: "+err.Error()
