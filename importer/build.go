@@ -12,7 +12,6 @@ import (
 	"github.com/memscope/memscope/seedgen"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/memscope/memscope/record"
@@ -491,15 +490,6 @@ func (b *build) fill(g *Graph, defWriter, nodesHash string, root ed25519.Private
 		}
 	}
 	return info, nil
-}
-
-func sortedKeys(m map[string]float64) []string {
-	k := make([]string, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Strings(k)
-	return k
 }
 
 // ReadInfo returns the import account stored in a snapshot's meta map;

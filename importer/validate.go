@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/memscope/memscope/record"
@@ -98,12 +100,12 @@ func (g *Graph) Validate() error {
 	}
 	for _, q := range g.Queries {
 		at := loc{g.QueriesFile, q.Line}
-		for _, id := range sortedKeys(q.Reset) {
+		for _, id := range slices.Sorted(maps.Keys(q.Reset)) {
 			if _, ok := kind[id]; !ok {
 				return at.errf("reset", "node %q is not in %s", short(id), g.NodesFile)
 			}
 		}
-		for _, id := range sortedKeys(q.Dense) {
+		for _, id := range slices.Sorted(maps.Keys(q.Dense)) {
 			if kind[id] != snapshot.NodePassage {
 				return at.errf("dense", "%q is not a passage in %s; dense scores rank passages", short(id), g.NodesFile)
 			}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/memscope/memscope/diff"
@@ -70,7 +71,7 @@ func (r *Replayer) culprits(reset []float64, k int, onG []float64, row Row) (*Cu
 			return false, err
 		}
 		got := g.selectPassages(s[0], k).IDs()
-		return equalIDs(got, want), nil
+		return slices.Equal(got, want), nil
 	}
 	// ddmin assumes the full candidate set restores; check rather than trust.
 	if ok, err := restores(cands); err != nil || !ok {
@@ -95,7 +96,7 @@ func (r *Replayer) culprits(reset []float64, k int, onG []float64, row Row) (*Cu
 		if c.Changes, err = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); err != nil {
 			return nil, err
 		}
-		c.Restores = equalIDs(c.Alone.IDs(), want)
+		c.Restores = slices.Equal(c.Alone.IDs(), want)
 		out.Set = append(out.Set, c)
 	}
 	return out, nil
@@ -213,16 +214,4 @@ func complement(parts [][]int32, skip int) []int32 {
 		}
 	}
 	return out
-}
-
-func equalIDs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/memscope/memscope/record"
@@ -246,13 +245,4 @@ func overlap(a, b string) float64 {
 		return 0
 	}
 	return math.Round(float64(inter)/float64(union)*1e6) / 1e6
-}
-
-func sortedKeys(m map[string]float64) []string {
-	k := make([]string, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Strings(k)
-	return k
 }
