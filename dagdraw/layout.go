@@ -164,6 +164,17 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 				}
 			}
 		}
+		// link draws the horizontal from the node's lane to lane j, with the
+		// joint at j facing the node.
+		link := func(j int, st style) {
+			if j > col {
+				cells[j].flags |= left
+				hline(col, j, st)
+			} else {
+				cells[j].flags |= right
+				hline(j, col, st)
+			}
+		}
 		// Pass-through pipes and elided stubs ending here. A lane whose
 		// stub ends on this row is not reused on this row, or the stub's
 		// end would merge into a junction.
@@ -189,13 +200,7 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 			st := lanes[i].st
 			cells[i].flags |= up
 			cells[i].vert = st
-			if i > col {
-				cells[i].flags |= left
-				hline(col, i, st)
-			} else {
-				cells[i].flags |= right
-				hline(i, col, st)
-			}
+			link(i, st)
 		}
 		// Parents: the first continues in the node's lane, others open
 		// pipes in free lanes (not ones joining on this row).
@@ -214,13 +219,7 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 			}
 			if j := joinable(lanes, target, st, func(i int) bool { return used[i] }); j >= 0 {
 				cells[j].flags |= up | down
-				if j > col {
-					cells[j].flags |= left
-					hline(col, j, st)
-				} else {
-					cells[j].flags |= right
-					hline(j, col, st)
-				}
+				link(j, st)
 				continue
 			}
 			if !ownLane {
@@ -237,13 +236,7 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 			}
 			cells[j].flags |= down
 			cells[j].vert = st
-			if j > col {
-				cells[j].flags |= left
-				hline(col, j, st)
-			} else {
-				cells[j].flags |= right
-				hline(j, col, st)
-			}
+			link(j, st)
 		}
 		if g.Nodes[v].ElidedParents > 0 {
 			j := col
@@ -255,13 +248,7 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 				}
 				cells[j].flags |= down
 				cells[j].vert = elided
-				if j > col {
-					cells[j].flags |= left
-					hline(col, j, elided)
-				} else {
-					cells[j].flags |= right
-					hline(j, col, elided)
-				}
+				link(j, elided)
 			}
 			lanes[j] = pipe{target: -2, st: elided}
 		}
