@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/memscope/memscope/lineage"
-	"github.com/memscope/memscope/scenario"
 )
 
 // LaunderingRow is one laundering finding: recorded trust safer than the
@@ -160,7 +159,7 @@ func scheduleOf(w []float64) lineage.Schedule {
 		if x != 1 {
 			coarse = false
 		}
-		if math.Abs(x-scenario.JudgeWeight(k+1)) > 1e-12 {
+		if w, _ := lineage.ScheduleJudge.Weight(k + 1); math.Abs(x-w) > 1e-12 {
 			judge = false
 		}
 	}
