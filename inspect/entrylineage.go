@@ -115,7 +115,7 @@ func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 		label := shortID(n.ID)
 		if n.Index >= 0 {
 			e := s.Entries[s.RowOf(n.Index)]
-			label += " " + e.Writer + ": " + preview(e.Content, 60)
+			label += " " + e.Writer + ": " + Preview(e.Content, 60)
 		}
 		dg.Nodes = append(dg.Nodes, dagdraw.Node{ID: n.ID, Label: sanitize.Line(label), Trust: n.Label.String(),
 			ElidedParents: n.HiddenParents, Focus: i == nb.Center})
@@ -136,7 +136,9 @@ func shortID(id string) string {
 	return id[:8] + "…" + id[len(id)-5:]
 }
 
-func preview(s string, n int) string {
+// Preview cuts s to at most n bytes on a character boundary, marking the
+// cut with an ellipsis.
+func Preview(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

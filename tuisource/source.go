@@ -146,13 +146,6 @@ func (src *Source) byRow(labels []lineage.Trust) *[]lineage.Trust {
 	return &out
 }
 
-func previewText(s string) string {
-	if len(s) <= 240 {
-		return s
-	}
-	return s[:240]
-}
-
 // labelsAt recomputes (or reuses) every entry's label at tau.
 func (src *Source) labelsAt(tau float64) ([]lineage.Trust, error) {
 	src.mu.Lock()
@@ -231,7 +224,7 @@ func (src *Source) EntryCount() int { return src.s.Loaded() }
 func (src *Source) Entry(i int) tui.EntryRow {
 	e := &src.s.Entries[i]
 	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS,
-		Preview: previewText(e.Content), Suspicious: src.flags[i]}
+		Preview: inspect.Preview(e.Content, 240), Suspicious: src.flags[i]}
 	if e.DecodeErr != nil {
 		r.Status = tui.Failed
 	}

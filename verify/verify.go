@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -774,6 +773,3 @@ func (v *verifier) finish() *Report {
 	}
 	return rep
 }
-
-// CandidateHash is the hash a commit gate records for a candidate record.
-func CandidateHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
