@@ -27,6 +27,7 @@ const (
 	FamHMAC       Family = "hmac"
 	FamGate       Family = "gate"
 	FamLineage    Family = "references"
+	FamCoverage   Family = "coverage"
 )
 
 // Finding is one verified fact that something is wrong (or worth noting).
@@ -75,6 +76,7 @@ var Codes = []Code{
 	{"GATE_MATERIALISED", FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{"PARENT_MISSING", FamLineage, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{"SOURCE_MISSING", FamLineage, SevWarning, "a structural write names a source entry that does not exist"},
+	{"TABLE_UNSIGNED", FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 }
 
 var codeIndex = func() map[string]Code {

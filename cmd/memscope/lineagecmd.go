@@ -59,11 +59,12 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if err != nil {
 			return exitUsage, err
 		}
+		status := lineageStatus(sum.Findings)
 		if *asJSON {
-			return exitOK, writeJSON(stdout, sum)
+			return status, writeJSON(stdout, sum)
 		}
 		writeLineageSummary(stdout, sum)
-		return exitOK, nil
+		return status, nil
 	}
 	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
 	if err != nil {
@@ -84,6 +85,18 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	writeEntryLineage(stdout, view)
 	return exitOK, nil
+}
+
+// lineageStatus is exit 1 when lineage reports a critical (error-severity)
+// finding, such as laundering or a dispatched action the gate refuses, as
+// verify does for its errors.
+func lineageStatus(fs []lineage.Finding) int {
+	for _, f := range fs {
+		if f.Severity == lineage.SeverityCritical {
+			return exitFindings
+		}
+	}
+	return exitOK
 }
 
 func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
