@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	_ "modernc.org/sqlite"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/verify"
@@ -174,22 +175,22 @@ func keysOf(t *testing.T, name, table, key, where string) []string {
 	return out
 }
 
-type finding struct{ code, subject string }
+type codeSubject struct{ code, subject string }
 
 // requireNewFinding demands a finding absent from the pristine scenario's
 // report whose code is one of allowed (and, when subject is set, about it).
 func requireNewFinding(t *testing.T, name string, rep *verify.Report, subject string, allowed ...string) {
 	t.Helper()
-	base := map[finding]bool{}
+	base := map[codeSubject]bool{}
 	for _, f := range baseline(t, name).Findings {
-		base[finding{f.Code, f.Subject}] = true
+		base[codeSubject{string(f.Code), f.Subject}] = true
 	}
 	ok := map[string]bool{}
 	for _, c := range allowed {
 		ok[c] = true
 	}
 	for _, f := range rep.Findings {
-		if base[finding{f.Code, f.Subject}] || !ok[f.Code] {
+		if base[codeSubject{string(f.Code), f.Subject}] || !ok[string(f.Code)] {
 			continue
 		}
 		if subject == "" || strings.Contains(f.Subject, subject) {
@@ -225,10 +226,10 @@ var logDamage = []string{"TILE_MISMATCH", "LOG_UNREADABLE", "LEAF_MALFORMED", "I
 
 // signedFindings drops the coverage warnings, which name the tables no
 // signature covers rather than anything wrong with a record.
-func signedFindings(rep *verify.Report) []verify.Finding {
-	var out []verify.Finding
+func signedFindings(rep *verify.Report) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range rep.Findings {
-		if f.Family != verify.FamCoverage {
+		if f.Family != finding.FamCoverage {
 			out = append(out, f)
 		}
 	}

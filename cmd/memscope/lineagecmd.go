@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
@@ -59,7 +60,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if err != nil {
 			return exitUsage, err
 		}
-		status := lineageStatus(sum.Findings)
+		status := lineageStatus(inspect.LineageFindings(sum))
 		if *asJSON {
 			return status, writeJSON(stdout, sum)
 		}
@@ -87,12 +88,12 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return exitOK, nil
 }
 
-// lineageStatus is exit 1 when lineage reports a critical (error-severity)
-// finding, such as laundering or a dispatched action the gate refuses, as
-// verify does for its errors.
-func lineageStatus(fs []lineage.Finding) int {
+// lineageStatus is exit 1 when lineage reports an error-severity finding,
+// such as laundering that lets an untrusted entry pass the gate or a
+// dispatched action the gate refuses, as verify does for its errors.
+func lineageStatus(fs []finding.Finding) int {
 	for _, f := range fs {
-		if f.Severity == lineage.SeverityCritical {
+		if f.Severity == finding.SevError {
 			return exitFindings
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
@@ -213,12 +214,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	return status, nil
 }
 
-// replayStatus is exit 1 when a row is an error-severity result, as for
-// verify: the selection diverged (unauthenticated structure changed what
-// the agent was shown) or the recorded selection disagrees with the replay.
+// replayStatus is exit 1 when the rows carry an error-severity finding
+// (an IFC-blind divergence), as verify does for its errors; the findings
+// are the ones the inspector lists.
 func replayStatus(rows []replay.Row) int {
-	for _, r := range rows {
-		if r.Class == diff.Diverge || (r.Recorded != nil && r.Recorded.Mismatch) {
+	for _, f := range inspect.ReplayFindings(rows) {
+		if f.Severity == finding.SevError {
 			return exitFindings
 		}
 	}
