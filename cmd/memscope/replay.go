@@ -140,12 +140,21 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	evictions := fs.Bool("evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
 	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
 	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
+	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
+	}
+	ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
+	if *format != "" || isNativeStore(pos[0]) {
+		return runNativeReplay(ctx, stdout, pos[0], *format, *queries, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
+	}
+	if *queries != "" {
+		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
 	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
@@ -159,30 +168,48 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	if *labels {
-		return exitOK, writeLabels(stdout, rp, *asJSON)
+	return ro.run(stdout, rp, s.ReplayQueries(), pos[0], nil)
+}
+
+// replayOutput is what the replay flags ask to see; snapshots and native
+// stores share it.
+type replayOutput struct {
+	queryID, without, restore string
+	labels, asJSON            bool
+}
+
+// run replays qs on rp and prints the result. wrap, when not nil, puts the
+// rows into the JSON document a native store's output is.
+func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
+	if o.labels {
+		return exitOK, writeLabels(stdout, rp, o.asJSON)
 	}
-	if *without != "" && *restore != "" {
+	if o.without != "" && o.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
 	}
-	qs := s.ReplayQueries()
-	if *queryID != "" {
-		q, ok := s.Query(*queryID)
-		if !ok {
-			return exitUsage, usagef("no query %q in %s", *queryID, pos[0])
+	if o.queryID != "" {
+		var one []replay.Query
+		for _, q := range qs {
+			if q.ID == o.queryID {
+				one = append(one, q)
+				break
+			}
 		}
-		qs = []replay.Query{q}
+		if one == nil {
+			return exitUsage, usagef("no query %q in %s", o.queryID, source)
+		}
+		qs = one
 	}
 	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return exitUsage, err
 	}
 	var removed, restored []string
-	if *without != "" {
-		removed = strings.Split(*without, ",")
+	if o.without != "" {
+		removed = strings.Split(o.without, ",")
 	}
-	if *restore != "" {
-		restored = strings.Split(*restore, ",")
+	if o.restore != "" {
+		restored = strings.Split(o.restore, ",")
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
@@ -200,13 +227,16 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 	status := replayStatus(rows)
-	if *asJSON {
+	if o.asJSON {
+		if wrap != nil {
+			return status, writeJSON(stdout, wrap(out))
+		}
 		return status, writeJSON(stdout, out)
 	}
-	if *queryID == "" {
+	if o.queryID == "" {
 		writeReplayTable(stdout, out)
 	}
-	if *queryID != "" || removed != nil || restored != nil {
+	if o.queryID != "" || removed != nil || restored != nil {
 		for i, r := range rows {
 			writeReplayDetail(stdout, r, out[i])
 		}

@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/stores/igraphpickle"
 	"github.com/memscope/memscope/stores/storefile"
 	"github.com/memscope/memscope/stores/storemodel"
@@ -38,9 +39,9 @@ import (
 
 // Issue codes this reader reports.
 const (
-	CodeMalformed   = "STORE_RECORD_MALFORMED"
-	CodeUnexplained = "STORE_EDGE_UNEXPLAINED"
-	CodeWeight      = "STORE_EDGE_WEIGHT"
+	CodeMalformed   = finding.StoreRecordMalformed
+	CodeUnexplained = finding.StoreEdgeUnexplained
+	CodeWeight      = finding.StoreEdgeWeight
 )
 
 // SynonymThreshold is HippoRAG 2's synonymy_edge_sim_threshold default.

@@ -4,6 +4,8 @@
 // declared by the store's own fields, and the model says so.
 package storemodel
 
+import "github.com/memscope/memscope/finding"
+
 // Format names a native store format (the --format values).
 type Format string
 
@@ -75,7 +77,7 @@ type Edge struct {
 // Issue is one problem a reader found in the store's contents: the file and
 // the record and field it concerns. Analyses turn issues into findings.
 type Issue struct {
-	Code    string // a finding code (UPPER_SNAKE)
+	Code    finding.Code
 	File    string
 	Subject string // record or edge
 	Message string
