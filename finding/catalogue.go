@@ -29,6 +29,7 @@ const (
 	GateMaterialised       Code = "GATE_MATERIALISED"
 	ParentMissing          Code = "PARENT_MISSING"
 	SourceMissing          Code = "SOURCE_MISSING"
+	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
 // Codes of the lineage analysis (docs/LINEAGE.md).
@@ -136,6 +137,7 @@ var Catalogue = Catalog{
 	{GateMaterialised, FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
+	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{LineageEmptyID, FamLineage, SevWarning, "an entry has an empty id; it is kept but nothing can name it as a parent"},
 	{LineageDuplicateID, FamLineage, SevError, "two entries share an id; parent references resolve to the first"},

@@ -82,7 +82,7 @@ func TestOfAndFamilies(t *testing.T) {
 	if len(got) != 27 {
 		t.Errorf("verify families hold %d codes, want 27", len(got))
 	}
-	if fams := Catalogue.Families(); len(fams) != 10 || fams[0] != FamSignatures || fams[9] != FamReplay {
+	if fams := Catalogue.Families(); len(fams) != 11 || fams[0] != FamSignatures || fams[10] != FamReplay {
 		t.Errorf("Families() = %v", fams)
 	}
 }

@@ -31,6 +31,8 @@ const (
 	FamLineage Family = "lineage"
 	// FamReplay: retrieval replayed on G and on G_auth.
 	FamReplay Family = "replay"
+	// FamCoverage: rows that no signature or tag covers.
+	FamCoverage Family = "coverage"
 )
 
 // Code is a stable finding code, UPPER_SNAKE. Codes never change meaning

@@ -52,7 +52,7 @@ type Options struct {
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
 var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
-	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences}
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage}
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
@@ -93,6 +93,25 @@ type Report struct {
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// HMACChecked is false when no HMAC key was given: tags were not
+	// checked, which is not a pass.
+	HMACChecked bool `json:"hmac_checked"`
+	// Coverage says, per table (and per unsigned column of a signed
+	// table), how many rows a signature or tag covers.
+	Coverage []TableCoverage `json:"coverage"`
+	// Unsigned names the tables (and columns) with rows no signature or tag
+	// covers.
+	Unsigned []string `json:"unsigned"`
+}
+
+// TableCoverage is how many rows of one table a signature or tag covers.
+// Status is "signed" (every row), "partial", "unsigned" (none) or "empty".
+type TableCoverage struct {
+	Table  string `json:"table"`
+	Rows   int    `json:"rows"`
+	Signed int    `json:"signed"`
+	By     string `json:"by"` // what covers the rows
+	Status string `json:"status"`
 }
 
 // key is one registered principal key with its validity window.
@@ -159,6 +178,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
 	}
@@ -741,17 +761,78 @@ func (v *verifier) gate(ctx context.Context) error {
 	return nil
 }
 
-// plainRows reads the unsigned tables so that malformed rows are reported.
+// plainRows reads the unsigned tables so that malformed rows are reported,
+// and reports what each table's rows are covered by.
 func (v *verifier) plainRows(ctx context.Context) {
-	if _, err := v.snap.Nodes(ctx); err != nil {
+	rows := map[string]int{}
+	if n, err := v.snap.Nodes(ctx); err != nil {
 		v.add(phaseRows, 0, finding.RowMalformed, "nodes", err.Error())
+	} else {
+		rows["nodes"] = len(n)
 	}
-	if _, err := v.snap.Queries(ctx); err != nil {
+	if q, err := v.snap.Queries(ctx); err != nil {
 		v.add(phaseRows, 1, finding.RowMalformed, "queries", err.Error())
+	} else {
+		rows["queries"] = len(q)
 	}
-	if _, err := v.snap.Actions(ctx); err != nil {
+	if a, err := v.snap.Actions(ctx); err != nil {
 		v.add(phaseRows, 2, finding.RowMalformed, "actions", err.Error())
+	} else {
+		rows["actions"] = len(a)
 	}
+	if g, err := v.snap.GateEvents(ctx); err == nil {
+		rows["gate_events"] = len(g)
+	}
+	v.coverage(rows)
+}
+
+// coverage lists every table with what covers its rows. Signed record
+// tables are covered by their signatures (whether those verify is the
+// signature findings' business); entries.session_id is covered only by the
+// SMSR tag, so only when a key was given; checkpoints by the log key only
+// when it is pinned. Every other table is unsigned, and says so.
+func (v *verifier) coverage(plain map[string]int) {
+	r := v.rep
+	cov := func(table string, rows, signed int, by string) {
+		st := "signed"
+		switch {
+		case rows == 0:
+			st = "empty"
+		case signed == 0:
+			st = "unsigned"
+		case signed < rows:
+			st = "partial"
+		}
+		r.Coverage = append(r.Coverage, TableCoverage{Table: table, Rows: rows, Signed: signed, By: by, Status: st})
+	}
+	cov("principals", r.Principals, r.Principals, "registry root signature")
+	cov("entries", r.Entries, r.Entries, "writer signature")
+	sess := 0
+	if r.HMACChecked {
+		sess = r.Entries
+	}
+	cov("entries.session_id", r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov("writes", r.Edges, r.Edges, "writer signature")
+	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
+	cps := 0
+	if r.Anchors.LogKey == "pinned" {
+		cps = r.Checkpoints
+	}
+	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
+	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
+		cov(t, plain[t], 0, "nothing")
+	}
+	var unsigned []string
+	for i, c := range r.Coverage {
+		if c.Status == "unsigned" || c.Status == "partial" {
+			if c.Table == "checkpoints" {
+				continue // CHECKPOINT_UNANCHORED already says it
+			}
+			unsigned = append(unsigned, c.Table)
+			v.add(phaseRows, int64(10+i), finding.TableUnsigned, c.Table, fmt.Sprintf("%d of %d rows are covered by no signature or tag (%s): every value read from them is an unsigned claim", c.Rows-c.Signed, c.Rows, c.By))
+		}
+	}
+	r.Unsigned = unsigned
 }
 
 func (v *verifier) finish() *Report {
