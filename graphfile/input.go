@@ -6,7 +6,6 @@
 package graphfile
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -80,12 +79,4 @@ type loc struct {
 
 func (l loc) errf(field, format string, a ...any) error {
 	return &InputError{File: l.file, Line: l.line, Field: field, Err: fmt.Errorf(format, a...)}
-}
-
-func (l loc) wrap(field string, err error) error {
-	var ie *InputError
-	if errors.As(err, &ie) {
-		return err
-	}
-	return &InputError{File: l.file, Line: l.line, Field: field, Err: err}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/finding"
@@ -203,4 +204,76 @@ func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
 		return nil, err
 	}
 	return storereplay.Queries(g, file, raw)
+}
+
+// replayOutput is what the replay flags ask to see of a native store.
+type replayOutput struct {
+	queryID, without, restore string
+	labels, asJSON            bool
+}
+
+// run replays qs on rp and prints the result. wrap, when not nil, puts the
+// rows into the JSON document a native store's output is.
+func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
+	if o.labels {
+		return exitOK, writeLabels(stdout, rp, o.asJSON)
+	}
+	if o.without != "" && o.restore != "" {
+		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
+	}
+	if o.queryID != "" {
+		var one []replay.Query
+		for _, q := range qs {
+			if q.ID == o.queryID {
+				one = append(one, q)
+				break
+			}
+		}
+		if one == nil {
+			return exitUsage, usagef("no query %q in %s", o.queryID, source)
+		}
+		qs = one
+	}
+	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return exitUsage, err
+	}
+	var removed, restored []string
+	if o.without != "" {
+		removed = strings.Split(o.without, ",")
+	}
+	if o.restore != "" {
+		restored = strings.Split(o.restore, ",")
+	}
+	out := make([]jsonRow, len(rows))
+	for i, r := range rows {
+		out[i] = toJSONRow(r, qs[i].Text)
+		if removed != nil || restored != nil {
+			base := replay.BaseG
+			if restored != nil {
+				base = replay.BaseGAuth
+			}
+			w, err := rp.WhatIf(qs[i], base, removed, restored)
+			if err != nil {
+				return exitUsage, err
+			}
+			out[i].WhatIf = &jsonWhatIf{Removed: w.Removed, TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
+		}
+	}
+	status := replayStatus(rows)
+	if o.asJSON {
+		if wrap != nil {
+			return status, writeJSON(stdout, wrap(out))
+		}
+		return status, writeJSON(stdout, out)
+	}
+	if o.queryID == "" {
+		writeReplayTable(stdout, out)
+	}
+	if o.queryID != "" || removed != nil || restored != nil {
+		for i, r := range rows {
+			writeReplayDetail(stdout, r, out[i])
+		}
+	}
+	return status, nil
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/timeline"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--evictions] [--labels] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--json]"
 
 // jsonItem is one selected passage in --json output (rank is 1-based).
 type jsonItem struct {
@@ -85,6 +86,10 @@ type jsonRow struct {
 	Lemma1           []jsonLemma   `json:"lemma1"`
 	Immune           []jsonImmune  `json:"immune"`
 	WhatIf           *jsonWhatIf   `json:"what_if,omitempty"`
+	// AsOf is set when the rows were replayed at --as-of instead of now.
+	AsOf      string     `json:"as_of,omitempty"`
+	AsRan     *jsonAsRan `json:"as_ran,omitempty"`
+	FirstFlip *jsonFlip  `json:"first_flip,omitempty"`
 }
 
 func items(sel replay.Selection) []jsonItem {
@@ -139,6 +144,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	restore := fs.String("restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
 	evictions := fs.Bool("evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
 	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
+	asOf := fs.String("as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
+	flip := fs.Bool("first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
+	scan := fs.Bool("scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
@@ -149,12 +157,18 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
 	}
-	ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
 	if *format != "" || isNativeStore(pos[0]) {
+		if *asOf != "" || *flip {
+			return exitUsage, usagef("--as-of and --first-flip need a log's write order; a native store has none")
+		}
+		ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
 		return runNativeReplay(ctx, stdout, pos[0], *format, *queries, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
 	}
 	if *queries != "" {
 		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
+	}
+	if *asOf != "" && (*without != "" || *restore != "") {
+		return exitUsage, usagef("--as-of cannot be combined with --without or --restore")
 	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
@@ -168,52 +182,66 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	return ro.run(stdout, rp, s.ReplayQueries(), pos[0], nil)
-}
-
-// replayOutput is what the replay flags ask to see; snapshots and native
-// stores share it.
-type replayOutput struct {
-	queryID, without, restore string
-	labels, asJSON            bool
-}
-
-// run replays qs on rp and prints the result. wrap, when not nil, puts the
-// rows into the JSON document a native store's output is.
-func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
-	if o.labels {
-		return exitOK, writeLabels(stdout, rp, o.asJSON)
+	if *labels {
+		return exitOK, writeLabels(stdout, rp, *asJSON)
 	}
-	if o.without != "" && o.restore != "" {
+	if *without != "" && *restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
 	}
-	if o.queryID != "" {
-		var one []replay.Query
-		for _, q := range qs {
-			if q.ID == o.queryID {
-				one = append(one, q)
-				break
-			}
+	qs := s.ReplayQueries()
+	if *queryID != "" {
+		q, ok := s.Query(*queryID)
+		if !ok {
+			return exitUsage, usagef("no query %q in %s", *queryID, pos[0])
 		}
-		if one == nil {
-			return exitUsage, usagef("no query %q in %s", o.queryID, source)
-		}
-		qs = one
+		qs = []replay.Query{q}
 	}
 	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return exitUsage, err
 	}
-	var removed, restored []string
-	if o.without != "" {
-		removed = strings.Split(o.without, ",")
+	tr, err := s.TimeReplay(rp)
+	if err != nil {
+		return exitUsage, err
 	}
-	if o.restore != "" {
-		restored = strings.Split(o.restore, ",")
+	var cut *timeline.Cut
+	if *asOf != "" {
+		c, err := parseMoment(tr.Timeline(), *asOf)
+		if err != nil {
+			return exitUsage, err
+		}
+		cut = &c
+		for i, q := range qs {
+			if rows[i], err = tr.At(q, c); err != nil {
+				return exitUsage, err
+			}
+		}
+	}
+	var removed, restored []string
+	if *without != "" {
+		removed = strings.Split(*without, ",")
+	}
+	if *restore != "" {
+		restored = strings.Split(*restore, ",")
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
+		if cut != nil {
+			out[i].AsOf = cut.Desc
+		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
+			// The recording is compared with the graph the query ran on:
+			// a mismatch there means the evidence or the replay is wrong.
+			if out[i].AsRan, err = asRanJSON(tr, qs[i]); err != nil {
+				return exitUsage, err
+			}
+			out[i].RecordedMismatch = out[i].AsRan.RecordedMismatch
+		}
+		if *flip && r.Class == diff.Diverge && cut == nil {
+			if out[i].FirstFlip, err = firstFlip(s, tr, qs[i], r, *scan); err != nil {
+				return exitUsage, err
+			}
+		}
 		if removed != nil || restored != nil {
 			base := replay.BaseG
 			if restored != nil {
@@ -227,16 +255,21 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 		}
 	}
 	status := replayStatus(rows)
-	if o.asJSON {
-		if wrap != nil {
-			return status, writeJSON(stdout, wrap(out))
-		}
+	if *asJSON {
 		return status, writeJSON(stdout, out)
 	}
-	if o.queryID == "" {
+	if cut != nil {
+		fmt.Fprintf(stdout, "as of %s (placed by %s)\n\n", cut.Desc, cut.Placed)
+	}
+	if *queryID == "" {
 		writeReplayTable(stdout, out)
 	}
-	if o.queryID != "" || removed != nil || restored != nil {
+	for _, r := range out {
+		if r.FirstFlip != nil {
+			writeFlip(stdout, r.Query, r.FirstFlip)
+		}
+	}
+	if *queryID != "" || removed != nil || restored != nil {
 		for i, r := range rows {
 			writeReplayDetail(stdout, r, out[i])
 		}
@@ -257,8 +290,18 @@ func replayStatus(rows []replay.Row) int {
 }
 
 func writeReplayTable(w io.Writer, rows []jsonRow) {
-	fmt.Fprintf(w, "%-16s %-8s %-9s %-6s %-4s %-8s %s\n", "QUERY", "CLASS", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "TEXT")
+	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "TEXT")
 	for _, r := range rows {
+		asRan, rec := "-", "-"
+		if r.AsRan != nil {
+			asRan = r.AsRan.Class
+		}
+		if r.RecordedMismatch != nil {
+			rec = "ok"
+			if *r.RecordedMismatch {
+				rec = "MISMATCH"
+			}
+		}
 		blind, tie, rank1 := "-", "-", "-"
 		if r.IFCBlind {
 			blind = "YES"
@@ -269,7 +312,7 @@ func writeReplayTable(w io.Writer, rows []jsonRow) {
 		if r.Tie {
 			tie = "tie"
 		}
-		fmt.Fprintf(w, "%-16s %-8s %-9s %-6s %-4s %-8d %s\n", r.Query, r.Class, blind, rank1, tie, len(r.Culprits), r.Text)
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %s\n", r.Query, r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), r.Text)
 	}
 }
 
