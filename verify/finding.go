@@ -27,6 +27,7 @@ const (
 	FamHMAC       Family = "hmac"
 	FamGate       Family = "gate"
 	FamLineage    Family = "references"
+	FamSnapshot   Family = "snapshot"
 )
 
 // Finding is one verified fact that something is wrong (or worth noting).
@@ -57,7 +58,7 @@ var Codes = []Code{
 	{"RECORD_MALFORMED", FamEncoding, SevError, "the signed record could not be decoded strictly"},
 	{"RECORD_NOT_CANONICAL", FamEncoding, SevError, "the signed record is not in CBOR Core Deterministic Encoding"},
 	{"COLUMN_MISMATCH", FamEncoding, SevError, "a decoded convenience column disagrees with the signed record"},
-	{"ROW_MALFORMED", FamEncoding, SevError, "a non-record table row could not be read"},
+	{"ROW_MALFORMED", FamEncoding, SevError, "a table row could not be read (a cell of the wrong type, NULL, or over its size limit, or an unsigned row that does not parse); the row is skipped and every other row is still read"},
 	{"RECORD_NOT_IN_LOG", FamLog, SevError, "the record's leaf is not in the log"},
 	{"LEAF_WITHOUT_RECORD", FamLog, SevError, "a log leaf names a record that is neither in the snapshot nor tombstoned (deletion without tombstone)"},
 	{"LEAF_MALFORMED", FamLog, SevError, "a log leaf is neither a record leaf nor a tombstone"},
@@ -74,6 +75,12 @@ var Codes = []Code{
 	{"HMAC_WRONG", FamHMAC, SevError, "an entry's HMAC tag does not match its content, session and timestamp"},
 	{"GATE_MATERIALISED", FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{"PARENT_MISSING", FamLineage, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
+	{"SCHEMA_NOT_TABLE", FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
+	{"SCHEMA_TABLE_MISSING", FamSnapshot, SevError, "a format table is missing from the snapshot"},
+	{"SCHEMA_EXTRA_OBJECT", FamSnapshot, SevWarning, "the snapshot holds a trigger, view or virtual table the format does not have (never read or fired)"},
+	{"SNAPSHOT_WAL_PENDING", FamSnapshot, SevError, "a -wal file beside the snapshot holds committed transactions SQLite would show; the report covers the main file only"},
+	{"SNAPSHOT_WAL_PRESENT", FamSnapshot, SevWarning, "a -wal file beside the snapshot holds no valid committed transaction, or could not be examined"},
+	{"SNAPSHOT_JOURNAL_PRESENT", FamSnapshot, SevError, "a rollback journal beside the snapshot: SQLite would roll the file back; the report reads the file as it is"},
 	{"SOURCE_MISSING", FamLineage, SevWarning, "a structural write names a source entry that does not exist"},
 }
 

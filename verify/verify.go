@@ -135,7 +135,7 @@ func (v *verifier) add(phase int, seq int64, code, subject, msg string) {
 // all (unreadable snapshot, unusable key); everything wrong with the
 // evidence itself is a finding.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	snap, err := loader.Open(opts.Snapshot)
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +158,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		v.rep.Anchors.Registry = "pinned"
 	}
 
+	for i, p := range snap.Problems() {
+		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
+	}
 	if err := v.openLog(ctx, logVerifier); err != nil {
 		return nil, err
 	}
@@ -180,12 +183,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.gate(ctx); err != nil {
 		return nil, err
 	}
-	v.plainRows(ctx)
+	if err := v.plainRows(ctx); err != nil {
+		return nil, err
+	}
 	return v.finish(), nil
 }
 
 const (
-	phaseLog = iota
+	phaseSnapshot = iota
+	phaseLog
 	phaseRegistry
 	phaseTombstones
 	phaseEntries
@@ -312,6 +318,10 @@ func (v *verifier) claimLeaf(rowID string) {
 }
 
 func (v *verifier) recordFinding(phase int, seq int64, subject string, err error) {
+	if errors.Is(err, loader.ErrRow) {
+		v.add(phase, seq, "ROW_MALFORMED", subject, err.Error())
+		return
+	}
 	if errors.Is(err, record.ErrNotCanonical) {
 		v.add(phase, seq, "RECORD_NOT_CANONICAL", subject, err.Error())
 		return
@@ -539,7 +549,9 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
 		v.claimLeaf(r.EID)
-		if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
+		if errors.Is(r.DecodeErr, loader.ErrRow) {
+			flag("ROW_MALFORMED", r.DecodeErr.Error())
+		} else if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
 			flag("RECORD_NOT_CANONICAL", r.DecodeErr.Error())
 		} else {
 			flag("RECORD_MALFORMED", r.DecodeErr.Error())
@@ -653,9 +665,8 @@ func (v *verifier) orphanLeaves() {
 
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
-	if err != nil {
-		v.add(phaseCheckpoints, 0, "ROW_MALFORMED", "checkpoints", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseCheckpoints, "checkpoints", err) {
+		return err
 	}
 	v.rep.Checkpoints = len(rows)
 	var verifiers []note.Verifier
@@ -705,9 +716,8 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 
 func (v *verifier) gate(ctx context.Context) error {
 	events, err := v.snap.GateEvents(ctx)
-	if err != nil {
-		v.add(phaseGate, 0, "ROW_MALFORMED", "gate_events", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
 	}
 	for i, g := range events {
 		if g.Verdict != snapshot.GateReject {
@@ -734,16 +744,39 @@ func (v *verifier) gate(ctx context.Context) error {
 }
 
 // plainRows reads the unsigned tables so that malformed rows are reported.
-func (v *verifier) plainRows(ctx context.Context) {
-	if _, err := v.snap.Nodes(ctx); err != nil {
-		v.add(phaseRows, 0, "ROW_MALFORMED", "nodes", err.Error())
+func (v *verifier) plainRows(ctx context.Context) error {
+	if _, err := v.snap.Nodes(ctx); err != nil && !v.rowErrors(ctx, phaseRows, "nodes", err) {
+		return err
 	}
-	if _, err := v.snap.Queries(ctx); err != nil {
-		v.add(phaseRows, 1, "ROW_MALFORMED", "queries", err.Error())
+	if _, err := v.snap.Queries(ctx); err != nil && !v.rowErrors(ctx, phaseRows, "queries", err) {
+		return err
 	}
-	if _, err := v.snap.Actions(ctx); err != nil {
-		v.add(phaseRows, 2, "ROW_MALFORMED", "actions", err.Error())
+	if _, err := v.snap.Actions(ctx); err != nil && !v.rowErrors(ctx, phaseRows, "actions", err) {
+		return err
 	}
+	return nil
+}
+
+// rowErrors reports each malformed row of a table read as ROW_MALFORMED
+// (the other rows were read), or a table that could not be read at all as
+// one ROW_MALFORMED. It returns false only when the run was cancelled.
+func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		v.add(phase, 0, "ROW_MALFORMED", table, "table could not be read: "+err.Error())
+		return true
+	}
+	for i, e := range re {
+		subj := table
+		if e.Record != "" {
+			subj = table + " " + e.Record
+		}
+		v.add(phase, int64(i), "ROW_MALFORMED", subj, e.Error())
+	}
+	return true
 }
 
 func (v *verifier) finish() *Report {
