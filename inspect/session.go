@@ -119,7 +119,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}()
 	for _, p := range snap.Problems() {
-		s.LoadIssues = append(s.LoadIssues, p.Kind+": "+p.Message)
+		s.LoadIssues = append(s.LoadIssues, string(p.Kind)+": "+p.Message)
 	}
 	if s.Opts.Title == "" {
 		s.Opts.Title = opts.Snapshot

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/scenario"
 )
@@ -32,10 +33,12 @@ func run(t *testing.T, path string, stmts ...string) {
 func problemKinds(s *loader.Snapshot) map[string]string {
 	out := map[string]string{}
 	for _, p := range s.Problems() {
-		out[p.Kind+" "+p.Object] = p.Message
+		out[key(p.Kind, p.Object)] = p.Message
 	}
 	return out
 }
+
+func key(kind finding.Code, object string) string { return string(kind) + " " + object }
 
 func cleanCopy(t *testing.T) string {
 	return copyFile(t, filepath.Join(generated(t), "clean", scenario.SnapshotFile))
@@ -56,7 +59,7 @@ func TestViewInPlaceOfTableIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, ok := problemKinds(s)[loader.ProblemNotTable+" entries"]; !ok {
+	if _, ok := problemKinds(s)[key(loader.ProblemNotTable, "entries")]; !ok {
 		t.Fatalf("no %s for the entries view: %v", loader.ProblemNotTable, s.Problems())
 	}
 	if s.Refused("entries") == "" {
@@ -70,7 +73,7 @@ func TestViewInPlaceOfTableIsRefused(t *testing.T) {
 	if err := s.EachEntry(ctx, func(*loader.EntryRow) error { rows++; return nil }); err != nil || rows != 0 {
 		t.Fatalf("refused table streamed %d rows, err %v", rows, err)
 	}
-	if _, ok := problemKinds(s)[loader.ProblemExtraObject+" entries_real"]; ok {
+	if _, ok := problemKinds(s)[key(loader.ProblemExtraObject, "entries_real")]; ok {
 		t.Fatal("a real extra table was reported as a schema object")
 	}
 }
@@ -107,7 +110,7 @@ func TestGeneratedColumnAndTriggerAreReported(t *testing.T) {
 	}
 	defer s.Close()
 	got := problemKinds(s)
-	for _, want := range []string{loader.ProblemNotTable + " actions", loader.ProblemExtraObject + " t1", loader.ProblemExtraObject + " extra"} {
+	for _, want := range []string{key(loader.ProblemNotTable, "actions"), key(loader.ProblemExtraObject, "t1"), key(loader.ProblemExtraObject, "extra")} {
 		if _, ok := got[want]; !ok {
 			t.Errorf("no problem %q in %v", want, got)
 		}
@@ -243,7 +246,7 @@ func TestWALBesideSnapshotIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	msg, ok := problemKinds(s)[loader.ProblemWAL+" "+p+"-wal"]
+	msg, ok := problemKinds(s)[key(loader.ProblemWAL, p+"-wal")]
 	if !ok || !strings.Contains(msg, "1 committed transaction") {
 		t.Fatalf("no pending-WAL problem: %v", s.Problems())
 	}
@@ -265,10 +268,10 @@ func TestWALBesideSnapshotIsReported(t *testing.T) {
 	}
 	defer s2.Close()
 	kinds := problemKinds(s2)
-	if _, ok := kinds[loader.ProblemWAL+" "+p+"-wal"]; ok {
+	if _, ok := kinds[key(loader.ProblemWAL, p+"-wal")]; ok {
 		t.Fatalf("a WAL with a broken last frame still counted as committed: %v", kinds)
 	}
-	if _, ok := kinds[loader.ProblemWALPresent+" "+p+"-wal"]; !ok {
+	if _, ok := kinds[key(loader.ProblemWALPresent, p+"-wal")]; !ok {
 		t.Fatalf("broken WAL not reported: %v", kinds)
 	}
 }
@@ -281,7 +284,7 @@ func TestJournalAndNonRegularFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := problemKinds(s)[loader.ProblemJournal+" "+p+"-journal"]; !ok {
+	if _, ok := problemKinds(s)[key(loader.ProblemJournal, p+"-journal")]; !ok {
 		t.Fatalf("journal not reported: %v", s.Problems())
 	}
 	s.Close()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/memscope/memscope/finding"
 )
 
 // Problem is something wrong with the snapshot file as a whole rather than
@@ -12,19 +14,19 @@ import (
 // format does not have, a write-ahead log or journal beside the file. Kind
 // is the finding code verify reports it under.
 type Problem struct {
-	Kind    string
+	Kind    finding.Code
 	Object  string // table, view, trigger or file name
 	Message string
 }
 
 // Problem kinds (finding codes, see docs/FINDINGS.md).
 const (
-	ProblemNotTable     = "SCHEMA_NOT_TABLE"     // a format table is a view, virtual table or has generated columns: not read
-	ProblemTableMissing = "SCHEMA_TABLE_MISSING" // a format table is absent
-	ProblemExtraObject  = "SCHEMA_EXTRA_OBJECT"  // a trigger, view or virtual table the format does not have
-	ProblemWAL          = "SNAPSHOT_WAL_PENDING" // a -wal file with committed frames SQLite would apply
-	ProblemWALPresent   = "SNAPSHOT_WAL_PRESENT" // a -wal file without a valid commit, or one that could not be examined
-	ProblemJournal      = "SNAPSHOT_JOURNAL_PRESENT"
+	ProblemNotTable     = finding.SchemaNotTable     // a format table is a view, virtual table or has generated columns: not read
+	ProblemTableMissing = finding.SchemaTableMissing // a format table is absent
+	ProblemExtraObject  = finding.SchemaExtraObject  // a trigger, view or virtual table the format does not have
+	ProblemWAL          = finding.SnapshotWALPending // a -wal file with committed frames SQLite would apply
+	ProblemWALPresent   = finding.SnapshotWALPresent // a -wal file without a valid commit, or one that could not be examined
+	ProblemJournal      = finding.SnapshotJournalPresent
 )
 
 // Tables are the format's tables, in schema order, meta first.
@@ -142,7 +144,7 @@ func (s *Snapshot) refuse(table, why string) {
 	s.problems = append(s.problems, Problem{ProblemNotTable, table, "table " + table + " " + why + "; it was not read"})
 }
 
-func (s *Snapshot) problem(kind, object, msg string) {
+func (s *Snapshot) problem(kind finding.Code, object, msg string) {
 	s.problems = append(s.problems, Problem{kind, object, msg})
 }
 
