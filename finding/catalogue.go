@@ -29,6 +29,7 @@ const (
 	GateMaterialised       Code = "GATE_MATERIALISED"
 	ParentMissing          Code = "PARENT_MISSING"
 	SourceMissing          Code = "SOURCE_MISSING"
+	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
 // Codes of the snapshot file as a whole (the loader's structural checks).
@@ -146,6 +147,7 @@ var Catalogue = Catalog{
 	{GateMaterialised, FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
+	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
 	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},

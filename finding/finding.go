@@ -33,6 +33,8 @@ const (
 	FamReplay Family = "replay"
 	// FamSnapshot: the snapshot file as a whole (schema, WAL, journal).
 	FamSnapshot Family = "snapshot"
+	// FamCoverage: rows that no signature or tag covers.
+	FamCoverage Family = "coverage"
 )
 
 // Code is a stable finding code, UPPER_SNAKE. Codes never change meaning

@@ -98,7 +98,7 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 		}
 		pol = importedPolicy{pol}
 	}
-	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
+	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, Evictions: s.Opts.Evictions, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
 }
 
 // Imported reports whether the store was written by memscope import.

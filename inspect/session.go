@@ -35,6 +35,9 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
+	// Evictions runs replay's single-edge eviction probe (slow: one
+	// bisection per selected target).
+	Evictions bool
 }
 
 // Entry is the in-memory summary of one entry row, kept for every entry.

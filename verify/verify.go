@@ -52,7 +52,7 @@ type Options struct {
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
 var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
-	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamSnapshot}
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamSnapshot}
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
@@ -93,6 +93,25 @@ type Report struct {
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// HMACChecked is false when no HMAC key was given: tags were not
+	// checked, which is not a pass.
+	HMACChecked bool `json:"hmac_checked"`
+	// Coverage says, per table (and per unsigned column of a signed
+	// table), how many rows a signature or tag covers.
+	Coverage []TableCoverage `json:"coverage"`
+	// Unsigned names the tables (and columns) with rows no signature or tag
+	// covers.
+	Unsigned []string `json:"unsigned"`
+}
+
+// TableCoverage is how many rows of one table a signature or tag covers.
+// Status is "signed" (every row), "partial", "unsigned" (none) or "empty".
+type TableCoverage struct {
+	Table  string `json:"table"`
+	Rows   int    `json:"rows"`
+	Signed int    `json:"signed"`
+	By     string `json:"by"` // what covers the rows
+	Status string `json:"status"`
 }
 
 // key is one registered principal key with its validity window.
@@ -123,6 +142,7 @@ type verifier struct {
 	seenLeaf   []bool
 
 	entryIDs   idSet // every entry id of the snapshot, sorted
+	gateRows   int   // gate_events rows, malformed ones included
 	tombstoned map[record.ID]bool
 }
 
@@ -160,6 +180,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
 	}
@@ -728,6 +749,11 @@ func (v *verifier) gate(ctx context.Context) error {
 	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
 		return err
 	}
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
+	}
 	for i, g := range events {
 		if g.Verdict != snapshot.GateReject {
 			continue
@@ -752,17 +778,39 @@ func (v *verifier) gate(ctx context.Context) error {
 	return nil
 }
 
-// plainRows reads the unsigned tables so that malformed rows are reported.
+// plainRows reads the unsigned tables so that malformed rows are reported
+// (one finding per row; the other rows are still read), and reports what
+// each table's rows are covered by.
 func (v *verifier) plainRows(ctx context.Context) error {
-	if _, err := v.snap.Nodes(ctx); err != nil && !v.rowErrors(ctx, phaseRows, "nodes", err) {
+	rows := map[string]int{}
+	count := func(table string, n int, err error) error {
+		rows[table] = n
+		if err == nil {
+			return nil
+		}
+		var re loader.RowErrors
+		if errors.As(err, &re) {
+			rows[table] += len(re)
+		}
+		if !v.rowErrors(ctx, phaseRows, table, err) {
+			return err
+		}
+		return nil
+	}
+	n, err := v.snap.Nodes(ctx)
+	if err := count("nodes", len(n), err); err != nil {
 		return err
 	}
-	if _, err := v.snap.Queries(ctx); err != nil && !v.rowErrors(ctx, phaseRows, "queries", err) {
+	q, err := v.snap.Queries(ctx)
+	if err := count("queries", len(q), err); err != nil {
 		return err
 	}
-	if _, err := v.snap.Actions(ctx); err != nil && !v.rowErrors(ctx, phaseRows, "actions", err) {
+	a, err := v.snap.Actions(ctx)
+	if err := count("actions", len(a), err); err != nil {
 		return err
 	}
+	rows["gate_events"] = v.gateRows
+	v.coverage(rows)
 	return nil
 }
 
@@ -786,6 +834,55 @@ func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err e
 		v.add(phase, int64(i), finding.RowMalformed, subj, e.Error())
 	}
 	return true
+}
+
+// coverage lists every table with what covers its rows. Signed record
+// tables are covered by their signatures (whether those verify is the
+// signature findings' business); entries.session_id is covered only by the
+// SMSR tag, so only when a key was given; checkpoints by the log key only
+// when it is pinned. Every other table is unsigned, and says so.
+func (v *verifier) coverage(plain map[string]int) {
+	r := v.rep
+	cov := func(table string, rows, signed int, by string) {
+		st := "signed"
+		switch {
+		case rows == 0:
+			st = "empty"
+		case signed == 0:
+			st = "unsigned"
+		case signed < rows:
+			st = "partial"
+		}
+		r.Coverage = append(r.Coverage, TableCoverage{Table: table, Rows: rows, Signed: signed, By: by, Status: st})
+	}
+	cov("principals", r.Principals, r.Principals, "registry root signature")
+	cov("entries", r.Entries, r.Entries, "writer signature")
+	sess := 0
+	if r.HMACChecked {
+		sess = r.Entries
+	}
+	cov("entries.session_id", r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov("writes", r.Edges, r.Edges, "writer signature")
+	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
+	cps := 0
+	if r.Anchors.LogKey == "pinned" {
+		cps = r.Checkpoints
+	}
+	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
+	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
+		cov(t, plain[t], 0, "nothing")
+	}
+	var unsigned []string
+	for i, c := range r.Coverage {
+		if c.Status == "unsigned" || c.Status == "partial" {
+			if c.Table == "checkpoints" {
+				continue // CHECKPOINT_UNANCHORED already says it
+			}
+			unsigned = append(unsigned, c.Table)
+			v.add(phaseRows, int64(10+i), finding.TableUnsigned, c.Table, fmt.Sprintf("%d of %d rows are covered by no signature or tag (%s): every value read from them is an unsigned claim", c.Rows-c.Signed, c.Rows, c.By))
+		}
+	}
+	r.Unsigned = unsigned
 }
 
 func (v *verifier) finish() *Report {
