@@ -58,6 +58,8 @@ type Replayer struct {
 	unauth []int32 // every unauthenticated edge, in edge order
 	full   *view   // G
 	auth   *view   // G_auth: G minus every unauthenticated write
+
+	counter solveCounter
 }
 
 // NewReplayer labels every edge of g with the policy and prepares G and
