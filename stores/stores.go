@@ -15,6 +15,7 @@ import (
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/stores/graphrag"
 	"github.com/memscope/memscope/stores/hipporag"
 	"github.com/memscope/memscope/stores/storemodel"
 )
@@ -42,6 +43,9 @@ func Detect(path string) (storemodel.Format, bool) {
 	if hipporag.Looks(path) {
 		return storemodel.HippoRAG, true
 	}
+	if graphrag.Looks(path) {
+		return storemodel.GraphRAG, true
+	}
 	return "", false
 }
 
@@ -60,6 +64,8 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	switch f {
 	case storemodel.HippoRAG:
 		return hipporag.Open(ctx, path)
+	case storemodel.GraphRAG:
+		return graphrag.Open(ctx, path)
 	}
 	return nil, fmt.Errorf("%s: reading %s stores is not implemented yet", path, f)
 }
