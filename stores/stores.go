@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/stores/graphrag"
 	"github.com/memscope/memscope/stores/hipporag"
+	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
 )
 
@@ -46,6 +47,9 @@ func Detect(path string) (storemodel.Format, bool) {
 	if graphrag.Looks(path) {
 		return storemodel.GraphRAG, true
 	}
+	if smsrdb.Looks(path) {
+		return storemodel.SMSR, true
+	}
 	return "", false
 }
 
@@ -66,6 +70,8 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 		return hipporag.Open(ctx, path)
 	case storemodel.GraphRAG:
 		return graphrag.Open(ctx, path)
+	case storemodel.SMSR:
+		return smsrdb.Open(ctx, path)
 	}
 	return nil, fmt.Errorf("%s: reading %s stores is not implemented yet", path, f)
 }

@@ -95,8 +95,8 @@ func writeStoreHeader(w io.Writer, j jsonStore) {
 	fmt.Fprintf(w, "  not checked: %s (the store has none)\n", strings.Join(j.NotChecked, ", "))
 	for _, f := range j.Files {
 		rel, err := filepath.Rel(j.Root, f.Path)
-		if err != nil {
-			rel = f.Path
+		if err != nil || rel == "." {
+			rel = filepath.Base(f.Path)
 		}
 		fmt.Fprintf(w, "  file %-52s %10d bytes  sha256 %s  (%s)\n", sanitize.Line(rel), f.Size, f.SHA256[:16], f.Role)
 	}
