@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/stores/graphrag"
 	"github.com/memscope/memscope/stores/hipporag"
+	"github.com/memscope/memscope/stores/mem0db"
 	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
 )
@@ -50,6 +51,9 @@ func Detect(path string) (storemodel.Format, bool) {
 	if smsrdb.Looks(path) {
 		return storemodel.SMSR, true
 	}
+	if mem0db.Looks(path) {
+		return storemodel.Mem0, true
+	}
 	return "", false
 }
 
@@ -72,6 +76,8 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 		return graphrag.Open(ctx, path)
 	case storemodel.SMSR:
 		return smsrdb.Open(ctx, path)
+	case storemodel.Mem0:
+		return mem0db.Open(ctx, path)
 	}
 	return nil, fmt.Errorf("%s: reading %s stores is not implemented yet", path, f)
 }

@@ -159,6 +159,9 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, querie
 	if policy != "" && policy != storereplay.PolicyName {
 		return exitUsage, usagef("--policy %s: a native store has no signatures; its edges are labelled by the %s policy (sources declared by the store's own fields)", policy, storereplay.PolicyName)
 	}
+	if len(st.Nodes) == 0 {
+		return exitUsage, usagef("%s stores keep no graph: their retrieval is vector similarity over memories, which unauthenticated structure cannot change (immune, paper 000 Table II); use verify or lineage", st.Format)
+	}
 	g, pol, err := storereplay.Graph(st)
 	if err != nil {
 		return exitUsage, err

@@ -9,6 +9,7 @@ import (
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/stores"
+	"github.com/memscope/memscope/stores/mem0db"
 	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
 )
@@ -60,6 +61,10 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 		return exitUsage, err
 	}
 	fs := stores.Findings(st)
+	if st.Format == storemodel.Mem0 {
+		_, cf := mem0db.Chains(st)
+		fs = append(fs, cf...)
+	}
 	var tags *jsonTags
 	if st.Format == storemodel.SMSR {
 		tags = &jsonTags{}

@@ -15,7 +15,6 @@
 package smsrdb
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -23,12 +22,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/stores/sqlitecols"
 	"github.com/memscope/memscope/stores/storefile"
 	"github.com/memscope/memscope/stores/storemodel"
 )
@@ -38,36 +37,7 @@ const MaxContent = 16 << 20
 
 // Looks says whether path is an SQLite file with SMSR's memories table.
 func Looks(path string) bool {
-	return hasColumns(path, "memories", "content", "session_id", "timestamp", "hmac_tag", "embedding")
-}
-
-// hasColumns opens path read-only and checks one table's columns.
-func hasColumns(path, table string, cols ...string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	head := make([]byte, 16)
-	n, _ := f.Read(head)
-	f.Close()
-	if n < 16 || !bytes.Equal(head, []byte("SQLite format 3\x00")) {
-		return false
-	}
-	db, err := openRO(path)
-	if err != nil {
-		return false
-	}
-	defer db.Close()
-	have, err := columns(context.Background(), db, table)
-	if err != nil {
-		return false
-	}
-	for _, c := range cols {
-		if !have[c] {
-			return false
-		}
-	}
-	return true
+	return sqlitecols.Has(path, "memories", "content", "session_id", "timestamp", "hmac_tag", "embedding")
 }
 
 func openRO(path string) (*sql.DB, error) {
@@ -76,23 +46,6 @@ func openRO(path string) (*sql.DB, error) {
 		return nil, err
 	}
 	return sql.Open("sqlite", dsn)
-}
-
-func columns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out[n] = true
-	}
-	return out, rows.Err()
 }
 
 // Open reads every memories row.
