@@ -213,7 +213,6 @@ func (p *pusher) sweeps() ([]int32, bool) {
 	return top, true
 }
 
-
 // drain pushes every queued residual above theta.
 func (p *pusher) drain(theta float64) {
 	d := p.d
