@@ -38,6 +38,19 @@ type Action struct {
 	Justification []string
 	Dispatched    bool
 	TS            int64
+	// Query is the query whose selection the action followed; "" when the
+	// store does not record it.
+	Query string
+	// Sources maps a parameter to the entries its value came from (From)
+	// and the other entries that offered a value (Alt); nil when the store
+	// does not record them (older stores, imports).
+	Sources map[string]ParamSources
+}
+
+// ParamSources are the entries behind one action parameter.
+type ParamSources struct {
+	From []string `json:"from"`
+	Alt  []string `json:"alt"`
 }
 
 // GateEvent is a recorded commit-gate decision.
@@ -132,14 +145,24 @@ func (s *Snapshot) Queries(ctx context.Context) ([]Query, error) {
 	return out, err
 }
 
-// Actions reads every recorded action.
+// Actions reads every recorded action. The query and sources columns are
+// newer than the table: a store without them reads as not recording them.
 func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
+	cols, err := s.columns(ctx, "actions")
+	if err != nil {
+		return nil, err
+	}
+	extra := ", NULL, NULL"
+	if cols["query"] && cols["sources"] {
+		extra = ", query, sources"
+	}
 	var out []Action
-	err := s.stream(ctx, "actions", "SELECT id, tool, params, justification, dispatched, ts FROM actions ORDER BY seq", func(rows *sql.Rows) error {
+	err = s.stream(ctx, "actions", "SELECT id, tool, params, justification, dispatched, ts"+extra+" FROM actions ORDER BY seq", func(rows *sql.Rows) error {
 		var a Action
 		var params, just string
+		var query, sources sql.NullString
 		var dispatched int
-		if err := rows.Scan(&a.ID, &a.Tool, &params, &just, &dispatched, &a.TS); err != nil {
+		if err := rows.Scan(&a.ID, &a.Tool, &params, &just, &dispatched, &a.TS, &query, &sources); err != nil {
 			return s.errf("actions", "", "", err)
 		}
 		if err := decodeJSON(params, &a.Params); err != nil {
@@ -148,11 +171,42 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 		if err := decodeJSON(just, &a.Justification); err != nil {
 			return s.errf("actions", a.ID, "justification", err)
 		}
+		a.Query = query.String
+		if sources.Valid {
+			if err := decodeJSON(sources.String, &a.Sources); err != nil {
+				return s.errf("actions", a.ID, "sources", err)
+			}
+			for p, ps := range a.Sources {
+				for _, id := range append(append([]string(nil), ps.From...), ps.Alt...) {
+					if _, err := record.ParseID(id); err != nil {
+						return s.errf("actions", a.ID, "sources", fmt.Errorf("parameter %q: %v", p, err))
+					}
+				}
+			}
+		}
 		a.Dispatched = dispatched != 0
 		out = append(out, a)
 		return nil
 	})
 	return out, err
+}
+
+// columns lists a table's column names.
+func (s *Snapshot) columns(ctx context.Context, table string) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, s.errf(table, "", "", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, s.errf(table, "", "", err)
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
 }
 
 // GateEvents reads every commit-gate decision.

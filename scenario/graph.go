@@ -160,7 +160,7 @@ func (e *env) recordQueries() error {
 			passagesWith[ent]++
 		}
 	}
-	for qi, q := range queries {
+	for _, q := range queries {
 		reset := map[string]float64{}
 		for i, f := range q.facts {
 			score := 1.0 - 0.1*float64(i)
@@ -188,7 +188,7 @@ func (e *env) recordQueries() error {
 		if err != nil {
 			return err
 		}
-		if err := e.st.AddQuery(writer.Query{ID: q.id, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: baseTime + int64(qi+1)*3600e9}); err != nil {
+		if err := e.st.AddQuery(writer.Query{ID: q.id, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: int64(e.tick())}); err != nil {
 			return err
 		}
 	}
