@@ -13,9 +13,10 @@ import (
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/timeline"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--evictions] [--labels] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--json]"
 
 // jsonItem is one selected passage in --json output (rank is 1-based).
 type jsonItem struct {
@@ -81,10 +82,16 @@ type jsonRow struct {
 	Culprits         []string      `json:"culprits"`
 	CulpritDetail    []jsonCulprit `json:"culprit_detail"`
 	CulpritsMinimal  bool          `json:"culprits_minimal"`
+	CulpritsMode     string        `json:"culprits_mode,omitempty"`
+	CulpritsTimedOut bool          `json:"culprits_out_of_time,omitempty"`
 	RecordedMismatch *bool         `json:"recorded_mismatch,omitempty"`
 	Lemma1           []jsonLemma   `json:"lemma1"`
 	Immune           []jsonImmune  `json:"immune"`
 	WhatIf           *jsonWhatIf   `json:"what_if,omitempty"`
+	// AsOf is set when the rows were replayed at --as-of instead of now.
+	AsOf      string     `json:"as_of,omitempty"`
+	AsRan     *jsonAsRan `json:"as_ran,omitempty"`
+	FirstFlip *jsonFlip  `json:"first_flip,omitempty"`
 }
 
 func items(sel replay.Selection) []jsonItem {
@@ -100,6 +107,8 @@ func toJSONRow(r replay.Row, text string) jsonRow {
 		Class: string(r.Class), IFCBlind: r.IFCBlind, Rank1Changed: r.Rank1Changed, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
 	if r.Culprits != nil {
 		j.CulpritsMinimal = r.Culprits.Minimal
+		j.CulpritsMode = string(r.Culprits.Mode)
+		j.CulpritsTimedOut = r.Culprits.OutOfTime
 		for _, c := range r.Culprits.Set {
 			j.Culprits = append(j.Culprits, c.EdgeID)
 			j.CulpritDetail = append(j.CulpritDetail, jsonCulprit{Edge: c.EdgeID, Src: sanitize.Line(c.Src), Dst: sanitize.Line(c.Dst), Weight: c.Weight,
@@ -127,7 +136,7 @@ func toJSONRow(r replay.Row, text string) jsonRow {
 	return j
 }
 
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("replay", replayUsage, stderr)
 	var ef evidenceFlags
 	ef.register(fs)
@@ -137,8 +146,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	policy := fs.String("policy", "", "edge label policy: "+strings.Join(replay.PolicyNames(), ", ")+" (default "+replay.PolicyDefault+")")
 	without := fs.String("without", "", "what-if: replay on G with these edge ids removed (comma-separated)")
 	restore := fs.String("restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
+	culprits := fs.String("culprits", string(replay.CulpritsFast), "culprit search: fast (bisect the heaviest writes, then reduce; seconds at most), minimal (delta debugging over every candidate), none")
 	evictions := fs.Bool("evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
 	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
+	asOf := fs.String("as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
+	flip := fs.Bool("first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
+	scan := fs.Bool("scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -147,14 +160,26 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
 	}
+	if *asOf != "" && (*without != "" || *restore != "") {
+		return exitUsage, usagef("--as-of cannot be combined with --without or --restore")
+	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
 	}
-	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, Evictions: *evictions || *queryID != ""})
+	mode, err := replay.ParseCulpritMode(*culprits)
+	if err != nil {
+		return exitUsage, usagef("--culprits: %v", err)
+	}
+	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	rp, err := s.Replayer(ctx)
 	if err != nil {
 		return exitUsage, err
@@ -177,6 +202,23 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
+	tr, err := s.TimeReplay(rp)
+	if err != nil {
+		return exitUsage, err
+	}
+	var cut *timeline.Cut
+	if *asOf != "" {
+		c, err := parseMoment(tr.Timeline(), *asOf)
+		if err != nil {
+			return exitUsage, err
+		}
+		cut = &c
+		for i, q := range qs {
+			if rows[i], err = tr.At(q, c); err != nil {
+				return exitUsage, err
+			}
+		}
+	}
 	var removed, restored []string
 	if *without != "" {
 		removed = strings.Split(*without, ",")
@@ -187,6 +229,21 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
+		if cut != nil {
+			out[i].AsOf = cut.Desc
+		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
+			// The recording is compared with the graph the query ran on:
+			// a mismatch there means the evidence or the replay is wrong.
+			if out[i].AsRan, err = asRanJSON(tr, qs[i]); err != nil {
+				return exitUsage, err
+			}
+			out[i].RecordedMismatch = out[i].AsRan.RecordedMismatch
+		}
+		if *flip && r.Class == diff.Diverge && cut == nil {
+			if out[i].FirstFlip, err = firstFlip(s, tr, qs[i], r, *scan); err != nil {
+				return exitUsage, err
+			}
+		}
 		if removed != nil || restored != nil {
 			base := replay.BaseG
 			if restored != nil {
@@ -203,8 +260,16 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *asJSON {
 		return status, writeJSON(stdout, out)
 	}
+	if cut != nil {
+		fmt.Fprintf(stdout, "as of %s (placed by %s)\n\n", cut.Desc, cut.Placed)
+	}
 	if *queryID == "" {
 		writeReplayTable(stdout, out)
+	}
+	for _, r := range out {
+		if r.FirstFlip != nil {
+			writeFlip(stdout, r.Query, r.FirstFlip)
+		}
 	}
 	if *queryID != "" || removed != nil || restored != nil {
 		for i, r := range rows {
@@ -227,8 +292,18 @@ func replayStatus(rows []replay.Row) int {
 }
 
 func writeReplayTable(w io.Writer, rows []jsonRow) {
-	fmt.Fprintf(w, "%-16s %-8s %-9s %-6s %-4s %-8s %s\n", "QUERY", "CLASS", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "TEXT")
+	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "TEXT")
 	for _, r := range rows {
+		asRan, rec := "-", "-"
+		if r.AsRan != nil {
+			asRan = r.AsRan.Class
+		}
+		if r.RecordedMismatch != nil {
+			rec = "ok"
+			if *r.RecordedMismatch {
+				rec = "MISMATCH"
+			}
+		}
 		blind, tie, rank1 := "-", "-", "-"
 		if r.IFCBlind {
 			blind = "YES"
@@ -239,7 +314,7 @@ func writeReplayTable(w io.Writer, rows []jsonRow) {
 		if r.Tie {
 			tie = "tie"
 		}
-		fmt.Fprintf(w, "%-16s %-8s %-9s %-6s %-4s %-8d %s\n", r.Query, r.Class, blind, rank1, tie, len(r.Culprits), r.Text)
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %s\n", r.Query, r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), r.Text)
 	}
 }
 
@@ -269,7 +344,14 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clip(a.Node, 34), a.Score, clip(g.Node, 34), g.Score, change)
 	}
 	if len(j.Culprits) > 0 {
-		fmt.Fprintf(w, "\nculprits (removing all of them restores the G_auth selection; 1-minimal: %v):\n", j.CulpritsMinimal)
+		minimal := "yes"
+		switch {
+		case j.CulpritsTimedOut:
+			minimal = "not proven, the search ran out of time (try --culprits minimal)"
+		case !j.CulpritsMinimal:
+			minimal = "not proven, the search ran out of solves"
+		}
+		fmt.Fprintf(w, "\nculprits (%s search; removing all of them restores the G_auth selection; 1-minimal: %s):\n", j.CulpritsMode, minimal)
 		for _, c := range j.CulpritDetail {
 			fmt.Fprintf(w, "  %s  %s -> %s  weight %g  (%s; removing it alone: %s)\n", c.Edge, c.Src, c.Dst, c.Weight, c.Rule, c.ChangesAlone)
 		}
