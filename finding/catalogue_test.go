@@ -82,7 +82,7 @@ func TestOfAndFamilies(t *testing.T) {
 	if len(got) != 27 {
 		t.Errorf("verify families hold %d codes, want 27", len(got))
 	}
-	if fams := Catalogue.Families(); len(fams) != 11 || fams[0] != FamSignatures || fams[10] != FamReplay {
+	if fams := Catalogue.Families(); len(fams) != 12 || fams[0] != FamSignatures || fams[10] != FamReplay || fams[11] != FamDiff {
 		t.Errorf("Families() = %v", fams)
 	}
 }
