@@ -84,7 +84,6 @@ func passageNode(handle string) string { return "passage:" + handle }
 // merges, each citing the passage it came from.
 func (e *env) graphMemory() error {
 	entitySeen := map[string]bool{}
-	var entityOrder []string
 	for _, p := range corpus {
 		en, err := e.entry(p.handle, "tool:corpus", p.text, record.DerivedTrusted, nil, nil, "ingest")
 		if err != nil {
@@ -99,7 +98,6 @@ func (e *env) graphMemory() error {
 		for _, ent := range p.entities {
 			if !entitySeen[ent] {
 				entitySeen[ent] = true
-				entityOrder = append(entityOrder, ent)
 				if err := e.st.AddNode(writer.Node{ID: entityNode(ent), Kind: snapshot.NodeEntity, Label: ent}); err != nil {
 					return err
 				}

@@ -55,7 +55,6 @@ type Source struct {
 	rp        *replay.Replayer
 	replayErr error
 	cpStatus  []tui.CheckpointRow
-	findings  []finding.Finding
 }
 
 var _ tui.Source = (*Source)(nil)

@@ -121,7 +121,6 @@ type key struct {
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
-	bad       bool
 }
 
 type verifier struct {

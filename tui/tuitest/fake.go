@@ -38,10 +38,8 @@ var Base = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
 // Fake is a tui.Source with N generated entries.
 type Fake struct {
 	N int
-	// VerifySteps is how many progress reports Verify sends; VerifyDelay
-	// is slept between them (0 in tests).
+	// VerifySteps is how many progress reports Verify sends.
 	VerifySteps int
-	VerifyDelay time.Duration
 	// FailDetail makes EntryDetail fail (error display tests).
 	FailDetail bool
 }
@@ -122,9 +120,6 @@ func (f *Fake) Verify(ctx context.Context) <-chan tui.Progress {
 			case ch <- tui.Progress{Stage: "signatures", Done: i, Total: f.VerifySteps}:
 			case <-ctx.Done():
 				return
-			}
-			if f.VerifyDelay > 0 {
-				time.Sleep(f.VerifyDelay)
 			}
 		}
 		select {
@@ -229,8 +224,6 @@ func (f *Fake) Lineage(ctx context.Context, id string, tau float64) (tui.Lineage
 	lv.DOT = "digraph lineage {\n  \"" + ID(max(0, i-1)) + "\" -> \"" + id + "\";\n}\n"
 	return lv, nil
 }
-
-func passage(n int) string { return "p-" + strconv.Itoa(n) }
 
 func sel(ids []string, auth bool, scores []float64) replay.Selection {
 	var s replay.Selection
