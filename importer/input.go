@@ -10,7 +10,6 @@
 package importer
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -84,12 +83,4 @@ type loc struct {
 
 func (l loc) errf(field, format string, a ...any) error {
 	return &InputError{File: l.file, Line: l.line, Field: field, Err: fmt.Errorf(format, a...)}
-}
-
-func (l loc) wrap(field string, err error) error {
-	var ie *InputError
-	if errors.As(err, &ie) {
-		return err
-	}
-	return &InputError{File: l.file, Line: l.line, Field: field, Err: err}
 }

@@ -6,20 +6,20 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memscope/memscope/verify"
+	"github.com/memscope/memscope/finding"
 )
 
 // FindingGroup is a set of findings with one root cause: a finding that
 // explains the others (one altered log tile fails the inclusion proof of
 // every leaf under it), a wrong anchor, or else one finding code.
 type FindingGroup struct {
-	Code     string          `json:"code"` // the root finding's code
-	Severity verify.Severity `json:"severity"`
+	Code     finding.Code     `json:"code"` // the root finding's code
+	Severity finding.Severity `json:"severity"`
 	// Headline says the cause in a sentence.
 	Headline string `json:"headline"`
 	// Cause is the finding that explains the rest, when there is one.
-	Cause    *verify.Finding  `json:"cause,omitempty"`
-	Findings []verify.Finding `json:"findings"` // every member, cause first
+	Cause    *finding.Finding  `json:"cause,omitempty"`
+	Findings []finding.Finding `json:"findings"` // every member, cause first
 }
 
 // GroupFindings folds findings under their root causes, errors first. The
@@ -31,12 +31,12 @@ type FindingGroup struct {
 //     their count), the supplied registry root is the likely cause, and the
 //     WRITER_UNREGISTERED findings that follow from it join the group;
 //   - everything else is grouped by code.
-func GroupFindings(fs []verify.Finding, principals int) []FindingGroup {
+func GroupFindings(fs []finding.Finding, principals int) []FindingGroup {
 	used := make([]bool, len(fs))
 	var groups []FindingGroup
 
 	for i, f := range fs {
-		if f.Code != "TILE_MISMATCH" {
+		if f.Code != finding.TileMismatch {
 			continue
 		}
 		lo, hi, ok := tileLeaves(f.Subject)
@@ -44,10 +44,10 @@ func GroupFindings(fs []verify.Finding, principals int) []FindingGroup {
 			continue
 		}
 		cause := fs[i]
-		g := FindingGroup{Code: f.Code, Severity: f.Severity, Cause: &cause, Findings: []verify.Finding{f}}
+		g := FindingGroup{Code: f.Code, Severity: f.Severity, Cause: &cause, Findings: []finding.Finding{f}}
 		used[i] = true
 		for j, m := range fs {
-			if used[j] || m.Code != "INCLUSION_FAILED" {
+			if used[j] || m.Code != finding.InclusionFailed {
 				continue
 			}
 			if leaf, ok := messageLeaf(m.Message); ok && leaf >= lo && leaf < hi {
@@ -62,14 +62,14 @@ func GroupFindings(fs []verify.Finding, principals int) []FindingGroup {
 
 	regFail := 0
 	for _, f := range fs {
-		if f.Code == "REGISTRY_SIG_INVALID" {
+		if f.Code == finding.RegistrySigInvalid {
 			regFail++
 		}
 	}
 	if principals > 0 && regFail == principals {
-		g := FindingGroup{Code: "REGISTRY_SIG_INVALID", Severity: verify.SevError}
+		g := FindingGroup{Code: finding.RegistrySigInvalid, Severity: finding.SevError}
 		for j, m := range fs {
-			if !used[j] && (m.Code == "REGISTRY_SIG_INVALID" || m.Code == "WRITER_UNREGISTERED") {
+			if !used[j] && (m.Code == finding.RegistrySigInvalid || m.Code == finding.WriterUnregistered) {
 				g.Findings = append(g.Findings, m)
 				used[j] = true
 			}
@@ -79,7 +79,7 @@ func GroupFindings(fs []verify.Finding, principals int) []FindingGroup {
 		groups = append(groups, g)
 	}
 
-	byCode := map[string]int{}
+	byCode := map[finding.Code]int{}
 	for j, f := range fs {
 		if used[j] {
 			continue
@@ -88,8 +88,8 @@ func GroupFindings(fs []verify.Finding, principals int) []FindingGroup {
 		if !ok {
 			k = len(groups)
 			byCode[f.Code] = k
-			head := f.Code
-			if c, ok := verify.LookupCode(f.Code); ok {
+			head := string(f.Code)
+			if c, ok := finding.Lookup(f.Code); ok {
 				head = strings.ToUpper(c.Meaning[:1]) + c.Meaning[1:] + "."
 			}
 			groups = append(groups, FindingGroup{Code: f.Code, Severity: f.Severity, Headline: head})
@@ -115,11 +115,11 @@ func GroupFindings(fs []verify.Finding, principals int) []FindingGroup {
 	return groups
 }
 
-func sevRank(s verify.Severity) int {
+func sevRank(s finding.Severity) int {
 	switch s {
-	case verify.SevError:
+	case finding.SevError:
 		return 0
-	case verify.SevWarning:
+	case finding.SevWarning:
 		return 1
 	}
 	return 2

@@ -36,6 +36,10 @@ type Config struct {
 	// Culprits runs delta debugging for every row whose G and G_auth
 	// selections differ; each test is one PPR solve.
 	Culprits bool
+	// Evictions runs the single-edge eviction probe for every target
+	// selected on G (see Eviction): up to about 9 + 24 PPR solves per
+	// evictable target, so callers turn it on for one query at a time.
+	Evictions bool
 	// CulpritBudget caps the PPR solves one culprit search may spend
 	// (0: DefaultCulpritBudget). A search that hits it reports Minimal=false.
 	CulpritBudget int
@@ -54,6 +58,8 @@ type Replayer struct {
 	unauth []int32 // every unauthenticated edge, in edge order
 	full   *view   // G
 	auth   *view   // G_auth: G minus every unauthenticated write
+
+	counter solveCounter
 }
 
 // NewReplayer labels every edge of g with the policy and prepares G and
@@ -118,10 +124,15 @@ type Row struct {
 	// TieDecided: the class may be an artefact of node-order tie breaking at
 	// the cut-off on either side.
 	TieDecided bool
-	Recorded   *RecordedCheck
-	Targets    []Lemma1    // one per passage selected on either side or recorded
-	Culprits   *Culprits   // nil unless Config.Culprits and the row is not SAME
-	Immune     []ImmuneRow // nil unless the query carries dense scores
+	// Rank1Changed: the top passage differs between G and G_auth. On a
+	// REORDER row the set is the same yet what the agent read first is
+	// not: flagged because a reader that takes the first passage acts
+	// differently.
+	Rank1Changed bool
+	Recorded     *RecordedCheck
+	Targets      []Lemma1    // one per passage selected on either side or recorded
+	Culprits     *Culprits   // nil unless Config.Culprits and the row is not SAME
+	Immune       []ImmuneRow // nil unless the query carries dense scores
 }
 
 // RecordedCheck compares the recorded selection with the replayed one on G.
@@ -172,7 +183,13 @@ func (r *Replayer) Replay(q Query) (Row, error) {
 			return Row{}, err
 		}
 	}
+	row.Rank1Changed = len(row.G.Items) > 0 && len(row.GAuth.Items) > 0 && row.G.Items[0].NodeID != row.GAuth.Items[0].NodeID
 	row.Targets = r.lemma1(q, reset, k, scores[0], scores[1], row)
+	if r.cfg.Evictions {
+		if err := r.evictions(reset, k, scores[0], row, row.Targets); err != nil {
+			return Row{}, fmt.Errorf("query %q: eviction probe: %w", q.ID, err)
+		}
+	}
 	if r.cfg.Culprits && row.Class != diff.Same {
 		c, err := r.culprits(reset, k, scores[0], row)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/dagdraw"
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/glossary"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
@@ -158,9 +159,9 @@ func buildIntegrity(c *Case, s *inspect.Session, rep *verify.Report, lim Limits)
 	in := &c.Integrity
 	for _, f := range rep.Findings {
 		switch f.Severity {
-		case verify.SevError:
+		case finding.SevError:
 			in.Errors++
-		case verify.SevWarning:
+		case finding.SevWarning:
 			in.Warnings++
 		default:
 			in.Infos++
@@ -172,19 +173,19 @@ func buildIntegrity(c *Case, s *inspect.Session, rep *verify.Report, lim Limits)
 	}
 	sort.Strings(fams)
 	for _, f := range fams {
-		in.Families = append(in.Families, FamilyCount{Family: f, Count: rep.Families[verify.Family(f)]})
+		in.Families = append(in.Families, FamilyCount{Family: f, Count: rep.Families[finding.Family(f)]})
 	}
 	in.Groups = []Group{}
 	for _, g := range inspect.GroupFindings(rep.Findings, rep.Principals) {
-		out := Group{Code: g.Code, Severity: string(g.Severity), Headline: Text(g.Headline), Count: len(g.Findings), Shown: []Finding{}}
+		out := Group{Code: string(g.Code), Severity: string(g.Severity), Headline: Text(g.Headline), Count: len(g.Findings), Shown: []Finding{}}
 		seen := map[string]bool{}
 		for i, f := range g.Findings {
-			if !seen[f.Code] {
-				seen[f.Code] = true
-				out.Codes = append(out.Codes, f.Code)
+			if !seen[string(f.Code)] {
+				seen[string(f.Code)] = true
+				out.Codes = append(out.Codes, string(f.Code))
 			}
 			if i < lim.Examples {
-				out.Shown = append(out.Shown, Finding{Severity: string(f.Severity), Code: f.Code, Subject: Text(f.Subject), Message: Text(f.Message)})
+				out.Shown = append(out.Shown, Finding{Severity: string(f.Severity), Code: string(f.Code), Subject: Text(f.Subject), Message: Text(f.Message)})
 			}
 		}
 		in.Groups = append(in.Groups, out)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -315,14 +316,14 @@ func TestGroupFindingsWrongRoot(t *testing.T) {
 	t.Parallel()
 	// A wrong --trust key: every registry event fails, and every writer is
 	// then unregistered. One headline explains them all.
-	var fs []verify.Finding
+	var fs []finding.Finding
 	for i := 0; i < 3; i++ {
-		fs = append(fs, verify.Finding{Severity: verify.SevError, Code: "REGISTRY_SIG_INVALID", Subject: "principal p"})
+		fs = append(fs, finding.Finding{Severity: finding.SevError, Code: finding.RegistrySigInvalid, Subject: "principal p"})
 	}
 	for i := 0; i < 5; i++ {
-		fs = append(fs, verify.Finding{Severity: verify.SevError, Code: "WRITER_UNREGISTERED", Subject: "entry e"})
+		fs = append(fs, finding.Finding{Severity: finding.SevError, Code: finding.WriterUnregistered, Subject: "entry e"})
 	}
-	fs = append(fs, verify.Finding{Severity: verify.SevWarning, Code: "SOURCE_MISSING", Subject: "write w"})
+	fs = append(fs, finding.Finding{Severity: finding.SevWarning, Code: finding.SourceMissing, Subject: "write w"})
 	c := &Case{}
 	buildIntegrity(c, nil, &verify.Report{Findings: fs, Principals: 3}, DefaultLimits)
 	if len(c.Integrity.Groups) != 2 || c.Integrity.Groups[0].Count != 8 || !strings.Contains(string(c.Integrity.Groups[0].Headline), "registry root") {

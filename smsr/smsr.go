@@ -14,9 +14,8 @@ import (
 )
 
 // TagMessage builds the bytes SMSR tags: content || "||" || session_id ||
-// "||" || timestamp in seconds with 6 decimals. The timestamp is formatted
-// from integer nanoseconds (truncated to microseconds) so that the text is
-// exact, where formatting a float could round differently across tools.
+// "||" || timestamp. SMSR formats its REAL timestamp (float seconds) with
+// Python's "%.6f", which rounds; FormatTimestamp reproduces that.
 func TagMessage(content, sessionID string, tsNanos int64) []byte {
 	msg := make([]byte, 0, len(content)+len(sessionID)+24)
 	msg = append(msg, content...)
@@ -26,19 +25,21 @@ func TagMessage(content, sessionID string, tsNanos int64) []byte {
 	return append(msg, FormatTimestamp(tsNanos)...)
 }
 
-// FormatTimestamp renders nanoseconds since the epoch as seconds with six
-// decimals, e.g. 1700000000.123456.
+// FormatTimestamp renders nanoseconds since the epoch as SMSR's timestamp
+// text: the float seconds ns / 1e9 (as Python computes it: the integer
+// rounded to a double, then one IEEE division) formatted like Python's
+// "%.6f" (round to nearest on the exact binary value), e.g.
+// 1700000000123456789 -> "1700000000.123457". Truncating to microseconds
+// would give .123456 and disagree with about half of SMSR's tags.
 func FormatTimestamp(tsNanos int64) string {
-	neg := tsNanos < 0
-	if neg {
-		tsNanos = -tsNanos
-	}
-	micros := tsNanos / 1000
-	s := strconv.FormatInt(micros/1e6, 10) + "." + fmt.Sprintf("%06d", micros%1e6)
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return FormatSeconds(float64(tsNanos) / 1e9)
+}
+
+// FormatSeconds formats a REAL timestamp in seconds as Python's "%.6f" does:
+// Go's 'f' formatting rounds the exact binary value correctly, as CPython's
+// does, so the two agree on every finite double.
+func FormatSeconds(sec float64) string {
+	return strconv.FormatFloat(sec, 'f', 6, 64)
 }
 
 // Tag returns the hex-encoded HMAC-SHA256 tag of a memory.
@@ -127,4 +128,38 @@ func SmallestPool(k, n, t int, target float64, maxM int) (int, error) {
 		}
 	}
 	return 0, errors.New("smsr: no pool size up to the limit meets the target")
+}
+
+// Point is one point of a certificate curve.
+type Point struct {
+	X     int     // the parameter varied (t or m)
+	Delta float64 // the certificate's delta there
+}
+
+// CurveT is delta against the number of adversarial memories t = 0..maxT for
+// a fixed pool (paper 002, Figure 3, left). Points where t > m stop the curve.
+func CurveT(m, k, n, maxT int) ([]Point, error) {
+	var out []Point
+	for t := 0; t <= maxT && t <= m; t++ {
+		c, err := Certify(m, k, n, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Point{X: t, Delta: c.Delta})
+	}
+	return out, nil
+}
+
+// CurveM is delta against the pool size m = max(k, t)..maxM for a fixed t
+// (paper 002, Figure 3, right).
+func CurveM(k, n, t, maxM int) ([]Point, error) {
+	var out []Point
+	for m := max(k, t); m <= maxM; m++ {
+		c, err := Certify(m, k, n, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Point{X: m, Delta: c.Delta})
+	}
+	return out, nil
 }

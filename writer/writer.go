@@ -499,6 +499,26 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	return cp, nil
 }
 
+// SnapshotTo commits what is written so far and copies the store, as it
+// stands now, into a new file at path (it must not exist): a snapshot of
+// one moment, for stores taken in phases. Writing then continues.
+func (s *Store) SnapshotTo(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("writer: %s already exists; evidence is never overwritten", path)
+	}
+	if err := s.SetMeta(snapshot.MetaStoreVersion, strconv.FormatUint(s.version, 10)); err != nil {
+		return err
+	}
+	if err := s.tx.Commit(); err != nil {
+		return fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
+	}
+	s.pending = 0
+	if _, err := s.db.Exec("VACUUM INTO ?", path); err != nil {
+		return fmt.Errorf("writer: copy %s to %s: %w", s.cfg.SnapshotPath, path, err)
+	}
+	return s.begin()
+}
+
 // Exec runs a statement inside the writer's transaction. It exists for the
 // scenario generator's forged stores and is never needed by an agent runtime.
 func (s *Store) Exec(query string, args ...any) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
@@ -59,11 +60,12 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if err != nil {
 			return exitUsage, err
 		}
+		status := lineageStatus(inspect.LineageFindings(sum))
 		if *asJSON {
-			return exitOK, writeJSON(stdout, sum)
+			return status, writeJSON(stdout, sum)
 		}
 		writeLineageSummary(stdout, sum)
-		return exitOK, nil
+		return status, nil
 	}
 	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
 	if err != nil {
@@ -84,6 +86,18 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	writeEntryLineage(stdout, view)
 	return exitOK, nil
+}
+
+// lineageStatus is exit 1 when lineage reports an error-severity finding,
+// such as laundering that lets an untrusted entry pass the gate or a
+// dispatched action the gate refuses, as verify does for its errors.
+func lineageStatus(fs []finding.Finding) int {
+	for _, f := range fs {
+		if f.Severity == finding.SevError {
+			return exitFindings
+		}
+	}
+	return exitOK
 }
 
 func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
