@@ -98,7 +98,11 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 		}
 		pol = importedPolicy{pol}
 	}
-	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, Evictions: s.Opts.Evictions, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
+	mode := s.Opts.CulpritMode
+	if mode == "" {
+		mode = replay.CulpritsFast
+	}
+	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, CulpritMode: mode, Evictions: s.Opts.Evictions, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
 }
 
 // Imported reports whether the store was written by memscope import.

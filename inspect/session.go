@@ -15,6 +15,7 @@ import (
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -34,6 +35,8 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
+	// CulpritMode is how replay searches for culprit writes ("": fast).
+	CulpritMode replay.CulpritMode
 	// Evictions runs replay's single-edge eviction probe (slow: one
 	// bisection per selected target).
 	Evictions bool

@@ -177,7 +177,7 @@ func (r *Replayer) evictions(reset []float64, k int, onG []float64, row Row, tar
 				}
 				evicted := func(w float64) (bool, error) {
 					ev.Solves++
-					return pg.evicts(r, reset, k, target, w)
+					return pg.evicts(r, reset, onG, k, target, w)
 				}
 				hi := MaxProbeWeight
 				if ev.Found {
@@ -237,19 +237,21 @@ func (r *Replayer) newProbe(s, c int32) (*probeGraph, error) {
 }
 
 // evicts sets the probe's weight to w and says whether the target is then
-// outside the top-k on G.
-func (pg *probeGraph) evicts(r *Replayer, reset []float64, k int, target int32, w float64) (bool, error) {
+// outside the top-k on G. The solve starts from G's scores (the probe
+// graph has G's nodes in G's order) and stops once the selection is
+// certain (selectFrom).
+func (pg *probeGraph) evicts(r *Replayer, reset, onG []float64, k int, target int32, w float64) (bool, error) {
 	for _, p := range pg.slots {
 		pg.g.weights[p] = w
 	}
 	for j, v := range pg.ends {
 		pg.g.strength[v] = pg.base[j] + w
 	}
-	scores, err := pg.g.solve(reset, r.cfg.Solve, []*view{pg.g.newView(nil)})
+	sel, _, err := pg.g.selectFrom(reset, r.cfg.Solve, pg.g.newView(nil), onG, k)
 	if err != nil {
 		return false, err
 	}
-	for _, it := range pg.g.topK(func(i int32) float64 { return scores[0][i] }, pg.g.passages, k).Items {
+	for _, it := range sel.Items {
 		if it.NodeID == pg.g.nodes[target].ID {
 			return false, nil
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/memscope/memscope/timeline"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--json]"
 
 // jsonItem is one selected passage in --json output (rank is 1-based).
 type jsonItem struct {
@@ -82,6 +82,8 @@ type jsonRow struct {
 	Culprits         []string      `json:"culprits"`
 	CulpritDetail    []jsonCulprit `json:"culprit_detail"`
 	CulpritsMinimal  bool          `json:"culprits_minimal"`
+	CulpritsMode     string        `json:"culprits_mode,omitempty"`
+	CulpritsTimedOut bool          `json:"culprits_out_of_time,omitempty"`
 	RecordedMismatch *bool         `json:"recorded_mismatch,omitempty"`
 	Lemma1           []jsonLemma   `json:"lemma1"`
 	Immune           []jsonImmune  `json:"immune"`
@@ -105,6 +107,8 @@ func toJSONRow(r replay.Row, text string) jsonRow {
 		Class: string(r.Class), IFCBlind: r.IFCBlind, Rank1Changed: r.Rank1Changed, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
 	if r.Culprits != nil {
 		j.CulpritsMinimal = r.Culprits.Minimal
+		j.CulpritsMode = string(r.Culprits.Mode)
+		j.CulpritsTimedOut = r.Culprits.OutOfTime
 		for _, c := range r.Culprits.Set {
 			j.Culprits = append(j.Culprits, c.EdgeID)
 			j.CulpritDetail = append(j.CulpritDetail, jsonCulprit{Edge: c.EdgeID, Src: sanitize.Line(c.Src), Dst: sanitize.Line(c.Dst), Weight: c.Weight,
@@ -142,6 +146,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	policy := fs.String("policy", "", "edge label policy: "+strings.Join(replay.PolicyNames(), ", ")+" (default "+replay.PolicyDefault+")")
 	without := fs.String("without", "", "what-if: replay on G with these edge ids removed (comma-separated)")
 	restore := fs.String("restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
+	culprits := fs.String("culprits", string(replay.CulpritsFast), "culprit search: fast (bisect the heaviest writes, then reduce; seconds at most), minimal (delta debugging over every candidate), none")
 	evictions := fs.Bool("evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
 	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
 	asOf := fs.String("as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
@@ -161,7 +166,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
 	}
-	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, Evictions: *evictions || *queryID != ""})
+	mode, err := replay.ParseCulpritMode(*culprits)
+	if err != nil {
+		return exitUsage, usagef("--culprits: %v", err)
+	}
+	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
@@ -330,7 +339,14 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clip(a.Node, 34), a.Score, clip(g.Node, 34), g.Score, change)
 	}
 	if len(j.Culprits) > 0 {
-		fmt.Fprintf(w, "\nculprits (removing all of them restores the G_auth selection; 1-minimal: %v):\n", j.CulpritsMinimal)
+		minimal := "yes"
+		switch {
+		case j.CulpritsTimedOut:
+			minimal = "not proven, the search ran out of time (try --culprits minimal)"
+		case !j.CulpritsMinimal:
+			minimal = "not proven, the search ran out of solves"
+		}
+		fmt.Fprintf(w, "\nculprits (%s search; removing all of them restores the G_auth selection; 1-minimal: %s):\n", j.CulpritsMode, minimal)
 		for _, c := range j.CulpritDetail {
 			fmt.Fprintf(w, "  %s  %s -> %s  weight %g  (%s; removing it alone: %s)\n", c.Edge, c.Src, c.Dst, c.Weight, c.Rule, c.ChangesAlone)
 		}
