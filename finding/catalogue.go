@@ -32,6 +32,16 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
+// Codes of the snapshot file as a whole (the loader's structural checks).
+const (
+	SchemaNotTable         Code = "SCHEMA_NOT_TABLE"
+	SchemaTableMissing     Code = "SCHEMA_TABLE_MISSING"
+	SchemaExtraObject      Code = "SCHEMA_EXTRA_OBJECT"
+	SnapshotWALPending     Code = "SNAPSHOT_WAL_PENDING"
+	SnapshotWALPresent     Code = "SNAPSHOT_WAL_PRESENT"
+	SnapshotJournalPresent Code = "SNAPSHOT_JOURNAL_PRESENT"
+)
+
 // Codes of the lineage analysis (docs/LINEAGE.md).
 const (
 	LineageEmptyID         Code = "LINEAGE_EMPTY_ID"
@@ -119,7 +129,7 @@ var Catalogue = Catalog{
 	{RecordMalformed, FamEncoding, SevError, "the signed record could not be decoded strictly"},
 	{RecordNotCanonical, FamEncoding, SevError, "the signed record is not in CBOR Core Deterministic Encoding"},
 	{ColumnMismatch, FamEncoding, SevError, "a decoded convenience column disagrees with the signed record"},
-	{RowMalformed, FamEncoding, SevError, "a non-record table row could not be read"},
+	{RowMalformed, FamEncoding, SevError, "a table row could not be read (a cell of the wrong type, NULL, or over its size limit, or an unsigned row that does not parse); the row is skipped and every other row is still read"},
 	{RecordNotInLog, FamLog, SevError, "the record's leaf is not in the log"},
 	{LeafWithoutRecord, FamLog, SevError, "a log leaf names a record that is neither in the snapshot nor tombstoned (deletion without tombstone)"},
 	{LeafMalformed, FamLog, SevError, "a log leaf is neither a record leaf nor a tombstone"},
@@ -138,6 +148,13 @@ var Catalogue = Catalog{
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
+
+	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
+	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},
+	{SchemaExtraObject, FamSnapshot, SevWarning, "the snapshot holds a trigger, view or virtual table the format does not have (never read or fired)"},
+	{SnapshotWALPending, FamSnapshot, SevError, "a -wal file beside the snapshot holds committed transactions SQLite would show; the report covers the main file only"},
+	{SnapshotWALPresent, FamSnapshot, SevWarning, "a -wal file beside the snapshot holds no valid committed transaction, or could not be examined"},
+	{SnapshotJournalPresent, FamSnapshot, SevError, "a rollback journal beside the snapshot: SQLite would roll the file back; the report reads the file as it is"},
 
 	{LineageEmptyID, FamLineage, SevWarning, "an entry has an empty id; it is kept but nothing can name it as a parent"},
 	{LineageDuplicateID, FamLineage, SevError, "two entries share an id; parent references resolve to the first"},

@@ -31,6 +31,8 @@ const (
 	FamLineage Family = "lineage"
 	// FamReplay: retrieval replayed on G and on G_auth.
 	FamReplay Family = "replay"
+	// FamSnapshot: the snapshot file as a whole (schema, WAL, journal).
+	FamSnapshot Family = "snapshot"
 	// FamCoverage: rows that no signature or tag covers.
 	FamCoverage Family = "coverage"
 )

@@ -8,6 +8,7 @@ package inspect
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -131,11 +132,20 @@ type Session struct {
 // Open opens the snapshot and reads its small tables. Entries are read by
 // Load, which is the slow part on big stores.
 func Open(ctx context.Context, opts Options) (*Session, error) {
-	snap, err := loader.Open(opts.Snapshot)
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta}
+	opened := false
+	defer func() {
+		if !opened {
+			snap.Close()
+		}
+	}()
+	for _, p := range snap.Problems() {
+		s.LoadIssues = append(s.LoadIssues, string(p.Kind)+": "+p.Message)
+	}
 	if s.Opts.Title == "" {
 		s.Opts.Title = opts.Snapshot
 	}
@@ -144,20 +154,43 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s.Entries = make([]Entry, total)
-	if s.Nodes, err = snap.Nodes(ctx); err != nil {
+	// A malformed row is skipped and listed; the other rows are kept.
+	issue := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var re loader.RowErrors
+		if errors.As(err, &re) {
+			for _, e := range re {
+				s.LoadIssues = append(s.LoadIssues, e.Error())
+			}
+			return nil
+		}
 		s.LoadIssues = append(s.LoadIssues, err.Error())
+		return nil
 	}
-	if s.Queries, err = snap.Queries(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.Nodes, err = snap.Nodes(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
-	if s.Actions, err = snap.Actions(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.Queries, err = snap.Queries(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
-	if s.GateEvents, err = snap.GateEvents(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.Actions, err = snap.Actions(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
-	if s.Checkpoints, err = snap.Checkpoints(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.GateEvents, err = snap.GateEvents(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
+	}
+	s.Checkpoints, err = snap.Checkpoints(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
 	err = snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
 		s.Principals++
@@ -199,6 +232,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	opened = true
 	return s, nil
 }
 

@@ -52,7 +52,7 @@ type Options struct {
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
 var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
-	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage}
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamSnapshot}
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
@@ -141,6 +141,7 @@ type verifier struct {
 	seenLeaf   []bool
 
 	entryIDs   idSet // every entry id of the snapshot, sorted
+	gateRows   int   // gate_events rows, malformed ones included
 	tombstoned map[record.ID]bool
 }
 
@@ -162,7 +163,7 @@ func (v *verifier) add(phase int, seq int64, code finding.Code, subject, msg str
 // all (unreadable snapshot, unusable key); everything wrong with the
 // evidence itself is a finding.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	snap, err := loader.Open(opts.Snapshot)
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +187,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		v.rep.Anchors.Registry = "pinned"
 	}
 
+	for i, p := range snap.Problems() {
+		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
+	}
 	if err := v.openLog(ctx, logVerifier); err != nil {
 		return nil, err
 	}
@@ -208,12 +212,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.gate(ctx); err != nil {
 		return nil, err
 	}
-	v.plainRows(ctx)
+	if err := v.plainRows(ctx); err != nil {
+		return nil, err
+	}
 	return v.finish(), nil
 }
 
 const (
-	phaseLog = iota
+	phaseSnapshot = iota
+	phaseLog
 	phaseRegistry
 	phaseTombstones
 	phaseEntries
@@ -340,6 +347,10 @@ func (v *verifier) claimLeaf(rowID string) {
 }
 
 func (v *verifier) recordFinding(phase int, seq int64, subject string, err error) {
+	if errors.Is(err, loader.ErrRow) {
+		v.add(phase, seq, finding.RowMalformed, subject, err.Error())
+		return
+	}
 	if errors.Is(err, record.ErrNotCanonical) {
 		v.add(phase, seq, finding.RecordNotCanonical, subject, err.Error())
 		return
@@ -567,7 +578,9 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
 		v.claimLeaf(r.EID)
-		if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
+		if errors.Is(r.DecodeErr, loader.ErrRow) {
+			flag(finding.RowMalformed, r.DecodeErr.Error())
+		} else if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
 			flag(finding.RecordNotCanonical, r.DecodeErr.Error())
 		} else {
 			flag(finding.RecordMalformed, r.DecodeErr.Error())
@@ -681,9 +694,8 @@ func (v *verifier) orphanLeaves() {
 
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
-	if err != nil {
-		v.add(phaseCheckpoints, 0, finding.RowMalformed, "checkpoints", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseCheckpoints, "checkpoints", err) {
+		return err
 	}
 	v.rep.Checkpoints = len(rows)
 	var verifiers []note.Verifier
@@ -733,9 +745,13 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 
 func (v *verifier) gate(ctx context.Context) error {
 	events, err := v.snap.GateEvents(ctx)
-	if err != nil {
-		v.add(phaseGate, 0, finding.RowMalformed, "gate_events", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
 	}
 	for i, g := range events {
 		if g.Verdict != snapshot.GateReject {
@@ -761,29 +777,62 @@ func (v *verifier) gate(ctx context.Context) error {
 	return nil
 }
 
-// plainRows reads the unsigned tables so that malformed rows are reported,
-// and reports what each table's rows are covered by.
-func (v *verifier) plainRows(ctx context.Context) {
+// plainRows reads the unsigned tables so that malformed rows are reported
+// (one finding per row; the other rows are still read), and reports what
+// each table's rows are covered by.
+func (v *verifier) plainRows(ctx context.Context) error {
 	rows := map[string]int{}
-	if n, err := v.snap.Nodes(ctx); err != nil {
-		v.add(phaseRows, 0, finding.RowMalformed, "nodes", err.Error())
-	} else {
-		rows["nodes"] = len(n)
+	count := func(table string, n int, err error) error {
+		rows[table] = n
+		if err == nil {
+			return nil
+		}
+		var re loader.RowErrors
+		if errors.As(err, &re) {
+			rows[table] += len(re)
+		}
+		if !v.rowErrors(ctx, phaseRows, table, err) {
+			return err
+		}
+		return nil
 	}
-	if q, err := v.snap.Queries(ctx); err != nil {
-		v.add(phaseRows, 1, finding.RowMalformed, "queries", err.Error())
-	} else {
-		rows["queries"] = len(q)
+	n, err := v.snap.Nodes(ctx)
+	if err := count("nodes", len(n), err); err != nil {
+		return err
 	}
-	if a, err := v.snap.Actions(ctx); err != nil {
-		v.add(phaseRows, 2, finding.RowMalformed, "actions", err.Error())
-	} else {
-		rows["actions"] = len(a)
+	q, err := v.snap.Queries(ctx)
+	if err := count("queries", len(q), err); err != nil {
+		return err
 	}
-	if g, err := v.snap.GateEvents(ctx); err == nil {
-		rows["gate_events"] = len(g)
+	a, err := v.snap.Actions(ctx)
+	if err := count("actions", len(a), err); err != nil {
+		return err
 	}
+	rows["gate_events"] = v.gateRows
 	v.coverage(rows)
+	return nil
+}
+
+// rowErrors reports each malformed row of a table read as ROW_MALFORMED
+// (the other rows were read), or a table that could not be read at all as
+// one ROW_MALFORMED. It returns false only when the run was cancelled.
+func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		v.add(phase, 0, finding.RowMalformed, table, "table could not be read: "+err.Error())
+		return true
+	}
+	for i, e := range re {
+		subj := table
+		if e.Record != "" {
+			subj = table + " " + e.Record
+		}
+		v.add(phase, int64(i), finding.RowMalformed, subj, e.Error())
+	}
+	return true
 }
 
 // coverage lists every table with what covers its rows. Signed record

@@ -14,7 +14,7 @@ import (
 
 const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
 
-func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(ctx, args[1:], stdout, stderr)
 	}
@@ -52,6 +52,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	if len(pos) == 1 {
 		if *asDOT || *svg != "" {
 			return exitUsage, usagef("--dot and --svg draw one ENTRY's neighbourhood; name an entry")
@@ -176,7 +181,7 @@ func writeEntryLineage(w io.Writer, v *inspect.EntryLineageView) {
 	}
 }
 
-func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("lineage sweep", "memscope lineage sweep SNAPSHOT [--json]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON: a list of {schedule, tau, k, propagated}")
 	pos, err := parseInterleaved(fs, args)
@@ -192,6 +197,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	rows, raw, err := s.Sweep()
 	if err != nil {
 		return exitUsage, err

@@ -136,7 +136,7 @@ func toJSONRow(r replay.Row, text string) jsonRow {
 	return j
 }
 
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("replay", replayUsage, stderr)
 	var ef evidenceFlags
 	ef.register(fs)
@@ -175,6 +175,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	rp, err := s.Replayer(ctx)
 	if err != nil {
 		return exitUsage, err
