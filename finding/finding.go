@@ -35,6 +35,9 @@ const (
 	FamSnapshot Family = "snapshot"
 	// FamCoverage: rows that no signature or tag covers.
 	FamCoverage Family = "coverage"
+	// FamStore: what a native store's own fields say and fail to explain
+	// (HippoRAG 2, LightRAG, Mem0, SMSR, GraphRAG; docs/STORES.md).
+	FamStore Family = "store"
 )
 
 // Code is a stable finding code, UPPER_SNAKE. Codes never change meaning
