@@ -48,6 +48,7 @@ func init() {
 		{"diff", "compare two snapshots of one store: checkpoint consistency, rows added, removed and changed, selections then and now", runDiff},
 		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
 		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
+		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
 	}
 }
 
