@@ -13,6 +13,7 @@ require (
 	github.com/clipperhouse/displaywidth v0.11.0
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/mattn/go-runewidth v0.0.27
+	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/transparency-dev/formats v0.0.0-20251017110053-404c0d5b696c
 	github.com/transparency-dev/merkle v0.0.2
 	github.com/transparency-dev/tessera v1.0.4

@@ -66,6 +66,30 @@ const (
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
 )
 
+// Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
+const (
+	DiffFork                    Code = "DIFF_FORK"
+	DiffRollback                Code = "DIFF_ROLLBACK"
+	DiffConsistencyNotChecked   Code = "DIFF_CONSISTENCY_NOT_CHECKED"
+	DiffRemovedWithoutTombstone Code = "DIFF_REMOVED_WITHOUT_TOMBSTONE"
+	DiffSignedChanged           Code = "DIFF_SIGNED_CHANGED"
+	DiffUnsignedChanged         Code = "DIFF_UNSIGNED_CHANGED"
+)
+
+// Codes of the native-store readers (docs/STORES.md).
+const (
+	StoreUnsigned         Code = "STORE_UNSIGNED"
+	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
+	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted           Code = "MEM0_DELETED"
+	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
+	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
+)
+
 // Spec describes one catalogued code. Severity is the code's usual
 // severity; an analysis may grade one finding differently when the code's
 // documentation says so (LINEAGE_LAUNDERING is an error only when it lets
@@ -169,10 +193,27 @@ var Catalogue = Catalog{
 	{LineageLaundering, FamLineage, SevError, "an entry's recorded trust is safer than its recomputed trust at tau (an error when it lets an untrusted entry pass the gate, else a warning)"},
 	{LineageGateViolation, FamLineage, SevError, "a dispatched action that the gate, recomputed over lineage, would have refused"},
 
+	{StoreUnsigned, FamCoverage, SevWarning, "a native store carries no signatures: every provenance fact is declared by the store's own fields, nothing is verified"},
+	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
+	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
+	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
+	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
+	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
+	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
+	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
+	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+
+	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
+	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},
+	{DiffConsistencyNotChecked, FamDiff, SevWarning, "the consistency of the two checkpoints was not checked (no log given, a checkpoint missing or unreadable)"},
+	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
+	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
+	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
 }
 
 var index = func() map[Code]Spec {

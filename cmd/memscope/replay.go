@@ -153,12 +153,24 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	flip := fs.Bool("first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
 	scan := fs.Bool("scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
 	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
+	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
+	}
+	if *format != "" || isNativeStore(pos[0]) {
+		if *asOf != "" || *flip {
+			return exitUsage, usagef("--as-of and --first-flip need a log's write order; a native store has none")
+		}
+		ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
+		return runNativeReplay(ctx, stdout, pos[0], *format, *queries, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
+	}
+	if *queries != "" {
+		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
 	}
 	if *asOf != "" && (*without != "" || *restore != "") {
 		return exitUsage, usagef("--as-of cannot be combined with --without or --restore")
