@@ -14,9 +14,8 @@ import (
 )
 
 // TagMessage builds the bytes SMSR tags: content || "||" || session_id ||
-// "||" || timestamp in seconds with 6 decimals. The timestamp is formatted
-// from integer nanoseconds (truncated to microseconds) so that the text is
-// exact, where formatting a float could round differently across tools.
+// "||" || timestamp. SMSR formats its REAL timestamp (float seconds) with
+// Python's "%.6f", which rounds; FormatTimestamp reproduces that.
 func TagMessage(content, sessionID string, tsNanos int64) []byte {
 	msg := make([]byte, 0, len(content)+len(sessionID)+24)
 	msg = append(msg, content...)
@@ -26,19 +25,21 @@ func TagMessage(content, sessionID string, tsNanos int64) []byte {
 	return append(msg, FormatTimestamp(tsNanos)...)
 }
 
-// FormatTimestamp renders nanoseconds since the epoch as seconds with six
-// decimals, e.g. 1700000000.123456.
+// FormatTimestamp renders nanoseconds since the epoch as SMSR's timestamp
+// text: the float seconds ns / 1e9 (as Python computes it: the integer
+// rounded to a double, then one IEEE division) formatted like Python's
+// "%.6f" (round to nearest on the exact binary value), e.g.
+// 1700000000123456789 -> "1700000000.123457". Truncating to microseconds
+// would give .123456 and disagree with about half of SMSR's tags.
 func FormatTimestamp(tsNanos int64) string {
-	neg := tsNanos < 0
-	if neg {
-		tsNanos = -tsNanos
-	}
-	micros := tsNanos / 1000
-	s := strconv.FormatInt(micros/1e6, 10) + "." + fmt.Sprintf("%06d", micros%1e6)
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return FormatSeconds(float64(tsNanos) / 1e9)
+}
+
+// FormatSeconds formats a REAL timestamp in seconds as Python's "%.6f" does:
+// Go's 'f' formatting rounds the exact binary value correctly, as CPython's
+// does, so the two agree on every finite double.
+func FormatSeconds(sec float64) string {
+	return strconv.FormatFloat(sec, 'f', 6, 64)
 }
 
 // Tag returns the hex-encoded HMAC-SHA256 tag of a memory.

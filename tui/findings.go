@@ -8,12 +8,12 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 // Severity filter steps of the findings view.
-var sevCycle = []verify.Severity{"", verify.SevError, verify.SevWarning, verify.SevInfo}
+var sevCycle = []finding.Severity{"", finding.SevError, finding.SevWarning, finding.SevInfo}
 
 type findingsState struct {
 	sev     int    // index in sevCycle
@@ -23,14 +23,14 @@ type findingsState struct {
 	cur     listCursor
 }
 
-func (f *findingsState) rebuild(all []verify.Finding) {
+func (f *findingsState) rebuild(all []finding.Finding) {
 	f.idx = f.idx[:0]
 	needle := strings.ToLower(f.text)
 	for i, x := range all {
 		if sev := sevCycle[f.sev]; sev != "" && x.Severity != sev {
 			continue
 		}
-		if needle != "" && !strings.Contains(strings.ToLower(x.Code+" "+x.Subject+" "+x.Message+" "+string(x.Family)), needle) {
+		if needle != "" && !strings.Contains(strings.ToLower(string(x.Code)+" "+x.Subject+" "+x.Message+" "+string(x.Family)), needle) {
 			continue
 		}
 		f.idx = append(f.idx, i)
@@ -38,14 +38,14 @@ func (f *findingsState) rebuild(all []verify.Finding) {
 	f.cur.clamp(len(f.idx), 1<<30)
 }
 
-func (f *findingsState) selected(all []verify.Finding) (verify.Finding, bool) {
+func (f *findingsState) selected(all []finding.Finding) (finding.Finding, bool) {
 	if f.cur.sel < len(f.idx) {
 		return all[f.idx[f.cur.sel]], true
 	}
-	return verify.Finding{}, false
+	return finding.Finding{}, false
 }
 
-func (f *findingsState) edit(msg tea.KeyPressMsg, all []verify.Finding) {
+func (f *findingsState) edit(msg tea.KeyPressMsg, all []finding.Finding) {
 	switch msg.String() {
 	case "enter":
 		f.editing = false
@@ -140,7 +140,7 @@ func (m *Model) renderFindings(w, h int) []string {
 		x := m.findings[f.idx[p]]
 		word := strings.ToUpper(string(x.Severity))
 		line := fmt.Sprintf("%s %s %s ", padRight(s.severity(string(x.Severity)).Render(word), 8),
-			padRight(sanitize.Line(x.Code), 24), padRight(fit(sanitize.Line(x.Subject), 20), 20))
+			padRight(sanitize.Line(string(x.Code)), 24), padRight(fit(sanitize.Line(x.Subject), 20), 20))
 		line += m.untrusted(x.Message, max(0, w-58))
 		if p == f.cur.sel {
 			line = s.Selected.Render(s.SelMarker + " " + stripANSI(line))

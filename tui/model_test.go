@@ -378,7 +378,7 @@ func TestCopySanitisesAndExportWritesJSON(t *testing.T) {
 	}
 	mustContain(t, screen(m), "exported to")
 	// DOT export from the lineage view.
-	m = press(t, m, "3", "l", "E")
+	press(t, m, "3", "l", "E")
 	dots, _ := filepath.Glob(filepath.Join(dir, "*.dot"))
 	if len(dots) != 1 {
 		t.Fatalf("DOT export wrote %v", dots)

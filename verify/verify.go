@@ -1,3 +1,9 @@
+// Package verify checks memscope evidence for integrity: signatures against
+// the principal registry, canonical encoding, decoded columns against signed
+// bytes, every record's inclusion in the Merkle log, the log against its
+// checkpoints, tombstones, SMSR HMAC tags and commit-gate non-formation.
+// It is pure analysis: it reads through the loader and tlog and prints
+// nothing. Its findings are package finding's.
 package verify
 
 import (
@@ -16,6 +22,7 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/smsr"
@@ -42,6 +49,11 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// Families are verify's finding families in the order summaries list them;
+// Report.Families has a count for each.
+var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamSnapshot}
+
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
 	LogKey   string `json:"log_key"`  // "pinned" or "unanchored"
@@ -51,36 +63,55 @@ type Anchors struct {
 // EntryStatus is the verification outcome of one entry, for views that show
 // a status column; entries absent from Report.EntryStatus passed.
 type EntryStatus struct {
-	Codes []string
+	Codes []finding.Code
 }
 
 // Report is the result of a verification run.
 type Report struct {
-	Snapshot    string    `json:"snapshot"`
-	Log         string    `json:"log"`
-	TreeSize    uint64    `json:"tree_size"`
-	RootHash    []byte    `json:"root_hash"` // base64 in JSON, as in the checkpoint
-	Records     int       `json:"records"`
-	Entries     int       `json:"entries"`
-	Edges       int       `json:"edges"`
-	Principals  int       `json:"principals"`
-	Tombstones  int       `json:"tombstones"`
-	Checkpoints int       `json:"checkpoints"`
-	Anchors     Anchors   `json:"anchors"`
-	Findings    []Finding `json:"findings"`
-	OK          bool      `json:"ok"`
+	Snapshot    string            `json:"snapshot"`
+	Log         string            `json:"log"`
+	TreeSize    uint64            `json:"tree_size"`
+	RootHash    []byte            `json:"root_hash"` // base64 in JSON, as in the checkpoint
+	Records     int               `json:"records"`
+	Entries     int               `json:"entries"`
+	Edges       int               `json:"edges"`
+	Principals  int               `json:"principals"`
+	Tombstones  int               `json:"tombstones"`
+	Checkpoints int               `json:"checkpoints"`
+	Anchors     Anchors           `json:"anchors"`
+	Findings    []finding.Finding `json:"findings"`
+	OK          bool              `json:"ok"`
 	// Families counts findings per family, every family present.
-	Families map[Family]int `json:"families"`
+	Families map[finding.Family]int `json:"families"`
 	// EntryStatus lists the entries with at least one finding.
 	EntryStatus map[string]EntryStatus `json:"-"`
 	// WriteStatus lists the finding codes of structural writes that have any.
-	WriteStatus map[string][]string `json:"-"`
+	WriteStatus map[string][]finding.Code `json:"-"`
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// HMACChecked is false when no HMAC key was given: tags were not
+	// checked, which is not a pass.
+	HMACChecked bool `json:"hmac_checked"`
+	// Coverage says, per table (and per unsigned column of a signed
+	// table), how many rows a signature or tag covers.
+	Coverage []TableCoverage `json:"coverage"`
+	// Unsigned names the tables (and columns) with rows no signature or tag
+	// covers.
+	Unsigned []string `json:"unsigned"`
+}
+
+// TableCoverage is how many rows of one table a signature or tag covers.
+// Status is "signed" (every row), "partial", "unsigned" (none) or "empty".
+type TableCoverage struct {
+	Table  string `json:"table"`
+	Rows   int    `json:"rows"`
+	Signed int    `json:"signed"`
+	By     string `json:"by"` // what covers the rows
+	Status string `json:"status"`
 }
 
 // key is one registered principal key with its validity window.
@@ -90,7 +121,6 @@ type key struct {
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
-	bad       bool
 }
 
 type verifier struct {
@@ -111,6 +141,7 @@ type verifier struct {
 	seenLeaf   []bool
 
 	entryIDs   idSet // every entry id of the snapshot, sorted
+	gateRows   int   // gate_events rows, malformed ones included
 	tombstoned map[record.ID]bool
 }
 
@@ -118,16 +149,13 @@ type verifier struct {
 type ordered struct {
 	phase int
 	seq   int64
-	f     Finding
+	f     finding.Finding
 }
 
-func (v *verifier) add(phase int, seq int64, code, subject, msg string) {
-	c, ok := LookupCode(code)
-	if !ok {
-		panic("verify: unknown finding code " + code)
-	}
+func (v *verifier) add(phase int, seq int64, code finding.Code, subject, msg string) {
+	f := finding.New(code, subject, msg)
 	v.mu.Lock()
-	v.findings = append(v.findings, ordered{phase, seq, Finding{Severity: c.Severity, Code: code, Subject: subject, Message: msg, Family: c.Family}})
+	v.findings = append(v.findings, ordered{phase, seq, f})
 	v.mu.Unlock()
 }
 
@@ -135,7 +163,7 @@ func (v *verifier) add(phase int, seq int64, code, subject, msg string) {
 // all (unreadable snapshot, unusable key); everything wrong with the
 // evidence itself is a finding.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	snap, err := loader.Open(opts.Snapshot)
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +176,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
 		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]string{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
 	}
@@ -158,6 +187,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		v.rep.Anchors.Registry = "pinned"
 	}
 
+	for i, p := range snap.Problems() {
+		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
+	}
 	if err := v.openLog(ctx, logVerifier); err != nil {
 		return nil, err
 	}
@@ -180,12 +212,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.gate(ctx); err != nil {
 		return nil, err
 	}
-	v.plainRows(ctx)
+	if err := v.plainRows(ctx); err != nil {
+		return nil, err
+	}
 	return v.finish(), nil
 }
 
 const (
-	phaseLog = iota
+	phaseSnapshot = iota
+	phaseLog
 	phaseRegistry
 	phaseTombstones
 	phaseEntries
@@ -199,13 +234,13 @@ const (
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 	r, err := tlog.Open(ctx, v.opts.Log)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
 	v.log = r
 	raw, err := r.Checkpoint(ctx)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "checkpoint", err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "checkpoint", err.Error())
 		return nil
 	}
 	var verifiers []note.Verifier
@@ -214,42 +249,42 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 	}
 	cp, err := tlog.ParseCheckpoint(raw, verifiers...)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "checkpoint", "published checkpoint: "+err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "checkpoint", "published checkpoint: "+err.Error())
 		return nil
 	}
 	switch cp.Status {
 	case tlog.SigInvalid:
-		v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", "the published checkpoint's signature does not verify under the pinned log key")
+		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", "the published checkpoint's signature does not verify under the pinned log key")
 	case tlog.Unanchored:
 		if lv != nil {
-			v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", "the published checkpoint carries no signature by the pinned log key")
+			v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", "the published checkpoint carries no signature by the pinned log key")
 		} else {
-			v.add(phaseLog, 0, "CHECKPOINT_UNANCHORED", "checkpoint (published)", "no --log-key given: the checkpoint's signature was not checked against a key you trust")
+			v.add(phaseLog, 0, finding.CheckpointUnanchored, "checkpoint (published)", "no --log-key given: the checkpoint's signature was not checked against a key you trust")
 		}
 	}
 	if want := v.snap.Meta[snapshot.MetaOrigin]; want != "" && cp.Origin != want {
-		v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
+		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
 	}
 	v.size, v.root = cp.Size, cp.Root
 	v.rep.TreeSize, v.rep.RootHash = cp.Size, cp.Root
 	problems, err := r.Check(ctx, cp.Size, cp.Root)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
 	for _, p := range problems {
-		v.add(phaseLog, int64(p.Index), "TILE_MISMATCH", p.Resource, p.String())
+		v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
 	}
 	v.seenLeaf = make([]bool, cp.Size)
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
-			v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 			return nil
 		}
 		pl, perr := record.ParseLeaf(leaf.Data)
 		switch {
 		case perr != nil:
-			v.add(phaseLog, int64(leaf.Index), "LEAF_MALFORMED", leafSubject(leaf.Index), perr.Error())
+			v.add(phaseLog, int64(leaf.Index), finding.LeafMalformed, leafSubject(leaf.Index), perr.Error())
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 		default:
@@ -278,22 +313,22 @@ func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, lea
 	}
 	idx, ok := v.leafByID.lookup(id)
 	if !ok {
-		v.add(phase, seq, "RECORD_NOT_IN_LOG", subject, "no log leaf carries this record's id")
+		v.add(phase, seq, finding.RecordNotInLog, subject, "no log leaf carries this record's id")
 		return
 	}
 	v.mu.Lock()
 	v.seenLeaf[idx] = true
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
-		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
+		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
 	}
 	proof, err := v.log.InclusionProof(context.Background(), idx, v.size)
 	if err != nil {
-		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
+		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
 		return
 	}
 	if err := tlog.VerifyInclusionHash(rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, proof, v.root); err != nil {
-		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
+		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
 	}
 }
 
@@ -312,11 +347,15 @@ func (v *verifier) claimLeaf(rowID string) {
 }
 
 func (v *verifier) recordFinding(phase int, seq int64, subject string, err error) {
-	if errors.Is(err, record.ErrNotCanonical) {
-		v.add(phase, seq, "RECORD_NOT_CANONICAL", subject, err.Error())
+	if errors.Is(err, loader.ErrRow) {
+		v.add(phase, seq, finding.RowMalformed, subject, err.Error())
 		return
 	}
-	v.add(phase, seq, "RECORD_MALFORMED", subject, err.Error())
+	if errors.Is(err, record.ErrNotCanonical) {
+		v.add(phase, seq, finding.RecordNotCanonical, subject, err.Error())
+		return
+	}
+	v.add(phase, seq, finding.RecordMalformed, subject, err.Error())
 }
 
 func (v *verifier) registry(ctx context.Context) error {
@@ -335,7 +374,7 @@ func (v *verifier) registry(ctx context.Context) error {
 				roots[r] = true
 			}
 		}
-		v.add(phaseRegistry, 0, "REGISTRY_ROOT_UNANCHORED", "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
+		v.add(phaseRegistry, 0, finding.RegistryRootUnanchored, "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
 	}
 	checked := map[[32]byte]error{}
 	return v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
@@ -349,15 +388,15 @@ func (v *verifier) registry(ctx context.Context) error {
 		}
 		ev := r.Event
 		if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
-			v.add(phaseRegistry, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
+			v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
 		}
 		v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
 		bad := false
 		if !roots[ev.Root] {
-			v.add(phaseRegistry, r.Seq, "REGISTRY_SIG_INVALID", subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
+			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
 			bad = true
 		} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
-			v.add(phaseRegistry, r.Seq, "REGISTRY_SIG_INVALID", subj, "the root signature does not verify")
+			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, "the root signature does not verify")
 			bad = true
 		}
 		err, seen := checked[ev.PublicKey]
@@ -365,7 +404,7 @@ func (v *verifier) registry(ctx context.Context) error {
 			err = CheckPublicKey(ev.PublicKey[:])
 			checked[ev.PublicKey] = err
 			if err != nil {
-				v.add(phaseRegistry, r.Seq, "KEY_MALFORMED", subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
+				v.add(phaseRegistry, r.Seq, finding.KeyMalformed, subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
 			}
 		}
 		if err != nil {
@@ -397,7 +436,7 @@ func (v *verifier) registry(ctx context.Context) error {
 // finding code and message, or "" when it verifies. raw is the record's
 // canonical encoding (already checked) and sig its signature: the signed
 // bytes are cut from raw rather than re-encoded.
-func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (string, string) {
+func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (finding.Code, string) {
 	var match *key
 	for _, k := range v.keys[kid] {
 		if k.principal == writer {
@@ -406,14 +445,14 @@ func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID,
 		}
 	}
 	if match == nil {
-		return "WRITER_UNREGISTERED", fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
+		return finding.WriterUnregistered, fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
 	}
 	msg, err := record.SigningBytesOf(raw, sig)
 	if err != nil || !ed25519.Verify(match.pub, msg, sig) {
-		return "SIG_INVALID", fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
+		return finding.SigInvalid, fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
 	}
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
-		return "KEY_OUTSIDE_VALIDITY", fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
+		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
 	}
 	return "", ""
 }
@@ -436,7 +475,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		}
 		t := r.Tombstone
 		if t.Target.String() != r.Target {
-			v.add(phaseTombstones, r.Seq, "COLUMN_MISMATCH", subj, "target column disagrees with the signed tombstone")
+			v.add(phaseTombstones, r.Seq, finding.ColumnMismatch, subj, "target column disagrees with the signed tombstone")
 		}
 		v.tombstoned[t.Target] = true
 		if code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS); code != "" {
@@ -445,7 +484,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		if v.logOK {
 			idx, ok := v.tombLeaves[t.Target]
 			if !ok {
-				v.add(phaseTombstones, r.Seq, "TOMBSTONE_NOT_IN_LOG", subj, "no ts: leaf in the log names this entry")
+				v.add(phaseTombstones, r.Seq, finding.TombstoneNotInLog, subj, "no ts: leaf in the log names this entry")
 				return nil
 			}
 			v.seenLeaf[idx] = true
@@ -519,7 +558,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	return nil
 }
 
-func (v *verifier) markEntry(eid, code string) {
+func (v *verifier) markEntry(eid string, code finding.Code) {
 	v.mu.Lock()
 	st := v.rep.EntryStatus[eid]
 	st.Codes = append(st.Codes, code)
@@ -530,7 +569,7 @@ func (v *verifier) markEntry(eid, code string) {
 // checkEntry runs every per-entry check; it is called from several workers.
 func (v *verifier) checkEntry(r *loader.EntryRow) {
 	subj := "entry " + r.EID
-	flag := func(code, msg string) {
+	flag := func(code finding.Code, msg string) {
 		v.add(phaseEntries, r.Seq, code, subj, msg)
 		v.markEntry(r.EID, code)
 	}
@@ -539,10 +578,12 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
 		v.claimLeaf(r.EID)
-		if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
-			flag("RECORD_NOT_CANONICAL", r.DecodeErr.Error())
+		if errors.Is(r.DecodeErr, loader.ErrRow) {
+			flag(finding.RowMalformed, r.DecodeErr.Error())
+		} else if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
+			flag(finding.RecordNotCanonical, r.DecodeErr.Error())
 		} else {
-			flag("RECORD_MALFORMED", r.DecodeErr.Error())
+			flag(finding.RecordMalformed, r.DecodeErr.Error())
 		}
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
@@ -567,7 +608,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		diff = append(diff, "content")
 	}
 	if len(diff) > 0 {
-		flag("COLUMN_MISMATCH", "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
+		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
 	if code, msg := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS); code != "" {
 		flag(code, msg)
@@ -577,21 +618,21 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	}
 	v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex)
 	if v.tombstoned[e.EID] {
-		flag("TOMBSTONED_LIVE", "the entry was deleted by a tombstone but is still in the store")
+		flag(finding.TombstonedLive, "the entry was deleted by a tombstone but is still in the store")
 	}
 	if v.opts.HMACKey != nil {
 		switch smsr.CheckTag(v.opts.HMACKey, r.HMACTag, e.Content, r.SessionID, int64(e.TS)) {
 		case smsr.TagMissing:
-			flag("HMAC_MISSING", "no HMAC tag stored for this entry")
+			flag(finding.HMACMissing, "no HMAC tag stored for this entry")
 		case smsr.TagMalformed:
-			flag("HMAC_WRONG", "the stored HMAC tag is not 64 hex digits")
+			flag(finding.HMACWrong, "the stored HMAC tag is not 64 hex digits")
 		case smsr.TagWrong:
-			flag("HMAC_WRONG", "the HMAC tag does not match content, session and timestamp under the given key")
+			flag(finding.HMACWrong, "the HMAC tag does not match content, session and timestamp under the given key")
 		}
 	}
 	for _, p := range e.Parents {
 		if !v.entryIDs.has(p) && !v.tombstoned[p] {
-			flag("PARENT_MISSING", fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
+			flag(finding.ParentMissing, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
 		}
 	}
 }
@@ -605,12 +646,12 @@ func (v *verifier) writes(ctx context.Context) error {
 			v.claimLeaf(r.WID)
 			v.recordFinding(phaseWrites, r.Seq, subj, r.DecodeErr)
 			v.rep.BadRecords[r.WID] = true
-			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], "RECORD_MALFORMED")
+			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], finding.RecordMalformed)
 			return nil
 		}
 		w := r.Write
 		if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
-			v.add(phaseWrites, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns disagree with the signed write")
+			v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 		}
 		if code, msg := v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS); code != "" {
 			v.add(phaseWrites, r.Seq, code, subj, msg)
@@ -620,7 +661,7 @@ func (v *verifier) writes(ctx context.Context) error {
 		v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
 		for _, s := range w.Sources {
 			if !v.entryIDs.has(s) && !v.tombstoned[s] {
-				v.add(phaseWrites, r.Seq, "SOURCE_MISSING", subj, fmt.Sprintf("source entry %s does not exist", s))
+				v.add(phaseWrites, r.Seq, finding.SourceMissing, subj, fmt.Sprintf("source entry %s does not exist", s))
 			}
 		}
 		return nil
@@ -640,22 +681,21 @@ func (v *verifier) orphanLeaves() {
 		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
 			continue
 		}
-		v.add(phaseOrphans, int64(l.index), "LEAF_WITHOUT_RECORD", leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
+		v.add(phaseOrphans, int64(l.index), finding.LeafWithoutRecord, leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
 	}
 	// A ts: leaf that no tombstone row claims: the store lost the record
 	// of a deletion the log still shows.
 	for id, idx := range v.tombLeaves {
 		if !v.seenLeaf[idx] {
-			v.add(phaseOrphans, int64(idx), "LEAF_WITHOUT_RECORD", leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
+			v.add(phaseOrphans, int64(idx), finding.LeafWithoutRecord, leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
 		}
 	}
 }
 
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
-	if err != nil {
-		v.add(phaseCheckpoints, 0, "ROW_MALFORMED", "checkpoints", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseCheckpoints, "checkpoints", err) {
+		return err
 	}
 	v.rep.Checkpoints = len(rows)
 	var verifiers []note.Verifier
@@ -667,15 +707,15 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
 		cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
 		if err != nil {
-			v.add(phaseCheckpoints, row.Seq, "ROW_MALFORMED", subj, err.Error())
+			v.add(phaseCheckpoints, row.Seq, finding.RowMalformed, subj, err.Error())
 			continue
 		}
 		if lv != nil && cp.Status != tlog.Verified {
-			v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_SIG_INVALID", subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
+			v.add(phaseCheckpoints, row.Seq, finding.CheckpointSigInvalid, subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
 			continue
 		}
 		if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
-			v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
+			v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
 		}
 		bySize[cp.Size] = cp.Root
 		if !v.logOK {
@@ -683,10 +723,10 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		}
 		switch {
 		case cp.Size > v.size:
-			v.add(phaseCheckpoints, row.Seq, "LOG_ROLLBACK", subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
+			v.add(phaseCheckpoints, row.Seq, finding.LogRollback, subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
 		case cp.Size == v.size:
 			if !bytes.Equal(cp.Root, v.root) {
-				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
+				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
 			}
 		case cp.Size == 0:
 			// Every tree extends the empty one; there is nothing to prove, and
@@ -694,9 +734,9 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		default:
 			p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
 			if err != nil {
-				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
+				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
 			} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
-				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
+				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
 			}
 		}
 	}
@@ -705,9 +745,13 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 
 func (v *verifier) gate(ctx context.Context) error {
 	events, err := v.snap.GateEvents(ctx)
-	if err != nil {
-		v.add(phaseGate, 0, "ROW_MALFORMED", "gate_events", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
 	}
 	for i, g := range events {
 		if g.Verdict != snapshot.GateReject {
@@ -727,23 +771,117 @@ func (v *verifier) gate(ctx context.Context) error {
 			}
 		}
 		if len(why) > 0 {
-			v.add(phaseGate, int64(i), "GATE_MATERIALISED", subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
+			v.add(phaseGate, int64(i), finding.GateMaterialised, subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
 		}
 	}
 	return nil
 }
 
-// plainRows reads the unsigned tables so that malformed rows are reported.
-func (v *verifier) plainRows(ctx context.Context) {
-	if _, err := v.snap.Nodes(ctx); err != nil {
-		v.add(phaseRows, 0, "ROW_MALFORMED", "nodes", err.Error())
+// plainRows reads the unsigned tables so that malformed rows are reported
+// (one finding per row; the other rows are still read), and reports what
+// each table's rows are covered by.
+func (v *verifier) plainRows(ctx context.Context) error {
+	rows := map[string]int{}
+	count := func(table string, n int, err error) error {
+		rows[table] = n
+		if err == nil {
+			return nil
+		}
+		var re loader.RowErrors
+		if errors.As(err, &re) {
+			rows[table] += len(re)
+		}
+		if !v.rowErrors(ctx, phaseRows, table, err) {
+			return err
+		}
+		return nil
 	}
-	if _, err := v.snap.Queries(ctx); err != nil {
-		v.add(phaseRows, 1, "ROW_MALFORMED", "queries", err.Error())
+	n, err := v.snap.Nodes(ctx)
+	if err := count("nodes", len(n), err); err != nil {
+		return err
 	}
-	if _, err := v.snap.Actions(ctx); err != nil {
-		v.add(phaseRows, 2, "ROW_MALFORMED", "actions", err.Error())
+	q, err := v.snap.Queries(ctx)
+	if err := count("queries", len(q), err); err != nil {
+		return err
 	}
+	a, err := v.snap.Actions(ctx)
+	if err := count("actions", len(a), err); err != nil {
+		return err
+	}
+	rows["gate_events"] = v.gateRows
+	v.coverage(rows)
+	return nil
+}
+
+// rowErrors reports each malformed row of a table read as ROW_MALFORMED
+// (the other rows were read), or a table that could not be read at all as
+// one ROW_MALFORMED. It returns false only when the run was cancelled.
+func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		v.add(phase, 0, finding.RowMalformed, table, "table could not be read: "+err.Error())
+		return true
+	}
+	for i, e := range re {
+		subj := table
+		if e.Record != "" {
+			subj = table + " " + e.Record
+		}
+		v.add(phase, int64(i), finding.RowMalformed, subj, e.Error())
+	}
+	return true
+}
+
+// coverage lists every table with what covers its rows. Signed record
+// tables are covered by their signatures (whether those verify is the
+// signature findings' business); entries.session_id is covered only by the
+// SMSR tag, so only when a key was given; checkpoints by the log key only
+// when it is pinned. Every other table is unsigned, and says so.
+func (v *verifier) coverage(plain map[string]int) {
+	r := v.rep
+	cov := func(table string, rows, signed int, by string) {
+		st := "signed"
+		switch {
+		case rows == 0:
+			st = "empty"
+		case signed == 0:
+			st = "unsigned"
+		case signed < rows:
+			st = "partial"
+		}
+		r.Coverage = append(r.Coverage, TableCoverage{Table: table, Rows: rows, Signed: signed, By: by, Status: st})
+	}
+	cov("principals", r.Principals, r.Principals, "registry root signature")
+	cov("entries", r.Entries, r.Entries, "writer signature")
+	sess := 0
+	if r.HMACChecked {
+		sess = r.Entries
+	}
+	cov("entries.session_id", r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov("writes", r.Edges, r.Edges, "writer signature")
+	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
+	cps := 0
+	if r.Anchors.LogKey == "pinned" {
+		cps = r.Checkpoints
+	}
+	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
+	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
+		cov(t, plain[t], 0, "nothing")
+	}
+	var unsigned []string
+	for i, c := range r.Coverage {
+		if c.Status == "unsigned" || c.Status == "partial" {
+			if c.Table == "checkpoints" {
+				continue // CHECKPOINT_UNANCHORED already says it
+			}
+			unsigned = append(unsigned, c.Table)
+			v.add(phaseRows, int64(10+i), finding.TableUnsigned, c.Table, fmt.Sprintf("%d of %d rows are covered by no signature or tag (%s): every value read from them is an unsigned claim", c.Rows-c.Signed, c.Rows, c.By))
+		}
+	}
+	r.Unsigned = unsigned
 }
 
 func (v *verifier) finish() *Report {
@@ -758,18 +896,31 @@ func (v *verifier) finish() *Report {
 		return a.f.Code < b.f.Code
 	})
 	rep := v.rep
-	rep.Findings = make([]Finding, 0, len(v.findings))
-	rep.Families = map[Family]int{}
-	for _, c := range Codes {
-		rep.Families[c.Family] += 0
+	rep.Findings = make([]finding.Finding, 0, len(v.findings))
+	rep.Families = map[finding.Family]int{}
+	for _, fam := range Families {
+		rep.Families[fam] = 0
 	}
 	rep.OK = true
 	for _, o := range v.findings {
 		rep.Findings = append(rep.Findings, o.f)
 		rep.Families[o.f.Family]++
-		if o.f.Severity == SevError {
+		if o.f.Severity == finding.SevError {
 			rep.OK = false
 		}
 	}
 	return rep
+}
+
+// SignatureFailed says whether a record with this finding code has a
+// signature that cannot be relied on (it does not verify, was made outside
+// the key's validity, or covers bytes that do not decode canonically).
+// WRITER_UNREGISTERED is separate: the signature may be fine, the writer is
+// unknown.
+func SignatureFailed(c finding.Code) bool {
+	switch c {
+	case finding.SigInvalid, finding.KeyOutsideValidity, finding.RecordMalformed, finding.RecordNotCanonical:
+		return true
+	}
+	return false
 }

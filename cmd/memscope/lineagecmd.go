@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
@@ -13,7 +14,7 @@ import (
 
 const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
 
-func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(ctx, args[1:], stdout, stderr)
 	}
@@ -51,6 +52,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	if len(pos) == 1 {
 		if *asDOT || *svg != "" {
 			return exitUsage, usagef("--dot and --svg draw one ENTRY's neighbourhood; name an entry")
@@ -59,11 +65,12 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if err != nil {
 			return exitUsage, err
 		}
+		status := lineageStatus(inspect.LineageFindings(sum))
 		if *asJSON {
-			return exitOK, writeJSON(stdout, sum)
+			return status, writeJSON(stdout, sum)
 		}
 		writeLineageSummary(stdout, sum)
-		return exitOK, nil
+		return status, nil
 	}
 	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
 	if err != nil {
@@ -84,6 +91,18 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	writeEntryLineage(stdout, view)
 	return exitOK, nil
+}
+
+// lineageStatus is exit 1 when lineage reports an error-severity finding,
+// such as laundering that lets an untrusted entry pass the gate or a
+// dispatched action the gate refuses, as verify does for its errors.
+func lineageStatus(fs []finding.Finding) int {
+	for _, f := range fs {
+		if f.Severity == finding.SevError {
+			return exitFindings
+		}
+	}
+	return exitOK
 }
 
 func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
@@ -162,7 +181,7 @@ func writeEntryLineage(w io.Writer, v *inspect.EntryLineageView) {
 	}
 }
 
-func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("lineage sweep", "memscope lineage sweep SNAPSHOT [--json]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON: a list of {schedule, tau, k, propagated}")
 	pos, err := parseInterleaved(fs, args)
@@ -178,6 +197,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	rows, raw, err := s.Sweep()
 	if err != nil {
 		return exitUsage, err
