@@ -56,7 +56,8 @@ type EntryVerdict struct {
 	// be read or the record does not decode.
 	Inclusion     Check
 	InclusionCode finding.Code
-	// Codes are every finding code about the entry.
+	// Codes are the entry's finding codes except inclusion's (as in
+	// Report.EntryStatus).
 	Codes []finding.Code
 }
 
@@ -83,11 +84,10 @@ func (r *Report) Entry(eid string) EntryVerdict {
 			}
 		case c == finding.HMACMissing || c == finding.HMACWrong:
 			v.HMAC, v.HMACCode = Failed, c
-		case c == finding.RecordNotInLog || c == finding.InclusionFailed:
-			if v.Inclusion != Failed {
-				v.Inclusion, v.InclusionCode = Failed, c
-			}
 		}
+	}
+	if c, ok := r.InclusionFailures[eid]; ok {
+		v.Inclusion, v.InclusionCode = Failed, c
 	}
 	if undecoded {
 		// The checks after decoding did not run.

@@ -96,6 +96,9 @@ type Report struct {
 	// CheckpointVerdicts has one verdict per recorded checkpoint, in
 	// snapshot order (empty when the checkpoints table is unreadable).
 	CheckpointVerdicts []CheckpointVerdict `json:"-"`
+	// InclusionFailures names the first inclusion failure of each entry
+	// whose leaf is missing or whose proof fails (see Entry).
+	InclusionFailures map[string]finding.Code `json:"-"`
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
 	LogChecked bool `json:"-"`
@@ -182,7 +185,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
 		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
@@ -628,10 +631,12 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
 	}
-	// Inclusion failures mark the entry too: its row must not show as
-	// verified when its leaf is missing or its proof fails.
-	for _, code := range v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex) {
-		v.markEntry(r.EID, code)
+	// Inclusion failures are kept apart from EntryStatus, whose codes other
+	// analyses read as "the record failed verification".
+	if failed := v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex); len(failed) > 0 {
+		v.mu.Lock()
+		v.rep.InclusionFailures[r.EID] = failed[0]
+		v.mu.Unlock()
 	}
 	if v.tombstoned[e.EID] {
 		flag(finding.TombstonedLive, "the entry was deleted by a tombstone but is still in the store")
