@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/snapshot"
@@ -105,7 +104,7 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 
 // Imported reports whether the store was written by memscope import.
 // Its presence means every signature in the store is the importer's own.
-func (s *Session) Imported() bool { return s.Meta[importer.MetaImport] != "" }
+func (s *Session) Imported() bool { return s.Meta[snapshot.MetaImport] != "" }
 
 // importedPolicy marks every label of an imported store as declared: the
 // importer signed the records itself and derived channels from the input's
@@ -146,7 +145,7 @@ func (s *Session) Query(id string) (replay.Query, bool) {
 }
 
 func (s *Session) declaredLabels() (map[string]bool, error) {
-	m, err := importer.DeclaredLabels(s.Meta)
+	m, err := snapshot.DeclaredLabels(s.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Opts.Snapshot, err)
 	}
