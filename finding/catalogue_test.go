@@ -83,7 +83,7 @@ func TestOfAndFamilies(t *testing.T) {
 		t.Errorf("verify families hold %d of %d codes", len(got), len(Catalogue))
 	}
 	fams := Catalogue.Families()
-	if fams[0] != FamSignatures || fams[len(fams)-1] != FamReplay {
+	if fams[0] != FamSignatures || fams[len(fams)-1] != FamDiff {
 		t.Errorf("Families() = %v", fams)
 	}
 	seen := map[Family]bool{}

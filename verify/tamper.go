@@ -240,4 +240,3 @@ type seenCheckpoint struct {
 	size   uint64
 	seenAt int64
 }
-

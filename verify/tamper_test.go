@@ -38,7 +38,6 @@ func one(t *testing.T, db *sql.DB, q string) string {
 	return s
 }
 
-
 func hasFinding(t *testing.T, dir string, code finding.Code, subject string) {
 	t.Helper()
 	rep := runScenario(t, dir)
