@@ -48,6 +48,7 @@ func init() {
 		{"timeline", "every event of a snapshot in log order (time where there is no log position)", runTimeline},
 		{"diff", "compare two snapshots of one store: checkpoint consistency, rows added, removed and changed, selections then and now", runDiff},
 		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
+		{"exposure", "selectors side by side, S_dom, S_adv by Monte Carlo over bounded no-source writes, harm vs writes, SMSR certificate", runExposure},
 		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
 	}
