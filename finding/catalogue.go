@@ -66,6 +66,16 @@ const (
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
 )
 
+// Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
+const (
+	DiffFork                    Code = "DIFF_FORK"
+	DiffRollback                Code = "DIFF_ROLLBACK"
+	DiffConsistencyNotChecked   Code = "DIFF_CONSISTENCY_NOT_CHECKED"
+	DiffRemovedWithoutTombstone Code = "DIFF_REMOVED_WITHOUT_TOMBSTONE"
+	DiffSignedChanged           Code = "DIFF_SIGNED_CHANGED"
+	DiffUnsignedChanged         Code = "DIFF_UNSIGNED_CHANGED"
+)
+
 // Codes of the native-store readers (docs/STORES.md).
 const (
 	StoreUnsigned         Code = "STORE_UNSIGNED"
@@ -197,6 +207,13 @@ var Catalogue = Catalog{
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+
+	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
+	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},
+	{DiffConsistencyNotChecked, FamDiff, SevWarning, "the consistency of the two checkpoints was not checked (no log given, a checkpoint missing or unreadable)"},
+	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
+	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
+	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
 }
 
 var index = func() map[Code]Spec {

@@ -33,6 +33,8 @@ const (
 	FamReplay Family = "replay"
 	// FamSnapshot: the snapshot file as a whole (schema, WAL, journal).
 	FamSnapshot Family = "snapshot"
+	// FamDiff: two snapshots of one store compared (memscope diff).
+	FamDiff Family = "diff"
 	// FamCoverage: rows that no signature or tag covers.
 	FamCoverage Family = "coverage"
 	// FamStore: what a native store's own fields say and fail to explain

@@ -193,6 +193,9 @@ func (g *Graph) carriesWalk(i int, a, b int32) bool {
 	return a != b || g.selfLoops == SelfLoopsTwice
 }
 
+// SelfLoops says how self-loops enter the walk.
+func (g *Graph) SelfLoops() SelfLoopMode { return g.selfLoops }
+
 // Nodes returns the nodes in graph order (do not modify).
 func (g *Graph) Nodes() []Node { return g.nodes }
 

@@ -38,6 +38,11 @@ type Manifest struct {
 	// Expect says in a sentence what a responder should find.
 	Expect string  `json:"expect"`
 	Attack *Attack `json:"attack,omitempty"`
+	// ExpectedActions gives, per action, the decision each defence should
+	// reach (memscope actions with VerifyArgs' anchors and the HMAC key
+	// when the scenario has one), keyed none, ifc, memlineage, authselect,
+	// smsr.
+	ExpectedActions map[string]map[string]string `json:"expected_actions,omitempty"`
 	// Phases lists the per-phase snapshots of a phased scenario, oldest
 	// first; the last one is Snapshot.
 	Phases []Phase `json:"phases,omitempty"`
@@ -216,6 +221,30 @@ func (e *env) id(handle string) record.ID {
 		panic("scenario: unknown handle " + handle)
 	}
 	return id
+}
+
+// expectAction records the decisions the defences should reach on an
+// action: none, ifc, memlineage, authselect, then smsr, which is "allow"
+// when the scenario has an HMAC key (every justifying tag verifies) and
+// "not checked" otherwise.
+func (e *env) expectAction(id, none, ifc, memlineage, authselect string) {
+	if e.man.ExpectedActions == nil {
+		e.man.ExpectedActions = map[string]map[string]string{}
+	}
+	sm := "not checked"
+	if e.hmacKey != nil {
+		sm = "allow"
+	}
+	e.man.ExpectedActions[id] = map[string]string{"none": none, "ifc": ifc, "memlineage": memlineage, "authselect": authselect, "smsr": sm}
+}
+
+// ids resolves handles to record ids.
+func (e *env) ids(handles ...string) []record.ID {
+	out := make([]record.ID, len(handles))
+	for i, h := range handles {
+		out[i] = e.id(h)
+	}
+	return out
 }
 
 // finish closes the store and writes the manifest, anchors and README.
