@@ -32,6 +32,20 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
+// Codes of the rules a responder assumes: unique ids, tombstones that
+// delete what existed and was theirs to delete, parents before children,
+// clocks that run forward, weights in range.
+const (
+	DuplicateID            Code = "DUPLICATE_ID"
+	TombstoneUnknownTarget Code = "TOMBSTONE_UNKNOWN_TARGET"
+	TombstoneNoAuthority   Code = "TOMBSTONE_NO_AUTHORITY"
+	TombstoneLeafMismatch  Code = "TOMBSTONE_LEAF_MISMATCH"
+	ParentAfterChild       Code = "PARENT_AFTER_CHILD"
+	TimeBackwards          Code = "TIME_BACKWARDS"
+	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
+	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
+)
+
 // Codes of the snapshot file as a whole (the loader's structural checks).
 const (
 	SchemaNotTable         Code = "SCHEMA_NOT_TABLE"
@@ -64,6 +78,16 @@ const (
 	ReplayIFCBlind         Code = "REPLAY_IFC_BLIND"
 	ReplayRecordedMismatch Code = "REPLAY_RECORDED_MISMATCH"
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
+)
+
+// Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
+const (
+	DiffFork                    Code = "DIFF_FORK"
+	DiffRollback                Code = "DIFF_ROLLBACK"
+	DiffConsistencyNotChecked   Code = "DIFF_CONSISTENCY_NOT_CHECKED"
+	DiffRemovedWithoutTombstone Code = "DIFF_REMOVED_WITHOUT_TOMBSTONE"
+	DiffSignedChanged           Code = "DIFF_SIGNED_CHANGED"
+	DiffUnsignedChanged         Code = "DIFF_UNSIGNED_CHANGED"
 )
 
 // Codes of the native-store readers (docs/STORES.md).
@@ -163,6 +187,15 @@ var Catalogue = Catalog{
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
+	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
+	{TombstoneUnknownTarget, FamTombstones, SevError, "a tombstone deletes an entry that never existed (not in the store, no record leaf in the log) or a record that is not an entry"},
+	{TombstoneNoAuthority, FamTombstones, SevError, "a tombstone's writer had no authority over the entry (rule in docs/FINDINGS.md)"},
+	{TombstoneLeafMismatch, FamTombstones, SevError, "a tombstone row's signed bytes differ from its ts: leaf in the log"},
+	{ParentAfterChild, FamOrder, SevError, "an entry's parent comes after it in the log, or was signed after it"},
+	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
+	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
+	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
 	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},
 	{SchemaExtraObject, FamSnapshot, SevWarning, "the snapshot holds a trigger, view or virtual table the format does not have (never read or fired)"},
@@ -197,6 +230,13 @@ var Catalogue = Catalog{
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+
+	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
+	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},
+	{DiffConsistencyNotChecked, FamDiff, SevWarning, "the consistency of the two checkpoints was not checked (no log given, a checkpoint missing or unreadable)"},
+	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
+	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
+	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
 }
 
 var index = func() map[Code]Spec {

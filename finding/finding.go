@@ -31,8 +31,12 @@ const (
 	FamLineage Family = "lineage"
 	// FamReplay: retrieval replayed on G and on G_auth.
 	FamReplay Family = "replay"
+	// FamOrder: order and time (parents before children, clocks forward).
+	FamOrder Family = "order"
 	// FamSnapshot: the snapshot file as a whole (schema, WAL, journal).
 	FamSnapshot Family = "snapshot"
+	// FamDiff: two snapshots of one store compared (memscope diff).
+	FamDiff Family = "diff"
 	// FamCoverage: rows that no signature or tag covers.
 	FamCoverage Family = "coverage"
 	// FamStore: what a native store's own fields say and fail to explain

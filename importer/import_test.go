@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"

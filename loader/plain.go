@@ -37,6 +37,19 @@ type Action struct {
 	Justification []string
 	Dispatched    bool
 	TS            int64
+	// Query is the query whose selection the action followed; "" when the
+	// store does not record it.
+	Query string
+	// Sources maps a parameter to the entries its value came from (From)
+	// and the other entries that offered a value (Alt); nil when the store
+	// does not record them (older stores, imports).
+	Sources map[string]ParamSources
+}
+
+// ParamSources are the entries behind one action parameter.
+type ParamSources struct {
+	From []string `json:"from"`
+	Alt  []string `json:"alt"`
 }
 
 // GateEvent is a recorded commit-gate decision.
@@ -145,18 +158,41 @@ var actionCols = []column{{"id", maxIDCell, false}, {"tool", maxIDCell, false}, 
 
 // Actions reads every recorded action. A malformed row is skipped and
 // listed in the returned RowErrors; every other row is returned with it.
+// The query and sources columns are newer than the table: a store without
+// them reads as not recording them.
 func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 	const t = "actions"
+	cols := actionCols
+	if have, err := s.columns(ctx, t); err != nil {
+		return nil, err
+	} else if have["query"] && have["sources"] {
+		cols = append(append([]column(nil), actionCols...), column{"query", maxIDCell, true}, column{"sources", maxJSONCell, true})
+	}
 	var out []Action
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, actionCols, "", nil, func(r *row) error {
+	err := s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		a := Action{ID: r.str(s, t, 0), Tool: r.str(s, t, 1), Dispatched: r.int(s, t, 4, 0) != 0, TS: r.int(s, t, 5, 0)}
 		params, just := r.str(s, t, 2), r.str(s, t, 3)
+		var sources string
+		if len(cols) > len(actionCols) {
+			a.Query, sources = r.str(s, t, 6), r.str(s, t, 7)
+		}
 		if r.err == nil {
 			if err := decodeJSON(params, &a.Params); err != nil {
 				r.fail(s, t, a.ID, "params", "%v", err)
 			} else if err := decodeJSON(just, &a.Justification); err != nil {
 				r.fail(s, t, a.ID, "justification", "%v", err)
+			} else if sources != "" {
+				if err := decodeJSON(sources, &a.Sources); err != nil {
+					r.fail(s, t, a.ID, "sources", "%v", err)
+				}
+				for p, ps := range a.Sources {
+					for _, id := range append(append([]string(nil), ps.From...), ps.Alt...) {
+						if _, err := record.ParseID(id); err != nil {
+							r.fail(s, t, a.ID, "sources", "parameter %q: %v", p, err)
+						}
+					}
+				}
 			}
 		}
 		if r.err != nil {
@@ -167,6 +203,24 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 		return nil
 	})
 	return out, bad.result(err)
+}
+
+// columns lists a table's column names.
+func (s *Snapshot) columns(ctx context.Context, table string) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, s.errf(table, "", "", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, s.errf(table, "", "", err)
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
 }
 
 var gateCols = []column{{"id", maxIDCell, false}, {"candidate_eid", maxIDCell, false}, {"candidate_hash", maxIDCell, false}, {"verdict", maxIDCell, false},

@@ -152,8 +152,12 @@ func (e *env) writeID(kind, src, dst, rel string, weight float64, writerName str
 // passages that contain the entity) plus every passage at 0.05 times its
 // min-max normalised dense score. Dense scores here are word overlap, so
 // they are reproducible without an embedding model.
+//
+// Queries take the scenario clock like every other event, so an action
+// recorded after a query follows it in time (the hour-apart stamps used
+// before put every query after the actions taken on it).
 func (e *env) recordQueries() error {
-	return e.recordQueriesAs("", func(qi int) int64 { return baseTime + int64(qi+1)*3600e9 })
+	return e.recordQueriesAs("", func(int) int64 { return int64(e.tick()) })
 }
 
 // recordQueriesAs records every query with suffix appended to its id, at

@@ -163,3 +163,37 @@ func CurveM(k, n, t, maxM int) ([]Point, error) {
 	}
 	return out, nil
 }
+
+// Summary is the certificate for one pool with its Figure 3 curves for
+// n = 5 and n = 7 runs.
+type Summary struct {
+	Certificate
+	// VsT[n] is delta against t = 0..max(2t, 10) (capped at m) for n runs;
+	// VsM[n] is delta against m = k..max(2m, m+20) at the pool's t.
+	VsT, VsM map[int][]Point
+}
+
+// CurveRuns are the run counts the curves are drawn for (Figure 3).
+var CurveRuns = []int{5, 7}
+
+// Summarise certifies a pool of m memories of which t failed verification
+// or their tags (treated as adversarial), k kept per run, n runs.
+func Summarise(m, k, n, t int) (Summary, error) {
+	if k > m {
+		k = m // a pool smaller than k: every run keeps the whole pool
+	}
+	c, err := Certify(m, k, n, t)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{Certificate: c, VsT: map[int][]Point{}, VsM: map[int][]Point{}}
+	for _, runs := range CurveRuns {
+		if s.VsT[runs], err = CurveT(m, k, runs, min(m, max(2*t, 10))); err != nil {
+			return Summary{}, err
+		}
+		if s.VsM[runs], err = CurveM(k, runs, t, max(2*m, m+20)); err != nil {
+			return Summary{}, err
+		}
+	}
+	return s, nil
+}

@@ -166,3 +166,19 @@ func TestCurvesAreMonotone(t *testing.T) {
 		t.Errorf("CurveT stops at t = m: got %d points, want 4", len(pts))
 	}
 }
+
+func TestSummarise(t *testing.T) {
+	s, err := Summarise(20, 5, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.Delta-0.1035) > 5e-5 || len(s.VsT[5]) != 11 || len(s.VsT[7]) != 11 || s.VsM[5][0].X != 5 || s.VsM[7][len(s.VsM[7])-1].X != 40 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.VsT[7][1].Delta >= s.VsT[5][1].Delta {
+		t.Error("n=7 should certify better than n=5 at t=1")
+	}
+	if small, err := Summarise(3, 5, 5, 1); err != nil || small.K != 3 || small.Delta != 1 {
+		t.Errorf("pool of 3 with k=5: %+v %v (every run keeps the adversarial memory)", small, err)
+	}
+}

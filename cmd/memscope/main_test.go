@@ -292,3 +292,54 @@ func TestVerifyOverHTTP(t *testing.T) {
 		t.Errorf("verify over HTTP: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// Every scenario's actions reach the verdicts its manifest expects, and on
+// structural-write act-pay-fowler is the headline: IFC allows it, AuthSelect
+// substitutes, and the row names the query it followed.
+func TestActionsScenariosJSON(t *testing.T) {
+	for _, spec := range scenario.Specs {
+		sdir := filepath.Join(demoDir, spec.Name)
+		m, err := scenario.ReadManifest(sdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"actions", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--json"}
+		if m.HMACKeyFile != "" {
+			args = append(args, "--hmac-key", m.HMACKeyFile)
+		}
+		code, out, errs := runIn(t, sdir, args...)
+		if code == exitUsage {
+			t.Fatalf("%s: exit %d: %s", spec.Name, code, errs)
+		}
+		var rows []struct {
+			Action   string `json:"action"`
+			Query    string `json:"query"`
+			Headline bool   `json:"headline"`
+			Verdicts map[string]struct {
+				Decision string `json:"decision"`
+				Reason   string `json:"reason"`
+			} `json:"verdicts"`
+		}
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatalf("%s: %v\n%s", spec.Name, err, out)
+		}
+		if len(rows) != len(m.ExpectedActions) {
+			t.Errorf("%s: %d actions, manifest expects %d", spec.Name, len(rows), len(m.ExpectedActions))
+		}
+		for _, r := range rows {
+			want := m.ExpectedActions[r.Action]
+			for _, d := range []string{"none", "ifc", "memlineage", "authselect", "smsr"} {
+				v, ok := r.Verdicts[d]
+				if !ok || v.Reason == "" {
+					t.Errorf("%s/%s: no %s verdict with a reason", spec.Name, r.Action, d)
+				}
+				if v.Decision != want[d] {
+					t.Errorf("%s/%s: %s says %s (%s), manifest expects %s", spec.Name, r.Action, d, v.Decision, v.Reason, want[d])
+				}
+			}
+			if spec.Name == "structural-write" && r.Action == "act-pay-fowler" && (!r.Headline || r.Query != scenario.AttackedQuery) {
+				t.Errorf("act-pay-fowler: headline %v, query %q", r.Headline, r.Query)
+			}
+		}
+	}
+}
