@@ -65,10 +65,8 @@ func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared 
 	if !ok {
 		return false
 	}
-	for _, c := range rep.EntryStatus[eid].Codes {
-		if verify.SignatureFailed(c) || c == finding.WriterUnregistered {
-			return false
-		}
+	if rep.Entry(eid).Signature == verify.Failed {
+		return false
 	}
 	return rep.Channels[s.Entries[i].Writer] == record.ChannelAuthenticated
 }
