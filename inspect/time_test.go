@@ -70,7 +70,9 @@ func TestAssumeCompromised(t *testing.T) {
 			t.Errorf("planner entry %s: assumed label %v, want External", id, changed[id])
 		}
 	}
-	if !slices.ContainsFunc(c.Verdicts, func(v VerdictChange) bool { return v.Action == "act-pay-chatwin" && v.Now == "allow" && v.Assume != "allow" }) {
+	if !slices.ContainsFunc(c.Verdicts, func(v VerdictChange) bool {
+		return v.Action == "act-pay-chatwin" && v.Now == "allow" && v.Assume != "allow"
+	}) {
 		t.Fatalf("verdicts %+v", c.Verdicts)
 	}
 	// The indexer assumed compromised from the start: every edge it wrote
