@@ -1,13 +1,12 @@
 package inspect
 
 import (
-	"github.com/memscope/memscope/finding"
-	"strings"
-
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/verify"
 )
