@@ -146,7 +146,10 @@ type EntryRow struct {
 	Recomputed lineage.Trust // at Overview().Tau
 	TimeNS     int64         // record ts in ns since the Unix epoch
 	Status     Status        // verification status of the record
-	Preview    string        // raw content, at least the first ~200 bytes
+	// Problem names what is wrong in a few capitals (TOMBSTONED, PARENT?,
+	// HMAC?, SIG FAIL...) when Status is Failed; "" shows the status.
+	Problem string
+	Preview string // raw content, at least the first ~200 bytes
 	// Suspicious is sanitize.Findings of the whole content (not only the
 	// preview) and of the writer: non-zero flags the row.
 	Suspicious uint16
@@ -232,6 +235,19 @@ type ReplayView struct {
 	// can toggle, per query id, the culprits first. Queries with no entry
 	// have nothing to toggle.
 	Unauthenticated map[string][]UnauthEdge
+	// Nodes describes the passages of every selection: the entry behind
+	// the node and its text (raw), for the story's injected passage.
+	Nodes map[string]NodeInfo
+	// Followed maps a query id to the recorded actions justified by an
+	// entry behind a passage the query selected on G (the action that
+	// followed the retrieval), in action order.
+	Followed map[string][]string
+}
+
+// NodeInfo is a graph node's entry.
+type NodeInfo struct {
+	EntryID string
+	Text    string
 }
 
 // UnauthEdge is one unauthenticated structural write.
@@ -291,4 +307,5 @@ type LeafRow struct {
 type Scenario struct {
 	Name        string
 	Description string
+	Expect      string // what the inspector should show (from the manifest)
 }

@@ -95,7 +95,7 @@ func (m *Model) detailLines(w int) []string {
 			if l.Strong {
 				strong = "strong"
 			}
-			lines = append(lines, fmt.Sprintf("  %s w=%.3f %s %s", padRight(shortID(sanitize.Line(l.ID)), colID), l.Weight, strong, trustWord(l.Trust)))
+			lines = append(lines, fmt.Sprintf("  %s w=%.3f %s %s", padRight(shortID(sanitize.Line(l.ID), m.styles.Plain), colID), l.Weight, strong, trustWord(l.Trust)))
 		}
 	}
 	links("Parents", d.Parents)
