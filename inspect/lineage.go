@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"fmt"
 	"math"
 	"sort"
@@ -33,7 +35,7 @@ type LineageSummary struct {
 	Laundering     []LaunderingRow   `json:"laundering"`
 	RefusedActions []RefusedAction   `json:"refused_actions"`
 	Gate           []GateRow         `json:"gate"`
-	Findings       []lineage.Finding `json:"findings"`
+	Findings       []finding.Finding `json:"findings"`
 	labels         []lineage.Trust
 }
 
@@ -104,10 +106,7 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 		}
 		sum.RefusedActions = append(sum.RefusedActions, ra)
 	}
-	sum.Findings = append(append([]lineage.Finding{}, s.Lineage.Findings()...), lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
-	if sum.Findings == nil {
-		sum.Findings = []lineage.Finding{}
-	}
+	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
 	return sum, nil
 }
 

@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/snapshot"
 	"github.com/memscope/memscope/verify"
 )
-
-// codes that mean a record's signature cannot be relied on.
-var sigFailures = map[string]bool{"SIG_INVALID": true, "KEY_OUTSIDE_VALIDITY": true, "RECORD_MALFORMED": true, "RECORD_NOT_CANONICAL": true}
 
 // ReplayGraph builds replay's graph from the snapshot, with each write's
 // provenance taken from the verification report: a write's label follows
@@ -35,10 +33,10 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 		codes := rep.WriteStatus[w.ID]
 		prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
 		for _, c := range codes {
-			if sigFailures[c] {
+			if verify.SignatureFailed(c) {
 				prov.SignatureValid = false
 			}
-			if c == "WRITER_UNREGISTERED" {
+			if c == finding.WriterUnregistered {
 				prov.WriterRegistered = false
 			}
 		}
@@ -68,7 +66,7 @@ func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared 
 		return false
 	}
 	for _, c := range rep.EntryStatus[eid].Codes {
-		if sigFailures[c] || c == "WRITER_UNREGISTERED" {
+		if verify.SignatureFailed(c) || c == finding.WriterUnregistered {
 			return false
 		}
 	}

@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"context"
 	"crypto/ed25519"
 	"database/sql"
@@ -331,7 +333,7 @@ func TestRecordedSelections(t *testing.T) {
 	}
 	found := false
 	for _, f := range ReplayFindings(rows) {
-		if f.Code == "replay.recorded-mismatch" && f.Subject == "query "+rows[0].QueryID {
+		if f.Code == finding.ReplayRecordedMismatch && f.Subject == "query "+rows[0].QueryID {
 			found = true
 		}
 	}

@@ -1,6 +1,8 @@
 package lineage
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"fmt"
 	"io"
 	"os"
@@ -15,11 +17,11 @@ type Report struct {
 	Violations []GateResult // dispatched actions the gate would have refused
 	// Findings are Build's structural findings followed by laundering and
 	// gate-violation findings.
-	Findings []Finding
+	Findings []finding.Finding
 }
 
 // CodeGateViolation marks a dispatched action the recomputed gate refuses.
-const CodeGateViolation = "lineage.gate-violation"
+const CodeGateViolation = finding.LineageGateViolation
 
 // Analyze runs propagation, laundering and the gate audit on g. A nil policy
 // uses DefaultPolicy.
@@ -43,12 +45,8 @@ func Analyze(g *Graph, actions []Action, opt Options, p *Policy) (*Report, error
 				ids = append(ids, e.ID)
 			}
 		}
-		r.Findings = append(r.Findings, Finding{
-			Code:     CodeGateViolation,
-			Severity: SeverityCritical,
-			Entries:  ids,
-			Message:  fmt.Sprintf("action %s was dispatched but the gate gives %s at tau %g: %s", v.Action, v.Verdict, opt.Tau, v.Reason),
-		})
+		r.Findings = append(r.Findings, newFinding(CodeGateViolation, finding.SevError, ids,
+			fmt.Sprintf("action %s was dispatched but the gate gives %s at tau %g: %s", v.Action, v.Verdict, opt.Tau, v.Reason)))
 	}
 	return r, nil
 }

@@ -1,43 +1,28 @@
 package lineage
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 )
 
-// Severity ranks a finding.
-type Severity string
-
+// Finding codes of the lineage analysis (package finding's catalogue).
 const (
-	SeverityInfo     Severity = "info"
-	SeverityWarning  Severity = "warning"
-	SeverityCritical Severity = "critical"
+	CodeEmptyID         = finding.LineageEmptyID
+	CodeDuplicateID     = finding.LineageDuplicateID
+	CodeWriterUnknown   = finding.LineageWriterUnknown
+	CodeTrustInvalid    = finding.LineageTrustInvalid
+	CodeDanglingParent  = finding.LineageDanglingParent
+	CodeWeightNaN       = finding.LineageWeightNaN
+	CodeWeightRange     = finding.LineageWeightRange
+	CodeWeightCount     = finding.LineageWeightCount
+	CodeDuplicateParent = finding.LineageDuplicateParent
+	CodeCycle           = finding.LineageCycle
+	CodeLaundering      = finding.LineageLaundering
 )
-
-// Finding codes. They are stable: tools and tests match on them.
-const (
-	CodeEmptyID         = "lineage.empty-id"
-	CodeDuplicateID     = "lineage.duplicate-id"
-	CodeWriterUnknown   = "lineage.writer-unknown"
-	CodeTrustInvalid    = "lineage.trust-invalid"
-	CodeDanglingParent  = "lineage.dangling-parent"
-	CodeWeightNaN       = "lineage.weight-nan"
-	CodeWeightRange     = "lineage.weight-range"
-	CodeWeightCount     = "lineage.weight-count"
-	CodeDuplicateParent = "lineage.duplicate-parent"
-	CodeCycle           = "lineage.cycle"
-	CodeLaundering      = "lineage.laundering"
-)
-
-// Finding is one problem found in the lineage data.
-type Finding struct {
-	Code     string
-	Severity Severity
-	Entries  []string // entry ids involved, the subject first
-	Message  string
-}
 
 // Graph is the derivation DAG in dense form. Build it once; Propagate can
 // then be called for any tau without further allocation of the structure.
@@ -69,7 +54,7 @@ type Graph struct {
 	order    []int32
 	cyclic   []int32
 
-	findings []Finding
+	findings []finding.Finding
 }
 
 // Build constructs the DAG from entries. Node indices are internal (a
@@ -89,20 +74,20 @@ func Build(entries []Entry) *Graph {
 	for i, e := range entries {
 		g.ids[i] = e.ID
 		if e.ID == "" {
-			g.add(CodeEmptyID, SeverityWarning, []string{""}, fmt.Sprintf("entry #%d has an empty id; nothing can name it as a parent", i))
+			g.add(CodeEmptyID, finding.SevWarning, []string{""}, fmt.Sprintf("entry #%d has an empty id; nothing can name it as a parent", i))
 		} else if first, dup := g.index[e.ID]; dup {
-			g.add(CodeDuplicateID, SeverityCritical, []string{e.ID}, fmt.Sprintf("entry id %s appears at #%d and #%d; parent references resolve to #%d", e.ID, first, i, first))
+			g.add(CodeDuplicateID, finding.SevError, []string{e.ID}, fmt.Sprintf("entry id %s appears at #%d and #%d; parent references resolve to #%d", e.ID, first, i, first))
 		} else {
 			g.index[e.ID] = int32(i)
 		}
 		wc, err := ParseWriter(e.Writer)
 		if err != nil {
-			g.add(CodeWriterUnknown, SeverityWarning, []string{e.ID}, fmt.Sprintf("entry %s: %v; treated as External", e.ID, err))
+			g.add(CodeWriterUnknown, finding.SevWarning, []string{e.ID}, fmt.Sprintf("entry %s: %v; treated as External", e.ID, err))
 		}
 		g.writers[i] = wc
 		g.recorded[i] = e.Recorded
 		if !e.Recorded.Valid() {
-			g.add(CodeTrustInvalid, SeverityCritical, []string{e.ID}, fmt.Sprintf("entry %s: recorded trust %d is not a defined level (0..3)", e.ID, uint8(e.Recorded)))
+			g.add(CodeTrustInvalid, finding.SevError, []string{e.ID}, fmt.Sprintf("entry %s: recorded trust %d is not a defined level (0..3)", e.ID, uint8(e.Recorded)))
 		}
 	}
 
@@ -121,7 +106,7 @@ func Build(entries []Entry) *Graph {
 		g.parentStart[i] = int32(len(g.parent))
 		g.danglingW[i] = -1
 		if len(e.Weights) != len(e.Parents) {
-			g.add(CodeWeightCount, SeverityWarning, []string{e.ID}, fmt.Sprintf("entry %s has %d parents but %d weights; missing weights read as 1, extra ignored", e.ID, len(e.Parents), len(e.Weights)))
+			g.add(CodeWeightCount, finding.SevWarning, []string{e.ID}, fmt.Sprintf("entry %s has %d parents but %d weights; missing weights read as 1, extra ignored", e.ID, len(e.Parents), len(e.Weights)))
 		}
 		if len(e.Parents) > linearScanMax {
 			clear(seen)
@@ -133,26 +118,26 @@ func Build(entries []Entry) *Graph {
 			}
 			switch {
 			case math.IsNaN(w):
-				g.add(CodeWeightNaN, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight of parent %s is NaN; read as 1 (strong)", e.ID, pid))
+				g.add(CodeWeightNaN, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight of parent %s is NaN; read as 1 (strong)", e.ID, pid))
 				w = 1
 			case w < 0 || w > 1:
-				g.add(CodeWeightRange, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight %g of parent %s is outside [0,1]; clamped", e.ID, w, pid))
+				g.add(CodeWeightRange, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight %g of parent %s is outside [0,1]; clamped", e.ID, w, pid))
 				w = math.Min(1, math.Max(0, w))
 			}
 			p, ok := g.index[pid]
 			if !ok {
-				g.add(CodeDanglingParent, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s names parent %s, which is not in the store", e.ID, pid))
+				g.add(CodeDanglingParent, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s names parent %s, which is not in the store", e.ID, pid))
 				if w > g.danglingW[i] {
 					g.danglingW[i] = w
 				}
 				continue
 			}
 			if int(p) == i {
-				g.add(CodeCycle, SeverityCritical, []string{e.ID}, fmt.Sprintf("entry %s names itself as a parent", e.ID))
+				g.add(CodeCycle, finding.SevError, []string{e.ID}, fmt.Sprintf("entry %s names itself as a parent", e.ID))
 				continue
 			}
 			if at, dup := findParent(g.parent, g.parentStart[i], p, seen, len(e.Parents)); dup {
-				g.add(CodeDuplicateParent, SeverityWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s lists parent %s more than once; the largest weight is kept", e.ID, pid))
+				g.add(CodeDuplicateParent, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s lists parent %s more than once; the largest weight is kept", e.ID, pid))
 				if w > g.weight[at] {
 					g.weight[at] = w
 				}
@@ -262,8 +247,21 @@ func findParent(parents []int32, start int32, p int32, seen map[int32]int, count
 	return 0, false
 }
 
-func (g *Graph) add(code string, sev Severity, ids []string, msg string) {
-	g.findings = append(g.findings, Finding{Code: code, Severity: sev, Entries: ids, Message: msg})
+func (g *Graph) add(code finding.Code, sev finding.Severity, ids []string, msg string) {
+	g.findings = append(g.findings, newFinding(code, sev, ids, msg))
+}
+
+// newFinding makes a lineage finding: the subject is the first entry
+// involved, Entries lists all of them when there are several.
+func newFinding(code finding.Code, sev finding.Severity, ids []string, msg string) finding.Finding {
+	f := finding.Finding{Severity: sev, Code: code, Family: finding.FamLineage, Message: msg}
+	if len(ids) > 0 {
+		f.Subject = ids[0]
+	}
+	if len(ids) > 1 {
+		f.Entries = ids
+	}
+	return f
 }
 
 // topoSort runs Kahn's algorithm (parents first). Nodes left over lie on or
@@ -305,7 +303,7 @@ func (g *Graph) topoSort() {
 		for i, v := range scc {
 			ids[i] = g.ids[v]
 		}
-		g.add(CodeCycle, SeverityCritical, ids, fmt.Sprintf("derivation cycle through %d entries: %s", len(ids), abbreviateList(ids, 8)))
+		g.add(CodeCycle, finding.SevError, ids, fmt.Sprintf("derivation cycle through %d entries: %s", len(ids), abbreviateList(ids, 8)))
 	}
 }
 
@@ -451,7 +449,7 @@ func (g *Graph) Children(p int) []Edge {
 func (g *Graph) HasDanglingParent(c int) bool { return g.danglingW[c] >= 0 }
 
 // Findings returns the structural findings found by Build, in input order.
-func (g *Graph) Findings() []Finding { return g.findings }
+func (g *Graph) Findings() []finding.Finding { return g.findings }
 
 // Acyclic reports whether the graph has no cycle.
 func (g *Graph) Acyclic() bool { return g.acyclicN == len(g.ids) }

@@ -1,6 +1,8 @@
 package lineage
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"fmt"
 	"math"
 )
@@ -201,19 +203,15 @@ func (g *Graph) Laundering(labels []Trust) []Laundering {
 // LaunderingFindings turns laundering rows into findings. Those that would
 // let an untrusted entry pass the gate (recomputed >= 2, recorded < 2) are
 // critical; other upgrades are warnings.
-func LaunderingFindings(rows []Laundering, tau float64) []Finding {
-	out := make([]Finding, 0, len(rows))
+func LaunderingFindings(rows []Laundering, tau float64) []finding.Finding {
+	out := make([]finding.Finding, 0, len(rows))
 	for _, r := range rows {
-		sev := SeverityWarning
+		sev := finding.SevWarning
 		if r.Recomputed.IsUntrusted() && !r.Recorded.IsUntrusted() {
-			sev = SeverityCritical
+			sev = finding.SevError
 		}
-		out = append(out, Finding{
-			Code:     CodeLaundering,
-			Severity: sev,
-			Entries:  []string{r.Entry},
-			Message:  fmt.Sprintf("entry %s is recorded %s but its lineage gives %s at tau %g", r.Entry, r.Recorded, r.Recomputed, tau),
-		})
+		out = append(out, newFinding(CodeLaundering, sev, []string{r.Entry},
+			fmt.Sprintf("entry %s is recorded %s but its lineage gives %s at tau %g", r.Entry, r.Recorded, r.Recomputed, tau)))
 	}
 	return out
 }

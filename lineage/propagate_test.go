@@ -1,6 +1,8 @@
 package lineage
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -25,14 +27,14 @@ func labelOf(t testing.TB, g *Graph, labels []Trust, id string) Trust {
 	return labels[i]
 }
 
-func hasFinding(fs []Finding, code string, ids ...string) bool {
+func hasFinding(fs []finding.Finding, code finding.Code, ids ...string) bool {
 	for _, f := range fs {
 		if f.Code != code {
 			continue
 		}
 		all := true
 		for _, id := range ids {
-			found := false
+			found := f.Subject == id
 			for _, e := range f.Entries {
 				found = found || e == id
 			}
@@ -161,7 +163,7 @@ func TestBuildFindings(t *testing.T) {
 	})
 	fs := g.Findings()
 	for _, want := range []struct {
-		code string
+		code finding.Code
 		ids  []string
 	}{
 		{CodeTrustInvalid, []string{"a"}},
@@ -275,7 +277,7 @@ func TestLaundering(t *testing.T) {
 		t.Fatalf("laundering rows %+v", rows)
 	}
 	fs := LaunderingFindings(rows, 0)
-	if len(fs) != 2 || fs[0].Severity != SeverityCritical || fs[0].Code != CodeLaundering {
+	if len(fs) != 2 || fs[0].Severity != finding.SevError || fs[0].Code != CodeLaundering {
 		t.Fatalf("findings %+v", fs)
 	}
 	l = mustPropagate(t, g, Options{Tau: 0.6})

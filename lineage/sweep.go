@@ -1,6 +1,8 @@
 package lineage
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"fmt"
 	"math"
 	"sort"
@@ -117,7 +119,7 @@ func Sweep(chains []Chain, taus []float64) ([]SweepRow, error) {
 // returns the tip and the number of derivation steps.
 func chainShape(g *Graph) (tip, k int, err error) {
 	for _, f := range g.Findings() {
-		if f.Severity != SeverityInfo {
+		if f.Severity != finding.SevInfo {
 			return 0, 0, fmt.Errorf("malformed chain: %s", f.Message)
 		}
 	}

@@ -1,6 +1,8 @@
 package scenario_test
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -73,13 +75,13 @@ func optionsFrom(t *testing.T, dir string, m *scenario.Manifest) verify.Options 
 	return opts
 }
 
-func codeSet(fs []verify.Finding) []string {
+func codeSet(fs []finding.Finding) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, f := range fs {
-		if !seen[f.Code] {
-			seen[f.Code] = true
-			out = append(out, f.Code)
+		if c := string(f.Code); !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 	}
 	sort.Strings(out)

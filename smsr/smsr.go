@@ -128,3 +128,37 @@ func SmallestPool(k, n, t int, target float64, maxM int) (int, error) {
 	}
 	return 0, errors.New("smsr: no pool size up to the limit meets the target")
 }
+
+// Point is one point of a certificate curve.
+type Point struct {
+	X     int     // the parameter varied (t or m)
+	Delta float64 // the certificate's delta there
+}
+
+// CurveT is delta against the number of adversarial memories t = 0..maxT for
+// a fixed pool (paper 002, Figure 3, left). Points where t > m stop the curve.
+func CurveT(m, k, n, maxT int) ([]Point, error) {
+	var out []Point
+	for t := 0; t <= maxT && t <= m; t++ {
+		c, err := Certify(m, k, n, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Point{X: t, Delta: c.Delta})
+	}
+	return out, nil
+}
+
+// CurveM is delta against the pool size m = max(k, t)..maxM for a fixed t
+// (paper 002, Figure 3, right).
+func CurveM(k, n, t, maxM int) ([]Point, error) {
+	var out []Point
+	for m := max(k, t); m <= maxM; m++ {
+		c, err := Certify(m, k, n, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Point{X: m, Delta: c.Delta})
+	}
+	return out, nil
+}

@@ -64,3 +64,39 @@ func TestTagMatchesSMSRLayout(t *testing.T) {
 		t.Error("a tag checked with another key must be wrong")
 	}
 }
+
+// Delta grows with the number of adversarial memories and shrinks with the
+// pool; more runs (n = 7) certify more at small t, as in Figure 3.
+func TestCurvesAreMonotone(t *testing.T) {
+	for _, n := range []int{5, 7} {
+		ct, err := CurveT(20, 5, n, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ct) != 9 || ct[0].Delta != 0 {
+			t.Fatalf("n=%d: CurveT = %v, want 9 points starting at delta 0", n, ct)
+		}
+		for i := 1; i < len(ct); i++ {
+			if !(ct[i].Delta > ct[i-1].Delta) {
+				t.Errorf("n=%d: delta(t=%d)=%v not above delta(t=%d)=%v", n, ct[i].X, ct[i].Delta, ct[i-1].X, ct[i-1].Delta)
+			}
+		}
+		cm, err := CurveM(5, n, 1, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(cm); i++ {
+			if !(cm[i].Delta < cm[i-1].Delta) {
+				t.Errorf("n=%d: delta(m=%d) not below delta(m=%d)", n, cm[i].X, cm[i-1].X)
+			}
+		}
+	}
+	c5, _ := Certify(20, 5, 5, 1)
+	c7, _ := Certify(20, 5, 7, 1)
+	if !(c7.Delta < c5.Delta) {
+		t.Errorf("n=7 delta %v should be below n=5 delta %v at t=1", c7.Delta, c5.Delta)
+	}
+	if pts, _ := CurveT(3, 3, 5, 10); len(pts) != 4 {
+		t.Errorf("CurveT stops at t = m: got %d points, want 4", len(pts))
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 type actionsState struct {
@@ -132,5 +131,5 @@ func (m *Model) actionPreview() []string {
 		}
 		out = append(out, fmt.Sprintf("%s%s recorded %s, recomputed %s%s", mark, m.untrusted(e.ID, 1<<20), trustWord(e.Recorded), trustWord(e.Recomputed), known))
 	}
-	return append(out, m.relatedFindings("action "+r.Action, verify.Finding{Code: "\x00"})...)
+	return append(out, m.relatedFindings("action "+r.Action, "", nil)...)
 }

@@ -33,9 +33,9 @@ package tui
 import (
 	"context"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/verify"
 )
 
 // Source is everything the inspector needs from a loaded snapshot and log.
@@ -54,14 +54,14 @@ type Source interface {
 
 	// Findings known at open time, before verification (for example load
 	// warnings or unanchored trust roots). Fast.
-	Findings() []verify.Finding
+	Findings() []finding.Finding
 
 	// Verify runs the full verification (signatures, log, tombstones,
 	// lineage laundering, replay divergences, gate audit...) and reports
 	// progress on the returned channel, which the Source closes after
 	// sending one final Progress with Done set. Slow: the TUI calls it from
 	// a tea.Cmd and reads the channel one message per command. Findings of
-	// every analysis (lineage, replay) come back as verify.Finding with a
+	// every analysis (lineage, replay) come back as finding.Finding with a
 	// Family of their own; Subject is an entry id, "leaf N", "checkpoint N",
 	// "query ID" or "action ID" so that Enter can jump to it.
 	Verify(ctx context.Context) <-chan Progress
@@ -163,7 +163,7 @@ type Progress struct {
 	// Finished is set on the last message only, with Findings holding every
 	// finding of every analysis and Err any failure that stopped the run.
 	Finished bool
-	Findings []verify.Finding
+	Findings []finding.Finding
 	Err      error
 }
 

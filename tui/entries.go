@@ -13,7 +13,6 @@ import (
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 // Sortable columns of the entries table.
@@ -360,7 +359,7 @@ func (m *Model) entryPreview() []string {
 		out = append(out, s.Error.Render("! contains control characters: ")+sanitize.Flags(r.Suspicious).String())
 	}
 	out = append(out, m.wrapUntrusted("content: ", r.Preview)...)
-	out = append(out, m.relatedFindings(r.ID, verify.Finding{Code: "\x00"})...)
+	out = append(out, m.relatedFindings("entry "+r.ID, r.ID, nil)...)
 	return out
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,12 +10,12 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 // Severity filter steps of the findings view.
-var sevCycle = []verify.Severity{"", verify.SevError, verify.SevWarning, verify.SevInfo}
+var sevCycle = []finding.Severity{"", finding.SevError, finding.SevWarning, finding.SevInfo}
 
 // Grouping of the findings view (o cycles).
 const (
@@ -73,14 +74,14 @@ type fGroup struct {
 
 func (f *findingsState) len() int { return len(f.rows) }
 
-func (f *findingsState) rebuild(all []verify.Finding) {
+func (f *findingsState) rebuild(all []finding.Finding) {
 	var idx []int
 	needle := strings.ToLower(f.text)
 	for i, x := range all {
 		if sev := sevCycle[f.sev]; sev != "" && x.Severity != sev {
 			continue
 		}
-		if needle != "" && !strings.Contains(strings.ToLower(x.Code+" "+x.Subject+" "+x.Message+" "+string(x.Family)), needle) {
+		if needle != "" && !strings.Contains(strings.ToLower(string(x.Code)+" "+x.Subject+" "+x.Message+" "+string(x.Family)), needle) {
 			continue
 		}
 		idx = append(idx, i)
@@ -102,7 +103,7 @@ func (f *findingsState) rebuild(all []verify.Finding) {
 			f.groups = append(f.groups, fGroup{key: k, title: title, why: why})
 		}
 		f.groups[g].members = append(f.groups[g].members, i)
-		if all[i].Severity == verify.SevError {
+		if all[i].Severity == finding.SevError {
 			f.groups[g].errs++
 		}
 	}
@@ -111,7 +112,7 @@ func (f *findingsState) rebuild(all []verify.Finding) {
 	if f.group == groupCause {
 		present := map[string]bool{}
 		for _, i := range idx {
-			present[all[i].Code] = true
+			present[string(all[i].Code)] = true
 		}
 		for ci, rc := range rootCauses {
 			if !present[rc.root] {
@@ -128,16 +129,16 @@ func (f *findingsState) rebuild(all []verify.Finding) {
 		x := all[i]
 		switch f.group {
 		case groupCause:
-			if ci, ok := cause[x.Code]; ok {
+			if ci, ok := cause[string(x.Code)]; ok {
 				rc := rootCauses[ci]
 				addTo("cause:"+rc.root, rc.root, rc.why, i)
-			} else if rc := rootCauseOf(x.Code); rc >= 0 {
-				addTo("cause:"+x.Code, x.Code, rootCauses[rc].why, i)
+			} else if rc := rootCauseOf(string(x.Code)); rc >= 0 {
+				addTo("cause:"+string(x.Code), string(x.Code), rootCauses[rc].why, i)
 			} else {
-				addTo("code:"+x.Code, x.Code, "", i)
+				addTo("code:"+string(x.Code), string(x.Code), "", i)
 			}
 		case groupCode:
-			addTo("code:"+x.Code, x.Code, "", i)
+			addTo("code:"+string(x.Code), string(x.Code), "", i)
 		case groupSeverity:
 			addTo("sev:"+string(x.Severity), strings.ToUpper(string(x.Severity)), "", i)
 		case groupSubject:
@@ -178,9 +179,9 @@ func rootCauseOf(code string) int {
 
 // selected is the finding under the cursor; on a headline, the group's
 // first finding (the root cause, when there is one).
-func (f *findingsState) selected(all []verify.Finding) (verify.Finding, bool) {
+func (f *findingsState) selected(all []finding.Finding) (finding.Finding, bool) {
 	if f.cur.sel >= len(f.rows) {
-		return verify.Finding{}, false
+		return finding.Finding{}, false
 	}
 	r := f.rows[f.cur.sel]
 	if r.fi >= 0 {
@@ -188,7 +189,7 @@ func (f *findingsState) selected(all []verify.Finding) (verify.Finding, bool) {
 	}
 	g := f.groups[r.group]
 	for _, i := range g.members {
-		if all[i].Code == g.title {
+		if string(all[i].Code) == g.title {
 			return all[i], true
 		}
 	}
@@ -203,7 +204,7 @@ func (f *findingsState) selectedGroup() (fGroup, bool) {
 	return fGroup{}, false
 }
 
-func (f *findingsState) edit(msg tea.KeyPressMsg, all []verify.Finding) {
+func (f *findingsState) edit(msg tea.KeyPressMsg, all []finding.Finding) {
 	switch msg.String() {
 	case "enter":
 		f.editing = false
@@ -265,12 +266,19 @@ func (m *Model) jump(subject string) tea.Cmd {
 		}
 	case "checkpoint":
 		m.view = ViewLog
+		m.setStatus("%s: the checkpoints are at the top of the Log view", sanitize.Line(subject))
 		return nil
 	case "query":
 		cmd := m.switchTo(ViewReplay)
 		m.rep.want = rest
 		m.rep.sortRows()
+		if m.rep.openPending && m.rep.rv != nil {
+			m.rep.openPending = false
+			return tea.Batch(cmd, m.runWhatIf())
+		}
 		return cmd
+	case "entry":
+		return m.openEntryID(rest)
 	case "action":
 		m.view = ViewActions
 		for i, r := range m.act.rows {
@@ -347,7 +355,7 @@ func (m *Model) renderFindings(w, h int) []string {
 				indent = "  "
 			}
 			line = fmt.Sprintf("%s %s %s ", padRight(s.severity(string(x.Severity)).Render(word), 8),
-				padRight(fit(indent+sanitize.Line(x.Code), codeW), codeW), padRight(fit(sanitize.Line(x.Subject), subjW), subjW))
+				padRight(fit(indent+sanitize.Line(string(x.Code)), codeW), codeW), padRight(fit(sanitize.Line(x.Subject), subjW), subjW))
 			line += m.untrusted(x.Message, max(0, w-codeW-subjW-14))
 		}
 		if p == f.cur.sel {
@@ -386,7 +394,7 @@ func (m *Model) findingPreview() []string {
 		counts := map[string]int{}
 		var codes []string
 		for _, i := range g.members {
-			c := m.findings[i].Code
+			c := string(m.findings[i].Code)
 			if counts[c] == 0 {
 				codes = append(codes, c)
 			}
@@ -402,42 +410,45 @@ func (m *Model) findingPreview() []string {
 		return nil
 	}
 	out := []string{
-		s.severity(string(x.Severity)).Render(strings.ToUpper(string(x.Severity))) + "  " + s.Bold.Render(sanitize.Line(x.Code)) + s.Dim.Render("  family "+sanitize.Line(string(x.Family))),
+		s.severity(string(x.Severity)).Render(strings.ToUpper(string(x.Severity))) + "  " + s.Bold.Render(sanitize.Line(string(x.Code))) + s.Dim.Render("  family "+sanitize.Line(string(x.Family))),
 		"subject: " + m.untrusted(x.Subject, 1<<20),
 	}
 	out = append(out, m.wrapUntrusted("message: ", x.Message)...)
-	if mean := codeMeaning(x.Code); mean != "" {
+	if mean := codeMeaning(string(x.Code)); mean != "" {
 		out = append(out, s.Dim.Render("what it means: "+mean))
 	}
-	out = append(out, m.relatedFindings(x.Subject, x)...)
+	out = append(out, m.relatedFindings(x.Subject, "", &x)...)
 	return out
 }
 
-// relatedFindings lists the other findings about subject.
-func (m *Model) relatedFindings(subject string, except verify.Finding) []string {
+// relatedFindings lists the findings about subject (or naming entry
+// id among their entries), except the one shown already.
+func (m *Model) relatedFindings(subject, id string, except *finding.Finding) []string {
 	var out []string
 	for _, y := range m.findings {
-		if y.Subject != subject || y == except {
+		if except != nil && y.Code == except.Code && y.Subject == except.Subject && y.Message == except.Message {
+			continue
+		}
+		about := y.Subject == subject || (id != "" && (y.Subject == id || y.Subject == "entry "+id || slices.Contains(y.Entries, id)))
+		if !about {
 			continue
 		}
 		if len(out) == 0 {
-			out = append(out, "", m.styles.Title.Render("Other findings about this subject"))
+			out = append(out, "", m.styles.Title.Render("Findings about this"))
 		}
 		if len(out) > 12 {
-			out = append(out, m.styles.Dim.Render("  ... more in Findings (2), filter by the subject"))
+			out = append(out, m.styles.Dim.Render("  ... more in Findings (2): filter by the id"))
 			break
 		}
-		out = append(out, "  "+m.styles.severity(string(y.Severity)).Render(strings.ToUpper(string(y.Severity)))+" "+sanitize.Line(y.Code)+": "+m.untrusted(y.Message, 1<<20))
+		out = append(out, "  "+m.styles.severity(string(y.Severity)).Render(strings.ToUpper(string(y.Severity)))+" "+sanitize.Line(string(y.Code))+": "+m.untrusted(y.Message, 1<<20))
 	}
 	return out
 }
 
 // codeMeaning is the catalogue's sentence for a finding code.
 func codeMeaning(code string) string {
-	for _, c := range verify.Codes {
-		if c.Code == code {
-			return c.Meaning
-		}
+	if spec, ok := finding.Lookup(finding.Code(code)); ok {
+		return spec.Meaning
 	}
 	return ""
 }

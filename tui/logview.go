@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 func (m *Model) renderLog(w, h int) []string {
@@ -93,6 +92,6 @@ func (m *Model) leafPreview() []string {
 	if _, ok := m.src.EntryIndex(lf.Subject); !ok && lf.Kind == LeafEntry {
 		out = append(out, m.styles.Error.Render("the record this leaf names is not in the store"))
 	}
-	out = append(out, m.relatedFindings(fmt.Sprintf("leaf %d", lf.Index), verify.Finding{Code: "\x00"})...)
-	return append(out, m.relatedFindings(lf.Subject, verify.Finding{Code: "\x00"})...)
+	out = append(out, m.relatedFindings(fmt.Sprintf("leaf %d", lf.Index), "", nil)...)
+	return append(out, m.relatedFindings("entry "+lf.Subject, lf.Subject, nil)...)
 }

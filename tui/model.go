@@ -14,9 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 // View names one screen of the inspector (see viewDefs).
@@ -93,7 +93,7 @@ type Model struct {
 	progress   Progress
 	verifyErr  error
 	verifyDone bool
-	findings   []verify.Finding // static first, then verification's
+	findings   []finding.Finding // static first, then verification's
 	cancel     context.CancelFunc
 	ctx        context.Context
 
@@ -183,7 +183,7 @@ func newModel(src Source, opts Options) *Model {
 	m := &Model{src: src, opts: opts, keys: km, dark: !opts.Light, width: 80, height: 24}
 	m.styles = NewStyles(m.dark, opts.NoColor, opts.Plain)
 	m.ov = src.Overview()
-	m.findings = append([]verify.Finding(nil), src.Findings()...)
+	m.findings = append([]finding.Finding(nil), src.Findings()...)
 	m.fnd.rebuild(m.findings)
 	m.ent.init(src.EntryCount())
 	m.tau = m.ov.Tau
@@ -295,7 +295,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(readProgress(msg.ch), grow)
 		}
 		m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
-		m.findings = append(append([]verify.Finding(nil), m.src.Findings()...), msg.p.Findings...)
+		m.findings = append(append([]finding.Finding(nil), m.src.Findings()...), msg.p.Findings...)
 		m.fnd.rebuild(m.findings)
 		// Verification updates per-row status, checkpoints and labels.
 		m.ent.cache = nil

@@ -11,8 +11,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/verify"
 )
 
 // untrusted sanitises evidence text before any styling and shows the
@@ -137,9 +137,9 @@ func (m *Model) findingsSummary() string {
 	var e, wn, in int
 	for _, f := range m.findings {
 		switch f.Severity {
-		case verify.SevError:
+		case finding.SevError:
 			e++
-		case verify.SevWarning:
+		case finding.SevWarning:
 			wn++
 		default:
 			in++
@@ -250,9 +250,9 @@ func (m *Model) renderOverview(w, h int) []string {
 			byFam[string(f.Family)] = c
 		}
 		switch f.Severity {
-		case verify.SevError:
+		case finding.SevError:
 			c.err++
-		case verify.SevWarning:
+		case finding.SevWarning:
 			c.warn++
 		default:
 			c.info++

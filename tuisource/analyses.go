@@ -1,6 +1,8 @@
 package tuisource
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"context"
 	"fmt"
 	"runtime"
@@ -42,7 +44,7 @@ func (src *Source) indexLeaves() {
 // parseCheckpoints lists the recorded checkpoints; with a report, their
 // signature and consistency come from its findings.
 func (src *Source) parseCheckpoints(rep *verify.Report) []tui.CheckpointRow {
-	bad := map[string]string{}
+	bad := map[string]finding.Code{}
 	if rep != nil {
 		for _, f := range rep.Findings {
 			if strings.HasPrefix(f.Subject, "checkpoint ") {
@@ -63,18 +65,18 @@ func (src *Source) parseCheckpoints(rep *verify.Report) []tui.CheckpointRow {
 		if rep != nil {
 			row.Signature, row.Consistent = tui.OK, tui.OK
 			switch code := bad["checkpoint "+strconv.FormatInt(c.Seq, 10)]; code {
-			case "CHECKPOINT_SIG_INVALID":
+			case finding.CheckpointSigInvalid:
 				row.Signature, row.Note = tui.Failed, "signature does not verify under the log key"
-			case "CHECKPOINT_FORK":
+			case finding.CheckpointFork:
 				row.Consistent, row.Note = tui.Failed, "not consistent with the log (fork)"
-			case "LOG_ROLLBACK":
+			case finding.LogRollback:
 				row.Consistent, row.Note = tui.Failed, "larger than the log (rollback)"
 			case "":
 				if rep.Anchors.LogKey != "pinned" {
 					row.Signature, row.Note = tui.Unknown, "unanchored: no --log-key"
 				}
 			default:
-				row.Note = code
+				row.Note = string(code)
 			}
 		}
 		out = append(out, row)
@@ -121,7 +123,7 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 			fail(err)
 			return
 		}
-		findings := append([]verify.Finding{}, rep.Findings...)
+		findings := append([]finding.Finding{}, rep.Findings...)
 		src.mu.Lock()
 		src.report = rep
 		src.cpStatus = src.parseCheckpoints(rep)
@@ -137,7 +139,7 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		if rows, err := src.replayAll(ctx); err == nil {
 			findings = append(findings, inspect.ReplayFindings(rows)...)
 		} else {
-			findings = append(findings, verify.Finding{Severity: verify.SevWarning, Code: "replay.unavailable", Subject: "replay", Message: err.Error(), Family: inspect.FamReplay})
+			findings = append(findings, finding.New(finding.ReplayUnavailable, "replay", err.Error()))
 		}
 		for i := range findings {
 			findings[i].Subject = jumpSubject(findings[i].Subject)

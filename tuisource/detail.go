@@ -1,6 +1,10 @@
 package tuisource
 
 import (
+	"github.com/memscope/memscope/verify"
+
+	"github.com/memscope/memscope/finding"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -87,9 +91,8 @@ func (src *Source) signatureStatus(id string, e *record.Entry) (tui.Status, stri
 		return tui.Unknown, "not verified yet"
 	}
 	for _, c := range rep.EntryStatus[id].Codes {
-		switch c {
-		case "SIG_INVALID", "WRITER_UNREGISTERED", "KEY_OUTSIDE_VALIDITY", "RECORD_NOT_CANONICAL", "RECORD_MALFORMED":
-			return tui.Failed, c
+		if verify.SignatureFailed(c) || c == finding.WriterUnregistered {
+			return tui.Failed, string(c)
 		}
 	}
 	anchor := "registry pinned"

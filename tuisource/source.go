@@ -4,6 +4,8 @@
 package tuisource
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -53,7 +55,7 @@ type Source struct {
 	rp        *replay.Replayer
 	replayErr error
 	cpStatus  []tui.CheckpointRow
-	findings  []verify.Finding
+	findings  []finding.Finding
 }
 
 var _ tui.Source = (*Source)(nil)
@@ -248,24 +250,19 @@ func (src *Source) EntryIndex(id string) (int, bool) {
 }
 
 // Findings implements tui.Source: what is known before verification.
-func (src *Source) Findings() []verify.Finding {
-	var out []verify.Finding
+func (src *Source) Findings() []finding.Finding {
+	var out []finding.Finding
 	s := src.s
 	if s.Opts.LogKey == "" {
-		out = append(out, finding("CHECKPOINT_UNANCHORED", "checkpoint (published)", "no --log-key given: checkpoints cannot be verified against a key you trust"))
+		out = append(out, finding.New(finding.CheckpointUnanchored, "checkpoint (published)", "no --log-key given: checkpoints cannot be verified against a key you trust"))
 	}
 	if len(s.Opts.TrustRoots) == 0 {
-		out = append(out, finding("REGISTRY_ROOT_UNANCHORED", "registry", "no --trust given: registry roots come from the snapshot itself"))
+		out = append(out, finding.New(finding.RegistryRootUnanchored, "registry", "no --trust given: registry roots come from the snapshot itself"))
 	}
 	for _, issue := range s.LoadIssues {
-		out = append(out, finding("ROW_MALFORMED", "snapshot", issue))
+		out = append(out, finding.New(finding.RowMalformed, "snapshot", issue))
 	}
 	return out
-}
-
-func finding(code, subject, msg string) verify.Finding {
-	c, _ := verify.LookupCode(code)
-	return verify.Finding{Severity: c.Severity, Code: code, Subject: subject, Message: msg, Family: c.Family}
 }
 
 // Checkpoints implements tui.Source.

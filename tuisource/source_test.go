@@ -62,7 +62,7 @@ func TestTamperedFindingsReachTheInspector(t *testing.T) {
 	p := finish(t, src)
 	codes := map[string]bool{}
 	for _, f := range p.Findings {
-		codes[f.Code] = true
+		codes[string(f.Code)] = true
 		if strings.HasPrefix(f.Subject, "entry ") {
 			t.Errorf("subject %q is not a bare entry id", f.Subject)
 		}

@@ -182,14 +182,14 @@ func requireNewFinding(t *testing.T, name string, rep *verify.Report, subject st
 	t.Helper()
 	base := map[finding]bool{}
 	for _, f := range baseline(t, name).Findings {
-		base[finding{f.Code, f.Subject}] = true
+		base[finding{string(f.Code), f.Subject}] = true
 	}
 	ok := map[string]bool{}
 	for _, c := range allowed {
 		ok[c] = true
 	}
 	for _, f := range rep.Findings {
-		if base[finding{f.Code, f.Subject}] || !ok[f.Code] {
+		if base[finding{string(f.Code), f.Subject}] || !ok[string(f.Code)] {
 			continue
 		}
 		if subject == "" || strings.Contains(f.Subject, subject) {

@@ -1,3 +1,9 @@
+// Package verify checks memscope evidence for integrity: signatures against
+// the principal registry, canonical encoding, decoded columns against signed
+// bytes, every record's inclusion in the Merkle log, the log against its
+// checkpoints, tombstones, SMSR HMAC tags and commit-gate non-formation.
+// It is pure analysis: it reads through the loader and tlog and prints
+// nothing. Its findings are package finding's.
 package verify
 
 import (
@@ -16,6 +22,7 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/smsr"
@@ -42,6 +49,11 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// Families are verify's finding families in the order summaries list them;
+// Report.Families has a count for each.
+var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences}
+
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
 	LogKey   string `json:"log_key"`  // "pinned" or "unanchored"
@@ -51,30 +63,30 @@ type Anchors struct {
 // EntryStatus is the verification outcome of one entry, for views that show
 // a status column; entries absent from Report.EntryStatus passed.
 type EntryStatus struct {
-	Codes []string
+	Codes []finding.Code
 }
 
 // Report is the result of a verification run.
 type Report struct {
-	Snapshot    string    `json:"snapshot"`
-	Log         string    `json:"log"`
-	TreeSize    uint64    `json:"tree_size"`
-	RootHash    []byte    `json:"root_hash"` // base64 in JSON, as in the checkpoint
-	Records     int       `json:"records"`
-	Entries     int       `json:"entries"`
-	Edges       int       `json:"edges"`
-	Principals  int       `json:"principals"`
-	Tombstones  int       `json:"tombstones"`
-	Checkpoints int       `json:"checkpoints"`
-	Anchors     Anchors   `json:"anchors"`
-	Findings    []Finding `json:"findings"`
-	OK          bool      `json:"ok"`
+	Snapshot    string            `json:"snapshot"`
+	Log         string            `json:"log"`
+	TreeSize    uint64            `json:"tree_size"`
+	RootHash    []byte            `json:"root_hash"` // base64 in JSON, as in the checkpoint
+	Records     int               `json:"records"`
+	Entries     int               `json:"entries"`
+	Edges       int               `json:"edges"`
+	Principals  int               `json:"principals"`
+	Tombstones  int               `json:"tombstones"`
+	Checkpoints int               `json:"checkpoints"`
+	Anchors     Anchors           `json:"anchors"`
+	Findings    []finding.Finding `json:"findings"`
+	OK          bool              `json:"ok"`
 	// Families counts findings per family, every family present.
-	Families map[Family]int `json:"families"`
+	Families map[finding.Family]int `json:"families"`
 	// EntryStatus lists the entries with at least one finding.
 	EntryStatus map[string]EntryStatus `json:"-"`
 	// WriteStatus lists the finding codes of structural writes that have any.
-	WriteStatus map[string][]string `json:"-"`
+	WriteStatus map[string][]finding.Code `json:"-"`
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
@@ -118,16 +130,13 @@ type verifier struct {
 type ordered struct {
 	phase int
 	seq   int64
-	f     Finding
+	f     finding.Finding
 }
 
-func (v *verifier) add(phase int, seq int64, code, subject, msg string) {
-	c, ok := LookupCode(code)
-	if !ok {
-		panic("verify: unknown finding code " + code)
-	}
+func (v *verifier) add(phase int, seq int64, code finding.Code, subject, msg string) {
+	f := finding.New(code, subject, msg)
 	v.mu.Lock()
-	v.findings = append(v.findings, ordered{phase, seq, Finding{Severity: c.Severity, Code: code, Subject: subject, Message: msg, Family: c.Family}})
+	v.findings = append(v.findings, ordered{phase, seq, f})
 	v.mu.Unlock()
 }
 
@@ -148,7 +157,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
 		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]string{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	if logVerifier != nil {
@@ -199,13 +208,13 @@ const (
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 	r, err := tlog.Open(ctx, v.opts.Log)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
 	v.log = r
 	raw, err := r.Checkpoint(ctx)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "checkpoint", err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "checkpoint", err.Error())
 		return nil
 	}
 	var verifiers []note.Verifier
@@ -214,42 +223,42 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 	}
 	cp, err := tlog.ParseCheckpoint(raw, verifiers...)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "checkpoint", "published checkpoint: "+err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "checkpoint", "published checkpoint: "+err.Error())
 		return nil
 	}
 	switch cp.Status {
 	case tlog.SigInvalid:
-		v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", "the published checkpoint's signature does not verify under the pinned log key")
+		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", "the published checkpoint's signature does not verify under the pinned log key")
 	case tlog.Unanchored:
 		if lv != nil {
-			v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", "the published checkpoint carries no signature by the pinned log key")
+			v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", "the published checkpoint carries no signature by the pinned log key")
 		} else {
-			v.add(phaseLog, 0, "CHECKPOINT_UNANCHORED", "checkpoint (published)", "no --log-key given: the checkpoint's signature was not checked against a key you trust")
+			v.add(phaseLog, 0, finding.CheckpointUnanchored, "checkpoint (published)", "no --log-key given: the checkpoint's signature was not checked against a key you trust")
 		}
 	}
 	if want := v.snap.Meta[snapshot.MetaOrigin]; want != "" && cp.Origin != want {
-		v.add(phaseLog, 0, "CHECKPOINT_SIG_INVALID", "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
+		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
 	}
 	v.size, v.root = cp.Size, cp.Root
 	v.rep.TreeSize, v.rep.RootHash = cp.Size, cp.Root
 	problems, err := r.Check(ctx, cp.Size, cp.Root)
 	if err != nil {
-		v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
 	for _, p := range problems {
-		v.add(phaseLog, int64(p.Index), "TILE_MISMATCH", p.Resource, p.String())
+		v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
 	}
 	v.seenLeaf = make([]bool, cp.Size)
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
-			v.add(phaseLog, 0, "LOG_UNREADABLE", "log", err.Error())
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 			return nil
 		}
 		pl, perr := record.ParseLeaf(leaf.Data)
 		switch {
 		case perr != nil:
-			v.add(phaseLog, int64(leaf.Index), "LEAF_MALFORMED", leafSubject(leaf.Index), perr.Error())
+			v.add(phaseLog, int64(leaf.Index), finding.LeafMalformed, leafSubject(leaf.Index), perr.Error())
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 		default:
@@ -278,22 +287,22 @@ func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, lea
 	}
 	idx, ok := v.leafByID.lookup(id)
 	if !ok {
-		v.add(phase, seq, "RECORD_NOT_IN_LOG", subject, "no log leaf carries this record's id")
+		v.add(phase, seq, finding.RecordNotInLog, subject, "no log leaf carries this record's id")
 		return
 	}
 	v.mu.Lock()
 	v.seenLeaf[idx] = true
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
-		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
+		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
 	}
 	proof, err := v.log.InclusionProof(context.Background(), idx, v.size)
 	if err != nil {
-		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
+		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
 		return
 	}
 	if err := tlog.VerifyInclusionHash(rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, proof, v.root); err != nil {
-		v.add(phase, seq, "INCLUSION_FAILED", subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
+		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
 	}
 }
 
@@ -313,10 +322,10 @@ func (v *verifier) claimLeaf(rowID string) {
 
 func (v *verifier) recordFinding(phase int, seq int64, subject string, err error) {
 	if errors.Is(err, record.ErrNotCanonical) {
-		v.add(phase, seq, "RECORD_NOT_CANONICAL", subject, err.Error())
+		v.add(phase, seq, finding.RecordNotCanonical, subject, err.Error())
 		return
 	}
-	v.add(phase, seq, "RECORD_MALFORMED", subject, err.Error())
+	v.add(phase, seq, finding.RecordMalformed, subject, err.Error())
 }
 
 func (v *verifier) registry(ctx context.Context) error {
@@ -335,7 +344,7 @@ func (v *verifier) registry(ctx context.Context) error {
 				roots[r] = true
 			}
 		}
-		v.add(phaseRegistry, 0, "REGISTRY_ROOT_UNANCHORED", "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
+		v.add(phaseRegistry, 0, finding.RegistryRootUnanchored, "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
 	}
 	checked := map[[32]byte]error{}
 	return v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
@@ -349,15 +358,15 @@ func (v *verifier) registry(ctx context.Context) error {
 		}
 		ev := r.Event
 		if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
-			v.add(phaseRegistry, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
+			v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
 		}
 		v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
 		bad := false
 		if !roots[ev.Root] {
-			v.add(phaseRegistry, r.Seq, "REGISTRY_SIG_INVALID", subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
+			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
 			bad = true
 		} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
-			v.add(phaseRegistry, r.Seq, "REGISTRY_SIG_INVALID", subj, "the root signature does not verify")
+			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, "the root signature does not verify")
 			bad = true
 		}
 		err, seen := checked[ev.PublicKey]
@@ -365,7 +374,7 @@ func (v *verifier) registry(ctx context.Context) error {
 			err = CheckPublicKey(ev.PublicKey[:])
 			checked[ev.PublicKey] = err
 			if err != nil {
-				v.add(phaseRegistry, r.Seq, "KEY_MALFORMED", subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
+				v.add(phaseRegistry, r.Seq, finding.KeyMalformed, subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
 			}
 		}
 		if err != nil {
@@ -397,7 +406,7 @@ func (v *verifier) registry(ctx context.Context) error {
 // finding code and message, or "" when it verifies. raw is the record's
 // canonical encoding (already checked) and sig its signature: the signed
 // bytes are cut from raw rather than re-encoded.
-func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (string, string) {
+func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (finding.Code, string) {
 	var match *key
 	for _, k := range v.keys[kid] {
 		if k.principal == writer {
@@ -406,14 +415,14 @@ func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID,
 		}
 	}
 	if match == nil {
-		return "WRITER_UNREGISTERED", fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
+		return finding.WriterUnregistered, fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
 	}
 	msg, err := record.SigningBytesOf(raw, sig)
 	if err != nil || !ed25519.Verify(match.pub, msg, sig) {
-		return "SIG_INVALID", fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
+		return finding.SigInvalid, fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
 	}
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
-		return "KEY_OUTSIDE_VALIDITY", fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
+		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
 	}
 	return "", ""
 }
@@ -436,7 +445,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		}
 		t := r.Tombstone
 		if t.Target.String() != r.Target {
-			v.add(phaseTombstones, r.Seq, "COLUMN_MISMATCH", subj, "target column disagrees with the signed tombstone")
+			v.add(phaseTombstones, r.Seq, finding.ColumnMismatch, subj, "target column disagrees with the signed tombstone")
 		}
 		v.tombstoned[t.Target] = true
 		if code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS); code != "" {
@@ -445,7 +454,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		if v.logOK {
 			idx, ok := v.tombLeaves[t.Target]
 			if !ok {
-				v.add(phaseTombstones, r.Seq, "TOMBSTONE_NOT_IN_LOG", subj, "no ts: leaf in the log names this entry")
+				v.add(phaseTombstones, r.Seq, finding.TombstoneNotInLog, subj, "no ts: leaf in the log names this entry")
 				return nil
 			}
 			v.seenLeaf[idx] = true
@@ -519,7 +528,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	return nil
 }
 
-func (v *verifier) markEntry(eid, code string) {
+func (v *verifier) markEntry(eid string, code finding.Code) {
 	v.mu.Lock()
 	st := v.rep.EntryStatus[eid]
 	st.Codes = append(st.Codes, code)
@@ -530,7 +539,7 @@ func (v *verifier) markEntry(eid, code string) {
 // checkEntry runs every per-entry check; it is called from several workers.
 func (v *verifier) checkEntry(r *loader.EntryRow) {
 	subj := "entry " + r.EID
-	flag := func(code, msg string) {
+	flag := func(code finding.Code, msg string) {
 		v.add(phaseEntries, r.Seq, code, subj, msg)
 		v.markEntry(r.EID, code)
 	}
@@ -540,9 +549,9 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// a deletion.
 		v.claimLeaf(r.EID)
 		if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
-			flag("RECORD_NOT_CANONICAL", r.DecodeErr.Error())
+			flag(finding.RecordNotCanonical, r.DecodeErr.Error())
 		} else {
-			flag("RECORD_MALFORMED", r.DecodeErr.Error())
+			flag(finding.RecordMalformed, r.DecodeErr.Error())
 		}
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
@@ -567,7 +576,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		diff = append(diff, "content")
 	}
 	if len(diff) > 0 {
-		flag("COLUMN_MISMATCH", "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
+		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
 	if code, msg := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS); code != "" {
 		flag(code, msg)
@@ -577,21 +586,21 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	}
 	v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex)
 	if v.tombstoned[e.EID] {
-		flag("TOMBSTONED_LIVE", "the entry was deleted by a tombstone but is still in the store")
+		flag(finding.TombstonedLive, "the entry was deleted by a tombstone but is still in the store")
 	}
 	if v.opts.HMACKey != nil {
 		switch smsr.CheckTag(v.opts.HMACKey, r.HMACTag, e.Content, r.SessionID, int64(e.TS)) {
 		case smsr.TagMissing:
-			flag("HMAC_MISSING", "no HMAC tag stored for this entry")
+			flag(finding.HMACMissing, "no HMAC tag stored for this entry")
 		case smsr.TagMalformed:
-			flag("HMAC_WRONG", "the stored HMAC tag is not 64 hex digits")
+			flag(finding.HMACWrong, "the stored HMAC tag is not 64 hex digits")
 		case smsr.TagWrong:
-			flag("HMAC_WRONG", "the HMAC tag does not match content, session and timestamp under the given key")
+			flag(finding.HMACWrong, "the HMAC tag does not match content, session and timestamp under the given key")
 		}
 	}
 	for _, p := range e.Parents {
 		if !v.entryIDs.has(p) && !v.tombstoned[p] {
-			flag("PARENT_MISSING", fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
+			flag(finding.ParentMissing, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
 		}
 	}
 }
@@ -605,12 +614,12 @@ func (v *verifier) writes(ctx context.Context) error {
 			v.claimLeaf(r.WID)
 			v.recordFinding(phaseWrites, r.Seq, subj, r.DecodeErr)
 			v.rep.BadRecords[r.WID] = true
-			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], "RECORD_MALFORMED")
+			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], finding.RecordMalformed)
 			return nil
 		}
 		w := r.Write
 		if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
-			v.add(phaseWrites, r.Seq, "COLUMN_MISMATCH", subj, "decoded columns disagree with the signed write")
+			v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 		}
 		if code, msg := v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS); code != "" {
 			v.add(phaseWrites, r.Seq, code, subj, msg)
@@ -620,7 +629,7 @@ func (v *verifier) writes(ctx context.Context) error {
 		v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
 		for _, s := range w.Sources {
 			if !v.entryIDs.has(s) && !v.tombstoned[s] {
-				v.add(phaseWrites, r.Seq, "SOURCE_MISSING", subj, fmt.Sprintf("source entry %s does not exist", s))
+				v.add(phaseWrites, r.Seq, finding.SourceMissing, subj, fmt.Sprintf("source entry %s does not exist", s))
 			}
 		}
 		return nil
@@ -640,13 +649,13 @@ func (v *verifier) orphanLeaves() {
 		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
 			continue
 		}
-		v.add(phaseOrphans, int64(l.index), "LEAF_WITHOUT_RECORD", leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
+		v.add(phaseOrphans, int64(l.index), finding.LeafWithoutRecord, leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
 	}
 	// A ts: leaf that no tombstone row claims: the store lost the record
 	// of a deletion the log still shows.
 	for id, idx := range v.tombLeaves {
 		if !v.seenLeaf[idx] {
-			v.add(phaseOrphans, int64(idx), "LEAF_WITHOUT_RECORD", leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
+			v.add(phaseOrphans, int64(idx), finding.LeafWithoutRecord, leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
 		}
 	}
 }
@@ -654,7 +663,7 @@ func (v *verifier) orphanLeaves() {
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
 	if err != nil {
-		v.add(phaseCheckpoints, 0, "ROW_MALFORMED", "checkpoints", err.Error())
+		v.add(phaseCheckpoints, 0, finding.RowMalformed, "checkpoints", err.Error())
 		return nil
 	}
 	v.rep.Checkpoints = len(rows)
@@ -667,15 +676,15 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
 		cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
 		if err != nil {
-			v.add(phaseCheckpoints, row.Seq, "ROW_MALFORMED", subj, err.Error())
+			v.add(phaseCheckpoints, row.Seq, finding.RowMalformed, subj, err.Error())
 			continue
 		}
 		if lv != nil && cp.Status != tlog.Verified {
-			v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_SIG_INVALID", subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
+			v.add(phaseCheckpoints, row.Seq, finding.CheckpointSigInvalid, subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
 			continue
 		}
 		if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
-			v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
+			v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
 		}
 		bySize[cp.Size] = cp.Root
 		if !v.logOK {
@@ -683,10 +692,10 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		}
 		switch {
 		case cp.Size > v.size:
-			v.add(phaseCheckpoints, row.Seq, "LOG_ROLLBACK", subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
+			v.add(phaseCheckpoints, row.Seq, finding.LogRollback, subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
 		case cp.Size == v.size:
 			if !bytes.Equal(cp.Root, v.root) {
-				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
+				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
 			}
 		case cp.Size == 0:
 			// Every tree extends the empty one; there is nothing to prove, and
@@ -694,9 +703,9 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		default:
 			p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
 			if err != nil {
-				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
+				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
 			} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
-				v.add(phaseCheckpoints, row.Seq, "CHECKPOINT_FORK", subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
+				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
 			}
 		}
 	}
@@ -706,7 +715,7 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 func (v *verifier) gate(ctx context.Context) error {
 	events, err := v.snap.GateEvents(ctx)
 	if err != nil {
-		v.add(phaseGate, 0, "ROW_MALFORMED", "gate_events", err.Error())
+		v.add(phaseGate, 0, finding.RowMalformed, "gate_events", err.Error())
 		return nil
 	}
 	for i, g := range events {
@@ -727,7 +736,7 @@ func (v *verifier) gate(ctx context.Context) error {
 			}
 		}
 		if len(why) > 0 {
-			v.add(phaseGate, int64(i), "GATE_MATERIALISED", subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
+			v.add(phaseGate, int64(i), finding.GateMaterialised, subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
 		}
 	}
 	return nil
@@ -736,13 +745,13 @@ func (v *verifier) gate(ctx context.Context) error {
 // plainRows reads the unsigned tables so that malformed rows are reported.
 func (v *verifier) plainRows(ctx context.Context) {
 	if _, err := v.snap.Nodes(ctx); err != nil {
-		v.add(phaseRows, 0, "ROW_MALFORMED", "nodes", err.Error())
+		v.add(phaseRows, 0, finding.RowMalformed, "nodes", err.Error())
 	}
 	if _, err := v.snap.Queries(ctx); err != nil {
-		v.add(phaseRows, 1, "ROW_MALFORMED", "queries", err.Error())
+		v.add(phaseRows, 1, finding.RowMalformed, "queries", err.Error())
 	}
 	if _, err := v.snap.Actions(ctx); err != nil {
-		v.add(phaseRows, 2, "ROW_MALFORMED", "actions", err.Error())
+		v.add(phaseRows, 2, finding.RowMalformed, "actions", err.Error())
 	}
 }
 
@@ -758,18 +767,31 @@ func (v *verifier) finish() *Report {
 		return a.f.Code < b.f.Code
 	})
 	rep := v.rep
-	rep.Findings = make([]Finding, 0, len(v.findings))
-	rep.Families = map[Family]int{}
-	for _, c := range Codes {
-		rep.Families[c.Family] += 0
+	rep.Findings = make([]finding.Finding, 0, len(v.findings))
+	rep.Families = map[finding.Family]int{}
+	for _, fam := range Families {
+		rep.Families[fam] = 0
 	}
 	rep.OK = true
 	for _, o := range v.findings {
 		rep.Findings = append(rep.Findings, o.f)
 		rep.Families[o.f.Family]++
-		if o.f.Severity == SevError {
+		if o.f.Severity == finding.SevError {
 			rep.OK = false
 		}
 	}
 	return rep
+}
+
+// SignatureFailed says whether a record with this finding code has a
+// signature that cannot be relied on (it does not verify, was made outside
+// the key's validity, or covers bytes that do not decode canonically).
+// WRITER_UNREGISTERED is separate: the signature may be fine, the writer is
+// unknown.
+func SignatureFailed(c finding.Code) bool {
+	switch c {
+	case finding.SigInvalid, finding.KeyOutsideValidity, finding.RecordMalformed, finding.RecordNotCanonical:
+		return true
+	}
+	return false
 }

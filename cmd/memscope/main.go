@@ -45,6 +45,7 @@ func init() {
 		{"lineage", "derivation DAG, trust propagation at tau, laundering, gate audit; 'lineage sweep' for the tau x K table", runLineage},
 		{"replay", "replay the agent's graph selection on G and G_auth; divergences, culprits, Lemma 1", runReplay},
 		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
+		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
 	}
 }
 

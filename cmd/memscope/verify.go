@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/memscope/memscope/finding"
+
 	"context"
 	"fmt"
 	"io"
@@ -49,8 +51,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	return exitOK, nil
 }
 
-var familyOrder = []verify.Family{verify.FamSignatures, verify.FamRegistry, verify.FamEncoding, verify.FamLog, verify.FamTombstones, verify.FamHMAC, verify.FamGate, verify.FamLineage}
-
 const maxPerCode = 8
 
 func writeVerifyReport(w io.Writer, r *verify.Report) {
@@ -59,17 +59,17 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 	fmt.Fprintf(w, "  anchors   log key %s, registry %s\n", r.Anchors.LogKey, r.Anchors.Registry)
 	fmt.Fprintf(w, "  records   %d (entries %d, structural writes %d, registry events %d, tombstones %d); checkpoints recorded %d\n\n",
 		r.Records, r.Entries, r.Edges, r.Principals, r.Tombstones, r.Checkpoints)
-	counts := map[verify.Family][2]int{}
+	counts := map[finding.Family][2]int{}
 	for _, f := range r.Findings {
 		c := counts[f.Family]
-		if f.Severity == verify.SevError {
+		if f.Severity == finding.SevError {
 			c[0]++
 		} else {
 			c[1]++
 		}
 		counts[f.Family] = c
 	}
-	for _, fam := range familyOrder {
+	for _, fam := range verify.Families {
 		c := counts[fam]
 		status := "PASS"
 		switch {
@@ -88,7 +88,7 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 		fmt.Fprintln(w, "\nfindings:")
 		// Past a few findings of one code the rest are one cause repeated
 		// (a bad tile fails every proof through it); --json lists them all.
-		shown := map[string]int{}
+		shown := map[finding.Code]int{}
 		for _, f := range r.Findings {
 			shown[f.Code]++
 			if shown[f.Code] > maxPerCode {
@@ -96,7 +96,7 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 			}
 			fmt.Fprintf(w, "  %-7s %-24s %s\n          %s\n", strings.ToUpper(string(f.Severity)), f.Code, sanitize.Line(f.Subject), sanitize.Line(f.Message))
 		}
-		for _, c := range verify.Codes {
+		for _, c := range finding.Catalogue {
 			if n := shown[c.Code] - maxPerCode; n > 0 {
 				fmt.Fprintf(w, "  ...     %-24s and %d more (see --json)\n", c.Code, n)
 			}
@@ -104,9 +104,9 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 	}
 	errs, warns := 0, 0
 	for _, f := range r.Findings {
-		if f.Severity == verify.SevError {
+		if f.Severity == finding.SevError {
 			errs++
-		} else if f.Severity == verify.SevWarning {
+		} else if f.Severity == finding.SevWarning {
 			warns++
 		}
 	}

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/tui"
-	"github.com/memscope/memscope/verify"
 )
 
 // Hostile are contents that try to drive the terminal. The fake puts them on
@@ -97,18 +97,18 @@ func (f *Fake) EntryIndex(id string) (int, bool) {
 	return n, true
 }
 
-func (f *Fake) Findings() []verify.Finding {
-	return []verify.Finding{{Severity: verify.SevWarning, Code: "REGISTRY_ROOT_UNANCHORED", Subject: "registry", Message: "no registry root was supplied", Family: verify.FamRegistry}}
+func (f *Fake) Findings() []finding.Finding {
+	return []finding.Finding{{Severity: finding.SevWarning, Code: "REGISTRY_ROOT_UNANCHORED", Subject: "registry", Message: "no registry root was supplied", Family: finding.FamRegistry}}
 }
 
 // VerifyFindings are the findings Verify reports at the end.
-func (f *Fake) VerifyFindings() []verify.Finding {
-	out := []verify.Finding{
-		{Severity: verify.SevError, Code: "SIG_INVALID", Subject: ID(5), Message: "signature does not verify", Family: verify.FamSignatures},
-		{Severity: verify.SevError, Code: "LEAF_WITHOUT_RECORD", Subject: "leaf 2", Message: "leaf names a missing record", Family: verify.FamLog},
-		{Severity: verify.SevError, Code: "replay.ifc-blind", Subject: "query q-attack", Message: "selection diverges on G_auth", Family: "replay"},
-		{Severity: verify.SevWarning, Code: "lineage.laundering", Subject: ID(7), Message: "recorded Trusted, recomputed External \x1b[2J", Family: "lineage"},
-		{Severity: verify.SevInfo, Code: "gate.should-refuse", Subject: "action act-2", Message: "dispatched with untrusted justification", Family: verify.FamGate},
+func (f *Fake) VerifyFindings() []finding.Finding {
+	out := []finding.Finding{
+		{Severity: finding.SevError, Code: "SIG_INVALID", Subject: ID(5), Message: "signature does not verify", Family: finding.FamSignatures},
+		{Severity: finding.SevError, Code: "LEAF_WITHOUT_RECORD", Subject: "leaf 2", Message: "leaf names a missing record", Family: finding.FamLog},
+		{Severity: finding.SevError, Code: finding.ReplayIFCBlind, Subject: "query q-attack", Message: "selection diverges on G_auth", Family: "replay"},
+		{Severity: finding.SevWarning, Code: finding.LineageLaundering, Subject: ID(7), Message: "recorded Trusted, recomputed External \x1b[2J", Family: "lineage"},
+		{Severity: finding.SevInfo, Code: finding.LineageGateViolation, Subject: "action act-2", Message: "dispatched with untrusted justification", Family: finding.FamLineage},
 	}
 	return out
 }
