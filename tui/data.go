@@ -93,6 +93,15 @@ type Source interface {
 	Actions() []lineage.GateResult
 }
 
+// Relabeler is a Source that can recompute labels at another tau. The
+// inspector calls Relabel (from a tea.Cmd) when the user changes tau; from
+// then on Entry's Recomputed, Actions and Overview().Tau follow it, so every
+// view shows the same labels. Optional: without it only the lineage view
+// follows tau and the header says so.
+type Relabeler interface {
+	Relabel(ctx context.Context, tau float64) error
+}
+
 // Overview is the store at a glance.
 type Overview struct {
 	Title       string // snapshot path or scenario name
@@ -106,6 +115,9 @@ type Overview struct {
 	Checkpoints int
 	Anchors     []Anchor
 	Tau         float64 // the tau the Entries view's recomputed labels use
+	// LabelPolicy names how unknown parents are labelled: "fail-closed"
+	// (they count as External) or "fail-open".
+	LabelPolicy string
 	// Notes are short load-time remarks (for example "HMAC key not given:
 	// HMAC tags not checked").
 	Notes []string

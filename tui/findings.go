@@ -252,6 +252,9 @@ func (m *Model) findingsKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// maxLeafScan bounds the leaf search of a jump (one keypress).
+const maxLeafScan = 1 << 20
+
 // jump opens the subject of a finding: an entry, a leaf or checkpoint, a
 // query or an action.
 func (m *Model) jump(subject string) tea.Cmd {
@@ -292,6 +295,20 @@ func (m *Model) jump(subject string) tea.Cmd {
 	if _, ok := m.src.EntryIndex(subject); ok {
 		return m.openEntryID(subject)
 	}
+	// "principal ID", "tombstone ID", "write ID": the log leaf naming ID.
+	if rest != "" {
+		if n := m.src.LeafCount(); n <= maxLeafScan {
+			for i := 0; i < n; i++ {
+				if m.src.Leaf(i).Subject == rest {
+					m.view = ViewLog
+					m.logv.sel = i
+					m.moveSel(0)
+					m.setStatus("%s: its log leaf %d", sanitize.Line(subject), i)
+					return nil
+				}
+			}
+		}
+	}
 	m.setErr("cannot open %q: not an entry, leaf, checkpoint, query or action", sanitize.Line(subject))
 	return nil
 }
@@ -321,9 +338,9 @@ func (m *Model) renderFindings(w, h int) []string {
 	if m.verifying {
 		head += "   " + s.Dim.Render("(verification running: more will come)")
 	}
-	codeW := 24
-	if w < 100 {
-		codeW = 20
+	codeW := 26
+	if w < 110 {
+		codeW = 24
 	}
 	subjW := max(12, min(38, (w-codeW-12)/3))
 	lines := []string{head, s.Header.Render(fit(fmt.Sprintf("  %-8s %-*s %-*s %s", "SEVERITY", codeW, "CODE", subjW, "SUBJECT", "MESSAGE (full text in the preview)"), w))}

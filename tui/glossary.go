@@ -15,7 +15,7 @@ type Term struct {
 // holds the same list (a test keeps them in step).
 var glossary = []Term{
 	{"tau", "The weight threshold of lineage. An edge from a parent to a child counts as 'strong' when its weight is above tau; trust labels only travel along strong edges. Higher tau: fewer edges count, less untrusted influence propagates. Set it with + and -; every view uses the same tau."},
-	{"weight", "How much a parent contributed to a derived entry, from 0 to 1 (structural writes in a graph memory can carry larger raw weights, such as 60). Drawn as -w-> (for example -0.80->): the number is the weight, the dashes are the arrow, never a minus sign."},
+	{"weight", "How much a parent contributed to a derived entry, from 0 to 1 (structural writes in a graph memory can carry larger raw weights, such as 60). Drawn as -[w]-> (for example -[0.80]->): the number in brackets is the weight, the dashes are the arrow."},
 	{"REC", "The trust label recorded in the entry when it was written (what the store claims)."},
 	{"NOW", "The trust label memscope recomputes from the lineage at the current tau. A '*' marks an entry whose recorded label is safer than the recomputed one: laundering."},
 	{"T", "Trusted: written by the user or the agent's own principal, with no untrusted parent reaching it through a strong edge."},
@@ -26,7 +26,8 @@ var glossary = []Term{
 	{"bottleneck", "The weakest edge on the strongest path from an External ancestor to the entry. If it is at or below tau, the untrusted label stops there (BREAK<=tau); above tau it PROPAGATES."},
 	{"BREAK<=tau", "The first edge on a path whose weight is at or below tau: the untrusted label does not pass it."},
 	{"gate", "The check before a sensitive tool call (a transfer, an e-mail): it looks at the labels of the entries that justify the call and allows, denies, or asks the user."},
-	{"fail-open", "A gate that lets an action through when it cannot decide (an unknown id, a missing label). memscope treats unknown ids as External instead: fail-closed."},
+	{"fail-open", "The label policy for a derived entry none of whose parent edges is strong (all at or below tau): fail-open keeps it Trusted (the MemLineage default), fail-closed labels it Derived-Untrusted. The header shows which is in force."},
+	{"fail-closed", "See fail-open: a derived entry with no strong parent is labelled Derived-Untrusted."},
 	{"SHOULD REFUSE", "An action that was dispatched although the gate, recomputed from the lineage, would have refused it."},
 	{"G", "The full memory graph, every edge included: what the agent actually retrieved from."},
 	{"G_auth", "The authenticated graph: only edges whose writer could be checked. Replaying a query on both shows what unauthenticated structure changed."},
@@ -56,6 +57,13 @@ var glossary = []Term{
 	{"HMAC", "SMSR's keyed tag on each memory (arXiv:2606.12703): without the key nobody can forge it."},
 	{"verdict", "What a defence would have done with an action: allow, deny, require-user, strip-and-retry, repair-and-retry."},
 }
+
+// LookUp returns the glossary terms that start with q (or mention it), for
+// memscope help TERM.
+func LookUp(q string) []Term { return glossaryMatches(q) }
+
+// Glossary returns every term, in display order.
+func Glossary() []Term { return append([]Term(nil), glossary...) }
 
 // glossaryMatches are the terms whose name starts with q (or all for "*").
 func glossaryMatches(q string) []Term {

@@ -98,7 +98,8 @@ type Model struct {
 	ctx        context.Context
 
 	// One state for the whole inspector: every view uses this tau.
-	tau float64
+	tau        float64
+	relabeling int // generation of the latest Relabel
 
 	// Where the user is, per view; a navigation frame is a copy of it.
 	viewStates
@@ -305,6 +306,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen == m.cmd.gen && m.cmd.editing {
 			m.cmd.entries = msg.ids
 		}
+		return m, nil
+	case relabelMsg:
+		m.relabeled(msg)
 		return m, nil
 	case cmdResolvedMsg:
 		return m, m.cmdResolved(msg)
@@ -595,11 +599,41 @@ func (m *Model) setTau(t float64) tea.Cmd {
 		return nil
 	}
 	m.tau = t
-	m.setStatus("tau = %.2f for every view", t)
-	if m.view == ViewLineage && m.lin.id != "" {
-		return m.loadLineage(m.lin.id)
+	var cmds []tea.Cmd
+	if rl, ok := m.src.(Relabeler); ok {
+		m.relabeling++
+		gen, ctx := m.relabeling, m.ctx
+		cmds = append(cmds, func() tea.Msg { return relabelMsg{gen: gen, tau: t, err: rl.Relabel(ctx, t)} }, m.startTick())
+		m.setStatus("tau = %.2f: recomputing every label...", t)
+	} else {
+		m.setStatus("tau = %.2f (this store's labels are fixed: only Lineage follows)", t)
 	}
-	return nil
+	if m.view == ViewLineage && m.lin.id != "" {
+		cmds = append(cmds, m.loadLineage(m.lin.id))
+	}
+	return tea.Batch(cmds...)
+}
+
+type relabelMsg struct {
+	gen int
+	tau float64
+	err error
+}
+
+func (m *Model) relabeled(msg relabelMsg) {
+	if msg.gen != m.relabeling {
+		return
+	}
+	if msg.err != nil {
+		m.setErr("relabel at tau %.2f: %v", msg.tau, msg.err)
+		return
+	}
+	m.ov = m.src.Overview()
+	m.ent.cache = nil
+	sel := m.act.cur
+	m.act.init(m.src.Actions())
+	m.act.cur = sel
+	m.setStatus("tau = %.2f: every view shows labels recomputed at this tau", msg.tau)
 }
 
 // moveSel moves the current view's selection, or scrolls a document view.

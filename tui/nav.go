@@ -135,15 +135,22 @@ func (m *Model) renderCrumbs(w int) string {
 		parts = append(parts, f.label)
 	}
 	parts = append(parts, s.Bold.Render(m.crumb()))
-	// Keep the newest crumbs when the line is too narrow.
 	state := m.stateLine()
-	room := w - len(state) - 2
+	if w < 120 {
+		state = strings.ReplaceAll(strings.ReplaceAll(state, "labels: ", ""), "what-if: ", "what-if ")
+	}
+	room := w - ansiWidth(state) - 2
+	// Too narrow: older crumbs keep only their view name, then the oldest
+	// go.
+	for i := 0; i < len(parts)-1 && ansiWidth(strings.Join(parts, sep)) > room; i++ {
+		parts[i] = m.stack[i].view.String()
+	}
 	for len(parts) > 1 && ansiWidth(strings.Join(parts, sep)) > room {
 		parts = parts[1:]
 		parts[0] = "..." + sep + parts[0]
 	}
 	left := strings.Join(parts, sep)
-	gap := w - ansiWidth(left) - len(state)
+	gap := w - ansiWidth(left) - ansiWidth(state)
 	if gap < 1 {
 		return left
 	}
@@ -156,5 +163,9 @@ func (m *Model) stateLine() string {
 	if n := m.rep.removedCount(); n > 0 {
 		wi = fmt.Sprintf("what-if: %d removed", n)
 	}
-	return fmt.Sprintf("tau %.2f  labels: recomputed  %s", m.tau, wi)
+	pol := ""
+	if m.ov.LabelPolicy != "" {
+		pol = "  labels: " + m.ov.LabelPolicy
+	}
+	return fmt.Sprintf("tau %.2f%s  %s", m.tau, pol, wi)
 }

@@ -122,6 +122,10 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p.cur.move(-1, len(p.scenarios), p.height)
 		case key.Matches(msg, p.keys.Down):
 			p.cur.move(1, len(p.scenarios), p.height)
+		case key.Matches(msg, p.keys.Top):
+			p.cur.move(-len(p.scenarios), len(p.scenarios), p.height)
+		case key.Matches(msg, p.keys.Bottom):
+			p.cur.move(len(p.scenarios), len(p.scenarios), p.height)
 		case key.Matches(msg, p.keys.Open):
 			return p, p.openSelected()
 		}

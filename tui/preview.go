@@ -168,7 +168,23 @@ func wrapLine(l string, w int) []string {
 	if ansi.StringWidth(l) <= w {
 		return []string{l}
 	}
-	return strings.Split(ansi.Wrap(l, w, " /-"), "\n")
+	// Continuations keep the line's indentation (up to a third of w).
+	plain := ansi.Strip(l)
+	indent := len(plain) - len(strings.TrimLeft(plain, " "))
+	if indent > w/3 {
+		indent = 0
+	}
+	first := strings.Split(ansi.Wrap(l, w, " /-"), "\n")
+	if indent == 0 || len(first) == 1 {
+		return first
+	}
+	pad := strings.Repeat(" ", indent)
+	rest := strings.Split(ansi.Wrap(strings.Join(first[1:], " "), w-indent, " /-"), "\n")
+	out := []string{first[0]}
+	for _, r := range rest {
+		out = append(out, pad+r)
+	}
+	return out
 }
 
 // wrapUntrusted sanitises evidence text (keeping its escapes visible) and

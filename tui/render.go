@@ -53,7 +53,7 @@ const ellipsis = "…"
 // shortID keeps the start and the end of a long id: UUIDv7 ids share their
 // time prefix, so the tail tells neighbours apart. The short form is
 // accepted back by : and by the CLI (package idform); plain mode writes
-// "head..tail".
+// "head~tail".
 func shortID(id string, plain bool) string {
 	r := []rune(id)
 	if len(id) <= colID || len(r) <= colID {
@@ -61,7 +61,7 @@ func shortID(id string, plain bool) string {
 	}
 	mark := ellipsis
 	if plain {
-		mark = ".."
+		mark = "~"
 	}
 	return string(r[:8]) + mark + string(r[len(r)-5:])
 }
@@ -80,27 +80,41 @@ func firstLine(s string, n int) string {
 	return s[:n]
 }
 
+// renderTabs draws the tab bar; when the names do not fit, inactive tabs
+// shorten to four letters, then to their number.
 func (m *Model) renderTabs(w int) string {
 	s := m.styles
-	var b strings.Builder
-	m.tabHits = m.tabHits[:0]
-	x := 0
-	title := s.Title.Render("memscope") + " "
-	b.WriteString(title)
-	x += ansi.StringWidth(title)
-	for v := View(0); v < viewCount; v++ {
-		label := fmt.Sprintf(" %d %s ", v+1, v)
-		if v == m.view {
-			label = s.TabActive.Render("[" + label[1:len(label)-1] + "]")
-		} else {
-			label = s.Tab.Render(label)
+	for _, short := range []int{0, 4, 1} {
+		var b strings.Builder
+		m.tabHits = m.tabHits[:0]
+		x := 0
+		title := s.Title.Render("memscope") + " "
+		b.WriteString(title)
+		x += ansi.StringWidth(title)
+		for v := View(0); v < viewCount; v++ {
+			name := v.String()
+			if v != m.view && short > 0 {
+				name = name[:min(len(name), short)]
+				if short == 1 {
+					name = ""
+				}
+			}
+			label := strings.TrimRight(fmt.Sprintf(" %d %s", v+1, name), " ") + " "
+			if v == m.view {
+				label = s.TabActive.Render("[" + strings.TrimSpace(label) + "]")
+			} else {
+				label = s.Tab.Render(label)
+			}
+			n := ansi.StringWidth(label)
+			m.tabHits = append(m.tabHits, hit{x, x + n})
+			b.WriteString(label)
+			x += n
 		}
-		n := ansi.StringWidth(label)
-		m.tabHits = append(m.tabHits, hit{x, x + n})
-		b.WriteString(label)
-		x += n
+		if x <= w || short == 1 {
+			return b.String()
+		}
 	}
-	return b.String()
+	return ""
 }
 
 func (m *Model) renderStatus(w int) string {
