@@ -193,7 +193,7 @@ run_at() {
   wait_for "story 6/6"
   wait_for "G minus 2 writes"
   wait_for "vs G"
-  wait_for "what-if: 2 removed"
+  wait_for "2 removed"
 
   step "help scrolls to the glossary; quit"
   keys '?'

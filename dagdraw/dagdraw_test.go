@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mattn/go-runewidth"
-	"github.com/memscope/memscope/lineage"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -249,28 +248,6 @@ func TestSVG(t *testing.T) {
 	if _, err := SVG(context.Background(), "digraph {"); err == nil {
 		t.Error("broken DOT accepted")
 	}
-}
-
-func TestFromNeighbourhood(t *testing.T) {
-	lg := lineage.Build([]lineage.Entry{
-		{ID: "0190c2c4-aaaa-7000-8000-000000000001", Writer: "external:web", Recorded: lineage.External},
-		{ID: "0190c2c4-aaaa-7000-8000-000000000002", Writer: "agent:1", Parents: []string{"0190c2c4-aaaa-7000-8000-000000000001"}, Weights: []float64{0.9}},
-		{ID: "0190c2c4-aaaa-7000-8000-000000000003", Writer: "agent:1", Parents: []string{"0190c2c4-aaaa-7000-8000-000000000002"}, Weights: []float64{0.2}},
-	})
-	labels, err := lg.Propagate(lineage.Options{Tau: 0.3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nb, err := lg.Neighbourhood("0190c2c4-aaaa-7000-8000-000000000002", 0, 1, 0, labels, 0.3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := FromNeighbourhood(nb, nil)
-	l, err := NewLayout(g, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "lineage_chain_w80", l.Text(80, Box))
 }
 
 // checkContinuity asserts that pipes are unbroken: a line leaving a row

@@ -79,16 +79,6 @@ func (gl Glyphs) cell(c cell) string {
 	return gl.Cross
 }
 
-// graphWidth is the display width of the lane area including the "+N"
-// overflow marker column.
-func (l *Layout) graphWidth() int {
-	w := min(l.maxLanes, l.cap) * 2
-	if l.maxLanes > l.cap {
-		w += 4 // "+NN "
-	}
-	return w
-}
-
 // RenderRow draws row i in at most width display columns.
 func (l *Layout) RenderRow(i, width int, gl Glyphs) string {
 	r := l.rows[i]

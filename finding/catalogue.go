@@ -29,6 +29,17 @@ const (
 	GateMaterialised       Code = "GATE_MATERIALISED"
 	ParentMissing          Code = "PARENT_MISSING"
 	SourceMissing          Code = "SOURCE_MISSING"
+	TableUnsigned          Code = "TABLE_UNSIGNED"
+)
+
+// Codes of the snapshot file as a whole (the loader's structural checks).
+const (
+	SchemaNotTable         Code = "SCHEMA_NOT_TABLE"
+	SchemaTableMissing     Code = "SCHEMA_TABLE_MISSING"
+	SchemaExtraObject      Code = "SCHEMA_EXTRA_OBJECT"
+	SnapshotWALPending     Code = "SNAPSHOT_WAL_PENDING"
+	SnapshotWALPresent     Code = "SNAPSHOT_WAL_PRESENT"
+	SnapshotJournalPresent Code = "SNAPSHOT_JOURNAL_PRESENT"
 )
 
 // Codes of the lineage analysis (docs/LINEAGE.md).
@@ -53,6 +64,30 @@ const (
 	ReplayIFCBlind         Code = "REPLAY_IFC_BLIND"
 	ReplayRecordedMismatch Code = "REPLAY_RECORDED_MISMATCH"
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
+)
+
+// Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
+const (
+	DiffFork                    Code = "DIFF_FORK"
+	DiffRollback                Code = "DIFF_ROLLBACK"
+	DiffConsistencyNotChecked   Code = "DIFF_CONSISTENCY_NOT_CHECKED"
+	DiffRemovedWithoutTombstone Code = "DIFF_REMOVED_WITHOUT_TOMBSTONE"
+	DiffSignedChanged           Code = "DIFF_SIGNED_CHANGED"
+	DiffUnsignedChanged         Code = "DIFF_UNSIGNED_CHANGED"
+)
+
+// Codes of the native-store readers (docs/STORES.md).
+const (
+	StoreUnsigned         Code = "STORE_UNSIGNED"
+	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
+	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted           Code = "MEM0_DELETED"
+	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
+	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
 )
 
 // Spec describes one catalogued code. Severity is the code's usual
@@ -118,7 +153,7 @@ var Catalogue = Catalog{
 	{RecordMalformed, FamEncoding, SevError, "the signed record could not be decoded strictly"},
 	{RecordNotCanonical, FamEncoding, SevError, "the signed record is not in CBOR Core Deterministic Encoding"},
 	{ColumnMismatch, FamEncoding, SevError, "a decoded convenience column disagrees with the signed record"},
-	{RowMalformed, FamEncoding, SevError, "a non-record table row could not be read"},
+	{RowMalformed, FamEncoding, SevError, "a table row could not be read (a cell of the wrong type, NULL, or over its size limit, or an unsigned row that does not parse); the row is skipped and every other row is still read"},
 	{RecordNotInLog, FamLog, SevError, "the record's leaf is not in the log"},
 	{LeafWithoutRecord, FamLog, SevError, "a log leaf names a record that is neither in the snapshot nor tombstoned (deletion without tombstone)"},
 	{LeafMalformed, FamLog, SevError, "a log leaf is neither a record leaf nor a tombstone"},
@@ -136,6 +171,14 @@ var Catalogue = Catalog{
 	{GateMaterialised, FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
+	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
+
+	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
+	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},
+	{SchemaExtraObject, FamSnapshot, SevWarning, "the snapshot holds a trigger, view or virtual table the format does not have (never read or fired)"},
+	{SnapshotWALPending, FamSnapshot, SevError, "a -wal file beside the snapshot holds committed transactions SQLite would show; the report covers the main file only"},
+	{SnapshotWALPresent, FamSnapshot, SevWarning, "a -wal file beside the snapshot holds no valid committed transaction, or could not be examined"},
+	{SnapshotJournalPresent, FamSnapshot, SevError, "a rollback journal beside the snapshot: SQLite would roll the file back; the report reads the file as it is"},
 
 	{LineageEmptyID, FamLineage, SevWarning, "an entry has an empty id; it is kept but nothing can name it as a parent"},
 	{LineageDuplicateID, FamLineage, SevError, "two entries share an id; parent references resolve to the first"},
@@ -150,10 +193,27 @@ var Catalogue = Catalog{
 	{LineageLaundering, FamLineage, SevError, "an entry's recorded trust is safer than its recomputed trust at tau (an error when it lets an untrusted entry pass the gate, else a warning)"},
 	{LineageGateViolation, FamLineage, SevError, "a dispatched action that the gate, recomputed over lineage, would have refused"},
 
+	{StoreUnsigned, FamCoverage, SevWarning, "a native store carries no signatures: every provenance fact is declared by the store's own fields, nothing is verified"},
+	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
+	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
+	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
+	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
+	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
+	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
+	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
+	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+
+	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
+	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},
+	{DiffConsistencyNotChecked, FamDiff, SevWarning, "the consistency of the two checkpoints was not checked (no log given, a checkpoint missing or unreadable)"},
+	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
+	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
+	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
 }
 
 var index = func() map[Code]Spec {

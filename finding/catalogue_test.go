@@ -72,17 +72,17 @@ func TestLookupAndNew(t *testing.T) {
 
 func TestOfAndFamilies(t *testing.T) {
 	t.Parallel()
-	verifyFams := []Family{FamSignatures, FamRegistry, FamEncoding, FamLog, FamTombstones, FamHMAC, FamGate, FamReferences}
+	verifyFams := []Family{FamSignatures, FamRegistry, FamEncoding, FamLog, FamTombstones, FamHMAC, FamGate, FamReferences, FamSnapshot}
 	got := Catalogue.Of(verifyFams...)
 	for _, s := range got {
 		if s.Family == FamLineage || s.Family == FamReplay {
 			t.Errorf("Of returned %s of family %s", s.Code, s.Family)
 		}
 	}
-	if len(got) != 27 {
-		t.Errorf("verify families hold %d codes, want 27", len(got))
+	if len(got) != 33 {
+		t.Errorf("verify families hold %d codes, want 33", len(got))
 	}
-	if fams := Catalogue.Families(); len(fams) != 10 || fams[0] != FamSignatures || fams[9] != FamReplay {
+	if fams := Catalogue.Families(); len(fams) != 14 || fams[0] != FamSignatures || fams[12] != FamReplay || fams[13] != FamDiff {
 		t.Errorf("Families() = %v", fams)
 	}
 }

@@ -31,6 +31,15 @@ const (
 	FamLineage Family = "lineage"
 	// FamReplay: retrieval replayed on G and on G_auth.
 	FamReplay Family = "replay"
+	// FamSnapshot: the snapshot file as a whole (schema, WAL, journal).
+	FamSnapshot Family = "snapshot"
+	// FamDiff: two snapshots of one store compared (memscope diff).
+	FamDiff Family = "diff"
+	// FamCoverage: rows that no signature or tag covers.
+	FamCoverage Family = "coverage"
+	// FamStore: what a native store's own fields say and fail to explain
+	// (HippoRAG 2, LightRAG, Mem0, SMSR, GraphRAG; docs/STORES.md).
+	FamStore Family = "store"
 )
 
 // Code is a stable finding code, UPPER_SNAKE. Codes never change meaning

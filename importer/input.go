@@ -10,86 +10,40 @@
 package importer
 
 import (
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
+	"github.com/memscope/memscope/graphfile"
+	"github.com/memscope/memscope/record"
 )
 
-// Format is an input file format.
-type Format string
+// The input format lives in package graphfile (read side); these names keep
+// the importer's API.
+type (
+	Format     = graphfile.Format
+	InputError = graphfile.InputError
+	Node       = graphfile.Node
+	Edge       = graphfile.Edge
+	Query      = graphfile.Query
+	Graph      = graphfile.Graph
+)
 
 const (
-	CSV   Format = "csv"
-	JSONL Format = "jsonl"
+	CSV                  = graphfile.CSV
+	JSONL                = graphfile.JSONL
+	LabelAuthenticated   = graphfile.LabelAuthenticated
+	LabelUnauthenticated = graphfile.LabelUnauthenticated
+	DefaultK             = graphfile.DefaultK
+	MaxK                 = graphfile.MaxK
 )
 
-// ParseFormat accepts "csv" or "jsonl" (any case).
-func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(s) {
-	case "csv":
-		return CSV, nil
-	case "jsonl", "ndjson":
-		return JSONL, nil
-	}
-	return "", fmt.Errorf("format %q: want csv or jsonl", s)
-}
+var (
+	ParseFormat  = graphfile.ParseFormat
+	DetectFormat = graphfile.DetectFormat
+	ReadNodes    = graphfile.ReadNodes
+	ReadEdges    = graphfile.ReadEdges
+	ReadQueries  = graphfile.ReadQueries
+)
 
-// DetectFormat picks a file's format: the override when given, else the
-// file extension (.csv, .jsonl, .ndjson; a trailing .txt is not guessed).
-func DetectFormat(path string, override Format) (Format, error) {
-	if override != "" {
-		return ParseFormat(string(override))
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		return CSV, nil
-	case ".jsonl", ".ndjson":
-		return JSONL, nil
-	}
-	return "", fmt.Errorf("%s: cannot tell the format from the extension (want .csv or .jsonl); pass --format", path)
-}
+func short(s string) string { return graphfile.Short(s) }
 
-// InputError names where an input file is wrong: the file, the 1-based line
-// (0 when the problem is the file as a whole) and the field.
-type InputError struct {
-	File  string
-	Line  int
-	Field string
-	Err   error
-}
+func nameProblem(s string) string { return record.NameProblem(s) }
 
-func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, " line %d", e.Line)
-	}
-	if e.Field != "" {
-		b.WriteString(", field ")
-		b.WriteString(e.Field)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
-
-// loc is a position in an input file, used to build InputErrors.
-type loc struct {
-	file string
-	line int
-}
-
-func (l loc) errf(field, format string, a ...any) error {
-	return &InputError{File: l.file, Line: l.line, Field: field, Err: fmt.Errorf(format, a...)}
-}
-
-func (l loc) wrap(field string, err error) error {
-	var ie *InputError
-	if errors.As(err, &ie) {
-		return err
-	}
-	return &InputError{File: l.file, Line: l.line, Field: field, Err: err}
-}
+func principalProblem(s string) string { return record.PrincipalProblem(s) }

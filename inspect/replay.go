@@ -65,10 +65,8 @@ func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared 
 	if !ok {
 		return false
 	}
-	for _, c := range rep.EntryStatus[eid].Codes {
-		if verify.SignatureFailed(c) || c == finding.WriterUnregistered {
-			return false
-		}
+	if rep.Entry(eid).Signature == verify.Failed {
+		return false
 	}
 	return rep.Channels[s.Entries[i].Writer] == record.ChannelAuthenticated
 }
@@ -98,7 +96,11 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 		}
 		pol = importedPolicy{pol}
 	}
-	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
+	mode := s.Opts.CulpritMode
+	if mode == "" {
+		mode = replay.CulpritsFast
+	}
+	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, CulpritMode: mode, Evictions: s.Opts.Evictions, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
 }
 
 // Imported reports whether the store was written by memscope import.

@@ -8,6 +8,7 @@ package inspect
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -34,6 +36,11 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
+	// CulpritMode is how replay searches for culprit writes ("": fast).
+	CulpritMode replay.CulpritMode
+	// Evictions runs replay's single-edge eviction probe (slow: one
+	// bisection per selected target).
+	Evictions bool
 }
 
 // Entry is the in-memory summary of one entry row, kept for every entry.
@@ -58,8 +65,23 @@ type Write struct {
 	Weight   float64
 	Writer   string
 	Sources  []string
+	TS       int64
 	Leaf     int64
 	Bad      error // decode failure
+}
+
+// PrincipalEvent is a registry event's summary (for the timeline).
+type PrincipalEvent struct {
+	ID, Op, Principal, Channel string
+	TS                         int64
+	Leaf                       int64
+}
+
+// TombstoneRec is a tombstone's summary (for the timeline).
+type TombstoneRec struct {
+	Target, Writer, Reason string
+	TS                     int64
+	Leaf                   int64
 }
 
 // ClaimedLeaf is a record id and the leaf index its row claims.
@@ -93,6 +115,10 @@ type Session struct {
 	// and write leaves are on Entry.Leaf and Write.Leaf).
 	PrincipalLeaves []ClaimedLeaf
 	TombstoneLeaves []ClaimedLeaf
+	// Registry events and tombstones in stored order, decoded where the
+	// signed bytes allow (the row's columns otherwise).
+	PrincipalEvents []PrincipalEvent
+	TombstoneRecs   []TombstoneRec
 	// LoadIssues are tables that could not be read; analyses continue
 	// without them.
 	LoadIssues []string
@@ -106,11 +132,20 @@ type Session struct {
 // Open opens the snapshot and reads its small tables. Entries are read by
 // Load, which is the slow part on big stores.
 func Open(ctx context.Context, opts Options) (*Session, error) {
-	snap, err := loader.Open(opts.Snapshot)
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta}
+	opened := false
+	defer func() {
+		if !opened {
+			snap.Close()
+		}
+	}()
+	for _, p := range snap.Problems() {
+		s.LoadIssues = append(s.LoadIssues, string(p.Kind)+": "+p.Message)
+	}
 	if s.Opts.Title == "" {
 		s.Opts.Title = opts.Snapshot
 	}
@@ -119,24 +154,52 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s.Entries = make([]Entry, total)
-	if s.Nodes, err = snap.Nodes(ctx); err != nil {
+	// A malformed row is skipped and listed; the other rows are kept.
+	issue := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var re loader.RowErrors
+		if errors.As(err, &re) {
+			for _, e := range re {
+				s.LoadIssues = append(s.LoadIssues, e.Error())
+			}
+			return nil
+		}
 		s.LoadIssues = append(s.LoadIssues, err.Error())
+		return nil
 	}
-	if s.Queries, err = snap.Queries(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.Nodes, err = snap.Nodes(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
-	if s.Actions, err = snap.Actions(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.Queries, err = snap.Queries(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
-	if s.GateEvents, err = snap.GateEvents(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.Actions, err = snap.Actions(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
-	if s.Checkpoints, err = snap.Checkpoints(ctx); err != nil {
-		s.LoadIssues = append(s.LoadIssues, err.Error())
+	s.GateEvents, err = snap.GateEvents(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
+	}
+	s.Checkpoints, err = snap.Checkpoints(ctx)
+	if err := issue(err); err != nil {
+		return nil, err
 	}
 	err = snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
 		s.Principals++
 		s.PrincipalLeaves = append(s.PrincipalLeaves, ClaimedLeaf{r.RID, r.LeafIndex})
+		pe := PrincipalEvent{ID: r.RID, Op: r.Op, Principal: r.Principal, Channel: r.Channel, TS: r.TS, Leaf: r.LeafIndex}
+		if r.Event != nil {
+			pe.Op, pe.Principal, pe.Channel, pe.TS = r.Event.Op, r.Event.Principal, r.Event.Channel, int64(r.Event.TS)
+		}
+		s.PrincipalEvents = append(s.PrincipalEvents, pe)
 		return nil
 	})
 	if err != nil {
@@ -145,15 +208,20 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	err = snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
 		s.Tombstones = append(s.Tombstones, r.Target)
 		s.TombstoneLeaves = append(s.TombstoneLeaves, ClaimedLeaf{r.Target, r.LeafIndex})
+		tr := TombstoneRec{Target: r.Target, Leaf: r.LeafIndex}
+		if r.Tombstone != nil {
+			tr.Writer, tr.Reason, tr.TS = r.Tombstone.Writer, r.Tombstone.Reason, int64(r.Tombstone.TS)
+		}
+		s.TombstoneRecs = append(s.TombstoneRecs, tr)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
-		w := Write{ID: r.WID, Kind: r.Kind, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Weight: r.Weight, Writer: r.Writer, Leaf: r.LeafIndex, Bad: r.DecodeErr}
+		w := Write{ID: r.WID, Kind: r.Kind, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Weight: r.Weight, Writer: r.Writer, TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
 		if r.Write != nil {
-			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer = r.Write.Kind, r.Write.Src, r.Write.Dst, r.Write.Rel, r.Write.Weight, r.Write.Writer
+			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer, w.TS = r.Write.Kind, r.Write.Src, r.Write.Dst, r.Write.Rel, r.Write.Weight, r.Write.Writer, int64(r.Write.TS)
 			for _, id := range r.Write.Sources {
 				w.Sources = append(w.Sources, id.String())
 			}
@@ -164,6 +232,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	opened = true
 	return s, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -56,8 +57,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // Snapshot is an open, read-only snapshot.
 type Snapshot struct {
 	Path string
-	Meta map[string]string
-	db   *sql.DB
+	// Meta holds the meta table's unsigned key/value claims. Nothing in it
+	// may decide a label, a policy or a verdict; it is shown as a claim.
+	Meta     map[string]string
+	db       *sql.DB
+	problems []Problem
+	refused  map[string]string // format table -> why it is not read
 }
 
 // DSN is the modernc.org/sqlite connection string that opens path read-only
@@ -72,16 +77,30 @@ func DSN(path string) (string, error) {
 	return u.String(), nil
 }
 
-// Open opens a snapshot for reading. It fails with a clear error when the
-// file is missing, unreadable, not SQLite, or not a memscope snapshot.
-func Open(path string) (*Snapshot, error) {
+// Open opens a snapshot for reading without a deadline; see OpenContext.
+func Open(path string) (*Snapshot, error) { return OpenContext(context.Background(), path) }
+
+// OpenContext opens a snapshot for reading. It fails with a clear error when
+// the file is missing, unreadable, not a regular file, not SQLite, or not a
+// memscope snapshot. Structural problems that do not stop reading (a view
+// in place of a table, a -wal file beside the snapshot) are listed by
+// Problems.
+func OpenContext(ctx context.Context, path string) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &Error{File: path, Err: err} }
+	st, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	if !st.Mode().IsRegular() {
+		// A FIFO or device would block or never end.
+		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fail(err)
 	}
 	var header [16]byte
-	n, _ := f.Read(header[:])
+	n, _ := io.ReadFull(f, header[:])
 	f.Close()
 	if n < 16 || string(header[:15]) != "SQLite format 3" {
 		return fail(errors.New("not a SQLite database (bad header)"))
@@ -95,30 +114,56 @@ func Open(path string) (*Snapshot, error) {
 		return fail(err)
 	}
 	db.SetMaxOpenConns(2)
-	s := &Snapshot{Path: path, db: db, Meta: map[string]string{}}
-	rows, err := db.Query("SELECT key, value FROM meta")
-	if err != nil {
+	s := &Snapshot{Path: path, db: db, Meta: map[string]string{}, refused: map[string]string{}}
+	if err := s.checkStructure(ctx); err != nil {
 		db.Close()
-		return nil, &Error{File: path, Table: "meta", Err: err}
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			db.Close()
-			return nil, &Error{File: path, Table: "meta", Err: err}
-		}
-		s.Meta[k] = v
-	}
-	if err := rows.Err(); err != nil {
+	if why := s.refused["meta"]; why != "" {
 		db.Close()
-		return nil, &Error{File: path, Table: "meta", Err: err}
+		return nil, &Error{File: path, Table: "meta", Err: fmt.Errorf("table meta %s; not a memscope snapshot that can be read", why)}
+	}
+	if err := s.readMeta(ctx); err != nil {
+		db.Close()
+		return nil, err
 	}
 	if got := s.Meta[snapshot.MetaFormat]; got != snapshot.FormatName {
 		db.Close()
 		return nil, &Error{File: path, Table: "meta", Record: snapshot.MetaFormat, Err: fmt.Errorf("format %q, want %q", got, snapshot.FormatName)}
 	}
+	s.checkSidecars()
 	return s, nil
+}
+
+// readMeta reads the meta table with every cell and the row count bounded.
+func (s *Snapshot) readMeta(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT octet_length(key), octet_length(value),
+		CASE WHEN octet_length(key) <= ? AND octet_length(value) <= ? THEN key END,
+		CASE WHEN octet_length(key) <= ? AND octet_length(value) <= ? THEN value END FROM meta LIMIT ?`,
+		maxIDCell, maxMetaCell, maxIDCell, maxMetaCell, maxMetaRows+1)
+	if err != nil {
+		return &Error{File: s.Path, Table: "meta", Err: err}
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if n++; n > maxMetaRows {
+			return &Error{File: s.Path, Table: "meta", Err: fmt.Errorf("more than %d rows", maxMetaRows)}
+		}
+		var kl, vl sql.NullInt64
+		var k, v sql.NullString
+		if err := rows.Scan(&kl, &vl, &k, &v); err != nil {
+			return &Error{File: s.Path, Table: "meta", Record: fmt.Sprintf("row %d", n), Err: err}
+		}
+		if !k.Valid || !v.Valid {
+			return &Error{File: s.Path, Table: "meta", Record: fmt.Sprintf("row %d", n), Err: fmt.Errorf("key of %d bytes or value of %d bytes is NULL or over the limit (%d, %d)", kl.Int64, vl.Int64, maxIDCell, maxMetaCell)}
+		}
+		s.Meta[k.String] = v.String
+	}
+	if err := rows.Err(); err != nil {
+		return &Error{File: s.Path, Table: "meta", Err: err}
+	}
+	return nil
 }
 
 // Close releases the database handle.
@@ -130,6 +175,9 @@ func (s *Snapshot) Count(ctx context.Context, table string) (int, error) {
 	case "principals", "entries", "nodes", "writes", "tombstones", "queries", "actions", "gate_events", "checkpoints":
 	default:
 		return 0, fmt.Errorf("loader: no table %q", table)
+	}
+	if s.refused[table] != "" {
+		return 0, nil
 	}
 	var n int
 	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
@@ -161,13 +209,6 @@ type reasonError struct{ fe *record.FieldError }
 
 func (r reasonError) Error() string { return r.fe.Reason }
 func (r reasonError) Unwrap() error { return r.fe }
-
-func nullInt(v sql.NullInt64) int64 {
-	if !v.Valid {
-		return -1
-	}
-	return v.Int64
-}
 
 func decodeJSON(raw string, out any) error {
 	dec := json.NewDecoder(strings.NewReader(raw))

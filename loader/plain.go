@@ -2,7 +2,6 @@ package loader
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -38,6 +37,19 @@ type Action struct {
 	Justification []string
 	Dispatched    bool
 	TS            int64
+	// Query is the query whose selection the action followed; "" when the
+	// store does not record it.
+	Query string
+	// Sources maps a parameter to the entries its value came from (From)
+	// and the other entries that offered a value (Alt); nil when the store
+	// does not record them (older stores, imports).
+	Sources map[string]ParamSources
+}
+
+// ParamSources are the entries behind one action parameter.
+type ParamSources struct {
+	From []string `json:"from"`
+	Alt  []string `json:"alt"`
 }
 
 // GateEvent is a recorded commit-gate decision.
@@ -59,30 +71,33 @@ type CheckpointRow struct {
 	Note   []byte
 }
 
-// Nodes reads every graph vertex.
+var nodeCols = []column{{"id", maxIDCell, false}, {"kind", maxIDCell, false}, {"label", maxTextCell, false}, {"eid", maxIDCell, true}}
+
+// Nodes reads every graph vertex. A malformed row is skipped and listed in
+// the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) Nodes(ctx context.Context) ([]Node, error) {
+	const t = "nodes"
 	var out []Node
-	err := s.stream(ctx, "nodes", "SELECT id, kind, label, eid FROM nodes ORDER BY seq", func(rows *sql.Rows) error {
-		var n Node
-		var eid sql.NullString
-		if err := rows.Scan(&n.ID, &n.Kind, &n.Label, &eid); err != nil {
-			return s.errf("nodes", "", "", err)
-		}
-		n.EID = eid.String
-		switch n.Kind {
-		case snapshot.NodePassage, snapshot.NodeEntity:
-		default:
-			return s.errf("nodes", n.ID, "kind", fmt.Errorf("%q is not passage or entity", n.Kind))
-		}
-		if n.EID != "" {
+	bad := rowErrs{s: s, table: t}
+	err := s.streamBounded(ctx, t, nodeCols, "", nil, func(r *row) error {
+		n := Node{ID: r.str(s, t, 0), Kind: r.str(s, t, 1), Label: r.str(s, t, 2), EID: r.str(s, t, 3)}
+		switch {
+		case r.err != nil:
+		case n.Kind != snapshot.NodePassage && n.Kind != snapshot.NodeEntity:
+			r.fail(s, t, n.ID, "kind", "%q is not passage or entity", n.Kind)
+		case n.EID != "":
 			if _, err := record.ParseID(n.EID); err != nil {
-				return s.errf("nodes", n.ID, "eid", err)
+				r.fail(s, t, n.ID, "eid", "%v", err)
 			}
+		}
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
 		}
 		out = append(out, n)
 		return nil
 	})
-	return out, err
+	return out, bad.result(err)
 }
 
 func finiteScores(m map[string]float64) error {
@@ -94,102 +109,169 @@ func finiteScores(m map[string]float64) error {
 	return nil
 }
 
-// Queries reads every recorded query.
+var queryCols = []column{{"id", maxIDCell, false}, {"text", maxTextCell, false}, {"k", maxNumCell, false}, {"reset", maxJSONCell, false},
+	{"dense", maxJSONCell, true}, {"selected", maxJSONCell, true}, {"ts", maxNumCell, false}}
+
+// Queries reads every recorded query. A malformed row is skipped and
+// listed in the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) Queries(ctx context.Context) ([]Query, error) {
+	const t = "queries"
 	var out []Query
-	err := s.stream(ctx, "queries", "SELECT id, text, k, reset, dense, selected, ts FROM queries ORDER BY seq", func(rows *sql.Rows) error {
-		var q Query
-		var reset string
-		var dense, sel sql.NullString
-		if err := rows.Scan(&q.ID, &q.Text, &q.K, &reset, &dense, &sel, &q.TS); err != nil {
-			return s.errf("queries", "", "", err)
-		}
-		if err := decodeJSON(reset, &q.Reset); err != nil {
-			return s.errf("queries", q.ID, "reset", err)
-		}
-		if err := finiteScores(q.Reset); err != nil {
-			return s.errf("queries", q.ID, "reset", err)
-		}
-		if dense.Valid {
-			if err := decodeJSON(dense.String, &q.Dense); err != nil {
-				return s.errf("queries", q.ID, "dense", err)
-			}
-			if err := finiteScores(q.Dense); err != nil {
-				return s.errf("queries", q.ID, "dense", err)
+	bad := rowErrs{s: s, table: t}
+	err := s.streamBounded(ctx, t, queryCols, "", nil, func(r *row) error {
+		q := Query{ID: r.str(s, t, 0), Text: r.str(s, t, 1), K: int(r.int(s, t, 2, 0)), TS: r.int(s, t, 6, 0)}
+		reset, dense, sel := r.str(s, t, 3), r.vals[4], r.vals[5]
+		if r.err == nil {
+			if err := decodeJSON(reset, &q.Reset); err != nil {
+				r.fail(s, t, q.ID, "reset", "%v", err)
+			} else if err := finiteScores(q.Reset); err != nil {
+				r.fail(s, t, q.ID, "reset", "%v", err)
 			}
 		}
-		if sel.Valid {
-			if err := decodeJSON(sel.String, &q.Selected); err != nil {
-				return s.errf("queries", q.ID, "selected", err)
+		if r.err == nil && dense != nil {
+			if err := decodeJSON(r.str(s, t, 4), &q.Dense); err != nil {
+				r.fail(s, t, q.ID, "dense", "%v", err)
+			} else if err := finiteScores(q.Dense); err != nil {
+				r.fail(s, t, q.ID, "dense", "%v", err)
 			}
 		}
-		if q.K <= 0 || q.K > 1000 {
-			return s.errf("queries", q.ID, "k", fmt.Errorf("%d is outside 1..1000", q.K))
+		if r.err == nil && sel != nil {
+			if err := decodeJSON(r.str(s, t, 5), &q.Selected); err != nil {
+				r.fail(s, t, q.ID, "selected", "%v", err)
+			}
+		}
+		if r.err == nil && (q.K <= 0 || q.K > 1000) {
+			r.fail(s, t, q.ID, "k", "%d is outside 1..1000", q.K)
+		}
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
 		}
 		out = append(out, q)
 		return nil
 	})
-	return out, err
+	return out, bad.result(err)
 }
 
-// Actions reads every recorded action.
+var actionCols = []column{{"id", maxIDCell, false}, {"tool", maxIDCell, false}, {"params", maxJSONCell, false}, {"justification", maxJSONCell, false},
+	{"dispatched", maxNumCell, false}, {"ts", maxNumCell, false}}
+
+// Actions reads every recorded action. A malformed row is skipped and
+// listed in the returned RowErrors; every other row is returned with it.
+// The query and sources columns are newer than the table: a store without
+// them reads as not recording them.
 func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
+	const t = "actions"
+	cols := actionCols
+	if have, err := s.columns(ctx, t); err != nil {
+		return nil, err
+	} else if have["query"] && have["sources"] {
+		cols = append(append([]column(nil), actionCols...), column{"query", maxIDCell, true}, column{"sources", maxJSONCell, true})
+	}
 	var out []Action
-	err := s.stream(ctx, "actions", "SELECT id, tool, params, justification, dispatched, ts FROM actions ORDER BY seq", func(rows *sql.Rows) error {
-		var a Action
-		var params, just string
-		var dispatched int
-		if err := rows.Scan(&a.ID, &a.Tool, &params, &just, &dispatched, &a.TS); err != nil {
-			return s.errf("actions", "", "", err)
+	bad := rowErrs{s: s, table: t}
+	err := s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
+		a := Action{ID: r.str(s, t, 0), Tool: r.str(s, t, 1), Dispatched: r.int(s, t, 4, 0) != 0, TS: r.int(s, t, 5, 0)}
+		params, just := r.str(s, t, 2), r.str(s, t, 3)
+		var sources string
+		if len(cols) > len(actionCols) {
+			a.Query, sources = r.str(s, t, 6), r.str(s, t, 7)
 		}
-		if err := decodeJSON(params, &a.Params); err != nil {
-			return s.errf("actions", a.ID, "params", err)
+		if r.err == nil {
+			if err := decodeJSON(params, &a.Params); err != nil {
+				r.fail(s, t, a.ID, "params", "%v", err)
+			} else if err := decodeJSON(just, &a.Justification); err != nil {
+				r.fail(s, t, a.ID, "justification", "%v", err)
+			} else if sources != "" {
+				if err := decodeJSON(sources, &a.Sources); err != nil {
+					r.fail(s, t, a.ID, "sources", "%v", err)
+				}
+				for p, ps := range a.Sources {
+					for _, id := range append(append([]string(nil), ps.From...), ps.Alt...) {
+						if _, err := record.ParseID(id); err != nil {
+							r.fail(s, t, a.ID, "sources", "parameter %q: %v", p, err)
+						}
+					}
+				}
+			}
 		}
-		if err := decodeJSON(just, &a.Justification); err != nil {
-			return s.errf("actions", a.ID, "justification", err)
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
 		}
-		a.Dispatched = dispatched != 0
 		out = append(out, a)
 		return nil
 	})
-	return out, err
+	return out, bad.result(err)
 }
 
-// GateEvents reads every commit-gate decision.
+// columns lists a table's column names.
+func (s *Snapshot) columns(ctx context.Context, table string) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, s.errf(table, "", "", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, s.errf(table, "", "", err)
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
+}
+
+var gateCols = []column{{"id", maxIDCell, false}, {"candidate_eid", maxIDCell, false}, {"candidate_hash", maxIDCell, false}, {"verdict", maxIDCell, false},
+	{"reason", maxTextCell, false}, {"version_before", maxNumCell, false}, {"version_after", maxNumCell, false}, {"ts", maxNumCell, false}}
+
+// GateEvents reads every commit-gate decision. A malformed row is skipped
+// and listed in the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) GateEvents(ctx context.Context) ([]GateEvent, error) {
+	const t = "gate_events"
 	var out []GateEvent
-	err := s.stream(ctx, "gate_events", "SELECT id, candidate_eid, candidate_hash, verdict, reason, version_before, version_after, ts FROM gate_events ORDER BY seq", func(rows *sql.Rows) error {
-		var g GateEvent
-		var h string
-		if err := rows.Scan(&g.ID, &g.CandidateEID, &h, &g.Verdict, &g.Reason, &g.VersionBefore, &g.VersionAfter, &g.TS); err != nil {
-			return s.errf("gate_events", "", "", err)
+	bad := rowErrs{s: s, table: t}
+	err := s.streamBounded(ctx, t, gateCols, "", nil, func(r *row) error {
+		g := GateEvent{ID: r.str(s, t, 0), CandidateEID: r.str(s, t, 1), Verdict: r.str(s, t, 3), Reason: r.str(s, t, 4),
+			VersionBefore: r.int(s, t, 5, 0), VersionAfter: r.int(s, t, 6, 0), TS: r.int(s, t, 7, 0)}
+		h := r.str(s, t, 2)
+		if r.err == nil {
+			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
+				r.fail(s, t, g.ID, "candidate_hash", "want 64 hex digits, got %q", h)
+			} else {
+				copy(g.CandidateHash[:], b)
+			}
 		}
-		b, err := hex.DecodeString(h)
-		if err != nil || len(b) != 32 {
-			return s.errf("gate_events", g.ID, "candidate_hash", fmt.Errorf("want 64 hex digits, got %q", h))
+		if r.err == nil && g.Verdict != snapshot.GateAccept && g.Verdict != snapshot.GateReject {
+			r.fail(s, t, g.ID, "verdict", "%q is not accept or reject", g.Verdict)
 		}
-		copy(g.CandidateHash[:], b)
-		if g.Verdict != snapshot.GateAccept && g.Verdict != snapshot.GateReject {
-			return s.errf("gate_events", g.ID, "verdict", fmt.Errorf("%q is not accept or reject", g.Verdict))
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
 		}
 		out = append(out, g)
 		return nil
 	})
-	return out, err
+	return out, bad.result(err)
 }
 
-// Checkpoints reads every checkpoint the store recorded, oldest first.
+var checkpointCols = []column{{"seen_at", maxNumCell, false}, {"note", maxNoteCell, false}}
+
+// Checkpoints reads every checkpoint the store recorded, oldest first. A
+// malformed row is skipped and listed in the returned RowErrors.
 func (s *Snapshot) Checkpoints(ctx context.Context) ([]CheckpointRow, error) {
+	const t = "checkpoints"
 	var out []CheckpointRow
-	err := s.stream(ctx, "checkpoints", "SELECT seq, seen_at, note FROM checkpoints ORDER BY seq", func(rows *sql.Rows) error {
-		var c CheckpointRow
-		var n string
-		if err := rows.Scan(&c.Seq, &c.SeenAt, &n); err != nil {
-			return s.errf("checkpoints", "", "", err)
+	bad := rowErrs{s: s, table: t}
+	err := s.streamBounded(ctx, t, checkpointCols, "", nil, func(r *row) error {
+		c := CheckpointRow{Seq: r.seq, SeenAt: r.int(s, t, 0, 0), Note: r.blob(s, t, 1)}
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
 		}
-		c.Note = []byte(n)
 		out = append(out, c)
 		return nil
 	})
-	return out, err
+	return out, bad.result(err)
 }

@@ -2,15 +2,15 @@ package loader
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/memscope/memscope/record"
 )
 
 // EntryRow is one row of the entries table. Entry is nil when the signed
-// bytes could not be decoded; DecodeErr then says why, naming the field.
+// bytes could not be decoded or the row's cells could not be read;
+// DecodeErr then says why, naming the field (errors.Is(DecodeErr, ErrRow)
+// for a cell problem).
 type EntryRow struct {
 	Seq       int64
 	EID       string
@@ -69,46 +69,35 @@ type TombstoneRow struct {
 // ErrStop ends a streaming callback early without an error.
 var ErrStop = errors.New("stop")
 
-// stream runs a query and hands each row to scan; ErrStop ends quietly.
-func (s *Snapshot) stream(ctx context.Context, table, query string, scan func(*sql.Rows) error) error {
-	rows, err := s.db.QueryContext(ctx, query)
-	if err != nil {
-		return s.errf(table, "", "", err)
+var entryCols = []column{{"eid", maxIDCell, false}, {"writer", maxIDCell, false}, {"trust", maxNumCell, false}, {"ts", maxNumCell, false},
+	{"content", maxTextCell, false}, {"session_id", maxIDCell, true}, {"hmac_tag", maxIDCell, true}, {"leaf_index", maxNumCell, true}, {"record", maxBlobCell, false}}
+
+func (s *Snapshot) entryRow(r *row) *EntryRow {
+	const t = "entries"
+	e := &EntryRow{Seq: r.seq, EID: r.str(s, t, 0), Writer: r.str(s, t, 1), Trust: int(r.int(s, t, 2, 0)), TS: r.int(s, t, 3, 0),
+		Content: r.str(s, t, 4), SessionID: r.str(s, t, 5), HMACTag: r.str(s, t, 6), LeafIndex: r.int(s, t, 7, -1), Raw: r.blob(s, t, 8)}
+	if r.err != nil {
+		e.DecodeErr = r.err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return s.errf(table, "", "", err)
-	}
-	return nil
+	return e
 }
 
 // EachEntryRaw streams entries without decoding the signed bytes, for
-// callers that decode in parallel (see DecodeEntryRow). Raw is reused
-// between calls only if the callback does not keep it; it is a fresh slice
-// for every row here.
+// callers that decode in parallel (see DecodeEntryRow). Raw is a fresh
+// slice for every row. A row whose cells could not be read comes with
+// DecodeErr already set.
 func (s *Snapshot) EachEntryRaw(ctx context.Context, fn func(*EntryRow) error) error {
-	return s.stream(ctx, "entries", "SELECT seq, eid, writer, trust, ts, content, session_id, hmac_tag, leaf_index, record FROM entries ORDER BY seq", func(rows *sql.Rows) error {
-		var r EntryRow
-		var sess, tag sql.NullString
-		var leaf sql.NullInt64
-		if err := rows.Scan(&r.Seq, &r.EID, &r.Writer, &r.Trust, &r.TS, &r.Content, &sess, &tag, &leaf, &r.Raw); err != nil {
-			return s.errf("entries", fmt.Sprintf("seq %d", r.Seq), "", err)
-		}
-		r.SessionID, r.HMACTag, r.LeafIndex = sess.String, tag.String, nullInt(leaf)
-		return fn(&r)
+	return s.streamBounded(ctx, "entries", entryCols, "", nil, func(r *row) error {
+		return fn(s.entryRow(r))
 	})
 }
 
-// DecodeEntryRow decodes a row's signed bytes into r.Entry or r.DecodeErr.
+// DecodeEntryRow decodes a row's signed bytes into r.Entry or r.DecodeErr;
+// a row that already failed to read keeps its error.
 func (s *Snapshot) DecodeEntryRow(r *EntryRow) {
+	if r.DecodeErr != nil {
+		return
+	}
 	r.Entry, r.DecodeErr = record.DecodeEntry(r.Raw)
 	if r.DecodeErr != nil {
 		r.DecodeErr = s.recordErr("entries", r.EID, r.DecodeErr)
@@ -123,80 +112,92 @@ func (s *Snapshot) EachEntry(ctx context.Context, fn func(*EntryRow) error) erro
 	})
 }
 
+var writeCols = []column{{"wid", maxIDCell, false}, {"kind", maxIDCell, false}, {"src", maxIDCell, false}, {"dst", maxIDCell, false},
+	{"rel", maxIDCell, false}, {"weight", maxNumCell, false}, {"writer", maxIDCell, false}, {"ts", maxNumCell, false},
+	{"leaf_index", maxNumCell, true}, {"record", maxBlobCell, false}}
+
 // EachWrite streams structural writes with their records decoded.
 func (s *Snapshot) EachWrite(ctx context.Context, fn func(*WriteRow) error) error {
-	return s.stream(ctx, "writes", "SELECT seq, wid, kind, src, dst, rel, weight, writer, ts, leaf_index, record FROM writes ORDER BY seq", func(rows *sql.Rows) error {
-		var r WriteRow
-		var leaf sql.NullInt64
-		if err := rows.Scan(&r.Seq, &r.WID, &r.Kind, &r.Src, &r.Dst, &r.Rel, &r.Weight, &r.Writer, &r.TS, &leaf, &r.Raw); err != nil {
-			return s.errf("writes", fmt.Sprintf("seq %d", r.Seq), "", err)
+	const t = "writes"
+	return s.streamBounded(ctx, t, writeCols, "", nil, func(r *row) error {
+		w := &WriteRow{Seq: r.seq, WID: r.str(s, t, 0), Kind: r.str(s, t, 1), Src: r.str(s, t, 2), Dst: r.str(s, t, 3), Rel: r.str(s, t, 4),
+			Weight: r.real(s, t, 5), Writer: r.str(s, t, 6), TS: r.int(s, t, 7, 0), LeafIndex: r.int(s, t, 8, -1), Raw: r.blob(s, t, 9)}
+		if r.err != nil {
+			w.DecodeErr = r.err
+			return fn(w)
 		}
-		r.LeafIndex = nullInt(leaf)
-		r.Write, r.DecodeErr = record.DecodeWrite(r.Raw)
-		if r.DecodeErr != nil {
-			r.DecodeErr = s.recordErr("writes", r.WID, r.DecodeErr)
+		w.Write, w.DecodeErr = record.DecodeWrite(w.Raw)
+		if w.DecodeErr != nil {
+			w.DecodeErr = s.recordErr(t, w.WID, w.DecodeErr)
 		}
-		return fn(&r)
+		return fn(w)
 	})
 }
 
-// EachPrincipal streams registry events with their records decoded.
+var principalCols = []column{{"rid", maxIDCell, false}, {"op", maxIDCell, false}, {"principal", maxIDCell, false}, {"channel", maxIDCell, false},
+	{"ts", maxNumCell, false}, {"leaf_index", maxNumCell, true}, {"record", maxBlobCell, false}}
+
+// EachPrincipal streams registry events with their records decoded, in
+// the snapshot's row order (which is unsigned: verify applies them in log
+// order).
 func (s *Snapshot) EachPrincipal(ctx context.Context, fn func(*PrincipalRow) error) error {
-	return s.stream(ctx, "principals", "SELECT seq, rid, op, principal, channel, ts, leaf_index, record FROM principals ORDER BY seq", func(rows *sql.Rows) error {
-		var r PrincipalRow
-		var leaf sql.NullInt64
-		if err := rows.Scan(&r.Seq, &r.RID, &r.Op, &r.Principal, &r.Channel, &r.TS, &leaf, &r.Raw); err != nil {
-			return s.errf("principals", fmt.Sprintf("seq %d", r.Seq), "", err)
+	const t = "principals"
+	return s.streamBounded(ctx, t, principalCols, "", nil, func(r *row) error {
+		p := &PrincipalRow{Seq: r.seq, RID: r.str(s, t, 0), Op: r.str(s, t, 1), Principal: r.str(s, t, 2), Channel: r.str(s, t, 3),
+			TS: r.int(s, t, 4, 0), LeafIndex: r.int(s, t, 5, -1), Raw: r.blob(s, t, 6)}
+		if r.err != nil {
+			p.DecodeErr = r.err
+			return fn(p)
 		}
-		r.LeafIndex = nullInt(leaf)
-		r.Event, r.DecodeErr = record.DecodePrincipalEvent(r.Raw)
-		if r.DecodeErr != nil {
-			r.DecodeErr = s.recordErr("principals", r.RID, r.DecodeErr)
+		p.Event, p.DecodeErr = record.DecodePrincipalEvent(p.Raw)
+		if p.DecodeErr != nil {
+			p.DecodeErr = s.recordErr(t, p.RID, p.DecodeErr)
 		}
-		return fn(&r)
+		return fn(p)
 	})
 }
+
+var tombstoneCols = []column{{"target", maxIDCell, false}, {"leaf_index", maxNumCell, true}, {"record", maxBlobCell, false}}
 
 // EachTombstone streams tombstones with their records decoded.
 func (s *Snapshot) EachTombstone(ctx context.Context, fn func(*TombstoneRow) error) error {
-	return s.stream(ctx, "tombstones", "SELECT seq, target, leaf_index, record FROM tombstones ORDER BY seq", func(rows *sql.Rows) error {
-		var r TombstoneRow
-		var leaf sql.NullInt64
-		if err := rows.Scan(&r.Seq, &r.Target, &leaf, &r.Raw); err != nil {
-			return s.errf("tombstones", fmt.Sprintf("seq %d", r.Seq), "", err)
+	const t = "tombstones"
+	return s.streamBounded(ctx, t, tombstoneCols, "", nil, func(r *row) error {
+		ts := &TombstoneRow{Seq: r.seq, Target: r.str(s, t, 0), LeafIndex: r.int(s, t, 1, -1), Raw: r.blob(s, t, 2)}
+		if r.err != nil {
+			ts.DecodeErr = r.err
+			return fn(ts)
 		}
-		r.LeafIndex = nullInt(leaf)
-		r.Tombstone, r.DecodeErr = record.DecodeTombstone(r.Raw)
-		if r.DecodeErr != nil {
-			r.DecodeErr = s.recordErr("tombstones", r.Target, r.DecodeErr)
+		ts.Tombstone, ts.DecodeErr = record.DecodeTombstone(ts.Raw)
+		if ts.DecodeErr != nil {
+			ts.DecodeErr = s.recordErr(t, ts.Target, ts.DecodeErr)
 		}
-		return fn(&r)
+		return fn(ts)
 	})
 }
 
 // EntryByID reads and decodes one entry row by its id.
 func (s *Snapshot) EntryByID(ctx context.Context, eid string) (*EntryRow, error) {
-	var r EntryRow
-	var sess, tag sql.NullString
-	var leaf sql.NullInt64
-	err := s.db.QueryRowContext(ctx, "SELECT seq, eid, writer, trust, ts, content, session_id, hmac_tag, leaf_index, record FROM entries WHERE eid = ?", eid).
-		Scan(&r.Seq, &r.EID, &r.Writer, &r.Trust, &r.TS, &r.Content, &sess, &tag, &leaf, &r.Raw)
+	var out *EntryRow
+	err := s.streamBounded(ctx, "entries", entryCols, "eid = ?", []any{eid}, func(r *row) error {
+		out = s.entryRow(r)
+		return ErrStop
+	})
 	if err != nil {
-		return nil, s.errf("entries", eid, "", err)
+		return nil, err
 	}
-	r.SessionID, r.HMACTag, r.LeafIndex = sess.String, tag.String, nullInt(leaf)
-	s.DecodeEntryRow(&r)
-	return &r, nil
+	if out == nil {
+		return nil, s.errf("entries", eid, "", errors.New("no such entry"))
+	}
+	s.DecodeEntryRow(out)
+	return out, nil
 }
 
 // EachEntryID streams only the id column of the entries table, in row
-// order: a cheap first pass for checks that need every id up front.
+// order: a cheap first pass for checks that need every id up front. A row
+// whose id cannot be read is passed as "".
 func (s *Snapshot) EachEntryID(ctx context.Context, fn func(eid string) error) error {
-	return s.stream(ctx, "entries", "SELECT eid FROM entries ORDER BY seq", func(rows *sql.Rows) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return s.errf("entries", "", "eid", err)
-		}
-		return fn(id)
+	return s.streamBounded(ctx, "entries", entryCols[:1], "", nil, func(r *row) error {
+		return fn(r.str(s, "entries", 0))
 	})
 }

@@ -1,8 +1,12 @@
 package replay
 
 import (
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/memscope/memscope/diff"
 )
@@ -26,10 +30,14 @@ type Culprits struct {
 	// only when even removing every candidate does not (possible when the
 	// G_auth cut-off is a near-tie); Set is then empty.
 	Restores bool
-	// Minimal: ddmin finished within the budget, so Set is 1-minimal.
-	// False: the budget ran out; Set still restores G_auth but may shrink.
-	Minimal bool
-	Solves  int // PPR solves spent
+	// Minimal: the search finished within its budget, so Set is
+	// 1-minimal. False: the budget or the time ran out; Set still restores
+	// G_auth but may shrink.
+	Minimal   bool
+	OutOfTime bool // the time budget, not the solve budget, ran out
+	Mode      CulpritMode
+	Solves    int // PPR solves spent
+	Sweeps    int // Gauss-Seidel sweeps over the graph spent by those solves
 }
 
 // Culprit is one write of the culprit set with the effect of removing it
@@ -39,17 +47,23 @@ type Culprit struct {
 	Src, Dst string
 	Weight   float64
 	Label    EdgeLabel
-	Alone    Selection   // selection on G without this write only
+	// Alone is the selection on G without this write only. Its ranking is
+	// exact; its scores are certified only to the precision that decides
+	// the ranking (see selectFrom), not to the full solve tolerance.
+	Alone    Selection
 	Changes  diff.Result // G (before) against G without this write (after)
 	Restores bool        // removing it alone restores the G_auth selection
 }
 
-func (r *Replayer) culprits(reset []float64, k int, onG []float64, row Row) (*Culprits, error) {
+func (r *Replayer) culprits(reset []float64, k int, onG, onAuth []float64, row Row) (*Culprits, error) {
 	g := r.g
+	deadline := time.Now().Add(r.cfg.CulpritTime)
 	cands := r.reachableUnauth(reset)
 	// Put the writes that move the most walk mass on G first, so ddmin's
-	// first halves tend to hold the culprits and it converges in fewer solves.
-	flow := func(e int32) float64 {
+	// first halves tend to hold the culprits and it converges in fewer
+	// solves, and so the fast search's shortest restoring prefix is short.
+	flow := make(map[int32]float64, len(cands))
+	for _, e := range cands {
 		ed := g.edges[e]
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		var f float64
@@ -59,47 +73,233 @@ func (r *Replayer) culprits(reset []float64, k int, onG []float64, row Row) (*Cu
 		if s := g.strength[b]; s > 0 {
 			f += ed.Weight * onG[b] / s
 		}
-		return f
+		flow[e] = f
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return flow(cands[i]) > flow(cands[j]) })
-	out := &Culprits{Candidates: len(cands)}
+	sort.SliceStable(cands, func(i, j int) bool { return flow[cands[i]] > flow[cands[j]] })
+	out := &Culprits{Candidates: len(cands), Mode: r.cfg.CulpritMode}
 	want := row.GAuth.IDs()
-	restores := func(without []int32) (bool, error) {
-		out.Solves++
-		s, err := g.solve(reset, r.cfg.Solve, []*view{g.newView(without)})
+	var sweeps atomic.Int64
+	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
+		sel, n, err := g.selectFrom(reset, r.cfg.Solve, g.newView(without), r.warmStart(without, len(cands), onG, onAuth), k)
+		sweeps.Add(int64(n))
 		if err != nil {
 			return false, err
 		}
-		got := g.selectPassages(s[0], k).IDs()
-		return slices.Equal(got, want), nil
+		return slices.Equal(sel.IDs(), want), nil
+	}}
+	// Both searches assume the full candidate set restores; check rather
+	// than trust.
+	ok, err := t.first([][]int32{cands})
+	out.Solves = t.spent
+	if ok == stopped {
+		out.OutOfTime = t.outOfTime
 	}
-	// ddmin assumes the full candidate set restores; check rather than trust.
-	if ok, err := restores(cands); err != nil || !ok {
+	if err != nil || ok < 0 {
 		return out, err
 	}
 	out.Restores = true
-	set, minimal, err := ddmin(cands, restores, r.cfg.CulpritBudget-1)
+	var set []int32
+	var minimal bool
+	if r.cfg.CulpritMode == CulpritsFast {
+		set, minimal, err = fastReduce(cands, t)
+	} else {
+		set, minimal, err = ddmin(cands, t)
+	}
+	out.Solves = t.spent
 	if err != nil {
 		return nil, err
 	}
 	out.Minimal = minimal
+	out.OutOfTime = t.outOfTime
 	sort.Slice(set, func(i, j int) bool { return set[i] < set[j] })
-	for _, e := range set {
+	out.Set = make([]Culprit, len(set))
+	errs := make([]error, len(set))
+	parallel(len(set), func(i int) {
+		e := set[i]
 		ed := g.edges[e]
-		s, err := g.solve(reset, r.cfg.Solve, []*view{g.newView([]int32{e})})
+		alone, n, err := g.selectFrom(reset, r.cfg.Solve, g.newView([]int32{e}), onG, k)
+		sweeps.Add(int64(n))
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels[e]}
+		c.Alone = alone
+		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
+			return
+		}
+		c.Restores = slices.Equal(c.Alone.IDs(), want)
+		out.Set[i] = c
+	})
+	out.Solves += len(set)
+	out.Sweeps = int(sweeps.Load())
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out.Solves++
-		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels[e]}
-		c.Alone = g.selectPassages(s[0], k)
-		if c.Changes, err = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); err != nil {
-			return nil, err
-		}
-		c.Restores = slices.Equal(c.Alone.IDs(), want)
-		out.Set = append(out.Set, c)
 	}
 	return out, nil
+}
+
+// warmStart picks the solved view closest to G minus without: G's scores
+// when few candidates are removed, G_auth's when most are (G_auth is G
+// minus every candidate, and the non-candidates carry no walk mass).
+func (r *Replayer) warmStart(without []int32, cands int, onG, onAuth []float64) []float64 {
+	if 2*len(without) > cands {
+		return onAuth
+	}
+	return onG
+}
+
+// tester runs culprit tests (one PPR solve each) within a solve budget and
+// a deadline, two at a time on two cores.
+type tester struct {
+	test      func(without []int32) (bool, error)
+	budget    int
+	deadline  time.Time
+	spent     int
+	outOfTime bool
+}
+
+// exhausted says whether the budget or the deadline is spent.
+func (t *tester) exhausted() bool {
+	if t.spent >= t.budget {
+		return true
+	}
+	if time.Now().After(t.deadline) {
+		t.outOfTime = true
+		return true
+	}
+	return false
+}
+
+// stopped is first's answer when the budget or the deadline ran out first.
+const stopped = -2
+
+// first tests the sets in order and returns the index of the first that
+// passes, -1 when none does, or stopped. Sets are tested in pairs on two goroutines when there are
+// two cores; the answer is the same as testing one by one (the first pass
+// in order wins), only a speculative second solve may be spent.
+func (t *tester) first(sets [][]int32) (int, error) {
+	width := min(2, runtime.GOMAXPROCS(0))
+	for i := 0; i < len(sets); i += width {
+		if t.exhausted() {
+			return stopped, nil
+		}
+		n := min(width, len(sets)-i, t.budget-t.spent)
+		ok := make([]bool, n)
+		errs := make([]error, n)
+		parallel(n, func(j int) { ok[j], errs[j] = t.test(sets[i+j]) })
+		t.spent += n
+		for j := 0; j < n; j++ {
+			if errs[j] != nil {
+				return -1, errs[j]
+			}
+			if ok[j] {
+				return i + j, nil
+			}
+		}
+	}
+	return -1, nil
+}
+
+// parallel runs fn(0..n-1), on as many goroutines as there are cores.
+func parallel(n int, fn func(i int)) {
+	if n <= 1 || runtime.GOMAXPROCS(0) == 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// fastReduce finds the shortest prefix of cands (ordered by walk mass)
+// whose removal restores the selection, then drops single writes until a
+// full pass drops none: at that point the set is 1-minimal, as ddmin's is.
+// The prefix search gallops (1, 2, 4, ... writes) because the culprits are
+// usually among the heaviest few, then bisects; it tests two cut points per
+// round, one per core. It assumes that removing more of the heaviest writes
+// never undoes a restoration; where that fails the reduction still keeps
+// only restoring sets, so the answer restores either way.
+func fastReduce(cands []int32, t *tester) (set []int32, minimal bool, err error) {
+	lo, hi := 0, len(cands) // removing cands[:hi] restores; cands[:lo] is not known to
+	// try tests the prefixes of the given lengths (ascending, inside
+	// (lo, hi)) and narrows lo and hi; false when the budget ran out.
+	try := func(cuts []int) (bool, error) {
+		sets := make([][]int32, len(cuts))
+		for i, c := range cuts {
+			sets[i] = cands[:c]
+		}
+		i, err := t.first(sets)
+		switch {
+		case err != nil:
+			return false, err
+		case i == stopped:
+			return false, nil
+		case i >= 0:
+			hi = cuts[i]
+			if i > 0 {
+				lo = cuts[i-1]
+			}
+		default:
+			lo = cuts[len(cuts)-1]
+		}
+		return true, nil
+	}
+	for step := 1; hi == len(cands) && 2*step < len(cands); step *= 4 {
+		if ok, err := try([]int{step, 2 * step}); err != nil || !ok {
+			return cands[:hi], false, err
+		}
+	}
+	for hi-lo > 1 {
+		a := lo + (hi-lo+2)/3
+		b := lo + 2*(hi-lo+1)/3
+		cuts := []int{a}
+		if b > a && b < hi {
+			cuts = append(cuts, b)
+		}
+		if ok, err := try(cuts); err != nil || !ok {
+			return cands[:hi], false, err
+		}
+	}
+	set = append([]int32(nil), cands[:hi]...)
+	for {
+		dropped := false
+		// Least walk mass first: the likeliest to be unnecessary. The
+		// trials of one pass are tested two at a time; the first that
+		// restores is taken and the pass goes on from there.
+		for i := len(set) - 1; i >= 0 && len(set) > 1; {
+			var trials [][]int32
+			for j := i; j >= 0 && len(trials) < 2; j-- {
+				trials = append(trials, append(append([]int32(nil), set[:j]...), set[j+1:]...))
+			}
+			j, err := t.first(trials)
+			if err != nil {
+				return nil, false, err
+			}
+			if j == stopped {
+				return set, false, nil
+			}
+			if j >= 0 {
+				set, dropped = trials[j], true
+				i -= j + 1
+				continue
+			}
+			i -= len(trials)
+		}
+		if !dropped {
+			return set, true, nil
+		}
+	}
 }
 
 // reachableUnauth returns the unauthenticated walk-carrying edges inside the
@@ -135,54 +335,53 @@ func (r *Replayer) reachableUnauth(reset []float64) []int32 {
 	return out
 }
 
-// ddmin reduces cands (for which test is assumed true) to a 1-minimal subset
-// for which test is still true (Zeller and Hildebrandt's delta debugging,
-// complement-and-subset form). It stops after budget tests and then reports
-// minimal=false with the smallest passing set found so far.
-func ddmin(cands []int32, test func([]int32) (bool, error), budget int) (set []int32, minimal bool, err error) {
+// ddmin reduces cands (for which the test is assumed true) to a 1-minimal
+// subset for which the test is still true (Zeller and Hildebrandt's delta
+// debugging, complement-and-subset form). When the tester's budget or
+// deadline runs out it reports minimal=false with the smallest passing set
+// found so far.
+func ddmin(cands []int32, t *tester) (set []int32, minimal bool, err error) {
 	c := append([]int32(nil), cands...)
 	if len(c) == 0 {
 		return c, true, nil
-	}
-	spent := 0
-	try := func(s []int32) (bool, error) {
-		spent++
-		return test(s)
 	}
 	n := 2
 	for len(c) >= 2 {
 		if n > len(c) {
 			n = len(c)
 		}
+		if t.exhausted() {
+			return c, false, nil
+		}
 		parts := split(c, n)
 		reduced := false
-		for _, p := range parts {
-			if spent >= budget {
+		i, err := t.first(parts)
+		if err != nil {
+			return nil, false, err
+		}
+		if i == stopped {
+			return c, false, nil
+		}
+		if i >= 0 {
+			c, n, reduced = parts[i], 2, true
+		}
+		if !reduced && n > 2 {
+			if t.exhausted() {
 				return c, false, nil
 			}
-			ok, err := try(p)
+			comps := make([][]int32, len(parts))
+			for j := range parts {
+				comps[j] = complement(parts, j)
+			}
+			i, err := t.first(comps)
 			if err != nil {
 				return nil, false, err
 			}
-			if ok {
-				c, n, reduced = p, 2, true
-				break
+			if i == stopped {
+				return c, false, nil
 			}
-		}
-		if !reduced && n > 2 {
-			for i := range parts {
-				if spent >= budget {
-					return c, false, nil
-				}
-				comp := complement(parts, i)
-				ok, err := try(comp)
-				if err != nil {
-					return nil, false, err
-				}
-				if ok {
-					c, n, reduced = comp, max(n-1, 2), true
-					break
-				}
+			if i >= 0 {
+				c, n, reduced = comps[i], max(n-1, 2), true
 			}
 		}
 		if !reduced {

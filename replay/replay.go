@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/memscope/memscope/diff"
 )
@@ -33,17 +34,57 @@ type Config struct {
 	Policy LabelPolicy // nil: PolicyDefault
 	Solve  SolveOptions
 	K      int // default top-k for queries that carry none (DefaultK)
-	// Culprits runs delta debugging for every row whose G and G_auth
-	// selections differ; each test is one PPR solve.
-	Culprits bool
+	// Culprits searches, for every row whose G and G_auth selections
+	// differ, for a set of writes whose removal restores G_auth; each test
+	// is one PPR solve. CulpritMode says how (empty: CulpritsMinimal).
+	Culprits    bool
+	CulpritMode CulpritMode
+	// Evictions runs the single-edge eviction probe for every target
+	// selected on G (see Eviction): up to about 9 + 24 PPR solves per
+	// evictable target, so callers turn it on for one query at a time.
+	Evictions bool
 	// CulpritBudget caps the PPR solves one culprit search may spend
 	// (0: DefaultCulpritBudget). A search that hits it reports Minimal=false.
 	CulpritBudget int
+	// CulpritTime caps the wall time of one culprit search (0: the mode's
+	// default). A search that hits it reports the best set so far with
+	// Minimal=false.
+	CulpritTime time.Duration
+}
+
+// CulpritMode chooses the culprit search.
+type CulpritMode string
+
+const (
+	// CulpritsNone skips the search.
+	CulpritsNone CulpritMode = "none"
+	// CulpritsFast bisects the writes ordered by the walk mass they carry
+	// on G for the shortest restoring prefix, then drops writes one at a
+	// time until none can go: about log2(candidates) + 2|set| solves.
+	CulpritsFast CulpritMode = "fast"
+	// CulpritsMinimal is delta debugging (ddmin) over every candidate.
+	CulpritsMinimal CulpritMode = "minimal"
+)
+
+// ParseCulpritMode reads a --culprits flag value.
+func ParseCulpritMode(s string) (CulpritMode, error) {
+	switch m := CulpritMode(s); m {
+	case CulpritsNone, CulpritsFast, CulpritsMinimal:
+		return m, nil
+	}
+	return "", fmt.Errorf("culprit mode %q: want none, fast or minimal", s)
 }
 
 // DefaultCulpritBudget bounds ddmin's worst case (quadratic in the number
 // of candidate writes) so a row never hangs the caller.
 const DefaultCulpritBudget = 400
+
+// Default time budgets of one culprit search: fast is for interactive use,
+// minimal for a report that may take a while.
+const (
+	DefaultFastCulpritTime    = 2 * time.Second
+	DefaultMinimalCulpritTime = 30 * time.Second
+)
 
 // Replayer replays queries on G and G_auth for one graph and label policy.
 // It is safe for concurrent use.
@@ -54,6 +95,8 @@ type Replayer struct {
 	unauth []int32 // every unauthenticated edge, in edge order
 	full   *view   // G
 	auth   *view   // G_auth: G minus every unauthenticated write
+
+	counter solveCounter
 }
 
 // NewReplayer labels every edge of g with the policy and prepares G and
@@ -70,6 +113,21 @@ func NewReplayer(g *Graph, cfg Config) (*Replayer, error) {
 	}
 	if cfg.CulpritBudget == 0 {
 		cfg.CulpritBudget = DefaultCulpritBudget
+	}
+	switch cfg.CulpritMode {
+	case "":
+		cfg.CulpritMode = CulpritsMinimal
+	case CulpritsNone:
+		cfg.Culprits = false
+	case CulpritsFast, CulpritsMinimal:
+	default:
+		return nil, fmt.Errorf("replay: unknown culprit mode %q", cfg.CulpritMode)
+	}
+	if cfg.CulpritTime == 0 {
+		cfg.CulpritTime = DefaultMinimalCulpritTime
+		if cfg.CulpritMode == CulpritsFast {
+			cfg.CulpritTime = DefaultFastCulpritTime
+		}
 	}
 	var err error
 	if cfg.Solve, err = cfg.Solve.normalised(); err != nil {
@@ -118,10 +176,15 @@ type Row struct {
 	// TieDecided: the class may be an artefact of node-order tie breaking at
 	// the cut-off on either side.
 	TieDecided bool
-	Recorded   *RecordedCheck
-	Targets    []Lemma1    // one per passage selected on either side or recorded
-	Culprits   *Culprits   // nil unless Config.Culprits and the row is not SAME
-	Immune     []ImmuneRow // nil unless the query carries dense scores
+	// Rank1Changed: the top passage differs between G and G_auth. On a
+	// REORDER row the set is the same yet what the agent read first is
+	// not: flagged because a reader that takes the first passage acts
+	// differently.
+	Rank1Changed bool
+	Recorded     *RecordedCheck
+	Targets      []Lemma1    // one per passage selected on either side or recorded
+	Culprits     *Culprits   // nil unless Config.Culprits and the row is not SAME
+	Immune       []ImmuneRow // nil unless the query carries dense scores
 }
 
 // RecordedCheck compares the recorded selection with the replayed one on G.
@@ -143,8 +206,13 @@ func (r *Replayer) queryK(q Query) (int, error) {
 	return q.K, nil
 }
 
-// Replay replays one query on G and G_auth (solved together).
-func (r *Replayer) Replay(q Query) (Row, error) {
+// Replay replays one query on G and G_auth (solved together, on two cores
+// when there are two).
+func (r *Replayer) Replay(q Query) (Row, error) { return r.replay(q, false) }
+
+// replay is Replay; oneCore solves G and G_auth as a fused pair on the
+// calling goroutine, for callers that already run one query per core.
+func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
 	k, err := r.queryK(q)
 	if err != nil {
 		return Row{}, err
@@ -153,7 +221,12 @@ func (r *Replayer) Replay(q Query) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
-	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth})
+	var scores [][]float64
+	if oneCore {
+		scores, err = r.g.solvePair(reset, r.cfg.Solve, r.full, r.auth, reset, reset)
+	} else {
+		scores, err = r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth})
+	}
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
@@ -172,9 +245,15 @@ func (r *Replayer) Replay(q Query) (Row, error) {
 			return Row{}, err
 		}
 	}
+	row.Rank1Changed = len(row.G.Items) > 0 && len(row.GAuth.Items) > 0 && row.G.Items[0].NodeID != row.GAuth.Items[0].NodeID
 	row.Targets = r.lemma1(q, reset, k, scores[0], scores[1], row)
+	if r.cfg.Evictions {
+		if err := r.evictions(reset, k, scores[0], row, row.Targets); err != nil {
+			return Row{}, fmt.Errorf("query %q: eviction probe: %w", q.ID, err)
+		}
+	}
 	if r.cfg.Culprits && row.Class != diff.Same {
-		c, err := r.culprits(reset, k, scores[0], row)
+		c, err := r.culprits(reset, k, scores[0], scores[1], row)
 		if err != nil {
 			return Row{}, fmt.Errorf("query %q: culprits: %w", q.ID, err)
 		}
@@ -235,7 +314,10 @@ func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
 				if i >= len(qs) {
 					return
 				}
-				rows[i], errs[i] = r.Replay(qs[i])
+				// With a query per core, splitting each query's two views
+				// over the cores as well would only make the workers queue
+				// for them: each worker solves its pair fused.
+				rows[i], errs[i] = r.replay(qs[i], workers > 1)
 			}
 		}()
 	}

@@ -123,13 +123,11 @@ func TestLemma1Constants(t *testing.T) {
 	if got := TeleportFloor(0.5, 0.2); math.Abs(got-0.10) > 1e-15 {
 		t.Errorf("floor %v, want 0.10 for a uniform 5-seed target", got)
 	}
-	g, _ := attackGraph(t)
-	r, err := NewReplayer(g, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// p0 holds 0.2 of the reset (floor 0.1, safe); p1 holds none (evictable).
-	row, err := r.Replay(Query{ID: "l", Reset: map[string]float64{"q": 4, "p0": 1}})
+}
+
+func lemmaOf(t *testing.T, r *Replayer, reset map[string]float64) map[string]Lemma1 {
+	t.Helper()
+	row, err := r.Replay(Query{ID: "l", Reset: reset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +135,121 @@ func TestLemma1Constants(t *testing.T) {
 	for _, l := range row.Targets {
 		found[l.NodeID] = l
 	}
-	if l := found["p0"]; math.Abs(l.ResetMass-0.2) > 1e-15 || math.Abs(l.Floor-0.1) > 1e-15 || l.Evictable {
-		t.Errorf("p0: %+v, want reset 0.2, floor 0.1, not evictable", l)
+	return found
+}
+
+// The capture bound comes from the query's own seeds: a uniform 5-seed
+// reset reproduces the paper's 0.05, while the same target under a query
+// whose seed mass is concentrated on one other node is evictable.
+func TestLemma1FromResetMasses(t *testing.T) {
+	g, _ := attackGraph(t)
+	r, err := NewReplayer(g, Config{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if l, ok := found["p1"]; !ok || l.Floor != 0 || !l.Evictable {
-		t.Errorf("p1: %+v (present %v), want floor 0 and evictable", l, ok)
+	uniform := lemmaOf(t, r, map[string]float64{"q": 1, "m": 1, "p0": 1, "x": 1, "x2": 1})
+	if l := uniform["p0"]; math.Abs(l.CaptureBound-CaptureBound(0.5, 5)) > 1e-15 || math.Abs(l.Floor-0.1) > 1e-15 || l.Evictable {
+		t.Errorf("uniform seeds, p0: %+v, want floor 0.1 above bound 0.05", l)
+	}
+	if l, ok := uniform["p1"]; !ok || l.Floor != 0 || !l.Evictable {
+		t.Errorf("uniform seeds, p1: %+v (present %v), want floor 0 and evictable", l, ok)
+	}
+	conc := lemmaOf(t, r, map[string]float64{"q": 4, "p0": 1})
+	if l := conc["p0"]; math.Abs(l.Floor-0.1) > 1e-15 || math.Abs(l.CaptureBound-0.2) > 1e-15 || l.Seed != "q" || !l.Evictable {
+		t.Errorf("concentrated seed, p0: %+v, want floor 0.1 below bound 0.25*0.8 from q", l)
+	}
+	// A target that is the only seed has no other seed to be out-captured by.
+	alone := lemmaOf(t, r, map[string]float64{"p0": 1})
+	if l := alone["p0"]; l.CaptureBound != 0 || l.Evictable {
+		t.Errorf("sole seed p0: %+v, want bound 0, not evictable", l)
+	}
+}
+
+// cleanGraph is attackGraph's authenticated part: no attack writes.
+func cleanGraph(t *testing.T, extra ...Edge) *Graph {
+	t.Helper()
+	full, edges := attackGraph(t)
+	var keep []Edge
+	for _, e := range edges {
+		if len(e.Prov.Sources) > 0 {
+			keep = append(keep, e)
+		}
+	}
+	g, err := NewGraph(full.Nodes(), append(keep, extra...), DropSelfLoops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The eviction probe's weight is checked against independent replays: a
+// graph with that edge a little heavier evicts the target, a little
+// lighter does not. Margins are score minus the (k+1)-th.
+func TestEvictionProbe(t *testing.T) {
+	g := cleanGraph(t)
+	r, err := NewReplayer(g, Config{K: 2, Evictions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{ID: "e", Reset: map[string]float64{"q": 3, "m": 1}}
+	row, err := r.Replay(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, l := range row.Targets {
+		if l.RankG < 0 {
+			continue
+		}
+		if want := l.ScoreG - row.G.Next.Score; math.Abs(l.Margin-want) > 1e-15 || l.Margin <= 0 {
+			t.Errorf("%s: margin %v, want %v", l.NodeID, l.Margin, want)
+		}
+		ev := l.Eviction
+		if ev == nil || !ev.Found {
+			continue
+		}
+		found++
+		probe := func(w float64) bool {
+			pg := cleanGraph(t, Edge{ID: "probe", Src: ev.Seed, Dst: ev.Sink, Weight: w, Prov: noSource})
+			rr, err := NewReplayer(pg, Config{K: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, err := rr.Replay(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return !slices.Contains(row.G.IDs(), l.NodeID)
+		}
+		if !probe(ev.Weight*1.01) || probe(ev.Weight*0.95) {
+			t.Errorf("%s: probe %s->%s weight %g is not the eviction threshold", l.NodeID, ev.Seed, ev.Sink, ev.Weight)
+		}
+		if ev.Weight <= 0 || ev.Weight >= MaxProbeWeight {
+			t.Errorf("%s: probe weight %g outside (0, %g)", l.NodeID, ev.Weight, MaxProbeWeight)
+		}
+	}
+	if found == 0 {
+		t.Fatalf("no selected target is evictable by one edge: %+v", row.Targets)
+	}
+}
+
+func TestRank1Changed(t *testing.T) {
+	g, _ := attackGraph(t)
+	r, _ := NewReplayer(g, Config{K: 2})
+	row, err := r.Replay(Query{ID: "r", Reset: map[string]float64{"q": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !row.Rank1Changed || row.G.Items[0].NodeID == row.GAuth.Items[0].NodeID {
+		t.Errorf("rank 1 %s on G vs %s on G_auth, flag %v", row.G.Items[0].NodeID, row.GAuth.Items[0].NodeID, row.Rank1Changed)
+	}
+	same, err := NewReplayer(cleanGraph(t), Config{K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, _ = same.Replay(Query{ID: "s", Reset: map[string]float64{"q": 3}})
+	if row.Rank1Changed {
+		t.Error("a graph without unauthenticated writes flags a rank-1 change")
 	}
 }
 

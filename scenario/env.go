@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"golang.org/x/mod/sumdb/note"
@@ -37,6 +38,14 @@ type Manifest struct {
 	// Expect says in a sentence what a responder should find.
 	Expect string  `json:"expect"`
 	Attack *Attack `json:"attack,omitempty"`
+	// ExpectedActions gives, per action, the decision each defence should
+	// reach (memscope actions with VerifyArgs' anchors and the HMAC key
+	// when the scenario has one), keyed none, ifc, memlineage, authselect,
+	// smsr.
+	ExpectedActions map[string]map[string]string `json:"expected_actions,omitempty"`
+	// Phases lists the per-phase snapshots of a phased scenario, oldest
+	// first; the last one is Snapshot.
+	Phases []Phase `json:"phases,omitempty"`
 	Seed   uint64  `json:"seed"`
 }
 
@@ -50,6 +59,26 @@ type Anchors struct {
 type Attack struct {
 	Query string   `json:"query"`
 	Edges []string `json:"edges"`
+	// FirstWrite is the structural write after which the attacked query's
+	// selection on G first differs from G_auth's (found by replaying after
+	// every write while generating), with its log leaf.
+	FirstWrite     string `json:"first_write,omitempty"`
+	FirstWriteLeaf *int64 `json:"first_write_leaf,omitempty"`
+}
+
+// Phase is one snapshot of a store written in phases, with what the phase
+// did to the store.
+type Phase struct {
+	Name     string `json:"name"`
+	Snapshot string `json:"snapshot"`
+	LogSize  uint64 `json:"log_size"`
+	// Added lists the records the phase added, by table (entries, writes,
+	// principals, tombstones, queries, actions).
+	Added map[string][]string `json:"added"`
+	// Tombstoned are entries the phase deleted with a tombstone;
+	// SilentlyDeleted are entries whose rows it removed without one.
+	Tombstoned      []string `json:"tombstoned"`
+	SilentlyDeleted []string `json:"silently_deleted"`
 }
 
 // Files inside a scenario directory.
@@ -86,6 +115,9 @@ type env struct {
 	// the agent's selector (PPR on G) showed it at that moment.
 	nodes []replay.Node
 	edges []replay.Edge
+	// added records every record id the scenario stored, by table, so a
+	// phased scenario can say what each phase added.
+	added map[string][]string
 	// deferQueries: the scenario records its queries itself, later.
 	deferQueries bool
 }
@@ -95,7 +127,7 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 		return nil, err
 	}
 	e := &env{ctx: ctx, dir: dir, seed: seed, keys: seedgen.New(seed, "scenario"), gen: seedgen.New(seed, "scenario:"+name),
-		byName: map[string]record.ID{}, passages: map[string]string{}, clock: baseTime}
+		byName: map[string]record.ID{}, passages: map[string]string{}, clock: baseTime, added: map[string][]string{}}
 	rootSeed := e.keys.Derive("registry-root")
 	e.root = ed25519.NewKeyFromSeed(rootSeed[:])
 	origin := "memscope.example/log/" + name
@@ -149,6 +181,7 @@ func (e *env) register(principal, channel string) error {
 	ts := e.tick()
 	ev := &record.PrincipalEvent{RID: e.newID(ts), Op: record.OpRegister, Principal: principal, Channel: channel, TS: ts, Nonce: e.nonce()}
 	copy(ev.PublicKey[:], pub)
+	e.added["principals"] = append(e.added["principals"], ev.RID.String())
 	return e.st.Register(e.ctx, ev, e.root)
 }
 
@@ -172,7 +205,14 @@ func (e *env) entry(handle, writerName, content string, trust record.Trust, pare
 	if handle != "" {
 		e.byName[handle] = en.EID
 	}
+	e.added["entries"] = append(e.added["entries"], en.EID.String())
 	return en, nil
+}
+
+// action stores an action and remembers its id.
+func (e *env) action(a writer.Action) error {
+	e.added["actions"] = append(e.added["actions"], a.ID)
+	return e.st.AddAction(a)
 }
 
 func (e *env) id(handle string) record.ID {
@@ -183,15 +223,41 @@ func (e *env) id(handle string) record.ID {
 	return id
 }
 
+// expectAction records the decisions the defences should reach on an
+// action: none, ifc, memlineage, authselect, then smsr, which is "allow"
+// when the scenario has an HMAC key (every justifying tag verifies) and
+// "not checked" otherwise.
+func (e *env) expectAction(id, none, ifc, memlineage, authselect string) {
+	if e.man.ExpectedActions == nil {
+		e.man.ExpectedActions = map[string]map[string]string{}
+	}
+	sm := "not checked"
+	if e.hmacKey != nil {
+		sm = "allow"
+	}
+	e.man.ExpectedActions[id] = map[string]string{"none": none, "ifc": ifc, "memlineage": memlineage, "authselect": authselect, "smsr": sm}
+}
+
+// ids resolves handles to record ids.
+func (e *env) ids(handles ...string) []record.ID {
+	out := make([]record.ID, len(handles))
+	for i, h := range handles {
+		out[i] = e.id(h)
+	}
+	return out
+}
+
 // finish closes the store and writes the manifest, anchors and README.
 func (e *env) finish(expected []string, expect string) (*Manifest, error) {
 	if _, err := e.st.Close(e.ctx); err != nil {
 		return nil, err
 	}
-	sort.Strings(expected)
-	if expected == nil {
-		expected = []string{}
+	// The writer signs no node, query, action or gate-event row, so
+	// verify names those tables as unsigned in every scenario.
+	if !slices.Contains(expected, "TABLE_UNSIGNED") {
+		expected = append(expected, "TABLE_UNSIGNED")
 	}
+	sort.Strings(expected)
 	e.man.ExpectedFindings = expected
 	e.man.Expect = expect
 	e.man.VerifyArgs = []string{SnapshotFile, "--log", LogDir, "--log-key", LogKeyFile, "--trust", TrustFile}

@@ -84,7 +84,6 @@ func passageNode(handle string) string { return "passage:" + handle }
 // merges, each citing the passage it came from.
 func (e *env) graphMemory() error {
 	entitySeen := map[string]bool{}
-	var entityOrder []string
 	for _, p := range corpus {
 		en, err := e.entry(p.handle, "tool:corpus", p.text, record.DerivedTrusted, nil, nil, "ingest")
 		if err != nil {
@@ -99,7 +98,6 @@ func (e *env) graphMemory() error {
 		for _, ent := range p.entities {
 			if !entitySeen[ent] {
 				entitySeen[ent] = true
-				entityOrder = append(entityOrder, ent)
 				if err := e.st.AddNode(writer.Node{ID: entityNode(ent), Kind: snapshot.NodeEntity, Label: ent}); err != nil {
 					return err
 				}
@@ -145,6 +143,7 @@ func (e *env) writeID(kind, src, dst, rel string, weight float64, writerName str
 	ts := e.tick()
 	w := &record.Write{Kind: kind, WID: e.newID(ts), Src: src, Dst: dst, Rel: rel, Weight: weight, Writer: writerName, Sources: sources, TS: ts, Nonce: e.nonce()}
 	e.edges = append(e.edges, replay.Edge{ID: w.WID.String(), Src: src, Dst: dst, Weight: weight})
+	e.added["writes"] = append(e.added["writes"], w.WID.String())
 	return w.WID, e.st.AddWrite(e.ctx, w, e.key(writerName))
 }
 
@@ -153,46 +152,64 @@ func (e *env) writeID(kind, src, dst, rel string, weight float64, writerName str
 // passages that contain the entity) plus every passage at 0.05 times its
 // min-max normalised dense score. Dense scores here are word overlap, so
 // they are reproducible without an embedding model.
+//
+// Queries take the scenario clock like every other event, so an action
+// recorded after a query follows it in time (the hour-apart stamps used
+// before put every query after the actions taken on it).
 func (e *env) recordQueries() error {
+	return e.recordQueriesAs("", func(int) int64 { return int64(e.tick()) })
+}
+
+// recordQueriesAs records every query with suffix appended to its id, at
+// the times ts gives (phased stores query more than once).
+func (e *env) recordQueriesAs(suffix string, ts func(qi int) int64) error {
+	for qi, q := range queries {
+		reset, dense := resetOf(q)
+		seen, err := e.selection(reset, 5)
+		if err != nil {
+			return err
+		}
+		if err := e.st.AddQuery(writer.Query{ID: q.id + suffix, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: ts(qi)}); err != nil {
+			return err
+		}
+		e.added["queries"] = append(e.added["queries"], q.id+suffix)
+	}
+	return nil
+}
+
+// resetOf builds a query's reset vector and dense scores as HippoRAG2
+// would (see recordQueries).
+func resetOf(q queryDef) (reset, dense map[string]float64) {
 	passagesWith := map[string]int{}
 	for _, p := range corpus {
 		for _, ent := range p.entities {
 			passagesWith[ent]++
 		}
 	}
-	for qi, q := range queries {
-		reset := map[string]float64{}
-		for i, f := range q.facts {
-			score := 1.0 - 0.1*float64(i)
-			for _, ent := range f {
-				reset[entityNode(ent)] += score / float64(max(1, passagesWith[ent]))
-			}
-		}
-		dense := map[string]float64{}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, p := range corpus {
-			s := overlap(q.text, p.text)
-			dense[passageNode(p.handle)] = s
-			lo, hi = math.Min(lo, s), math.Max(hi, s)
-		}
-		for id, s := range dense {
-			norm := 0.0
-			if hi > lo {
-				norm = (s - lo) / (hi - lo)
-			}
-			if norm > 0 {
-				reset[id] += 0.05 * norm
-			}
-		}
-		seen, err := e.selection(reset, 5)
-		if err != nil {
-			return err
-		}
-		if err := e.st.AddQuery(writer.Query{ID: q.id, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: baseTime + int64(qi+1)*3600e9}); err != nil {
-			return err
+	reset = map[string]float64{}
+	for i, f := range q.facts {
+		score := 1.0 - 0.1*float64(i)
+		for _, ent := range f {
+			reset[entityNode(ent)] += score / float64(max(1, passagesWith[ent]))
 		}
 	}
-	return nil
+	dense = map[string]float64{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range corpus {
+		s := overlap(q.text, p.text)
+		dense[passageNode(p.handle)] = s
+		lo, hi = math.Min(lo, s), math.Max(hi, s)
+	}
+	for id, s := range dense {
+		norm := 0.0
+		if hi > lo {
+			norm = (s - lo) / (hi - lo)
+		}
+		if norm > 0 {
+			reset[id] += 0.05 * norm
+		}
+	}
+	return reset, dense
 }
 
 // selection is what the agent's selector showed for a reset vector on the

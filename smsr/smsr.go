@@ -14,9 +14,8 @@ import (
 )
 
 // TagMessage builds the bytes SMSR tags: content || "||" || session_id ||
-// "||" || timestamp in seconds with 6 decimals. The timestamp is formatted
-// from integer nanoseconds (truncated to microseconds) so that the text is
-// exact, where formatting a float could round differently across tools.
+// "||" || timestamp. SMSR formats its REAL timestamp (float seconds) with
+// Python's "%.6f", which rounds; FormatTimestamp reproduces that.
 func TagMessage(content, sessionID string, tsNanos int64) []byte {
 	msg := make([]byte, 0, len(content)+len(sessionID)+24)
 	msg = append(msg, content...)
@@ -26,19 +25,21 @@ func TagMessage(content, sessionID string, tsNanos int64) []byte {
 	return append(msg, FormatTimestamp(tsNanos)...)
 }
 
-// FormatTimestamp renders nanoseconds since the epoch as seconds with six
-// decimals, e.g. 1700000000.123456.
+// FormatTimestamp renders nanoseconds since the epoch as SMSR's timestamp
+// text: the float seconds ns / 1e9 (as Python computes it: the integer
+// rounded to a double, then one IEEE division) formatted like Python's
+// "%.6f" (round to nearest on the exact binary value), e.g.
+// 1700000000123456789 -> "1700000000.123457". Truncating to microseconds
+// would give .123456 and disagree with about half of SMSR's tags.
 func FormatTimestamp(tsNanos int64) string {
-	neg := tsNanos < 0
-	if neg {
-		tsNanos = -tsNanos
-	}
-	micros := tsNanos / 1000
-	s := strconv.FormatInt(micros/1e6, 10) + "." + fmt.Sprintf("%06d", micros%1e6)
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return FormatSeconds(float64(tsNanos) / 1e9)
+}
+
+// FormatSeconds formats a REAL timestamp in seconds as Python's "%.6f" does:
+// Go's 'f' formatting rounds the exact binary value correctly, as CPython's
+// does, so the two agree on every finite double.
+func FormatSeconds(sec float64) string {
+	return strconv.FormatFloat(sec, 'f', 6, 64)
 }
 
 // Tag returns the hex-encoded HMAC-SHA256 tag of a memory.
@@ -161,4 +162,38 @@ func CurveM(k, n, t, maxM int) ([]Point, error) {
 		out = append(out, Point{X: m, Delta: c.Delta})
 	}
 	return out, nil
+}
+
+// Summary is the certificate for one pool with its Figure 3 curves for
+// n = 5 and n = 7 runs.
+type Summary struct {
+	Certificate
+	// VsT[n] is delta against t = 0..max(2t, 10) (capped at m) for n runs;
+	// VsM[n] is delta against m = k..max(2m, m+20) at the pool's t.
+	VsT, VsM map[int][]Point
+}
+
+// CurveRuns are the run counts the curves are drawn for (Figure 3).
+var CurveRuns = []int{5, 7}
+
+// Summarise certifies a pool of m memories of which t failed verification
+// or their tags (treated as adversarial), k kept per run, n runs.
+func Summarise(m, k, n, t int) (Summary, error) {
+	if k > m {
+		k = m // a pool smaller than k: every run keeps the whole pool
+	}
+	c, err := Certify(m, k, n, t)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{Certificate: c, VsT: map[int][]Point{}, VsM: map[int][]Point{}}
+	for _, runs := range CurveRuns {
+		if s.VsT[runs], err = CurveT(m, k, runs, min(m, max(2*t, 10))); err != nil {
+			return Summary{}, err
+		}
+		if s.VsM[runs], err = CurveM(k, runs, t, max(2*m, m+20)); err != nil {
+			return Summary{}, err
+		}
+	}
+	return s, nil
 }

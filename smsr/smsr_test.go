@@ -4,7 +4,10 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +30,69 @@ func TestCertificateCheckValues(t *testing.T) {
 	}
 }
 
+// The expected texts are Python's: python3 -c 'print("%.6f" % (ns/1e9))'.
+// On each the microsecond truncation memscope used before gives another
+// answer (.123456, .000000, 0.999999), so a tag made by SMSR would fail.
+func TestFormatTimestampRoundsAsPython(t *testing.T) {
+	cases := []struct {
+		ns        int64
+		python    string
+		truncated string
+	}{
+		{1700000000123456789, "1700000000.123457", "1700000000.123456"},
+		{1700000000000000999, "1700000000.000001", "1700000000.000000"},
+		{1700000000999999600, "1700000001.000000", "1700000000.999999"},
+		{1700000000123456500, "1700000000.123456", ""},
+		{1700000000123456000, "1700000000.123456", ""},
+	}
+	for _, c := range cases {
+		got := FormatTimestamp(c.ns)
+		if got != c.python {
+			t.Errorf("FormatTimestamp(%d) = %s, Python gives %s", c.ns, got, c.python)
+		}
+		if c.truncated != "" && got == c.truncated {
+			t.Errorf("FormatTimestamp(%d) truncated", c.ns)
+		}
+	}
+}
+
+// When python3 is installed, compare with it on many timestamps, including
+// ones a microsecond boundary splits.
+func TestFormatTimestampAgainstPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || testing.Short() {
+		t.Skip("python3 not installed or -short")
+	}
+	var ns []int64
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := 0; i < 2000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		ns = append(ns, 1_600_000_000_000_000_000+int64(x%200_000_000_000_000_000))
+		ns = append(ns, 1_700_000_000_000_000_000+int64(i)*1000+499+int64(i%3))
+	}
+	var in strings.Builder
+	for _, v := range ns {
+		fmt.Fprintln(&in, v)
+	}
+	cmd := exec.Command(py, "-c", "import sys\nfor l in sys.stdin: print('%.6f' % (int(l)/1e9))")
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(ns) {
+		t.Fatalf("python printed %d lines for %d values", len(lines), len(ns))
+	}
+	for i, v := range ns {
+		if got := FormatTimestamp(v); got != lines[i] {
+			t.Fatalf("FormatTimestamp(%d) = %s, Python gives %s", v, got, lines[i])
+		}
+	}
+}
+
 func TestCertifyRejectsBadParameters(t *testing.T) {
 	for _, p := range [][4]int{{0, 1, 1, 0}, {5, 6, 1, 0}, {5, 1, 0, 0}, {5, 1, 1, -1}, {5, 1, 1, 6}} {
 		if _, err := Certify(p[0], p[1], p[2], p[3]); err == nil {
@@ -38,11 +104,11 @@ func TestCertifyRejectsBadParameters(t *testing.T) {
 func TestTagMatchesSMSRLayout(t *testing.T) {
 	key := []byte("k")
 	ts := int64(1700000000123456789)
-	if got := FormatTimestamp(ts); got != "1700000000.123456" {
+	if got := FormatTimestamp(ts); got != "1700000000.123457" {
 		t.Fatalf("FormatTimestamp = %q", got)
 	}
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte("hello||sess-1||1700000000.123456"))
+	m.Write([]byte("hello||sess-1||1700000000.123457"))
 	want := hex.EncodeToString(m.Sum(nil))
 	if got := Tag(key, "hello", "sess-1", ts); got != want {
 		t.Fatalf("Tag = %s, want %s", got, want)
@@ -98,5 +164,21 @@ func TestCurvesAreMonotone(t *testing.T) {
 	}
 	if pts, _ := CurveT(3, 3, 5, 10); len(pts) != 4 {
 		t.Errorf("CurveT stops at t = m: got %d points, want 4", len(pts))
+	}
+}
+
+func TestSummarise(t *testing.T) {
+	s, err := Summarise(20, 5, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.Delta-0.1035) > 5e-5 || len(s.VsT[5]) != 11 || len(s.VsT[7]) != 11 || s.VsM[5][0].X != 5 || s.VsM[7][len(s.VsM[7])-1].X != 40 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.VsT[7][1].Delta >= s.VsT[5][1].Delta {
+		t.Error("n=7 should certify better than n=5 at t=1")
+	}
+	if small, err := Summarise(3, 5, 5, 1); err != nil || small.K != 3 || small.Delta != 1 {
+		t.Errorf("pool of 3 with k=5: %+v %v (every run keeps the adversarial memory)", small, err)
 	}
 }

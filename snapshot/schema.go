@@ -80,7 +80,9 @@ CREATE TABLE actions (
   params        TEXT NOT NULL,
   justification TEXT NOT NULL,
   dispatched    INTEGER NOT NULL,
-  ts            INTEGER NOT NULL
+  ts            INTEGER NOT NULL,
+  query         TEXT,
+  sources       TEXT
 );
 CREATE TABLE gate_events (
   seq            INTEGER PRIMARY KEY,

@@ -60,7 +60,7 @@ func NewStyles(dark, noColor, plain bool) Styles {
 	s.Help = lipgloss.NewStyle()
 	s.FilterPrompt = fg(accent).Bold(true)
 	s.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1)
-	if noColor == false {
+	if !noColor {
 		s.Box = s.Box.BorderForeground(accent)
 	}
 	s.SelMarker, s.Bullet, s.Ellipsis = "▶", "•", "…"

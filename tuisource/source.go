@@ -4,8 +4,6 @@
 package tuisource
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/memscope/memscope/dagdraw"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
@@ -37,6 +36,7 @@ type Source struct {
 	// Per-row overlays, swapped whole.
 	recomputed atomic.Pointer[[]lineage.Trust]
 	status     atomic.Pointer[[]tui.Status]
+	problems   atomic.Pointer[[]string] // what is wrong, per row (statusByRow)
 	done       chan struct{} // closed when loading ends
 	loadErr    error
 
@@ -56,7 +56,6 @@ type Source struct {
 	replayErr error
 	cpStatus  []tui.CheckpointRow
 	tau       float64 // of recomputed and gate (Relabel)
-	findings  []finding.Finding
 }
 
 var _ tui.Source = (*Source)(nil)
@@ -240,6 +239,9 @@ func (src *Source) Entry(i int) tui.EntryRow {
 	if st := src.status.Load(); st != nil && i < len(*st) {
 		r.Status = (*st)[i]
 	}
+	if p := src.problems.Load(); p != nil && i < len(*p) {
+		r.Problem = (*p)[i]
+	}
 	return r
 }
 
@@ -253,17 +255,12 @@ func (src *Source) EntryIndex(id string) (int, bool) {
 	return src.s.Index(id)
 }
 
-// Findings implements tui.Source: what is known before verification.
+// Findings implements tui.Source: what is known before verification, the
+// tables the session could not load. Verification's findings replace these
+// (verify reports the same tables, and the unanchored trust roots, itself).
 func (src *Source) Findings() []finding.Finding {
 	var out []finding.Finding
-	s := src.s
-	if s.Opts.LogKey == "" {
-		out = append(out, finding.New(finding.CheckpointUnanchored, "checkpoint (published)", "no --log-key given: checkpoints cannot be verified against a key you trust"))
-	}
-	if len(s.Opts.TrustRoots) == 0 {
-		out = append(out, finding.New(finding.RegistryRootUnanchored, "registry", "no --trust given: registry roots come from the snapshot itself"))
-	}
-	for _, issue := range s.LoadIssues {
+	for _, issue := range src.s.LoadIssues {
 		out = append(out, finding.New(finding.RowMalformed, "snapshot", issue))
 	}
 	return out

@@ -52,7 +52,7 @@ type Options struct {
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
 var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
-	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences}
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamSnapshot}
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
@@ -93,6 +93,34 @@ type Report struct {
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// CheckpointVerdicts has one verdict per recorded checkpoint, in
+	// snapshot order (empty when the checkpoints table is unreadable).
+	CheckpointVerdicts []CheckpointVerdict `json:"-"`
+	// InclusionFailures names the first inclusion failure of each entry
+	// whose leaf is missing or whose proof fails (see Entry).
+	InclusionFailures map[string]finding.Code `json:"-"`
+	// LogChecked is set when the log and its published checkpoint were
+	// read, so that inclusion was checked for every record.
+	LogChecked bool `json:"-"`
+	// HMACChecked is false when no HMAC key was given: tags were not
+	// checked, which is not a pass.
+	HMACChecked bool `json:"hmac_checked"`
+	// Coverage says, per table (and per unsigned column of a signed
+	// table), how many rows a signature or tag covers.
+	Coverage []TableCoverage `json:"coverage"`
+	// Unsigned names the tables (and columns) with rows no signature or tag
+	// covers.
+	Unsigned []string `json:"unsigned"`
+}
+
+// TableCoverage is how many rows of one table a signature or tag covers.
+// Status is "signed" (every row), "partial", "unsigned" (none) or "empty".
+type TableCoverage struct {
+	Table  string `json:"table"`
+	Rows   int    `json:"rows"`
+	Signed int    `json:"signed"`
+	By     string `json:"by"` // what covers the rows
+	Status string `json:"status"`
 }
 
 // key is one registered principal key with its validity window.
@@ -102,7 +130,6 @@ type key struct {
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
-	bad       bool
 }
 
 type verifier struct {
@@ -123,6 +150,7 @@ type verifier struct {
 	seenLeaf   []bool
 
 	entryIDs   idSet // every entry id of the snapshot, sorted
+	gateRows   int   // gate_events rows, malformed ones included
 	tombstoned map[record.ID]bool
 }
 
@@ -144,7 +172,7 @@ func (v *verifier) add(phase int, seq int64, code finding.Code, subject, msg str
 // all (unreadable snapshot, unusable key); everything wrong with the
 // evidence itself is a finding.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	snap, err := loader.Open(opts.Snapshot)
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -157,9 +185,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
 		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
 	}
@@ -167,6 +196,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		v.rep.Anchors.Registry = "pinned"
 	}
 
+	for i, p := range snap.Problems() {
+		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
+	}
 	if err := v.openLog(ctx, logVerifier); err != nil {
 		return nil, err
 	}
@@ -189,12 +221,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.gate(ctx); err != nil {
 		return nil, err
 	}
-	v.plainRows(ctx)
+	if err := v.plainRows(ctx); err != nil {
+		return nil, err
+	}
 	return v.finish(), nil
 }
 
 const (
-	phaseLog = iota
+	phaseSnapshot = iota
+	phaseLog
 	phaseRegistry
 	phaseTombstones
 	phaseEntries
@@ -267,6 +302,7 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 	}
 	v.leafByID.sort()
 	v.logOK = true
+	v.rep.LogChecked = true
 	return nil
 }
 
@@ -281,29 +317,34 @@ func leafSubject(i uint64) string { return "leaf " + strconv.FormatUint(i, 10) }
 
 // inLog checks that a record's leaf is in the log at the index the snapshot
 // names, and that the leaf's inclusion proof verifies against the root.
-func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) {
+func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) (failed []finding.Code) {
 	if !v.logOK {
-		return
+		return nil
+	}
+	fail := func(code finding.Code, msg string) {
+		v.add(phase, seq, code, subject, msg)
+		failed = append(failed, code)
 	}
 	idx, ok := v.leafByID.lookup(id)
 	if !ok {
-		v.add(phase, seq, finding.RecordNotInLog, subject, "no log leaf carries this record's id")
+		fail(finding.RecordNotInLog, "no log leaf carries this record's id")
 		return
 	}
 	v.mu.Lock()
 	v.seenLeaf[idx] = true
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
-		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
+		fail(finding.InclusionFailed, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
 	}
 	proof, err := v.log.InclusionProof(context.Background(), idx, v.size)
 	if err != nil {
-		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
+		fail(finding.InclusionFailed, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
 		return
 	}
 	if err := tlog.VerifyInclusionHash(rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, proof, v.root); err != nil {
-		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
+		fail(finding.InclusionFailed, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
 	}
+	return
 }
 
 // claimLeaf marks the leaf of a row whose record could not be decoded, by
@@ -321,6 +362,10 @@ func (v *verifier) claimLeaf(rowID string) {
 }
 
 func (v *verifier) recordFinding(phase int, seq int64, subject string, err error) {
+	if errors.Is(err, loader.ErrRow) {
+		v.add(phase, seq, finding.RowMalformed, subject, err.Error())
+		return
+	}
 	if errors.Is(err, record.ErrNotCanonical) {
 		v.add(phase, seq, finding.RecordNotCanonical, subject, err.Error())
 		return
@@ -548,7 +593,9 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
 		v.claimLeaf(r.EID)
-		if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
+		if errors.Is(r.DecodeErr, loader.ErrRow) {
+			flag(finding.RowMalformed, r.DecodeErr.Error())
+		} else if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
 			flag(finding.RecordNotCanonical, r.DecodeErr.Error())
 		} else {
 			flag(finding.RecordMalformed, r.DecodeErr.Error())
@@ -584,7 +631,13 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
 	}
-	v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex)
+	// Inclusion failures are kept apart from EntryStatus, whose codes other
+	// analyses read as "the record failed verification".
+	if failed := v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex); len(failed) > 0 {
+		v.mu.Lock()
+		v.rep.InclusionFailures[r.EID] = failed[0]
+		v.mu.Unlock()
+	}
 	if v.tombstoned[e.EID] {
 		flag(finding.TombstonedLive, "the entry was deleted by a tombstone but is still in the store")
 	}
@@ -673,50 +726,79 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	}
 	bySize := map[uint64][]byte{}
 	for _, row := range rows {
-		subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
-		cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
-		if err != nil {
-			v.add(phaseCheckpoints, row.Seq, finding.RowMalformed, subj, err.Error())
-			continue
-		}
-		if lv != nil && cp.Status != tlog.Verified {
-			v.add(phaseCheckpoints, row.Seq, finding.CheckpointSigInvalid, subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
-			continue
-		}
-		if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
-			v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
-		}
-		bySize[cp.Size] = cp.Root
-		if !v.logOK {
-			continue
-		}
-		switch {
-		case cp.Size > v.size:
-			v.add(phaseCheckpoints, row.Seq, finding.LogRollback, subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
-		case cp.Size == v.size:
-			if !bytes.Equal(cp.Root, v.root) {
-				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
-			}
-		case cp.Size == 0:
-			// Every tree extends the empty one; there is nothing to prove, and
-			// proofs from size 0 are rejected outright.
-		default:
-			p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
-			if err != nil {
-				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
-			} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
-				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
-			}
-		}
+		cv := v.checkpoint(ctx, row, lv != nil, verifiers, bySize)
+		v.rep.CheckpointVerdicts = append(v.rep.CheckpointVerdicts, cv)
 	}
 	return nil
 }
 
+// checkpoint checks one recorded checkpoint: its signature under the pinned
+// key, its agreement with others of its size, and its consistency with the
+// log. Each failure is a finding; the verdict says what was and was not
+// checked.
+func (v *verifier) checkpoint(ctx context.Context, row loader.CheckpointRow, pinned bool, verifiers []note.Verifier, bySize map[uint64][]byte) CheckpointVerdict {
+	subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
+	cv := CheckpointVerdict{Seq: row.Seq}
+	fail := func(which *Check, code finding.Code, msg string) {
+		v.add(phaseCheckpoints, row.Seq, code, subj, msg)
+		*which = Failed
+		if cv.Code == "" {
+			cv.Code, cv.Message = code, msg
+		}
+	}
+	cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
+	if err != nil {
+		fail(&cv.Signature, finding.RowMalformed, err.Error())
+		return cv
+	}
+	cv.Parsed, cv.Size, cv.Root = true, cp.Size, cp.Root
+	if pinned {
+		if cp.Status != tlog.Verified {
+			fail(&cv.Signature, finding.CheckpointSigInvalid, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
+			return cv
+		}
+		cv.Signature = Passed
+	}
+	if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
+		fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
+	}
+	bySize[cp.Size] = cp.Root
+	if !v.logOK {
+		return cv
+	}
+	switch {
+	case cp.Size > v.size:
+		fail(&cv.Consistent, finding.LogRollback, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
+	case cp.Size == v.size:
+		if !bytes.Equal(cp.Root, v.root) {
+			fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
+		}
+	case cp.Size == 0:
+		// Every tree extends the empty one; there is nothing to prove, and
+		// proofs from size 0 are rejected outright.
+	default:
+		p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
+		if err != nil {
+			fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
+		} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
+			fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
+		}
+	}
+	if cv.Consistent != Failed {
+		cv.Consistent = Passed
+	}
+	return cv
+}
+
 func (v *verifier) gate(ctx context.Context) error {
 	events, err := v.snap.GateEvents(ctx)
-	if err != nil {
-		v.add(phaseGate, 0, finding.RowMalformed, "gate_events", err.Error())
-		return nil
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
 	}
 	for i, g := range events {
 		if g.Verdict != snapshot.GateReject {
@@ -742,17 +824,111 @@ func (v *verifier) gate(ctx context.Context) error {
 	return nil
 }
 
-// plainRows reads the unsigned tables so that malformed rows are reported.
-func (v *verifier) plainRows(ctx context.Context) {
-	if _, err := v.snap.Nodes(ctx); err != nil {
-		v.add(phaseRows, 0, finding.RowMalformed, "nodes", err.Error())
+// plainRows reads the unsigned tables so that malformed rows are reported
+// (one finding per row; the other rows are still read), and reports what
+// each table's rows are covered by.
+func (v *verifier) plainRows(ctx context.Context) error {
+	rows := map[string]int{}
+	count := func(table string, n int, err error) error {
+		rows[table] = n
+		if err == nil {
+			return nil
+		}
+		var re loader.RowErrors
+		if errors.As(err, &re) {
+			rows[table] += len(re)
+		}
+		if !v.rowErrors(ctx, phaseRows, table, err) {
+			return err
+		}
+		return nil
 	}
-	if _, err := v.snap.Queries(ctx); err != nil {
-		v.add(phaseRows, 1, finding.RowMalformed, "queries", err.Error())
+	n, err := v.snap.Nodes(ctx)
+	if err := count("nodes", len(n), err); err != nil {
+		return err
 	}
-	if _, err := v.snap.Actions(ctx); err != nil {
-		v.add(phaseRows, 2, finding.RowMalformed, "actions", err.Error())
+	q, err := v.snap.Queries(ctx)
+	if err := count("queries", len(q), err); err != nil {
+		return err
 	}
+	a, err := v.snap.Actions(ctx)
+	if err := count("actions", len(a), err); err != nil {
+		return err
+	}
+	rows["gate_events"] = v.gateRows
+	v.coverage(rows)
+	return nil
+}
+
+// rowErrors reports each malformed row of a table read as ROW_MALFORMED
+// (the other rows were read), or a table that could not be read at all as
+// one ROW_MALFORMED. It returns false only when the run was cancelled.
+func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		v.add(phase, 0, finding.RowMalformed, table, "table could not be read: "+err.Error())
+		return true
+	}
+	for i, e := range re {
+		subj := table
+		if e.Record != "" {
+			subj = table + " " + e.Record
+		}
+		v.add(phase, int64(i), finding.RowMalformed, subj, e.Error())
+	}
+	return true
+}
+
+// coverage lists every table with what covers its rows. Signed record
+// tables are covered by their signatures (whether those verify is the
+// signature findings' business); entries.session_id is covered only by the
+// SMSR tag, so only when a key was given; checkpoints by the log key only
+// when it is pinned. Every other table is unsigned, and says so.
+func (v *verifier) coverage(plain map[string]int) {
+	r := v.rep
+	cov := func(table string, rows, signed int, by string) {
+		st := "signed"
+		switch {
+		case rows == 0:
+			st = "empty"
+		case signed == 0:
+			st = "unsigned"
+		case signed < rows:
+			st = "partial"
+		}
+		r.Coverage = append(r.Coverage, TableCoverage{Table: table, Rows: rows, Signed: signed, By: by, Status: st})
+	}
+	cov("principals", r.Principals, r.Principals, "registry root signature")
+	cov("entries", r.Entries, r.Entries, "writer signature")
+	sess := 0
+	if r.HMACChecked {
+		sess = r.Entries
+	}
+	cov("entries.session_id", r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov("writes", r.Edges, r.Edges, "writer signature")
+	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
+	cps := 0
+	if r.Anchors.LogKey == "pinned" {
+		cps = r.Checkpoints
+	}
+	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
+	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
+		cov(t, plain[t], 0, "nothing")
+	}
+	var unsigned []string
+	for i, c := range r.Coverage {
+		if c.Status == "unsigned" || c.Status == "partial" {
+			if c.Table == "checkpoints" {
+				continue // CHECKPOINT_UNANCHORED already says it
+			}
+			unsigned = append(unsigned, c.Table)
+			v.add(phaseRows, int64(10+i), finding.TableUnsigned, c.Table, fmt.Sprintf("%d of %d rows are covered by no signature or tag (%s): every value read from them is an unsigned claim", c.Rows-c.Signed, c.Rows, c.By))
+		}
+	}
+	r.Unsigned = unsigned
 }
 
 func (v *verifier) finish() *Report {
@@ -781,17 +957,4 @@ func (v *verifier) finish() *Report {
 		}
 	}
 	return rep
-}
-
-// SignatureFailed says whether a record with this finding code has a
-// signature that cannot be relied on (it does not verify, was made outside
-// the key's validity, or covers bytes that do not decode canonically).
-// WRITER_UNREGISTERED is separate: the signature may be fine, the writer is
-// unknown.
-func SignatureFailed(c finding.Code) bool {
-	switch c {
-	case finding.SigInvalid, finding.KeyOutsideValidity, finding.RecordMalformed, finding.RecordNotCanonical:
-		return true
-	}
-	return false
 }

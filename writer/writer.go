@@ -120,7 +120,7 @@ nodes|INSERT INTO nodes(seq,id,kind,label,eid) VALUES(?,?,?,?,?)
 writes|INSERT INTO writes(seq,wid,kind,src,dst,rel,weight,writer,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 tombstones|INSERT INTO tombstones(seq,target,leaf_index,record) VALUES(?,?,?,?)
 queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts) VALUES(?,?,?,?,?,?,?,?)
-actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts) VALUES(?,?,?,?,?,?,?)
+actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts,query,sources) VALUES(?,?,?,?,?,?,?,?,?)
 gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts) VALUES(?,?,?,?,?,?,?,?,?)
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
 meta|INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)
@@ -424,17 +424,45 @@ type Action struct {
 	Justification []record.ID
 	Dispatched    bool
 	TS            int64
+	// Query is the query whose selection the action followed ("": none).
+	Query string
+	// Sources says, per parameter, which entries its value came from
+	// (From) and which other entries offered a value for it (Alt): what
+	// MemLineage's parameter-level gate needs. nil: not recorded.
+	Sources map[string]ParamSources
+}
+
+// ParamSources are the entries behind one action parameter.
+type ParamSources struct {
+	From []record.ID
+	Alt  []record.ID
 }
 
 // AddAction stores an action.
 func (s *Store) AddAction(a Action) error {
 	params, _ := json.Marshal(a.Params)
-	ids := make([]string, len(a.Justification))
-	for i, id := range a.Justification {
-		ids[i] = id.String()
+	just, _ := json.Marshal(idStrings(a.Justification))
+	var query, sources any
+	if a.Query != "" {
+		query = a.Query
 	}
-	just, _ := json.Marshal(ids)
-	return s.exec("actions", s.nextSeq("actions"), a.ID, a.Tool, string(params), string(just), boolInt(a.Dispatched), a.TS)
+	if a.Sources != nil {
+		m := map[string]map[string][]string{}
+		for p, ps := range a.Sources {
+			m[p] = map[string][]string{"from": idStrings(ps.From), "alt": idStrings(ps.Alt)}
+		}
+		b, _ := json.Marshal(m)
+		sources = string(b)
+	}
+	return s.exec("actions", s.nextSeq("actions"), a.ID, a.Tool, string(params), string(just), boolInt(a.Dispatched), a.TS, query, sources)
+}
+
+func idStrings(ids []record.ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out
 }
 
 // GateEvent is one decision of a commit gate over a candidate write.
@@ -497,6 +525,26 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("writer: close log: %w", err)
 	}
 	return cp, nil
+}
+
+// SnapshotTo commits what is written so far and copies the store, as it
+// stands now, into a new file at path (it must not exist): a snapshot of
+// one moment, for stores taken in phases. Writing then continues.
+func (s *Store) SnapshotTo(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("writer: %s already exists; evidence is never overwritten", path)
+	}
+	if err := s.SetMeta(snapshot.MetaStoreVersion, strconv.FormatUint(s.version, 10)); err != nil {
+		return err
+	}
+	if err := s.tx.Commit(); err != nil {
+		return fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
+	}
+	s.pending = 0
+	if _, err := s.db.Exec("VACUUM INTO ?", path); err != nil {
+		return fmt.Errorf("writer: copy %s to %s: %w", s.cfg.SnapshotPath, path, err)
+	}
+	return s.begin()
 }
 
 // Exec runs a statement inside the writer's transaction. It exists for the

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,60 @@ func TestCertifyCheckValues(t *testing.T) {
 	}
 	if code, _, _ := runIn(t, ".", "certify", "--target", "2"); code != exitUsage {
 		t.Errorf("target 2: exit %d, want usage error", code)
+	}
+}
+
+// memscope exposure --json on the structural-write demo: the documented
+// keys, and the selectors exposed exactly as paper 000's Table II says.
+func TestExposureJSON(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	code, out, errs := runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "50", "--curve-draws", "5", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Selectors map[string]struct {
+			Exposed *bool    `json:"exposed"`
+			SDom    *float64 `json:"s_dom"`
+			SAdv    *float64 `json:"s_adv"`
+			Queries []struct {
+				Query    string   `json:"query"`
+				Class    string   `json:"class"`
+				SDom     *float64 `json:"s_dom"`
+				SAdv     *float64 `json:"s_adv"`
+				TopKG    []string `json:"topk_g"`
+				TopKAuth []string `json:"topk_auth"`
+			} `json:"queries"`
+		} `json:"selectors"`
+		SMSR *struct {
+			Delta float64 `json:"delta"`
+		} `json:"smsr"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"ppr": true, "leiden": true, "node_distance": false, "rrf": false, "dense": false}
+	if len(got.Selectors) != len(want) {
+		t.Fatalf("selectors %v", got.Selectors)
+	}
+	for name, exp := range want {
+		s, ok := got.Selectors[name]
+		if !ok || s.Exposed == nil || s.SDom == nil || s.SAdv == nil {
+			t.Fatalf("%s: missing keys", name)
+		}
+		if *s.Exposed != exp {
+			t.Errorf("%s: exposed %v, want %v", name, *s.Exposed, exp)
+		}
+		if len(s.Queries) != 3 {
+			t.Fatalf("%s: %d queries", name, len(s.Queries))
+		}
+		for _, q := range s.Queries {
+			if q.Query == "" || q.Class == "" || q.SDom == nil || q.SAdv == nil || len(q.TopKG) != 5 || len(q.TopKAuth) != 5 {
+				t.Errorf("%s: incomplete query row %+v", name, q)
+			}
+		}
+	}
+	if got.SMSR == nil || !(got.SMSR.Delta >= 0 && got.SMSR.Delta <= 1) {
+		t.Errorf("store certificate missing: %+v", got.SMSR)
 	}
 }

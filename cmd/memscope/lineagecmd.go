@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
@@ -14,7 +15,7 @@ import (
 
 const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
 
-func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(ctx, args[1:], stdout, stderr)
 	}
@@ -52,6 +53,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	if len(pos) == 1 {
 		if *asDOT || *svg != "" {
 			return exitUsage, usagef("--dot and --svg draw one ENTRY's neighbourhood; name an entry")
@@ -60,11 +66,12 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if err != nil {
 			return exitUsage, err
 		}
+		status := lineageStatus(inspect.LineageFindings(sum))
 		if *asJSON {
-			return exitOK, writeJSON(stdout, sum)
+			return status, writeJSON(stdout, sum)
 		}
 		writeLineageSummary(stdout, sum)
-		return exitOK, nil
+		return status, nil
 	}
 	id, err := idform.Resolve(entryIDs(s), pos[1])
 	if err != nil {
@@ -89,6 +96,18 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	writeEntryLineage(stdout, view)
 	return exitOK, nil
+}
+
+// lineageStatus is exit 1 when lineage reports an error-severity finding,
+// such as laundering that lets an untrusted entry pass the gate or a
+// dispatched action the gate refuses, as verify does for its errors.
+func lineageStatus(fs []finding.Finding) int {
+	for _, f := range fs {
+		if f.Severity == finding.SevError {
+			return exitFindings
+		}
+	}
+	return exitOK
 }
 
 func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
@@ -167,7 +186,7 @@ func writeEntryLineage(w io.Writer, v *inspect.EntryLineageView) {
 	}
 }
 
-func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("lineage sweep", "memscope lineage sweep SNAPSHOT [--json]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON: a list of {schedule, tau, k, propagated}")
 	pos, err := parseInterleaved(fs, args)
@@ -183,6 +202,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	rows, raw, err := s.Sweep()
 	if err != nil {
 		return exitUsage, err

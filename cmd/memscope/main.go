@@ -44,10 +44,15 @@ func init() {
 		{"demo", "generate the seed scenarios (and inspect them)", runDemo},
 		{"lineage", "derivation DAG, trust propagation at tau, laundering, gate audit; 'lineage sweep' for the tau x K table", runLineage},
 		{"replay", "replay the agent's graph selection on G and G_auth; divergences, culprits, Lemma 1", runReplay},
+		{"actions", "what each defence (none, IFC, MemLineage, AuthSelect, SMSR) says of every recorded action", runActions},
+		{"timeline", "every event of a snapshot in log order (time where there is no log position)", runTimeline},
+		{"diff", "compare two snapshots of one store: checkpoint consistency, rows added, removed and changed, selections then and now", runDiff},
 		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
+		{"exposure", "selectors side by side, S_dom, S_adv by Monte Carlo over bounded no-source writes, harm vs writes, SMSR certificate", runExposure},
 		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
 		{"help", "help on a command, a word the inspector shows (tau, IFC-BLIND...) or a finding code", runHelp},
 		{"version", "print the version and build of memscope", runVersion},
+		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
 	}
 }
 

@@ -5,16 +5,19 @@ import (
 	"fmt"
 	"github.com/memscope/memscope/idform"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/timeline"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--labels] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--json]"
 
 // jsonItem is one selected passage in --json output (rank is 1-based).
 type jsonItem struct {
@@ -39,7 +42,20 @@ type jsonLemma struct {
 	ResetMass    float64 `json:"reset_mass"`
 	Floor        float64 `json:"teleport_floor"`
 	CaptureBound float64 `json:"capture_bound"`
+	Seed         string  `json:"capture_seed"`
 	Evictable    bool    `json:"evictable"`
+	// RankG is 1-based, 0 when not selected on G; Margin is null then.
+	RankG    int           `json:"rank_g"`
+	Margin   *float64      `json:"margin"`
+	Eviction *jsonEviction `json:"eviction,omitempty"`
+}
+
+type jsonEviction struct {
+	Found  bool    `json:"found"`
+	Weight float64 `json:"weight"`
+	Seed   string  `json:"seed"`
+	Sink   string  `json:"sink"`
+	Max    float64 `json:"max_weight"`
 }
 
 type jsonImmune struct {
@@ -62,14 +78,21 @@ type jsonRow struct {
 	TopKAuth         []jsonItem    `json:"topk_auth"`
 	Class            string        `json:"class"`
 	IFCBlind         bool          `json:"ifc_blind"`
+	Rank1Changed     bool          `json:"rank1_changed"`
 	Tie              bool          `json:"tie"`
 	Culprits         []string      `json:"culprits"`
 	CulpritDetail    []jsonCulprit `json:"culprit_detail"`
 	CulpritsMinimal  bool          `json:"culprits_minimal"`
+	CulpritsMode     string        `json:"culprits_mode,omitempty"`
+	CulpritsTimedOut bool          `json:"culprits_out_of_time,omitempty"`
 	RecordedMismatch *bool         `json:"recorded_mismatch,omitempty"`
 	Lemma1           []jsonLemma   `json:"lemma1"`
 	Immune           []jsonImmune  `json:"immune"`
 	WhatIf           *jsonWhatIf   `json:"what_if,omitempty"`
+	// AsOf is set when the rows were replayed at --as-of instead of now.
+	AsOf      string     `json:"as_of,omitempty"`
+	AsRan     *jsonAsRan `json:"as_ran,omitempty"`
+	FirstFlip *jsonFlip  `json:"first_flip,omitempty"`
 }
 
 func items(sel replay.Selection) []jsonItem {
@@ -82,9 +105,11 @@ func items(sel replay.Selection) []jsonItem {
 
 func toJSONRow(r replay.Row, text string) jsonRow {
 	j := jsonRow{Query: sanitize.Line(r.QueryID), Text: sanitize.Line(text), K: r.K, TopKG: items(r.G), TopKAuth: items(r.GAuth),
-		Class: string(r.Class), IFCBlind: r.IFCBlind, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
+		Class: string(r.Class), IFCBlind: r.IFCBlind, Rank1Changed: r.Rank1Changed, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
 	if r.Culprits != nil {
 		j.CulpritsMinimal = r.Culprits.Minimal
+		j.CulpritsMode = string(r.Culprits.Mode)
+		j.CulpritsTimedOut = r.Culprits.OutOfTime
 		for _, c := range r.Culprits.Set {
 			j.Culprits = append(j.Culprits, c.EdgeID)
 			j.CulpritDetail = append(j.CulpritDetail, jsonCulprit{Edge: c.EdgeID, Src: sanitize.Line(c.Src), Dst: sanitize.Line(c.Dst), Weight: c.Weight,
@@ -96,7 +121,15 @@ func toJSONRow(r replay.Row, text string) jsonRow {
 		j.RecordedMismatch = &m
 	}
 	for _, t := range r.Targets {
-		j.Lemma1 = append(j.Lemma1, jsonLemma{Node: sanitize.Line(t.NodeID), ResetMass: t.ResetMass, Floor: t.Floor, CaptureBound: t.CaptureBound, Evictable: t.Evictable})
+		l := jsonLemma{Node: sanitize.Line(t.NodeID), ResetMass: t.ResetMass, Floor: t.Floor, CaptureBound: t.CaptureBound, Seed: sanitize.Line(t.Seed), Evictable: t.Evictable, RankG: t.RankG + 1}
+		if !math.IsNaN(t.Margin) {
+			m := t.Margin
+			l.Margin = &m
+		}
+		if e := t.Eviction; e != nil {
+			l.Eviction = &jsonEviction{Found: e.Found, Weight: e.Weight, Seed: sanitize.Line(e.Seed), Sink: sanitize.Line(e.Sink), Max: replay.MaxProbeWeight}
+		}
+		j.Lemma1 = append(j.Lemma1, l)
 	}
 	for _, im := range r.Immune {
 		j.Immune = append(j.Immune, jsonImmune{Selector: im.Selector, Class: string(im.Class)})
@@ -104,7 +137,7 @@ func toJSONRow(r replay.Row, text string) jsonRow {
 	return j
 }
 
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("replay", replayUsage, stderr)
 	var ef evidenceFlags
 	ef.register(fs)
@@ -114,8 +147,15 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	policy := fs.String("policy", "", "edge label policy: "+strings.Join(replay.PolicyNames(), ", ")+" (default "+replay.PolicyDefault+")")
 	without := fs.String("without", "", "what-if: replay on G with these edge ids removed (comma-separated)")
 	restore := fs.String("restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
+	culprits := fs.String("culprits", string(replay.CulpritsFast), "culprit search: fast (bisect the heaviest writes, then reduce; seconds at most), minimal (delta debugging over every candidate), none")
+	evictions := fs.Bool("evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
 	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
+	asOf := fs.String("as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
+	flip := fs.Bool("first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
+	scan := fs.Bool("scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
 	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
+	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -123,14 +163,36 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
 	}
+	if *format != "" || isNativeStore(pos[0]) {
+		if *asOf != "" || *flip {
+			return exitUsage, usagef("--as-of and --first-flip need a log's write order; a native store has none")
+		}
+		ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
+		return runNativeReplay(ctx, stdout, pos[0], *format, *queries, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
+	}
+	if *queries != "" {
+		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
+	}
+	if *asOf != "" && (*without != "" || *restore != "") {
+		return exitUsage, usagef("--as-of cannot be combined with --without or --restore")
+	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
 	}
-	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy})
+	mode, err := replay.ParseCulpritMode(*culprits)
+	if err != nil {
+		return exitUsage, usagef("--culprits: %v", err)
+	}
+	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
 	defer s.Close()
+	defer func() {
+		if err == nil {
+			code = warnLoadIssues(stderr, s, code)
+		}
+	}()
 	rp, err := s.Replayer(ctx)
 	if err != nil {
 		return exitUsage, err
@@ -154,6 +216,23 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
+	tr, err := s.TimeReplay(rp)
+	if err != nil {
+		return exitUsage, err
+	}
+	var cut *timeline.Cut
+	if *asOf != "" {
+		c, err := parseMoment(tr.Timeline(), *asOf)
+		if err != nil {
+			return exitUsage, err
+		}
+		cut = &c
+		for i, q := range qs {
+			if rows[i], err = tr.At(q, c); err != nil {
+				return exitUsage, err
+			}
+		}
+	}
 	var removed, restored []string
 	if *without != "" {
 		if removed, err = resolveAll(writeIDs(s), strings.Split(*without, ",")); err != nil {
@@ -168,6 +247,21 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
+		if cut != nil {
+			out[i].AsOf = cut.Desc
+		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
+			// The recording is compared with the graph the query ran on:
+			// a mismatch there means the evidence or the replay is wrong.
+			if out[i].AsRan, err = asRanJSON(tr, qs[i]); err != nil {
+				return exitUsage, err
+			}
+			out[i].RecordedMismatch = out[i].AsRan.RecordedMismatch
+		}
+		if *flip && r.Class == diff.Diverge && cut == nil {
+			if out[i].FirstFlip, err = firstFlip(s, tr, qs[i], r, *scan); err != nil {
+				return exitUsage, err
+			}
+		}
 		if removed != nil || restored != nil {
 			base := replay.BaseG
 			if restored != nil {
@@ -180,31 +274,65 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			out[i].WhatIf = &jsonWhatIf{Removed: w.Removed, TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
 		}
 	}
+	status := replayStatus(rows)
 	if *asJSON {
-		return exitOK, writeJSON(stdout, out)
+		return status, writeJSON(stdout, out)
+	}
+	if cut != nil {
+		fmt.Fprintf(stdout, "as of %s (placed by %s)\n\n", cut.Desc, cut.Placed)
 	}
 	if *queryID == "" {
 		writeReplayTable(stdout, out)
+	}
+	for _, r := range out {
+		if r.FirstFlip != nil {
+			writeFlip(stdout, r.Query, r.FirstFlip)
+		}
 	}
 	if *queryID != "" || removed != nil || restored != nil {
 		for i, r := range rows {
 			writeReplayDetail(stdout, r, out[i])
 		}
 	}
-	return exitOK, nil
+	return status, nil
+}
+
+// replayStatus is exit 1 when the rows carry an error-severity finding
+// (an IFC-blind divergence), as verify does for its errors; the findings
+// are the ones the inspector lists.
+func replayStatus(rows []replay.Row) int {
+	for _, f := range inspect.ReplayFindings(rows) {
+		if f.Severity == finding.SevError {
+			return exitFindings
+		}
+	}
+	return exitOK
 }
 
 func writeReplayTable(w io.Writer, rows []jsonRow) {
-	fmt.Fprintf(w, "%-16s %-8s %-9s %-4s %-8s %s\n", "QUERY", "CLASS", "IFC-BLIND", "TIE", "CULPRITS", "TEXT")
+	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "TEXT")
 	for _, r := range rows {
-		blind, tie := "-", "-"
+		asRan, rec := "-", "-"
+		if r.AsRan != nil {
+			asRan = r.AsRan.Class
+		}
+		if r.RecordedMismatch != nil {
+			rec = "ok"
+			if *r.RecordedMismatch {
+				rec = "MISMATCH"
+			}
+		}
+		blind, tie, rank1 := "-", "-", "-"
 		if r.IFCBlind {
 			blind = "YES"
+		}
+		if r.Rank1Changed {
+			rank1 = "FLIP"
 		}
 		if r.Tie {
 			tie = "tie"
 		}
-		fmt.Fprintf(w, "%-16s %-8s %-9s %-4s %-8d %s\n", r.Query, r.Class, blind, tie, len(r.Culprits), r.Text)
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %s\n", r.Query, r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), r.Text)
 	}
 }
 
@@ -213,6 +341,9 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 	fmt.Fprintf(w, "class %s", j.Class)
 	if j.IFCBlind {
 		fmt.Fprint(w, ", IFC-blind: every passage selected on G is authenticated, yet unauthenticated structure changed the set")
+	}
+	if j.Rank1Changed {
+		fmt.Fprint(w, "; rank 1 changed: the passage read first on G is not G_auth's")
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "\n  %-4s %-34s %-10s | %-34s %-10s %s\n", "RANK", "G_auth (authenticated writes only)", "SCORE", "G (every write)", "SCORE", "CHANGE")
@@ -231,19 +362,39 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clip(a.Node, 34), a.Score, clip(g.Node, 34), g.Score, change)
 	}
 	if len(j.Culprits) > 0 {
-		fmt.Fprintf(w, "\nculprits (removing all of them restores the G_auth selection; 1-minimal: %v):\n", j.CulpritsMinimal)
+		minimal := "yes"
+		switch {
+		case j.CulpritsTimedOut:
+			minimal = "not proven, the search ran out of time (try --culprits minimal)"
+		case !j.CulpritsMinimal:
+			minimal = "not proven, the search ran out of solves"
+		}
+		fmt.Fprintf(w, "\nculprits (%s search; removing all of them restores the G_auth selection; 1-minimal: %s):\n", j.CulpritsMode, minimal)
 		for _, c := range j.CulpritDetail {
 			fmt.Fprintf(w, "  %s  %s -> %s  weight %g  (%s; removing it alone: %s)\n", c.Edge, c.Src, c.Dst, c.Weight, c.Rule, c.ChangesAlone)
 		}
 	}
 	if len(j.Lemma1) > 0 {
-		fmt.Fprintln(w, "\nLemma 1 (teleport floor vs one-hop capture bound):")
+		fmt.Fprintln(w, "\nLemma 1 (teleport floor vs the capture one injected edge from the strongest other seed allows;")
+		fmt.Fprintln(w, "margin to the (k+1)-th on G; smallest single no-source edge that evicts):")
 		for _, t := range j.Lemma1 {
 			ev := "safe"
 			if t.Evictable {
 				ev = "EVICTABLE"
 			}
-			fmt.Fprintf(w, "  %-34s floor %.4f  bound %.4f  %s\n", clip(t.Node, 34), t.Floor, t.CaptureBound, ev)
+			margin := "not selected on G"
+			if t.Margin != nil {
+				margin = fmt.Sprintf("rank %d, margin %.4f", t.RankG, *t.Margin)
+			}
+			fmt.Fprintf(w, "  %-34s floor %.4f  bound %.4f (seed %s)  %-9s  %s", clip(t.Node, 34), t.Floor, t.CaptureBound, clip(t.Seed, 24), ev, margin)
+			switch e := t.Eviction; {
+			case e == nil:
+			case e.Found:
+				fmt.Fprintf(w, "; evicted by %s -> %s at weight %.4g", clip(e.Seed, 24), clip(e.Sink, 24), e.Weight)
+			default:
+				fmt.Fprintf(w, "; no single edge up to weight %g evicts it", e.Max)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	for _, im := range j.Immune {

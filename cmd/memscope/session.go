@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"io"
 
 	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/sanitize"
 )
 
 // evidenceFlags are shared by the commands that analyse a snapshot.
@@ -35,4 +38,17 @@ func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.
 		return nil, err
 	}
 	return s, nil
+}
+
+// warnLoadIssues prints what could not be read (refused tables, malformed
+// rows) on stderr, sanitised, so that a partial analysis never looks like a
+// complete one; it returns exitFindings when there was any, else code.
+func warnLoadIssues(stderr io.Writer, s *inspect.Session, code int) int {
+	for _, issue := range s.LoadIssues {
+		fmt.Fprintf(stderr, "memscope: warning: not analysed: %s\n", sanitize.Line(issue))
+	}
+	if len(s.LoadIssues) > 0 && code == exitOK {
+		return exitFindings
+	}
+	return code
 }

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/verify"
 )
@@ -73,6 +72,8 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 		c := counts[fam]
 		status := "PASS"
 		switch {
+		case fam == finding.FamHMAC && !r.HMACChecked:
+			status = "not checked (no --hmac-key)"
 		case c[0] > 0:
 			status = "FAIL"
 		case c[1] > 0:
@@ -83,6 +84,10 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 			detail = fmt.Sprintf("  %d error(s), %d warning(s)", c[0], c[1])
 		}
 		fmt.Fprintf(w, "  %-11s %s%s\n", fam, status, detail)
+	}
+	fmt.Fprintln(w, "\ncoverage (rows covered by a signature or tag):")
+	for _, c := range r.Coverage {
+		fmt.Fprintf(w, "  %-19s %6d/%-6d %-8s by %s\n", c.Table, c.Signed, c.Rows, c.Status, c.By)
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "\nfindings:")
@@ -114,5 +119,14 @@ func writeVerifyReport(w io.Writer, r *verify.Report) {
 	if !r.OK {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "\nresult: %s (%d error(s), %d warning(s))\n", verdict, errs, warns)
+	scope := ""
+	if len(r.Unsigned) > 0 {
+		// PASS speaks for the signed records only: the unsigned tables
+		// were not checked and are named so nobody reads them as intact.
+		scope = fmt.Sprintf(" for signed records; unsigned, not checked: %s", strings.Join(r.Unsigned, ", "))
+		if r.OK {
+			verdict = "PASS (signed records only)"
+		}
+	}
+	fmt.Fprintf(w, "\nresult: %s%s (%d error(s), %d warning(s))\n", verdict, scope, errs, warns)
 }

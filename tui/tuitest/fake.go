@@ -40,10 +40,8 @@ var Base = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
 // Fake is a tui.Source with N generated entries.
 type Fake struct {
 	N int
-	// VerifySteps is how many progress reports Verify sends; VerifyDelay
-	// is slept between them (0 in tests).
+	// VerifySteps is how many progress reports Verify sends.
 	VerifySteps int
-	VerifyDelay time.Duration
 	// FailDetail makes EntryDetail fail (error display tests).
 	FailDetail bool
 	// Extra findings Verify reports after the built-in ones.
@@ -127,7 +125,9 @@ func (f *Fake) Findings() []finding.Finding {
 
 // VerifyFindings are the findings Verify reports at the end.
 func (f *Fake) VerifyFindings() []finding.Finding {
+	// Verification reports the unanchored root again, as verify does.
 	out := []finding.Finding{
+		f.Findings()[0],
 		{Severity: finding.SevError, Code: "SIG_INVALID", Subject: ID(5), Message: "signature does not verify", Family: finding.FamSignatures},
 		{Severity: finding.SevError, Code: "LEAF_WITHOUT_RECORD", Subject: "leaf 2", Message: "leaf names a missing record", Family: finding.FamLog},
 		{Severity: finding.SevError, Code: finding.ReplayIFCBlind, Subject: "query q-attack", Message: "selection diverges on G_auth", Family: "replay"},
@@ -147,9 +147,6 @@ func (f *Fake) Verify(ctx context.Context) <-chan tui.Progress {
 			case ch <- tui.Progress{Stage: "signatures", Done: i, Total: f.VerifySteps}:
 			case <-ctx.Done():
 				return
-			}
-			if f.VerifyDelay > 0 {
-				time.Sleep(f.VerifyDelay)
 			}
 		}
 		select {
@@ -254,8 +251,6 @@ func (f *Fake) Lineage(ctx context.Context, id string, tau float64) (tui.Lineage
 	lv.DOT = "digraph lineage {\n  \"" + ID(max(0, i-1)) + "\" -> \"" + id + "\";\n}\n"
 	return lv, nil
 }
-
-func passage(n int) string { return "p-" + strconv.Itoa(n) }
 
 func sel(ids []string, auth bool, scores []float64) replay.Selection {
 	var s replay.Selection

@@ -1,4 +1,4 @@
-package importer
+package graphfile
 
 import (
 	"bytes"
@@ -338,3 +338,6 @@ func short(s string) string {
 	}
 	return s
 }
+
+// Short cuts s for an error message (60 bytes, on a rune boundary).
+func Short(s string) string { return short(s) }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memscope/memscope/defences"
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/sanitize"
+)
+
+const actionsUsage = "memscope actions SNAPSHOT --log DIR|URL [anchors] [--hmac-key FILE] [--tau T] [--fail-closed] [--policy FILE] [--json]"
+
+// jsonActionRow is one action in --json: the verdict of each defence,
+// keyed none, ifc, memlineage, authselect, smsr.
+type jsonActionRow struct {
+	Action     string                    `json:"action"`
+	Tool       string                    `json:"tool"`
+	Query      string                    `json:"query"`
+	Dispatched bool                      `json:"dispatched"`
+	Headline   bool                      `json:"headline"`
+	Verdicts   map[string]jsonActVerdict `json:"verdicts"`
+}
+
+type jsonActVerdict struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("actions", actionsUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
+	tau := fs.Float64("tau", 0, "lineage threshold for MemLineage's gate")
+	failClosed := fs.Bool("fail-closed", false, "lineage fail-closed labelling")
+	policyFile := fs.String("policy", "", "gate policy file (JSON, see docs/LINEAGE.md)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", actionsUsage)
+	}
+	if ef.log == "" {
+		return exitUsage, usagef("--log is required: the verdicts start from verification; usage: %s", actionsUsage)
+	}
+	if *tau < 0 || *tau > 1 {
+		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
+	}
+	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed}
+	if *policyFile != "" {
+		b, err := os.ReadFile(*policyFile)
+		if err != nil {
+			return exitUsage, usagef("--policy: %v", err)
+		}
+		if opts.GatePolicy, err = lineage.ParsePolicy(b); err != nil {
+			return exitUsage, usagef("--policy %s: %v", *policyFile, err)
+		}
+	}
+	s, err := ef.open(ctx, pos[0], opts)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+	rows, err := s.ActionVerdicts(ctx)
+	if err != nil {
+		return exitUsage, err
+	}
+	out := make([]jsonActionRow, len(rows))
+	status := exitOK
+	for i, r := range rows {
+		out[i] = jsonActionRow{Action: sanitize.Line(r.Action), Tool: sanitize.Line(r.Tool), Query: sanitize.Line(r.Query), Dispatched: r.Dispatched, Headline: r.Headline, Verdicts: map[string]jsonActVerdict{}}
+		for k, v := range r.Verdicts {
+			out[i].Verdicts[k] = jsonActVerdict{Decision: v.Decision, Reason: sanitize.Line(v.Reason)}
+		}
+		// A dispatched action that a defence refuses is an error-severity
+		// result, as a refused dispatched action is for lineage.
+		if r.Dispatched && refused(r) {
+			status = exitFindings
+		}
+	}
+	if *asJSON {
+		return status, writeJSON(stdout, out)
+	}
+	writeActions(stdout, out)
+	return status, nil
+}
+
+// refused: some defence other than "none" would not have let the action
+// run as emitted.
+func refused(r defences.Row) bool {
+	for k, v := range r.Verdicts {
+		switch {
+		case k == defences.None:
+		case v.Decision == defences.Allow || v.Decision == defences.Accept || v.Decision == defences.NotChecked:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func writeActions(w io.Writer, rows []jsonActionRow) {
+	fmt.Fprintf(w, "%-2s %-22s %-15s %-14s", "", "ACTION", "TOOL", "QUERY")
+	for _, d := range defences.Names {
+		fmt.Fprintf(w, " %-16s", d)
+	}
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		mark := "  "
+		if r.Headline {
+			mark = "! "
+		}
+		q := r.Query
+		if q == "" {
+			q = "-"
+		}
+		fmt.Fprintf(w, "%-2s %-22s %-15s %-14s", mark, clip(r.Action, 22), clip(r.Tool, 15), clip(q, 14))
+		for _, d := range defences.Names {
+			fmt.Fprintf(w, " %-16s", r.Verdicts[d].Decision)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, r := range rows {
+		disp := "not dispatched"
+		if r.Dispatched {
+			disp = "dispatched"
+		}
+		fmt.Fprintf(w, "\n%s (%s, %s)", r.Action, r.Tool, disp)
+		if r.Headline {
+			fmt.Fprint(w, "  HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in")
+		}
+		fmt.Fprintln(w)
+		for _, d := range defences.Names {
+			v := r.Verdicts[d]
+			fmt.Fprintf(w, "  %-11s %-16s %s\n", d, v.Decision, v.Reason)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/sanitize"
+)
+
+const diffUsage = "memscope diff A B [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json]"
+
+type jsonChange struct {
+	Table  string `json:"table"`
+	Key    string `json:"key"`
+	Change string `json:"change"`
+	Signed bool   `json:"signed"`
+	Leaf   *int64 `json:"leaf"`
+}
+
+type jsonCheckpoint struct {
+	Present   bool   `json:"present"`
+	Size      uint64 `json:"tree_size"`
+	Root      []byte `json:"root_hash"`
+	Signature string `json:"signature"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+type jsonConsistency struct {
+	A      jsonCheckpoint `json:"a"`
+	B      jsonCheckpoint `json:"b"`
+	Status string         `json:"status"`
+	Detail string         `json:"detail"`
+}
+
+type jsonCounts struct {
+	Added      int `json:"added"`
+	Removed    int `json:"removed"`
+	Tombstoned int `json:"tombstoned"`
+	Changed    int `json:"changed"`
+	Same       int `json:"same"`
+}
+
+type jsonQuerySel struct {
+	Query   string   `json:"query"`
+	Then    []string `json:"then"`
+	Now     []string `json:"now"`
+	Class   string   `json:"class"`
+	Problem string   `json:"problem,omitempty"`
+}
+
+func changeJSON(c diff.RowChange) jsonChange {
+	j := jsonChange{Table: c.Table, Key: c.Key, Change: string(c.Kind), Signed: c.Signed}
+	if c.Leaf >= 0 {
+		l := c.Leaf
+		j.Leaf = &l
+	}
+	return j
+}
+
+// compactJSON encodes v on one line with every string sanitised, for
+// documents written piece by piece.
+func compactJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("diff", diffUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
+	cpA := fs.Int("a-checkpoint", 0, "take A at its N-th checkpoint (1-based; default: the latest, every row)")
+	cpB := fs.Int("b-checkpoint", 0, "take B at its M-th checkpoint (1-based; default: the latest, every row)")
+	k := fs.Int("k", 0, "top-k for the per-query selections (default: each query's own)")
+	asJSON := fs.Bool("json", false, "print JSON (streamed: changes first, then the summary)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 2 {
+		return exitUsage, usagef("want two snapshots A and B; usage: %s", diffUsage)
+	}
+	an, err := ef.resolve()
+	if err != nil {
+		return exitUsage, err
+	}
+	w := bufio.NewWriterSize(stdout, 1<<16)
+	defer w.Flush()
+	n := 0
+	emit := func(c diff.RowChange) error {
+		if *asJSON {
+			b, err := compactJSON(changeJSON(c))
+			if err != nil {
+				return err
+			}
+			sep := ",\n    "
+			if n == 0 {
+				sep = "\n    "
+			}
+			n++
+			_, err = fmt.Fprintf(w, "%s%s", sep, b)
+			return err
+		}
+		if n == 0 {
+			fmt.Fprintf(w, "changes from A (%s) to B (%s):\n", sanitize.Line(pos[0]), sanitize.Line(pos[1]))
+		}
+		n++
+		mark := map[diff.ChangeKind]string{diff.Added: "+", diff.Removed: "-", diff.Tombstoned: "x", diff.Changed: "~"}[c.Kind]
+		note := ""
+		switch {
+		case c.Kind == diff.Removed && c.Signed:
+			note = "  ERROR: no tombstone"
+		case c.Kind == diff.Changed && c.Signed:
+			note = "  ERROR: signed record changed"
+		case c.Kind == diff.Tombstoned:
+			note = "  (tombstone in B)"
+		}
+		_, err := fmt.Fprintf(w, "  %s %-11s %-10s %s%s\n", mark, c.Table, c.Kind, sanitize.Line(c.Key), note)
+		return err
+	}
+	if *asJSON {
+		fmt.Fprintf(w, "{\n  \"a\": %q,\n  \"b\": %q,\n  \"changes\": [", sanitize.Line(pos[0]), sanitize.Line(pos[1]))
+	}
+	res, err := inspect.DiffSnapshots(ctx, inspect.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}, emit)
+	if err != nil {
+		return exitUsage, err
+	}
+	errs, _, _ := finding.Count(res.Findings)
+	status := exitOK
+	if errs > 0 {
+		status = exitFindings
+	}
+	cp := func(c diff.Checkpoint) jsonCheckpoint {
+		return jsonCheckpoint{Present: c.Present, Size: c.Size, Root: c.Root, Signature: c.Signature, Problem: c.Problem}
+	}
+	cons := jsonConsistency{A: cp(res.Consistency.A), B: cp(res.Consistency.B), Status: res.Consistency.Status, Detail: res.Consistency.Detail}
+	tables := map[string]jsonCounts{}
+	for t, c := range res.Report.Tables {
+		tables[t] = jsonCounts{Added: c.Added, Removed: c.Removed, Tombstoned: c.Tombstoned, Changed: c.Changed, Same: c.Same}
+	}
+	queries := []jsonQuerySel{}
+	for _, q := range res.Queries {
+		queries = append(queries, jsonQuerySel{Query: q.Query, Then: q.Then, Now: q.Now, Class: q.Class, Problem: q.Problem})
+	}
+	findings := res.Findings
+	if findings == nil {
+		findings = []finding.Finding{}
+	}
+	if *asJSON {
+		if n > 0 {
+			fmt.Fprint(w, "\n  ")
+		}
+		fmt.Fprint(w, "],\n")
+		for i, part := range []struct {
+			key string
+			v   any
+		}{{"consistency", cons}, {"tables", tables}, {"queries", queries}, {"findings", findings}, {"findings_dropped", res.Report.Dropped}, {"ok", errs == 0}} {
+			b, err := compactJSON(part.v)
+			if err != nil {
+				return exitUsage, err
+			}
+			sep := ",\n"
+			if i == 5 {
+				sep = "\n"
+			}
+			fmt.Fprintf(w, "  %q: %s%s", part.key, b, sep)
+		}
+		fmt.Fprintln(w, "}")
+		return status, nil
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "no rows differ")
+	}
+	fmt.Fprintf(w, "\nconsistency: %s (%s)\n", cons.Status, sanitize.Line(cons.Detail))
+	fmt.Fprintf(w, "  A: tree size %d, signature %s\n  B: tree size %d, signature %s\n", cons.A.Size, cons.A.Signature, cons.B.Size, cons.B.Signature)
+	fmt.Fprintf(w, "\n%-12s %6s %8s %10s %8s %8s\n", "TABLE", "ADDED", "REMOVED", "TOMBSTONED", "CHANGED", "SAME")
+	for _, t := range []string{"principals", "entries", "writes", "tombstones", "queries", "actions", "gate_events"} {
+		c := tables[t]
+		fmt.Fprintf(w, "%-12s %6d %8d %10d %8d %8d\n", t, c.Added, c.Removed, c.Tombstoned, c.Changed, c.Same)
+	}
+	if len(queries) > 0 {
+		fmt.Fprintln(w, "\nselection on G then (A) and now (B), per query in both:")
+		for _, q := range queries {
+			if q.Problem != "" {
+				fmt.Fprintf(w, "  %-20s not replayed: %s\n", sanitize.Line(q.Query), sanitize.Line(q.Problem))
+				continue
+			}
+			fmt.Fprintf(w, "  %-20s %-8s then %s\n  %-20s %-8s now  %s\n", sanitize.Line(q.Query), q.Class, sanitize.Line(strings.Join(q.Then, ",")), "", "", sanitize.Line(strings.Join(q.Now, ",")))
+		}
+	}
+	fmt.Fprintf(w, "\nfindings: %d\n", len(findings))
+	for _, f := range findings {
+		fmt.Fprintf(w, "  %-7s %-30s %s: %s\n", f.Severity, f.Code, sanitize.Line(f.Subject), sanitize.Line(f.Message))
+	}
+	if res.Report.Dropped > 0 {
+		fmt.Fprintf(w, "  (%d more findings not kept)\n", res.Report.Dropped)
+	}
+	return status, nil
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/smsr"
+)
+
+const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--k 5] [--json]"
+
+type jsonExposureQuery struct {
+	Query        string          `json:"query"`
+	Class        string          `json:"class"`
+	SDom         float64         `json:"s_dom"`
+	SAdv         float64         `json:"s_adv"`
+	SAdvClean    float64         `json:"s_adv_clean"`
+	Reordered    float64         `json:"reordered"`
+	Targeted     bool            `json:"targeted"`
+	Uncertain    int             `json:"uncertain"`
+	TopKG        []string        `json:"topk_g"`
+	TopKAuth     []string        `json:"topk_auth"`
+	Baseline     []string        `json:"baseline"`
+	Targets      []jsonTarget    `json:"targets,omitempty"`
+	SMSR         *jsonSMSRSimple `json:"smsr,omitempty"`
+	NotCheckable string          `json:"not_checkable,omitempty"`
+}
+
+type jsonTarget struct {
+	Node      string  `json:"node"`
+	ResetMass float64 `json:"reset_mass"`
+	Floor     float64 `json:"teleport_floor"`
+	Anchored  bool    `json:"anchored"`
+	Evicted   float64 `json:"evicted"`
+}
+
+type jsonCurvePoint struct {
+	Writes  int     `json:"writes"`
+	Changed float64 `json:"changed"`
+}
+
+type jsonSelector struct {
+	Structural bool                `json:"structural"`
+	Exposed    bool                `json:"exposed"`
+	SDom       float64             `json:"s_dom"`
+	SAdv       float64             `json:"s_adv"`
+	SAdvClean  float64             `json:"s_adv_clean"`
+	Curve      []jsonCurvePoint    `json:"curve"`
+	Queries    []jsonExposureQuery `json:"queries"`
+}
+
+type jsonSMSRSimple struct {
+	M     int     `json:"m"`
+	K     int     `json:"k"`
+	N     int     `json:"n"`
+	T     int     `json:"t"`
+	Delta float64 `json:"delta"`
+}
+
+type jsonSMSRStore struct {
+	jsonSMSRSimple
+	// Keyed by the number of runs ("5", "7").
+	DeltaVsT map[string][]jsonPoint `json:"delta_vs_t"`
+	DeltaVsM map[string][]jsonPoint `json:"delta_vs_m"`
+	Basis    string                 `json:"basis"`
+}
+
+type jsonBudget struct {
+	Edges       int     `json:"edges"`
+	CleanWeight float64 `json:"clean_weight_max"`
+	HeavyWeight float64 `json:"heavy_weight"`
+	Draws       int     `json:"draws"`
+	CurveDraws  int     `json:"curve_draws"`
+	Seed        uint64  `json:"seed"`
+}
+
+type jsonExposure struct {
+	Snapshot  string                  `json:"snapshot"`
+	Budget    jsonBudget              `json:"budget"`
+	Selectors map[string]jsonSelector `json:"selectors"`
+	Ranked    []string                `json:"ranked"`
+	SMSR      *jsonSMSRStore          `json:"smsr"`
+	Notes     []string                `json:"notes"`
+}
+
+var exposureNotes = []string{
+	"s_adv: share of bounded no-source writes (heavy budget) that change a query's selected set on G_auth; s_adv_clean: the same at the clean-indistinguishable budget",
+	"harm here is selection change, the stage replay can measure; whether the reader then acts wrongly is not measured",
+	"rrf and dense read no structure: their s_adv is 0 by construction, and measured as such",
+	"leiden draws update the G_auth partition by local moving from the writes' endpoints, not a full re-clustering",
+}
+
+func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("exposure", exposureUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
+	seed := fs.Uint64("seed", 1, "Monte Carlo seed")
+	draws := fs.Int("draws", 1000, "Monte Carlo draws per query and budget")
+	edges := fs.Int("edges", 3, "no-source edges per bounded write")
+	clean := fs.Float64("clean-weight", 2, "clean budget: each edge weighs uniformly in [1, this]")
+	heavy := fs.Float64("heavy-weight", 60, "heavy budget: each edge's weight")
+	curveDraws := fs.Int("curve-draws", 20, "write sequences per query for the harm-vs-writes curve (0: none)")
+	curveMax := fs.Int("curve-max", 16, "the curve runs to this many accumulated writes")
+	sel := fs.String("selectors", "", "comma-separated subset of "+strings.Join(exposure.SelectorNames, ","))
+	k := fs.Int("k", 0, "top-k (default: each query's recorded k, else 5)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", exposureUsage)
+	}
+	if ef.log == "" {
+		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", exposureUsage)
+	}
+	opt := exposure.Options{Seed: *seed, Draws: *draws, Edges: *edges, CleanWeight: *clean, HeavyWeight: *heavy, CurveDraws: *curveDraws, CurveMax: *curveMax}
+	if *curveDraws == 0 {
+		opt.CurveDraws = -1
+	}
+	if *draws == 0 {
+		return exitUsage, usagef("--draws must be positive")
+	}
+	if *sel != "" {
+		opt.Selectors = strings.Split(*sel, ",")
+	}
+	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k})
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+	rp, err := s.Replayer(ctx)
+	if err != nil {
+		return exitUsage, err
+	}
+	qs := s.ReplayQueries()
+	res, err := exposure.Analyze(ctx, rp, qs, opt)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	out := toJSONExposure(pos[0], res, rp, qs)
+	rep := s.Report()
+	if rep != nil {
+		st, err := storeCertificate(rep.Entries, len(rep.EntryStatus))
+		if err == nil {
+			out.SMSR = st
+		}
+	}
+	if *asJSON {
+		return exitOK, writeJSON(stdout, out)
+	}
+	writeExposure(stdout, out, res)
+	return exitOK, nil
+}
+
+// storeCertificate is SMSR's certificate for the whole store: the pool is
+// every entry, t the entries with any verification or tag finding.
+func storeCertificate(entries, failing int) (*jsonSMSRStore, error) {
+	if entries == 0 {
+		return nil, fmt.Errorf("no entries")
+	}
+	sum, err := smsr.Summarise(entries, 5, 5, failing)
+	if err != nil {
+		return nil, err
+	}
+	out := &jsonSMSRStore{jsonSMSRSimple: jsonSMSRSimple{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta},
+		DeltaVsT: map[string][]jsonPoint{}, DeltaVsM: map[string][]jsonPoint{},
+		Basis: "m = entries in the store, t = entries with a verification or tag finding, k = 5, n = 5"}
+	for _, n := range smsr.CurveRuns {
+		out.DeltaVsT[fmt.Sprint(n)] = points(sum.VsT[n])
+		out.DeltaVsM[fmt.Sprint(n)] = points(sum.VsM[n])
+	}
+	return out, nil
+}
+
+// queryCertificate: the pool is the query's candidate passages (those with
+// a stored dense score), t the unauthenticated ones among them.
+func queryCertificate(rp *replay.Replayer, q replay.Query, k int) *jsonSMSRSimple {
+	g := rp.Graph()
+	m, t := 0, 0
+	for id := range q.DenseScores {
+		i, ok := g.NodeIndex(id)
+		if !ok {
+			continue
+		}
+		m++
+		if !g.Nodes()[i].Authenticated {
+			t++
+		}
+	}
+	if m == 0 {
+		return nil
+	}
+	c, err := smsr.Summarise(m, k, 5, t)
+	if err != nil {
+		return nil
+	}
+	return &jsonSMSRSimple{M: c.M, K: c.K, N: c.N, T: c.T, Delta: c.Delta}
+}
+
+func toJSONExposure(snapshot string, res *exposure.Result, rp *replay.Replayer, qs []replay.Query) jsonExposure {
+	o := res.Options
+	out := jsonExposure{Snapshot: snapshot, Selectors: map[string]jsonSelector{}, Ranked: res.Ranked, Notes: exposureNotes,
+		Budget: jsonBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, Seed: o.Seed}}
+	for _, s := range res.Selectors {
+		js := jsonSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonCurvePoint{}, Queries: []jsonExposureQuery{}}
+		for i, c := range s.Curve {
+			js.Curve = append(js.Curve, jsonCurvePoint{Writes: i + 1, Changed: c})
+		}
+		for qi, q := range s.Queries {
+			jq := jsonExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
+				Targeted: q.Targeted, Uncertain: q.Uncertain, TopKG: orEmpty(q.TopKG), TopKAuth: orEmpty(q.TopKAuth), Baseline: orEmpty(q.Baseline), NotCheckable: q.NotCheckable}
+			for _, t := range q.Targets {
+				jq.Targets = append(jq.Targets, jsonTarget{Node: t.Node, ResetMass: t.ResetMass, Floor: t.Floor, Anchored: t.Anchored, Evicted: t.Evicted})
+			}
+			if s.Name == exposure.PPR {
+				k := len(q.TopKAuth)
+				if k == 0 {
+					k = replay.DefaultK
+				}
+				jq.SMSR = queryCertificate(rp, qs[qi], k)
+			}
+			js.Queries = append(js.Queries, jq)
+		}
+		out.Selectors[s.Name] = js
+	}
+	return out
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result) {
+	b := out.Budget
+	fmt.Fprintf(w, "exposure of %s to bounded no-source writes (%d edges from a query's seed entities to one wrong passage; clean: weight 1..%g, heavy: %g; %d draws per query and budget, seed %d)\n\n",
+		clip(out.Snapshot, 60), b.Edges, b.CleanWeight, b.HeavyWeight, b.Draws, b.Seed)
+	fmt.Fprintf(w, "%-14s %-8s %-7s %-7s %-9s %s\n", "SELECTOR", "EXPOSED", "S_DOM", "S_ADV", "S_ADV(W<="+fmt.Sprint(b.CleanWeight)+")", "CLASSES G vs G_auth")
+	for _, s := range res.Selectors {
+		exp := "no"
+		if s.Exposed {
+			exp = "YES"
+		}
+		var classes []string
+		for _, q := range s.Queries {
+			classes = append(classes, fmt.Sprintf("%s=%s", q.Query, q.Class))
+		}
+		fmt.Fprintf(w, "%-14s %-8s %-7.3f %-7.3f %-9.3f %s\n", s.Name, exp, s.SDom, s.SAdv, s.SAdvClean, clip(strings.Join(classes, " "), 80))
+	}
+	for _, s := range res.Selectors {
+		if !s.Structural || len(s.Curve) == 0 {
+			continue
+		}
+		if slices.Max(s.Curve) == 0 {
+			fmt.Fprintf(w, "\n%s: no selection changed at any number of writes up to %d\n", s.Name, len(s.Curve))
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: share of selections changed after n accumulated clean-budget writes\n", s.Name)
+		writeCurve(w, s.Curve)
+	}
+	fmt.Fprintln(w, "\nqueries, most exposed first (PPR targets: anchored = teleport floor above the capture bound)")
+	ppr, hasPPR := res.Selector(exposure.PPR)
+	for _, id := range res.Ranked {
+		fmt.Fprintf(w, "  %s\n", clip(id, 60))
+		if !hasPPR {
+			continue
+		}
+		for _, q := range ppr.Queries {
+			if q.Query != id {
+				continue
+			}
+			for _, t := range q.Targets {
+				kind := "low-floor"
+				if t.Anchored {
+					kind = "anchored"
+				}
+				fmt.Fprintf(w, "    %-36s %-9s floor %.4f  evicted in %.0f%% of heavy draws\n", clip(t.Node, 36), kind, t.Floor, 100*t.Evicted)
+			}
+		}
+	}
+	if out.SMSR != nil {
+		c := out.SMSR
+		fmt.Fprintf(w, "\nSMSR certificate for the store: m=%d k=%d n=%d t=%d delta=%.4f (%s)\n", c.M, c.K, c.N, c.T, c.Delta, c.Basis)
+	}
+	fmt.Fprintln(w)
+	for _, n := range out.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// writeCurve draws a curve of shares in [0, 1] as one bar per point.
+func writeCurve(w io.Writer, c []float64) {
+	const width = 40
+	for i, v := range c {
+		n := int(math.Round(v * width))
+		fmt.Fprintf(w, "  %2d |%-*s| %.2f\n", i+1, width, strings.Repeat("#", n), v)
+	}
+}

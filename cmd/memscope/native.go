@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/graphfile"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/stores"
+	"github.com/memscope/memscope/stores/storemodel"
+	"github.com/memscope/memscope/stores/storereplay"
+)
+
+func storeFormats() string {
+	names := make([]string, len(storemodel.Formats))
+	for i, f := range storemodel.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, "|")
+}
+
+// isNativeStore says whether path is a native store memscope detects.
+func isNativeStore(path string) bool {
+	_, ok := stores.Detect(path)
+	return ok
+}
+
+// openStore reads a native store named on the command line.
+func openStore(ctx context.Context, path, format string, ef evidenceFlags) (*storemodel.Store, error) {
+	if ef.log != "" || ef.logKey != "" || ef.trust != "" || ef.anchors != "" {
+		return nil, usagef("%s is a native store: it has no Merkle log, registry or checkpoints, so --log, --log-key, --trust and --anchors do not apply", path)
+	}
+	var f storemodel.Format
+	if format != "" {
+		var err error
+		if f, err = stores.ParseFormat(format); err != nil {
+			return nil, usagef("--format: %v", err)
+		}
+	}
+	return stores.Open(ctx, path, f)
+}
+
+// jsonStore describes a native store in every JSON output about it.
+type jsonStore struct {
+	Format     string            `json:"format"`
+	Root       string            `json:"root"`
+	Notice     string            `json:"notice"`
+	NotChecked []string          `json:"not_checked"`
+	Files      []storemodel.File `json:"files"`
+	Nodes      int               `json:"nodes"`
+	Passages   int               `json:"passages"`
+	Edges      int               `json:"edges"`
+	NoSource   int               `json:"no_source_edges"`
+	Versions   int               `json:"versions"`
+	Memories   int               `json:"memories"`
+	Notes      []string          `json:"notes"`
+}
+
+// notChecked is what no native store lets memscope check.
+var notChecked = []string{"signatures", "principal registry", "Merkle log inclusion", "checkpoints", "tombstones"}
+
+func describeStore(st *storemodel.Store) jsonStore {
+	j := jsonStore{Format: string(st.Format), Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
+		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Memories: len(st.Memories), Notes: st.Notes}
+	if j.Files == nil {
+		j.Files = []storemodel.File{}
+	}
+	if j.Notes == nil {
+		j.Notes = []string{}
+	}
+	for _, n := range st.Nodes {
+		if n.Kind == storemodel.KindPassage {
+			j.Passages++
+		}
+	}
+	for _, e := range st.Edges {
+		if len(e.Sources) == 0 {
+			j.NoSource++
+		}
+	}
+	return j
+}
+
+// writeStoreHeader prints what was read and what could not be checked.
+func writeStoreHeader(w io.Writer, j jsonStore) {
+	fmt.Fprintf(w, "%s store %s\n", j.Format, sanitize.Line(j.Root))
+	fmt.Fprintf(w, "  %s\n", j.Notice)
+	fmt.Fprintf(w, "  not checked: %s (the store has none)\n", strings.Join(j.NotChecked, ", "))
+	for _, f := range j.Files {
+		rel, err := filepath.Rel(j.Root, f.Path)
+		if err != nil {
+			rel = f.Path
+		}
+		fmt.Fprintf(w, "  file %-52s %10d bytes  sha256 %s  (%s)\n", sanitize.Line(rel), f.Size, f.SHA256[:16], f.Role)
+	}
+	switch {
+	case j.Nodes > 0:
+		fmt.Fprintf(w, "  graph %d nodes (%d passages), %d writes (%d no-source)\n", j.Nodes, j.Passages, j.Edges, j.NoSource)
+	case j.Versions > 0:
+		fmt.Fprintf(w, "  history %d events\n", j.Versions)
+	case j.Memories > 0:
+		fmt.Fprintf(w, "  memories %d rows\n", j.Memories)
+	}
+	for _, n := range j.Notes {
+		fmt.Fprintf(w, "  note: %s\n", sanitize.Line(n))
+	}
+	fmt.Fprintln(w)
+}
+
+func writeFindingList(w io.Writer, fs []finding.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "findings:")
+	shown := map[finding.Code]int{}
+	for _, f := range fs {
+		shown[f.Code]++
+		if shown[f.Code] > maxPerCode {
+			continue
+		}
+		fmt.Fprintf(w, "  %-7s %-30s %s\n          %s\n", strings.ToUpper(string(f.Severity)), f.Code, sanitize.Line(f.Subject), sanitize.Line(f.Message))
+	}
+	for code, n := range shown {
+		if n > maxPerCode {
+			fmt.Fprintf(w, "  ...     %-30s and %d more (see --json)\n", code, n-maxPerCode)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+type jsonNativeReplay struct {
+	Store    jsonStore         `json:"store"`
+	Findings []finding.Finding `json:"findings"`
+	Replay   string            `json:"replay"`
+	Rows     []jsonRow         `json:"rows"`
+}
+
+// replayNote says what a native replay is, per format.
+func replayNote(f storemodel.Format) string {
+	switch f {
+	case storemodel.HippoRAG:
+		return "HippoRAG 2's own selection (PPR, damping 0.5, prpack semantics) on G and on G_auth; the LLM recognition filter that picks the seed facts is not reproduced: seeds come from --queries"
+	}
+	return "a what-if: HippoRAG 2's selector (PPR over passages joined to their entities) run over this store's graph, which its own system does not retrieve with"
+}
+
+func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, queries string, ef evidenceFlags, ro replayOutput, cfg replay.Config, policy string) (int, error) {
+	st, err := openStore(ctx, path, format, ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	if policy != "" && policy != storereplay.PolicyName {
+		return exitUsage, usagef("--policy %s: a native store has no signatures; its edges are labelled by the %s policy (sources declared by the store's own fields)", policy, storereplay.PolicyName)
+	}
+	g, pol, err := storereplay.Graph(st)
+	if err != nil {
+		return exitUsage, err
+	}
+	cfg.Policy = pol
+	rp, err := replay.NewReplayer(g, cfg)
+	if err != nil {
+		return exitUsage, err
+	}
+	var qs []replay.Query
+	if !ro.labels {
+		if queries == "" {
+			return exitUsage, usagef("%s stores keep no queries: give them with --queries FILE (the importer's queries format, docs/IMPORT.md)", st.Format)
+		}
+		if qs, err = readStoreQueries(g, queries); err != nil {
+			return exitUsage, err
+		}
+	}
+	head := describeStore(st)
+	fs := stores.Findings(st)
+	if !ro.asJSON {
+		writeStoreHeader(stdout, head)
+		fmt.Fprintf(stdout, "replay: %s\n\n", replayNote(st.Format))
+		writeFindingList(stdout, fs)
+	}
+	return ro.run(stdout, rp, qs, path, func(rows []jsonRow) any {
+		return jsonNativeReplay{Store: head, Findings: fs, Replay: replayNote(st.Format), Rows: rows}
+	})
+}
+
+func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
+	f, err := graphfile.DetectFormat(file, "")
+	if err != nil {
+		return nil, usagef("--queries: %v", err)
+	}
+	in, err := os.Open(file)
+	if err != nil {
+		return nil, usagef("--queries: %v", err)
+	}
+	defer in.Close()
+	raw, err := graphfile.ReadQueries(file, in, f)
+	if err != nil {
+		return nil, err
+	}
+	return storereplay.Queries(g, file, raw)
+}
+
+// replayOutput is what the replay flags ask to see of a native store.
+type replayOutput struct {
+	queryID, without, restore string
+	labels, asJSON            bool
+}
+
+// run replays qs on rp and prints the result. wrap, when not nil, puts the
+// rows into the JSON document a native store's output is.
+func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
+	if o.labels {
+		return exitOK, writeLabels(stdout, rp, o.asJSON)
+	}
+	if o.without != "" && o.restore != "" {
+		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
+	}
+	if o.queryID != "" {
+		var one []replay.Query
+		for _, q := range qs {
+			if q.ID == o.queryID {
+				one = append(one, q)
+				break
+			}
+		}
+		if one == nil {
+			return exitUsage, usagef("no query %q in %s", o.queryID, source)
+		}
+		qs = one
+	}
+	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return exitUsage, err
+	}
+	var removed, restored []string
+	if o.without != "" {
+		removed = strings.Split(o.without, ",")
+	}
+	if o.restore != "" {
+		restored = strings.Split(o.restore, ",")
+	}
+	out := make([]jsonRow, len(rows))
+	for i, r := range rows {
+		out[i] = toJSONRow(r, qs[i].Text)
+		if removed != nil || restored != nil {
+			base := replay.BaseG
+			if restored != nil {
+				base = replay.BaseGAuth
+			}
+			w, err := rp.WhatIf(qs[i], base, removed, restored)
+			if err != nil {
+				return exitUsage, err
+			}
+			out[i].WhatIf = &jsonWhatIf{Removed: w.Removed, TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
+		}
+	}
+	status := replayStatus(rows)
+	if o.asJSON {
+		if wrap != nil {
+			return status, writeJSON(stdout, wrap(out))
+		}
+		return status, writeJSON(stdout, out)
+	}
+	if o.queryID == "" {
+		writeReplayTable(stdout, out)
+	}
+	if o.queryID != "" || removed != nil || restored != nil {
+		for i, r := range rows {
+			writeReplayDetail(stdout, r, out[i])
+		}
+	}
+	return status, nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const hippoFixtures = "../../stores/hipporag/testdata"
+
+// treeDigest hashes every file under dir (names, modes and contents), so a
+// test can prove a command wrote nothing next to the evidence.
+func treeDigest(t *testing.T, dir string) [32]byte {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h.Write([]byte(p + "|" + info.Mode().String() + "\n"))
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// memscope replay on a poisoned HippoRAG 2 save directory: detected by its
+// contents, IFC-blind (exit 1), unsigned said in text and JSON, never
+// "verified", and the evidence directory is byte-for-byte unchanged.
+func TestNativeReplayHippoRAG(t *testing.T) {
+	store := filepath.Join(hippoFixtures, "poisoned")
+	queries := filepath.Join(hippoFixtures, "queries.jsonl")
+	before := treeDigest(t, hippoFixtures)
+	code, out, errs := runCmd("replay", store, "--queries", queries)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d (IFC-blind row); stderr %s", code, exitFindings, errs)
+	}
+	for _, want := range []string{"unsigned store: provenance declared by the store's own fields", "q-born-first", "DIVERGE", "YES"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCmd("replay", store, "--format", "hipporag", "--queries", queries, "--json")
+	if code != exitFindings {
+		t.Fatalf("--json: exit %d; stderr %s", code, errs)
+	}
+	var doc struct {
+		Store struct {
+			Format     string   `json:"format"`
+			Notice     string   `json:"notice"`
+			NotChecked []string `json:"not_checked"`
+		} `json:"store"`
+		Findings []struct {
+			Code string `json:"code"`
+		} `json:"findings"`
+		Rows []struct {
+			Class    string   `json:"class"`
+			IFCBlind bool     `json:"ifc_blind"`
+			Culprits []string `json:"culprits"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Store.Format != "hipporag" || !strings.Contains(doc.Store.Notice, "unsigned store") || len(doc.Store.NotChecked) == 0 {
+		t.Errorf("store description %+v", doc.Store)
+	}
+	if len(doc.Findings) == 0 || doc.Findings[0].Code != "STORE_UNSIGNED" {
+		t.Errorf("findings %+v, want STORE_UNSIGNED first", doc.Findings)
+	}
+	if len(doc.Rows) != 1 || doc.Rows[0].Class != "DIVERGE" || !doc.Rows[0].IFCBlind || len(doc.Rows[0].Culprits) != 2 {
+		t.Errorf("rows %+v", doc.Rows)
+	}
+	if strings.Contains(strings.ToLower(out), "verified") {
+		t.Errorf("native output says verified:\n%s", out)
+	}
+	if after := treeDigest(t, hippoFixtures); after != before {
+		t.Error("the fixture directory changed: something was written next to the evidence")
+	}
+}
+
+// Usage errors a responder can act on.
+func TestNativeReplayUsage(t *testing.T) {
+	store := filepath.Join(hippoFixtures, "clean")
+	if code, _, errs := runCmd("replay", store); code != exitUsage || !strings.Contains(errs, "--queries") {
+		t.Errorf("no --queries: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd("replay", store, "--log", "x", "--queries", "q.jsonl"); code != exitUsage || !strings.Contains(errs, "no Merkle log") {
+		t.Errorf("--log on a native store: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCmd("replay", store, "--format", "nosuch"); code != exitUsage || !strings.Contains(errs, "unknown store format") {
+		t.Errorf("bad --format: exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/report"
+)
+
+const reportUsage = "memscope report SNAPSHOT --log DIR|URL [anchors] [--tau T] [--fail-closed] [--gate-policy FILE] [--label-policy NAME] [--k N] [--damping D] [--title TEXT] [--date RFC3339|none] --out FILE.html [--json FILE]"
+
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("report", reportUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
+	tau := fs.Float64("tau", 0, "lineage threshold: an edge is strong when its weight is strictly greater")
+	failClosed := fs.Bool("fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted")
+	gatePolicy := fs.String("gate-policy", "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
+	labelPolicy := fs.String("label-policy", "", "replay edge label policy: "+strings.Join(replay.PolicyNames(), ", "))
+	k := fs.Int("k", 0, "top-k (default: each query's recorded k, else 5)")
+	damping := fs.Float64("damping", 0.5, "PPR damping")
+	title := fs.String("title", "", "the report's title (default: the snapshot path)")
+	date := fs.String("date", "", "generation time printed in the report: RFC 3339, or none (default: $SOURCE_DATE_EPOCH, else now)")
+	out := fs.String("out", "", "write the HTML report to this new file (required; never overwritten)")
+	jsonOut := fs.String("json", "", "also write the JSON case file to this new file")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", reportUsage)
+	}
+	if ef.log == "" {
+		return exitUsage, usagef("--log is required; usage: %s", reportUsage)
+	}
+	if *out == "" {
+		return exitUsage, usagef("--out FILE.html is required; usage: %s", reportUsage)
+	}
+	if *out == *jsonOut {
+		return exitUsage, usagef("--out and --json name the same file")
+	}
+	if *tau < 0 || *tau > 1 {
+		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
+	}
+	now, err := reportDate(*date)
+	if err != nil {
+		return exitUsage, err
+	}
+	if *title == "" {
+		*title = defaultTitle(pos[0])
+	}
+	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed, K: *k, Damping: *damping, ReplayPolicy: *labelPolicy, Title: *title}
+	gateName := ""
+	if *gatePolicy != "" {
+		b, err := os.ReadFile(*gatePolicy)
+		if err != nil {
+			return exitUsage, usagef("--gate-policy: %v", err)
+		}
+		if opts.GatePolicy, err = lineage.ParsePolicy(b); err != nil {
+			return exitUsage, usagef("--gate-policy %s: %v", *gatePolicy, err)
+		}
+		gateName = *gatePolicy
+	}
+	s, err := ef.open(ctx, pos[0], opts)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+	inputs := []report.Input{{Role: "snapshot", Path: pos[0]}, {Role: "log", Path: ef.log}}
+	for _, in := range []report.Input{{Role: "anchors", Path: ef.anchors}, {Role: "log-key", Path: ef.logKey}, {Role: "trust", Path: ef.trust},
+		{Role: "hmac-key", Path: ef.hmacKey}, {Role: "gate-policy", Path: *gatePolicy}} {
+		if in.Path == "" {
+			continue
+		}
+		// --log-key and --trust take a key or a file: hash only files.
+		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() {
+			inputs = append(inputs, in)
+		}
+	}
+	c, err := report.Build(ctx, s, report.Options{Inputs: inputs, Command: append([]string{"memscope", "report"}, args...),
+		Version: toolVersion(), Now: now, GatePolicyName: gateName})
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := report.Files(c, *out, *jsonOut); err != nil {
+		return exitUsage, err
+	}
+	fmt.Fprintf(stdout, "%s: %s\n", *out, c.Verdict.Headline)
+	if *jsonOut != "" {
+		fmt.Fprintf(stdout, "%s: JSON case file\n", *jsonOut)
+	}
+	return exitOK, nil
+}
+
+// defaultTitle names the store by its directory and file name
+// ("structural-write/snapshot.db"), which is what a responder calls it.
+func defaultTitle(snapshot string) string {
+	abs, err := filepath.Abs(snapshot)
+	if err != nil {
+		return "Memory store " + snapshot
+	}
+	return "Memory store " + filepath.Join(filepath.Base(filepath.Dir(abs)), filepath.Base(abs))
+}
+
+// reportDate picks the generation time: the flag, else SOURCE_DATE_EPOCH
+// (the reproducible-builds convention), else the clock.
+func reportDate(flagValue string) (time.Time, error) {
+	switch {
+	case flagValue == "none":
+		return time.Time{}, nil
+	case flagValue != "":
+		t, err := time.Parse(time.RFC3339, flagValue)
+		if err != nil {
+			return time.Time{}, usagef("--date %q: want RFC 3339 (2026-03-02T09:00:00Z) or none", flagValue)
+		}
+		return t, nil
+	}
+	if e := os.Getenv("SOURCE_DATE_EPOCH"); e != "" {
+		sec, err := strconv.ParseInt(e, 10, 64)
+		if err != nil {
+			return time.Time{}, usagef("SOURCE_DATE_EPOCH %q is not a number of seconds", e)
+		}
+		return time.Unix(sec, 0).UTC(), nil
+	}
+	return time.Now().UTC().Truncate(time.Second), nil
+}
+
+// toolVersion names this build: the module version, and the VCS revision
+// when the binary was built from a checkout.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " (" + rev + dirty + ")"
+	}
+	return v
+}

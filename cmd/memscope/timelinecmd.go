@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/timeline"
+)
+
+const timelineUsage = "memscope timeline SNAPSHOT [--log DIR|URL [anchors]] [--from T] [--to T] [--principal P] [--json]"
+
+// parseWhen reads a moment given as RFC 3339 text or as nanoseconds since
+// the Unix epoch (the unit records carry).
+func parseWhen(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, usagef("%q is neither RFC 3339 time nor nanoseconds since the epoch", s)
+	}
+	return t.UnixNano(), nil
+}
+
+func formatWhen(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+type jsonEvent struct {
+	Index         int      `json:"index"`
+	Kind          string   `json:"kind"`
+	ID            string   `json:"id"`
+	Leaf          *int64   `json:"leaf"`
+	Size          uint64   `json:"tree_size,omitempty"`
+	Time          string   `json:"time"`
+	TS            int64    `json:"ts"`
+	Placed        string   `json:"placed_by"`
+	Principal     string   `json:"principal"`
+	Summary       string   `json:"summary"`
+	Authenticated *bool    `json:"authenticated,omitempty"`
+	Cites         []string `json:"cites,omitempty"`
+}
+
+type jsonTimeline struct {
+	Snapshot string      `json:"snapshot"`
+	Order    string      `json:"order"`
+	Labels   string      `json:"write_labels"`
+	Events   []jsonEvent `json:"events"`
+}
+
+func toJSONEvent(i int, e timeline.Event) jsonEvent {
+	j := jsonEvent{Index: i, Kind: string(e.Kind), ID: e.ID, Size: e.Size, Time: formatWhen(e.TS), TS: e.TS, Placed: string(e.Placed),
+		Principal: e.Principal, Summary: e.Summary, Authenticated: e.Authenticated, Cites: e.Cites}
+	if e.Leaf >= 0 {
+		l := e.Leaf
+		j.Leaf = &l
+	}
+	return j
+}
+
+func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("timeline", timelineUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
+	from := fs.String("from", "", "first moment shown (RFC 3339 or ns since the epoch)")
+	to := fs.String("to", "", "last moment shown (RFC 3339 or ns since the epoch)")
+	principal := fs.String("principal", "", "only events by this principal")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage, nil
+	}
+	if len(pos) != 1 {
+		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", timelineUsage)
+	}
+	var f timeline.Filter
+	if *from != "" {
+		if f.From, err = parseWhen(*from); err != nil {
+			return exitUsage, err
+		}
+	}
+	if *to != "" {
+		if f.To, err = parseWhen(*to); err != nil {
+			return exitUsage, err
+		}
+	}
+	f.Principal = *principal
+	s, err := ef.open(ctx, pos[0], inspect.Options{})
+	if err != nil {
+		return exitUsage, err
+	}
+	defer s.Close()
+	var rp *replay.Replayer
+	labels := "not checked (no --log)"
+	if ef.log != "" {
+		if rp, err = s.Replayer(ctx); err != nil {
+			return exitUsage, err
+		}
+		labels = "from verification against the log"
+	}
+	tl, err := s.Timeline(rp)
+	if err != nil {
+		return exitUsage, err
+	}
+	out := jsonTimeline{Snapshot: pos[0], Order: tl.Order(), Labels: labels, Events: []jsonEvent{}}
+	for _, i := range tl.Select(f) {
+		out.Events = append(out.Events, toJSONEvent(i, tl.Events[i]))
+	}
+	if *asJSON {
+		return exitOK, writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "%s: %d events, ordered by %s\n", sanitize.Line(pos[0]), len(tl.Events), orderWords(out.Order))
+	fmt.Fprintf(stdout, "write labels: %s\n\n", labels)
+	fmt.Fprintf(stdout, "%-5s %-6s %-24s %-10s %-36s %-16s %s\n", "#", "LEAF", "TIME", "KIND", "ID", "PRINCIPAL", "WHAT")
+	for _, e := range out.Events {
+		leaf := "-"
+		if e.Leaf != nil {
+			leaf = strconv.FormatInt(*e.Leaf, 10)
+		}
+		when := e.Time
+		if e.Placed == string(timeline.ByTime) {
+			when += "*"
+		}
+		what := e.Summary
+		if e.Authenticated != nil && !*e.Authenticated {
+			what = "UNAUTH " + what
+		}
+		fmt.Fprintf(stdout, "%-5d %-6s %-24s %-10s %-36s %-16s %s\n", e.Index, leaf, when, e.Kind, clip(e.ID, 36), clip(e.Principal, 16), sanitize.Line(what))
+	}
+	if out.Order != "log" {
+		fmt.Fprintln(stdout, "\n* placed by recorded time (not in the log): the time is the snapshot's claim")
+	}
+	return exitOK, nil
+}
+
+func orderWords(o string) string {
+	switch o {
+	case "log":
+		return "log position"
+	case "time":
+		return "recorded time (nothing is in the log)"
+	}
+	return "log position; events not in the log (" + strings.Join([]string{"queries", "actions", "gate events"}, ", ") + ") placed by recorded time"
+}

@@ -1,0 +1,345 @@
+package exposure
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// extra is one attacker edge added to a view (node indices).
+type extra struct {
+	a, b int32
+	w    float64
+}
+
+type nbr struct {
+	u int32
+	w float64
+}
+
+// pusher re-solves PPR after a few edges are added to a view, warm-started
+// from the view's converged scores x0. Adding edges changes the transition
+// matrix only in the columns of their endpoints, so the residual of x0 under
+// the new graph sits next to those endpoints; local pushes (Andersen, Chung
+// and Lang's forward push, signed) drain it. The L1 error of the scores is
+// at most the remaining residual mass / (1 - d), so the top-k is decided
+// exactly once the k-th / (k+1)-th gap exceeds twice that bound; the
+// threshold is lowered until it does (or the gap is a genuine tie).
+//
+// One pusher per goroutine: it owns scratch arrays of the graph's size.
+type pusher struct {
+	a     *adj
+	d     float64
+	r     []float64 // normalised reset vector
+	rsup  []int32   // nodes with r > 0
+	x0    []float64 // converged scores on the view
+	isP   []bool    // passage nodes
+	order []int32   // passages by x0, best first (ties by node order)
+	k     int
+
+	dx, res, addW []float64
+	mark          []bool
+	touched       []int32
+	queue         []int32
+	inQ           []bool
+	ext           map[int32][]nbr
+	x, y          []float64 // sweep scratch
+}
+
+func newPusher(a *adj, d float64, r, x0 []float64, isP []bool, passages []int32, k int) *pusher {
+	p := &pusher{a: a, d: d, r: r, x0: x0, isP: isP, k: k,
+		dx: make([]float64, a.n), res: make([]float64, a.n), addW: make([]float64, a.n),
+		mark: make([]bool, a.n), inQ: make([]bool, a.n), ext: map[int32][]nbr{}}
+	for v, m := range r {
+		if m > 0 {
+			p.rsup = append(p.rsup, int32(v))
+		}
+	}
+	p.order = append([]int32(nil), passages...)
+	slices.SortFunc(p.order, func(x, y int32) int {
+		if c := cmp.Compare(x0[y], x0[x]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	return p
+}
+
+func (p *pusher) touch(v int32) {
+	if !p.mark[v] {
+		p.mark[v] = true
+		p.touched = append(p.touched, v)
+	}
+}
+
+func (p *pusher) addRes(v int32, m float64, theta float64) {
+	p.touch(v)
+	p.res[v] += m
+	if !p.inQ[v] && math.Abs(p.res[v]) > theta {
+		p.inQ[v] = true
+		p.queue = append(p.queue, v)
+	}
+}
+
+// base returns the top-k of the view itself.
+func (p *pusher) base() []int32 {
+	return append([]int32(nil), p.order[:min(p.k, len(p.order))]...)
+}
+
+// solve returns the top-k passages of the view plus es, best first, and
+// whether the cut-off stayed a tie at the precision floor.
+func (p *pusher) solve(es []extra) (top []int32, uncertain bool) {
+	defer p.reset()
+	d := p.d
+	var ends []int32
+	for _, e := range es {
+		if e.a == e.b || !(e.w > 0) {
+			continue
+		}
+		for _, s := range [2][2]int32{{e.a, e.b}, {e.b, e.a}} {
+			if _, ok := p.ext[s[0]]; !ok {
+				ends = append(ends, s[0])
+			}
+			p.ext[s[0]] = append(p.ext[s[0]], nbr{s[1], e.w})
+			p.addW[s[0]] += e.w
+			p.touch(s[0])
+		}
+	}
+	theta := 1e-6
+	// Residual of x0 under the new graph: the columns of the endpoints.
+	for _, u := range ends {
+		s0 := p.a.str[u]
+		s1 := s0 + p.addW[u]
+		xu := p.x0[u]
+		if s0 > 0 {
+			f := d * xu * (1/s1 - 1/s0)
+			for q := p.a.off[u]; q < p.a.off[u+1]; q++ {
+				p.addRes(p.a.col[q], f*p.a.w[q], theta)
+			}
+		} else {
+			// u was dangling: its mass restarted by r, now it walks.
+			for _, v := range p.rsup {
+				p.addRes(v, -d*xu*p.r[v], theta)
+			}
+		}
+		for _, e := range p.ext[u] {
+			p.addRes(e.u, d*xu*e.w/s1, theta)
+		}
+	}
+	for {
+		p.drain(theta)
+		var resid float64
+		for _, v := range p.touched {
+			resid += math.Abs(p.res[v])
+		}
+		bound := resid / (1 - d)
+		top, decided := p.topK(2 * bound)
+		if decided || resid == 0 {
+			return top, false
+		}
+		if theta < 2e-8 || len(p.touched) > p.a.n/4 {
+			// The correction is no longer local: whole-graph sweeps from
+			// the pushed estimate are cheaper than more pushes.
+			return p.sweeps()
+		}
+		theta /= 8
+		for _, v := range p.touched {
+			if !p.inQ[v] && math.Abs(p.res[v]) > theta {
+				p.inQ[v] = true
+				p.queue = append(p.queue, v)
+			}
+		}
+	}
+}
+
+// sweeps finishes the solve with Gauss-Seidel sweeps over the augmented
+// graph, warm-started from x0 + dx, until the top-k question is decided
+// (error bound: the last sweep's L1 change / (1 - d)) or the change falls
+// below 1e-14 (a tie at the cut-off: uncertain).
+func (p *pusher) sweeps() ([]int32, bool) {
+	n, d := p.a.n, p.d
+	if p.x == nil {
+		p.x, p.y = make([]float64, n), make([]float64, n)
+	}
+	x, y := p.x, p.y
+	inv := func(v int) float64 {
+		s := p.a.str[v] + p.addW[v]
+		if s == 0 {
+			return 0
+		}
+		return 1 / s
+	}
+	for v := 0; v < n; v++ {
+		x[v] = p.x0[v] + p.dx[v]
+		y[v] = x[v] * inv(v)
+	}
+	var dangling []int32
+	for v := 0; v < n; v++ {
+		if p.a.str[v]+p.addW[v] == 0 {
+			dangling = append(dangling, int32(v))
+		}
+	}
+	for iter := 0; iter < 200; iter++ {
+		var dm, delta float64
+		for _, v := range dangling {
+			dm += x[v]
+		}
+		c := d*dm + (1 - d)
+		for v := 0; v < n; v++ {
+			var acc float64
+			for q := p.a.off[v]; q < p.a.off[v+1]; q++ {
+				acc += p.a.w[q] * y[p.a.col[q]]
+			}
+			if p.addW[v] != 0 {
+				for _, e := range p.ext[int32(v)] {
+					acc += e.w * y[e.u]
+				}
+			}
+			nx := d*acc + c*p.r[v]
+			delta += math.Abs(nx - x[v])
+			x[v] = nx
+			y[v] = nx * inv(v)
+		}
+		bound := delta / (1 - d)
+		top, decided := p.topKFull(2 * bound)
+		if decided {
+			return top, false
+		}
+		if delta < 1e-14 {
+			return top, true
+		}
+	}
+	top, _ := p.topKFull(0)
+	return top, true
+}
+
+// drain pushes every queued residual above theta.
+func (p *pusher) drain(theta float64) {
+	d := p.d
+	for h := 0; h < len(p.queue); h++ {
+		u := p.queue[h]
+		p.inQ[u] = false
+		rho := p.res[u]
+		if math.Abs(rho) <= theta {
+			continue
+		}
+		p.res[u] = 0
+		p.dx[u] += rho
+		s := p.a.str[u] + p.addW[u]
+		if s == 0 {
+			for _, v := range p.rsup {
+				p.addRes(v, d*rho*p.r[v], theta)
+			}
+			continue
+		}
+		f := d * rho / s
+		for q := p.a.off[u]; q < p.a.off[u+1]; q++ {
+			p.addRes(p.a.col[q], f*p.a.w[q], theta)
+		}
+		for _, e := range p.ext[u] {
+			p.addRes(e.u, f*e.w, theta)
+		}
+	}
+	p.queue = p.queue[:0]
+}
+
+// topK ranks the passages whose score moved together with enough of the
+// unmoved ones (in base order) to fill k+1 places, and says whether the
+// answer to "did the selected set change?" is decided when every score may
+// be off by slack/2 (slack = twice the L1 error bound): unchanged needs the
+// base set on top with a k-th/(k+1)-th gap above slack; changed needs one
+// base member that at least k others certainly beat, or one outsider that
+// at most k-1 others can reach.
+func (p *pusher) topK(slack float64) ([]int32, bool) {
+	var cand []int32
+	moved := 0
+	for _, v := range p.touched {
+		if p.isP[v] && p.dx[v] != 0 {
+			cand = append(cand, v)
+			moved++
+		}
+	}
+	need := p.k + 1 + moved
+	for _, v := range p.order {
+		if need == 0 {
+			break
+		}
+		if p.isP[v] && p.dx[v] != 0 {
+			continue
+		}
+		cand = append(cand, v)
+		need--
+	}
+	return p.decide(cand, func(v int32) float64 { return p.x0[v] + p.dx[v] }, slack)
+}
+
+// topKFull is topK over every passage with the sweep's scores.
+func (p *pusher) topKFull(slack float64) ([]int32, bool) {
+	x := p.x
+	// Only the best k+1 matter, plus everything within slack of them.
+	cand := rankBy(p.order, func(v int32) float64 { return x[v] }, p.k+1)
+	if len(cand) > p.k {
+		floor := x[cand[len(cand)-1]] - slack
+		for _, v := range p.order {
+			if x[v] >= floor && !slices.Contains(cand, v) {
+				cand = append(cand, v)
+			}
+		}
+	}
+	return p.decide(cand, func(v int32) float64 { return x[v] }, slack)
+}
+
+// decide sorts the candidates by score and answers topK's question.
+func (p *pusher) decide(cand []int32, score func(int32) float64, slack float64) ([]int32, bool) {
+	slices.SortFunc(cand, func(x, y int32) int {
+		if c := cmp.Compare(score(y), score(x)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	k := min(p.k, len(cand))
+	top := append([]int32(nil), cand[:k]...)
+	if len(cand) <= k || k == 0 {
+		return top, true
+	}
+	base := p.order[:min(p.k, len(p.order))]
+	if sameSet(top, base) {
+		return top, score(cand[k-1])-score(cand[k]) > slack
+	}
+	for i, v := range cand {
+		inBase := slices.Contains(base, v)
+		if !inBase && i < k {
+			// How many others might reach v?
+			reach := 0
+			for j, w := range cand {
+				if j != i && score(w) >= score(v)-slack {
+					reach++
+				}
+			}
+			if reach <= k-1 {
+				return top, true
+			}
+		}
+		if inBase && i >= k {
+			beat := 0
+			for j, w := range cand {
+				if j != i && score(w) > score(v)+slack {
+					beat++
+				}
+			}
+			if beat >= k {
+				return top, true
+			}
+		}
+	}
+	return top, false
+}
+
+func (p *pusher) reset() {
+	for _, v := range p.touched {
+		p.dx[v], p.res[v], p.addW[v], p.mark[v], p.inQ[v] = 0, 0, 0, false, false
+	}
+	p.touched = p.touched[:0]
+	p.queue = p.queue[:0]
+	clear(p.ext)
+}

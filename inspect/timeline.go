@@ -1,0 +1,96 @@
+package inspect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/tlog"
+)
+
+// Timeline builds the snapshot's ordered stream of events (after Load).
+// With a replayer, structural writes carry its authentication label.
+// A checkpoint whose note cannot be parsed is placed by the time the
+// store saw it.
+func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
+	if err := s.needLoaded(); err != nil {
+		return nil, err
+	}
+	var auth map[string]bool
+	if rp != nil {
+		auth = make(map[string]bool, len(rp.Labels()))
+		for i, e := range rp.Graph().Edges() {
+			auth[e.ID] = rp.Labels()[i].Authenticated
+		}
+	}
+	n := len(s.PrincipalEvents) + len(s.Entries) + len(s.Writes) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
+	ev := make([]timeline.Event, 0, n)
+	for _, p := range s.PrincipalEvents {
+		ev = append(ev, timeline.Event{Kind: timeline.KindPrincipal, ID: p.ID, Leaf: p.Leaf, TS: p.TS, Principal: p.Principal,
+			Summary: fmt.Sprintf("%s %s (%s)", p.Op, p.Principal, p.Channel)})
+	}
+	for _, e := range s.Entries {
+		ev = append(ev, timeline.Event{Kind: timeline.KindEntry, ID: e.ID, Leaf: e.Leaf, TS: e.TS, Principal: e.Writer,
+			Summary: Preview(e.Content, 60)})
+	}
+	for _, w := range s.Writes {
+		e := timeline.Event{Kind: timeline.KindWrite, ID: w.ID, Leaf: w.Leaf, TS: w.TS, Principal: w.Writer,
+			Summary: fmt.Sprintf("%s %s -[%s %g]-> %s", w.Kind, w.Src, w.Rel, w.Weight, w.Dst), Cites: w.Sources}
+		if a, ok := auth[w.ID]; ok {
+			e.Authenticated = &a
+		}
+		ev = append(ev, e)
+	}
+	for _, t := range s.TombstoneRecs {
+		ev = append(ev, timeline.Event{Kind: timeline.KindTombstone, ID: t.Target, Leaf: t.Leaf, TS: t.TS, Principal: t.Writer,
+			Summary: "deletes " + t.Target + ": " + t.Reason, Cites: []string{t.Target}})
+	}
+	for _, q := range s.Queries {
+		ev = append(ev, timeline.Event{Kind: timeline.KindQuery, ID: q.ID, Leaf: -1, TS: q.TS, Summary: Preview(q.Text, 60)})
+	}
+	for _, a := range s.Actions {
+		state := "not dispatched"
+		if a.Dispatched {
+			state = "dispatched"
+		}
+		ev = append(ev, timeline.Event{Kind: timeline.KindAction, ID: a.ID, Leaf: -1, TS: a.TS,
+			Summary: fmt.Sprintf("%s (%s) citing %s", a.Tool, state, strings.Join(a.Justification, ",")), Cites: a.Justification})
+	}
+	for _, g := range s.GateEvents {
+		ev = append(ev, timeline.Event{Kind: timeline.KindGate, ID: g.ID, Leaf: -1, TS: g.TS,
+			Summary: fmt.Sprintf("%s %s: %s", g.Verdict, g.CandidateEID, g.Reason), Cites: []string{g.CandidateEID}})
+	}
+	for i, c := range s.Checkpoints {
+		e := timeline.Event{Kind: timeline.KindCheckpoint, ID: fmt.Sprintf("checkpoint %d", i+1), Leaf: -1, TS: c.SeenAt}
+		if cp, err := tlog.ParseCheckpoint(c.Note); err == nil {
+			e.Size = cp.Size
+			e.Summary = fmt.Sprintf("tree size %d (signature not checked here)", cp.Size)
+		} else {
+			e.Summary = "unparsable note: " + err.Error()
+		}
+		ev = append(ev, e)
+	}
+	return timeline.Build(ev), nil
+}
+
+// TimeReplay ties the replayer to the snapshot's timeline, for replays as
+// of a moment and the first-flip search.
+func (s *Session) TimeReplay(rp *replay.Replayer) (*timeline.Replay, error) {
+	tl, err := s.Timeline(rp)
+	if err != nil {
+		return nil, err
+	}
+	return timeline.NewReplay(rp, tl)
+}
+
+// PassageEntries maps each passage node to the entry it shows.
+func (s *Session) PassageEntries() map[string]string {
+	m := map[string]string{}
+	for _, n := range s.Nodes {
+		if n.EID != "" {
+			m[n.ID] = n.EID
+		}
+	}
+	return m
+}

@@ -1,0 +1,93 @@
+package replay
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/memscope/memscope/diff"
+)
+
+// solveCounter counts PPR views solved through ReplayPresent, so callers
+// can show what a search (for example the first-flip bisection) cost.
+type solveCounter struct{ n atomic.Int64 }
+
+// Solves returns how many PPR views ReplayPresent has solved on this
+// Replayer (G and G_auth count as two).
+func (r *Replayer) Solves() int64 { return r.counter.n.Load() }
+
+// ReplayPresent replays q on G and G_auth restricted to the edges for which
+// present(i) is true (i in edge order): the graph as it stood at some
+// moment, with writes logged later left out of both sides. Every vertex
+// stays. The row has the selections, class, IFC-blind mark and the recorded
+// check; Lemma 1, culprits and immune selectors are left to Replay.
+func (r *Replayer) ReplayPresent(q Query, present func(edge int) bool) (Row, error) {
+	k, err := r.queryK(q)
+	if err != nil {
+		return Row{}, err
+	}
+	reset, err := r.g.ResetVector(q.Reset)
+	if err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	var absent, absentAuth []int32
+	for i := range r.g.edges {
+		switch {
+		case !present(i):
+			absent = append(absent, int32(i))
+			absentAuth = append(absentAuth, int32(i))
+		case !r.labels[i].Authenticated:
+			absentAuth = append(absentAuth, int32(i))
+		}
+	}
+	full, auth := r.full, r.auth
+	if len(absent) > 0 {
+		full, auth = r.g.newView(absent), r.g.newView(absentAuth)
+	}
+	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{full, auth})
+	if err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	r.counter.n.Add(2)
+	row := Row{QueryID: q.ID, K: k}
+	row.G = r.g.selectPassages(scores[0], k)
+	row.GAuth = r.g.selectPassages(scores[1], k)
+	if row.Changes, err = diff.Compare(row.GAuth.DiffItems(), row.G.DiffItems()); err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	row.Class = row.Changes.Class
+	row.IFCBlind = row.Class == diff.Diverge && row.G.AllAuthenticated()
+	row.TieDecided = row.Class != diff.Same && (row.G.TieAtCutoff || row.GAuth.TieAtCutoff)
+	if q.Recorded != nil {
+		if row.Recorded, err = r.checkRecorded(q, row.G); err != nil {
+			return Row{}, err
+		}
+	}
+	return row, nil
+}
+
+// SelectPresent solves one view, G restricted to the edges for which
+// present(i) is true, and returns its top-k: half the cost of
+// ReplayPresent when the caller already has the other side (it counts one
+// solve).
+func (r *Replayer) SelectPresent(q Query, present func(edge int) bool) (Selection, error) {
+	k, err := r.queryK(q)
+	if err != nil {
+		return Selection{}, err
+	}
+	reset, err := r.g.ResetVector(q.Reset)
+	if err != nil {
+		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	var absent []int32
+	for i := range r.g.edges {
+		if !present(i) {
+			absent = append(absent, int32(i))
+		}
+	}
+	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.g.newView(absent)})
+	if err != nil {
+		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	r.counter.n.Add(1)
+	return r.g.selectPassages(scores[0], k), nil
+}
