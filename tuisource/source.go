@@ -37,7 +37,7 @@ type Source struct {
 	recomputed atomic.Pointer[[]lineage.Trust]
 	status     atomic.Pointer[[]tui.Status]
 	problems   atomic.Pointer[[]string] // what is wrong, per row (statusByRow)
-	done       chan struct{} // closed when loading ends
+	done       chan struct{}            // closed when loading ends
 	loadErr    error
 
 	log     *tlog.Reader // nil when the log could not be opened
