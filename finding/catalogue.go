@@ -32,6 +32,20 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
+// Codes of the rules a responder assumes: unique ids, tombstones that
+// delete what existed and was theirs to delete, parents before children,
+// clocks that run forward, weights in range.
+const (
+	DuplicateID            Code = "DUPLICATE_ID"
+	TombstoneUnknownTarget Code = "TOMBSTONE_UNKNOWN_TARGET"
+	TombstoneNoAuthority   Code = "TOMBSTONE_NO_AUTHORITY"
+	TombstoneLeafMismatch  Code = "TOMBSTONE_LEAF_MISMATCH"
+	ParentAfterChild       Code = "PARENT_AFTER_CHILD"
+	TimeBackwards          Code = "TIME_BACKWARDS"
+	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
+	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
+)
+
 // Codes of the snapshot file as a whole (the loader's structural checks).
 const (
 	SchemaNotTable         Code = "SCHEMA_NOT_TABLE"
@@ -172,6 +186,15 @@ var Catalogue = Catalog{
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
+
+	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
+	{TombstoneUnknownTarget, FamTombstones, SevError, "a tombstone deletes an entry that never existed (not in the store, no record leaf in the log) or a record that is not an entry"},
+	{TombstoneNoAuthority, FamTombstones, SevError, "a tombstone's writer had no authority over the entry (rule in docs/FINDINGS.md)"},
+	{TombstoneLeafMismatch, FamTombstones, SevError, "a tombstone row's signed bytes differ from its ts: leaf in the log"},
+	{ParentAfterChild, FamOrder, SevError, "an entry's parent comes after it in the log, or was signed after it"},
+	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
+	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
+	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
 	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},

@@ -52,7 +52,7 @@ type Options struct {
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
 var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
-	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamSnapshot}
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamOrder, finding.FamSnapshot}
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
@@ -149,9 +149,14 @@ type verifier struct {
 	tombLeaves map[record.ID]uint64
 	seenLeaf   []bool
 
-	entryIDs   idSet // every entry id of the snapshot, sorted
-	gateRows   int   // gate_events rows, malformed ones included
-	tombstoned map[record.ID]bool
+	entryIDs idSet // every entry id of the snapshot, sorted
+	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
+	facts           []fact
+	tombs           []tombFact
+	seenCheckpoints []seenCheckpoint
+	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
+	gateRows        int                  // gate_events rows, malformed ones included
+	tombstoned      map[record.ID]bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -184,7 +189,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
+		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
@@ -224,6 +229,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.plainRows(ctx); err != nil {
 		return nil, err
 	}
+	v.crossChecks()
 	return v.finish(), nil
 }
 
@@ -238,6 +244,7 @@ const (
 	phaseCheckpoints
 	phaseGate
 	phaseRows
+	phaseCross
 )
 
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
@@ -296,6 +303,7 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 			v.add(phaseLog, int64(leaf.Index), finding.LeafMalformed, leafSubject(leaf.Index), perr.Error())
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
+			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
 		default:
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
@@ -391,60 +399,79 @@ func (v *verifier) registry(ctx context.Context) error {
 		}
 		v.add(phaseRegistry, 0, finding.RegistryRootUnanchored, "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
 	}
-	checked := map[[32]byte]error{}
-	return v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
-		v.rep.Principals++
-		v.rep.Records++
-		subj := "principal " + r.RID
-		if r.DecodeErr != nil {
-			v.claimLeaf(r.RID)
-			v.recordFinding(phaseRegistry, r.Seq, subj, r.DecodeErr)
-			return nil
-		}
-		ev := r.Event
-		if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
-			v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
-		}
-		v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
-		bad := false
-		if !roots[ev.Root] {
-			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
-			bad = true
-		} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
-			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, "the root signature does not verify")
-			bad = true
-		}
-		err, seen := checked[ev.PublicKey]
-		if !seen {
-			err = CheckPublicKey(ev.PublicKey[:])
-			checked[ev.PublicKey] = err
-			if err != nil {
-				v.add(phaseRegistry, r.Seq, finding.KeyMalformed, subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
-			}
-		}
-		if err != nil {
-			bad = true
-		}
-		kid := record.KeyIDOf(ev.PublicKey[:])
-		switch ev.Op {
-		case record.OpRegister:
-			if bad {
-				return nil
-			}
-			v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
-			v.rep.Channels[ev.Principal] = ev.Channel
-		case record.OpRevoke:
-			if bad {
-				return nil
-			}
-			for _, k := range v.keys[kid] {
-				if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
-					k.until = ev.TS
-				}
-			}
-		}
+	// Registry events apply in log order, never in the snapshot's unsigned
+	// row order: moving a revoke row before its register row must not make
+	// the revocation vanish. Events whose leaf is not in the log (already a
+	// finding) follow, by signed timestamp.
+	var events []*loader.PrincipalRow
+	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		events = append(events, r)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	v.sortByLog(events)
+	checked := map[[32]byte]error{}
+	for _, r := range events {
+		v.registryEvent(r, roots, checked)
+	}
+	return nil
+}
+
+// registryEvent checks one registry event and applies it to the key table.
+func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool, checked map[[32]byte]error) {
+	v.rep.Principals++
+	v.rep.Records++
+	subj := "principal " + r.RID
+	if r.DecodeErr != nil {
+		v.claimLeaf(r.RID)
+		v.recordFinding(phaseRegistry, r.Seq, subj, r.DecodeErr)
+		return
+	}
+	ev := r.Event
+	v.addFact(fact{id: ev.RID, subject: subj, writer: fmt.Sprintf("registry root %x", ev.Root[:8]), ts: ev.TS})
+	if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
+		v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
+	}
+	v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
+	bad := false
+	if !roots[ev.Root] {
+		v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
+		bad = true
+	} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
+		v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, "the root signature does not verify")
+		bad = true
+	}
+	err, seen := checked[ev.PublicKey]
+	if !seen {
+		err = CheckPublicKey(ev.PublicKey[:])
+		checked[ev.PublicKey] = err
+		if err != nil {
+			v.add(phaseRegistry, r.Seq, finding.KeyMalformed, subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
+		}
+	}
+	if err != nil {
+		bad = true
+	}
+	kid := record.KeyIDOf(ev.PublicKey[:])
+	switch ev.Op {
+	case record.OpRegister:
+		if bad {
+			return
+		}
+		v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
+		v.rep.Channels[ev.Principal] = ev.Channel
+	case record.OpRevoke:
+		if bad {
+			return
+		}
+		for _, k := range v.keys[kid] {
+			if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
+				k.until = ev.TS
+			}
+		}
+	}
 }
 
 // checkSigner verifies a signed record against the registry and returns the
@@ -493,6 +520,8 @@ func (v *verifier) tombstones(ctx context.Context) error {
 			v.add(phaseTombstones, r.Seq, finding.ColumnMismatch, subj, "target column disagrees with the signed tombstone")
 		}
 		v.tombstoned[t.Target] = true
+		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
+		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
 		if code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS); code != "" {
 			v.add(phaseTombstones, r.Seq, code, subj, msg)
 		}
@@ -606,6 +635,8 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		return
 	}
 	e := r.Entry
+	v.addFact(fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents})
+	v.checkWeights(e, flag)
 	var diff []string
 	if r.EID != e.EID.String() {
 		diff = append(diff, "eid")
@@ -671,6 +702,7 @@ func (v *verifier) writes(ctx context.Context) error {
 			return nil
 		}
 		w := r.Write
+		v.addFact(fact{id: w.WID, subject: subj, writer: w.Writer, ts: w.TS})
 		if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 			v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 		}
@@ -759,6 +791,7 @@ func (v *verifier) checkpoint(ctx context.Context, row loader.CheckpointRow, pin
 		}
 		cv.Signature = Passed
 	}
+	v.seenCheckpoints = append(v.seenCheckpoints, seenCheckpoint{row.Seq, cp.Size, row.SeenAt})
 	if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
 		fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
 	}
