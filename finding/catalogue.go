@@ -32,6 +32,15 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
+// Codes of the MWP non-formation audit (docs/EXPOSURE.md).
+const (
+	MWPPRLRTrace             Code = "MWP_PRLR_TRACE"
+	MWPGateBypass            Code = "MWP_GATE_BYPASS"
+	MWPCandidateHashMismatch Code = "MWP_CANDIDATE_HASH_MISMATCH"
+	MWPNonceReuse            Code = "MWP_NONCE_REUSE"
+	MWPVersionChainBroken    Code = "MWP_VERSION_CHAIN_BROKEN"
+)
+
 // Codes of the snapshot file as a whole (the loader's structural checks).
 const (
 	SchemaNotTable         Code = "SCHEMA_NOT_TABLE"
@@ -214,6 +223,12 @@ var Catalogue = Catalog{
 	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
 	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
 	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
+
+	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
+	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since) with no accept event"},
+	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
+	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
+	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
 }
 
 var index = func() map[Code]Spec {

@@ -82,7 +82,7 @@ func TestOfAndFamilies(t *testing.T) {
 	if len(got) != 33 {
 		t.Errorf("verify families hold %d codes, want 33", len(got))
 	}
-	if fams := Catalogue.Families(); len(fams) != 14 || fams[0] != FamSignatures || fams[12] != FamReplay || fams[13] != FamDiff {
+	if fams := Catalogue.Families(); len(fams) != 15 || fams[0] != FamSignatures || fams[12] != FamReplay || fams[13] != FamDiff || fams[14] != FamMWP {
 		t.Errorf("Families() = %v", fams)
 	}
 }
