@@ -41,6 +41,20 @@ const (
 	MWPVersionChainBroken    Code = "MWP_VERSION_CHAIN_BROKEN"
 )
 
+// Codes of the rules a responder assumes: unique ids, tombstones that
+// delete what existed and was theirs to delete, parents before children,
+// clocks that run forward, weights in range.
+const (
+	DuplicateID            Code = "DUPLICATE_ID"
+	TombstoneUnknownTarget Code = "TOMBSTONE_UNKNOWN_TARGET"
+	TombstoneNoAuthority   Code = "TOMBSTONE_NO_AUTHORITY"
+	TombstoneLeafMismatch  Code = "TOMBSTONE_LEAF_MISMATCH"
+	ParentAfterChild       Code = "PARENT_AFTER_CHILD"
+	TimeBackwards          Code = "TIME_BACKWARDS"
+	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
+	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
+)
+
 // Codes of the snapshot file as a whole (the loader's structural checks).
 const (
 	SchemaNotTable         Code = "SCHEMA_NOT_TABLE"
@@ -182,6 +196,15 @@ var Catalogue = Catalog{
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
+	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
+	{TombstoneUnknownTarget, FamTombstones, SevError, "a tombstone deletes an entry that never existed (not in the store, no record leaf in the log) or a record that is not an entry"},
+	{TombstoneNoAuthority, FamTombstones, SevError, "a tombstone's writer had no authority over the entry (rule in docs/FINDINGS.md)"},
+	{TombstoneLeafMismatch, FamTombstones, SevError, "a tombstone row's signed bytes differ from its ts: leaf in the log"},
+	{ParentAfterChild, FamOrder, SevError, "an entry's parent comes after it in the log, or was signed after it"},
+	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
+	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
+	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
 	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},
 	{SchemaExtraObject, FamSnapshot, SevWarning, "the snapshot holds a trigger, view or virtual table the format does not have (never read or fired)"},
@@ -217,18 +240,18 @@ var Catalogue = Catalog{
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
 
+	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
+	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since) with no accept event"},
+	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
+	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
+	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
+
 	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
 	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},
 	{DiffConsistencyNotChecked, FamDiff, SevWarning, "the consistency of the two checkpoints was not checked (no log given, a checkpoint missing or unreadable)"},
 	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
 	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
 	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
-
-	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
-	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since) with no accept event"},
-	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
-	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
-	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
 }
 
 var index = func() map[Code]Spec {

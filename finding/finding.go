@@ -31,6 +31,8 @@ const (
 	FamLineage Family = "lineage"
 	// FamReplay: retrieval replayed on G and on G_auth.
 	FamReplay Family = "replay"
+	// FamOrder: order and time (parents before children, clocks forward).
+	FamOrder Family = "order"
 	// FamSnapshot: the snapshot file as a whole (schema, WAL, journal).
 	FamSnapshot Family = "snapshot"
 	// FamDiff: two snapshots of one store compared (memscope diff).

@@ -1,12 +1,11 @@
 package inspect
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
 )
 

@@ -65,10 +65,8 @@ func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared 
 	if !ok {
 		return false
 	}
-	for _, c := range rep.EntryStatus[eid].Codes {
-		if verify.SignatureFailed(c) || c == finding.WriterUnregistered {
-			return false
-		}
+	if rep.Entry(eid).Signature == verify.Failed {
+		return false
 	}
 	return rep.Channels[s.Entries[i].Writer] == record.ChannelAuthenticated
 }
@@ -92,9 +90,13 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 			return nil, err
 		}
 	}
+	// The meta row saying "imported" is unsigned: it may only weaken a
+	// label (mark it declared), never choose the policy. The declared
+	// policy, which trusts the importer's unsigned label table, runs only
+	// when the user names it.
 	if s.Imported() {
 		if pol == nil {
-			pol, _ = replay.PolicyByName(replay.PolicyDeclared)
+			pol, _ = replay.PolicyByName(replay.PolicyDefault)
 		}
 		pol = importedPolicy{pol}
 	}
@@ -105,8 +107,9 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, CulpritMode: mode, Evictions: s.Opts.Evictions, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
 }
 
-// Imported reports whether the store was written by memscope import.
-// Its presence means every signature in the store is the importer's own.
+// Imported reports whether the store claims (in its unsigned meta table)
+// to have been written by memscope import, whose signatures are all the
+// importer's own. The claim only ever marks labels as declared.
 func (s *Session) Imported() bool { return s.Meta[importer.MetaImport] != "" }
 
 // importedPolicy marks every label of an imported store as declared: the
@@ -148,6 +151,11 @@ func (s *Session) Query(id string) (replay.Query, bool) {
 }
 
 func (s *Session) declaredLabels() (map[string]bool, error) {
+	// The declared label table is an unsigned meta row: it is read only
+	// when the user chose the declared policy.
+	if s.Opts.ReplayPolicy != replay.PolicyDeclared {
+		return nil, nil
+	}
 	m, err := importer.DeclaredLabels(s.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Opts.Snapshot, err)

@@ -1,8 +1,6 @@
 package inspect
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"crypto/ed25519"
 	"database/sql"
@@ -14,11 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	_ "modernc.org/sqlite"
+
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/scenario"
-	_ "modernc.org/sqlite"
 )
 
 var scenarioDir string

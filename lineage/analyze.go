@@ -1,11 +1,11 @@
 package lineage
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/memscope/memscope/finding"
 )
 
 // Report is everything the lineage analysis says about a store at one tau.

@@ -1,12 +1,12 @@
 package lineage
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/memscope/memscope/finding"
 )
 
 // Finding codes of the lineage analysis (package finding's catalogue).

@@ -1,10 +1,10 @@
 package lineage
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"fmt"
 	"math"
+
+	"github.com/memscope/memscope/finding"
 )
 
 // Options control recomputation of trust labels.

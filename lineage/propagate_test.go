@@ -1,12 +1,12 @@
 package lineage
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/finding"
 )
 
 func mustPropagate(t testing.TB, g *Graph, opt Options) []Trust {

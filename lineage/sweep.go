@@ -1,12 +1,12 @@
 package lineage
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/memscope/memscope/finding"
 )
 
 // Schedule is an attribution-weight schedule for sleeper chains (paper 001,

@@ -64,3 +64,30 @@ func (r *Replayer) ReplayPresent(q Query, present func(edge int) bool) (Row, err
 	}
 	return row, nil
 }
+
+// SelectPresent solves one view, G restricted to the edges for which
+// present(i) is true, and returns its top-k: half the cost of
+// ReplayPresent when the caller already has the other side (it counts one
+// solve).
+func (r *Replayer) SelectPresent(q Query, present func(edge int) bool) (Selection, error) {
+	k, err := r.queryK(q)
+	if err != nil {
+		return Selection{}, err
+	}
+	reset, err := r.g.ResetVector(q.Reset)
+	if err != nil {
+		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	var absent []int32
+	for i := range r.g.edges {
+		if !present(i) {
+			absent = append(absent, int32(i))
+		}
+	}
+	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.g.newView(absent)})
+	if err != nil {
+		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	r.counter.n.Add(1)
+	return r.g.selectPassages(scores[0], k), nil
+}

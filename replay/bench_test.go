@@ -121,11 +121,13 @@ func BenchmarkReplayAll(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := r.ReplayAll(qs, workers); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric((cpuTime()-cpu0)*1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -76,7 +76,8 @@ type Graph struct {
 	edges     []Edge
 	nodeIndex map[string]int32
 	edgeIndex map[string]int32
-	passages  []int32 // passage node indices in node order
+	passages  []int32    // passage node indices in node order
+	ends      [][2]int32 // node indices of each edge's endpoints, in edge order
 	selfLoops SelfLoopMode
 
 	// CSR over walk-carrying entries: for node v, entries offsets[v]..offsets[v+1]
@@ -121,8 +122,8 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 		}
 	}
 	n := len(nodes)
-	type end struct{ a, b int32 }
-	ends := make([]end, len(edges))
+	g.ends = make([][2]int32, len(edges))
+	ends := g.ends
 	count := make([]int32, n+1)
 	for i, e := range edges {
 		if e.ID == "" {
@@ -143,7 +144,7 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 		if math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) || e.Weight < 0 {
 			return nil, fmt.Errorf("replay: edge %q has weight %v, want a finite non-negative number", e.ID, e.Weight)
 		}
-		ends[i] = end{a, b}
+		ends[i] = [2]int32{a, b}
 		if !g.carriesWalk(i, a, b) {
 			continue
 		}
@@ -171,7 +172,7 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 		g.strength[v] += w
 	}
 	for i, e := range edges {
-		a, b := ends[i].a, ends[i].b
+		a, b := ends[i][0], ends[i][1]
 		if !g.carriesWalk(i, a, b) {
 			continue
 		}

@@ -206,8 +206,13 @@ func (r *Replayer) queryK(q Query) (int, error) {
 	return q.K, nil
 }
 
-// Replay replays one query on G and G_auth (solved together).
-func (r *Replayer) Replay(q Query) (Row, error) {
+// Replay replays one query on G and G_auth (solved together, on two cores
+// when there are two).
+func (r *Replayer) Replay(q Query) (Row, error) { return r.replay(q, false) }
+
+// replay is Replay; oneCore solves G and G_auth as a fused pair on the
+// calling goroutine, for callers that already run one query per core.
+func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
 	k, err := r.queryK(q)
 	if err != nil {
 		return Row{}, err
@@ -216,7 +221,12 @@ func (r *Replayer) Replay(q Query) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
-	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth})
+	var scores [][]float64
+	if oneCore {
+		scores, err = r.g.solvePair(reset, r.cfg.Solve, r.full, r.auth, reset, reset)
+	} else {
+		scores, err = r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth})
+	}
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
@@ -304,7 +314,10 @@ func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
 				if i >= len(qs) {
 					return
 				}
-				rows[i], errs[i] = r.Replay(qs[i])
+				// With a query per core, splitting each query's two views
+				// over the cores as well would only make the workers queue
+				// for them: each worker solves its pair fused.
+				rows[i], errs[i] = r.replay(qs[i], workers > 1)
 			}
 		}()
 	}

@@ -1,8 +1,6 @@
 package scenario_test
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -15,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"
 )

@@ -157,35 +157,59 @@ func (r *Replay) FirstFlip(q replay.Query, opt FlipOptions) (*Flip, error) {
 		}
 		return unauth[i]
 	}
-	// The graph at a cut depends only on how many writes precede it, so
-	// states are remembered by that count: cuts with no write between them
-	// cost one replay.
+	// G at a cut depends only on how many writes precede it, and G_auth
+	// only on how many authenticated ones do: each side's selection is
+	// solved once per count, so cuts with no write between them, and G_auth
+	// across a run of unauthenticated writes, cost nothing more.
+	auth := make([]bool, len(r.tl.Events))
+	for i, l := range labels {
+		auth[r.pos[i]] = l.Authenticated
+	}
 	writesBefore := make([]int, len(r.tl.Events)+1)
+	authBefore := make([]int, len(r.tl.Events)+1)
 	for i, e := range r.tl.Events {
-		writesBefore[i+1] = writesBefore[i]
+		writesBefore[i+1], authBefore[i+1] = writesBefore[i], authBefore[i]
 		if e.Kind == KindWrite {
 			writesBefore[i+1]++
+			if auth[i] {
+				authBefore[i+1]++
+			}
 		}
 	}
-	memo := map[int]bool{}
+	end := len(r.tl.Events)
+	onG, onAuth := map[int][]string{}, map[int][]string{}
 	if opt.Now != nil {
-		memo[writesBefore[len(r.tl.Events)]] = differs(*opt.Now)
+		onG[writesBefore[end]], onAuth[authBefore[end]] = opt.Now.G.IDs(), opt.Now.GAuth.IDs()
+	}
+	sel := func(cut int, authOnly bool) ([]string, error) {
+		cache, key := onG, writesBefore[cut]
+		if authOnly {
+			cache, key = onAuth, authBefore[cut]
+		}
+		if ids, ok := cache[key]; ok {
+			return ids, nil
+		}
+		s, err := r.rp.SelectPresent(q, func(e int) bool { return r.pos[e] < cut && (!authOnly || labels[e].Authenticated) })
+		if err != nil {
+			return nil, err
+		}
+		cache[key] = s.IDs()
+		return cache[key], nil
 	}
 	state := func(cut int) (bool, error) {
-		wc := writesBefore[cut]
-		if v, ok := memo[wc]; ok {
-			return v, nil
-		}
 		if cut <= unauth[0] {
-			memo[wc] = false
-			return false, nil
+			return false, nil // no unauthenticated write yet: G is G_auth
 		}
-		row, err := r.At(q, Cut{Index: cut})
+		g, err := sel(cut, false)
 		if err != nil {
 			return false, err
 		}
-		memo[wc] = differs(row)
-		return memo[wc], nil
+		a, err := sel(cut, true)
+		if err != nil {
+			return false, err
+		}
+		c, err := diff.ClassifyIDs(a, g)
+		return c == diff.Diverge, err
 	}
 	hiDiff, err := state(cutOf(n))
 	if err != nil {
@@ -348,9 +372,11 @@ func (r *Replay) affected(f *Flip, opt FlipOptions) error {
 
 // FlipBudget is the most PPR views FirstFlip's bisection and confirmation
 // may solve for n unauthenticated writes: two per bisection step
-// (ceil(log2 n) steps), two to confirm the write itself when other writes
-// follow it before the next unauthenticated one, and two for the whole
-// graph unless the caller passes FlipOptions.Now.
+// (ceil(log2 n) steps); one to confirm the write (G right after it; G_auth
+// is unchanged by an unauthenticated write, so its selection from the step
+// before is reused), or two when the flip is at the first unauthenticated
+// write; and two for the whole graph unless the caller passes
+// FlipOptions.Now.
 func FlipBudget(n int, haveNow bool) int {
 	b := 2
 	if n > 1 {

@@ -1,6 +1,7 @@
 package tlog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -69,4 +70,58 @@ func checkHashes(what string, a, b []byte, p [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// PathStep is one level of an inclusion path, from the leaf upwards.
+type PathStep struct {
+	Sibling []byte // the proof hash at this level
+	Left    bool   // the sibling is the left child
+	Node    []byte // the hash computed at this level (the parent)
+}
+
+// InclusionPath walks proof p from leafHash towards the root (RFC 9162
+// section 2.1.3.2) and returns every level, for views that show the path.
+// The error is VerifyInclusionHash's verdict: the path is drawn from the
+// same proof the library checks, never trusted on its own.
+func InclusionPath(leafHash []byte, index, size uint64, p [][]byte, root []byte) ([]PathStep, error) {
+	if index >= size {
+		return nil, fmt.Errorf("inclusion: leaf %d is not in a tree of size %d", index, size)
+	}
+	if err := checkHashes("inclusion proof", leafHash, root, p); err != nil {
+		return nil, err
+	}
+	steps := make([]PathStep, 0, len(p))
+	fn, sn := index, size-1
+	node := leafHash
+	for _, h := range p {
+		if sn == 0 {
+			break // the proof is longer than the tree is tall; the check below says so
+		}
+		step := PathStep{Sibling: h}
+		if fn&1 == 1 || fn == sn {
+			node = rfc6962.DefaultHasher.HashChildren(h, node)
+			step.Left = true
+			for fn&1 == 0 && fn != 0 {
+				fn >>= 1
+				sn >>= 1
+			}
+		} else {
+			node = rfc6962.DefaultHasher.HashChildren(node, h)
+		}
+		step.Node = node
+		steps = append(steps, step)
+		fn >>= 1
+		sn >>= 1
+	}
+	return steps, VerifyInclusionHash(leafHash, index, size, p, root)
+}
+
+// InclusionPath fetches the inclusion proof of leaf index in the tree of
+// size leaves and walks it (see the function InclusionPath).
+func (r *Reader) InclusionPath(ctx context.Context, index, size uint64, leafHash, root []byte) ([]PathStep, error) {
+	p, err := r.InclusionProof(ctx, index, size)
+	if err != nil {
+		return nil, err
+	}
+	return InclusionPath(leafHash, index, size, p, root)
 }

@@ -52,8 +52,9 @@ type Source interface {
 	// lineage and replay. Fast (a map lookup).
 	EntryIndex(id string) (int, bool)
 
-	// Findings known at open time, before verification (for example load
-	// warnings or unanchored trust roots). Fast.
+	// Findings known at open time, before verification (for example tables
+	// that could not be loaded). Fast. A successful Verify's final Findings
+	// replace them, so that list must hold every finding that still applies.
 	Findings() []finding.Finding
 
 	// Verify runs the full verification (signatures, log, tombstones,
@@ -158,7 +159,8 @@ type Progress struct {
 	Done  int
 	Total int
 	// Finished is set on the last message only, with Findings holding every
-	// finding of every analysis and Err any failure that stopped the run.
+	// finding of every analysis (they replace Source.Findings) and Err any
+	// failure that stopped the run.
 	Finished bool
 	Findings []finding.Finding
 	Err      error

@@ -266,7 +266,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(readProgress(msg.ch), grow)
 		}
 		m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
-		m.findings = append(append([]finding.Finding(nil), m.src.Findings()...), msg.p.Findings...)
+		if msg.p.Err == nil {
+			// The final list replaces what was known at open time: the
+			// analyses report those facts again, and listing both would
+			// show one finding twice.
+			m.findings = append([]finding.Finding(nil), msg.p.Findings...)
+		}
 		m.fnd.rebuild(m.findings)
 		// Verification updates per-row status, checkpoints and labels.
 		m.ent.cache = nil

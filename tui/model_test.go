@@ -426,3 +426,17 @@ func TestPickerOpensScenarioAndShowsErrors(t *testing.T) {
 	m = press(t, m, "6")
 	mustContain(t, screen(m), "q-attack")
 }
+
+// The open-time findings are replaced, not extended, by verification's:
+// the fake reports REGISTRY_ROOT_UNANCHORED both before and after, as the
+// real source does, and the list shows it once.
+func TestVerificationFindingsReplaceOpenTimeOnes(t *testing.T) {
+	t.Parallel()
+	m, f := open(t, 20, 140, 40, tui.Options{})
+	m = press(t, m, "2")
+	s := screen(m)
+	if n := strings.Count(s, "REGISTRY_ROOT_UNANCHORED"); n != 1 {
+		t.Errorf("REGISTRY_ROOT_UNANCHORED listed %d times:\n%s", n, s)
+	}
+	mustContain(t, s, fmt.Sprintf("%d of %d findings", len(f.VerifyFindings()), len(f.VerifyFindings())))
+}

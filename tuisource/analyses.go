@@ -1,15 +1,13 @@
 package tuisource
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/tlog"
@@ -41,47 +39,47 @@ func (src *Source) indexLeaves() {
 	}
 }
 
-// parseCheckpoints lists the recorded checkpoints; with a report, their
-// signature and consistency come from its findings.
+// parseCheckpoints lists the recorded checkpoints. Before verification
+// they are only parsed (signature and consistency Unknown); afterwards each
+// row maps verify's verdict.
 func (src *Source) parseCheckpoints(rep *verify.Report) []tui.CheckpointRow {
-	bad := map[string]finding.Code{}
-	if rep != nil {
-		for _, f := range rep.Findings {
-			if strings.HasPrefix(f.Subject, "checkpoint ") {
-				bad[f.Subject] = f.Code
+	if rep != nil && len(rep.CheckpointVerdicts) > 0 {
+		out := make([]tui.CheckpointRow, 0, len(rep.CheckpointVerdicts))
+		for i, cv := range rep.CheckpointVerdicts {
+			row := tui.CheckpointRow{Index: int(cv.Seq), Size: cv.Size, Root: cv.Root,
+				Signature: status(cv.Signature), Consistent: status(cv.Consistent), Note: cv.Message}
+			if i < len(src.s.Checkpoints) && src.s.Checkpoints[i].Seq == cv.Seq {
+				row.TimeNS = src.s.Checkpoints[i].SeenAt
 			}
+			if cv.Signature == verify.NotChecked && cv.Code == "" {
+				row.Note = "unanchored: no --log-key"
+			}
+			out = append(out, row)
 		}
+		return out
 	}
 	var out []tui.CheckpointRow
 	for _, c := range src.s.Checkpoints {
 		row := tui.CheckpointRow{Index: int(c.Seq), TimeNS: c.SeenAt} // numbered as verify names them
-		cp, err := tlog.ParseCheckpoint(c.Note)
-		if err != nil {
-			row.Signature, row.Consistent, row.Note = tui.Failed, tui.Unknown, "unparseable: "+err.Error()
-			out = append(out, row)
-			continue
-		}
-		row.Size, row.Root = cp.Size, cp.Root
-		if rep != nil {
-			row.Signature, row.Consistent = tui.OK, tui.OK
-			switch code := bad["checkpoint "+strconv.FormatInt(c.Seq, 10)]; code {
-			case finding.CheckpointSigInvalid:
-				row.Signature, row.Note = tui.Failed, "signature does not verify under the log key"
-			case finding.CheckpointFork:
-				row.Consistent, row.Note = tui.Failed, "not consistent with the log (fork)"
-			case finding.LogRollback:
-				row.Consistent, row.Note = tui.Failed, "larger than the log (rollback)"
-			case "":
-				if rep.Anchors.LogKey != "pinned" {
-					row.Signature, row.Note = tui.Unknown, "unanchored: no --log-key"
-				}
-			default:
-				row.Note = string(code)
-			}
+		if cp, err := tlog.ParseCheckpoint(c.Note); err != nil {
+			row.Note = "unparseable: " + err.Error()
+		} else {
+			row.Size, row.Root = cp.Size, cp.Root
 		}
 		out = append(out, row)
 	}
 	return out
+}
+
+// status maps a verify check onto the inspector's tri-state.
+func status(c verify.Check) tui.Status {
+	switch c {
+	case verify.Passed:
+		return tui.OK
+	case verify.Failed:
+		return tui.Failed
+	}
+	return tui.Unknown
 }
 
 // Verify implements tui.Source: loading, integrity, lineage and replay,
@@ -170,7 +168,7 @@ func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
 	out := make([]tui.Status, len(src.s.Entries))
 	for i, e := range src.s.Entries {
 		out[i] = tui.OK
-		if e.DecodeErr != nil || len(rep.EntryStatus[e.ID].Codes) > 0 {
+		if e.DecodeErr != nil || len(rep.Entry(e.ID).Codes) > 0 {
 			out[i] = tui.Failed
 		}
 	}

@@ -1,13 +1,7 @@
 package tuisource
 
 import (
-	"github.com/memscope/memscope/verify"
-
-	"github.com/memscope/memscope/finding"
-
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -18,8 +12,8 @@ import (
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/verify"
 )
 
 // EntryDetail implements tui.Source.
@@ -40,7 +34,7 @@ func (src *Source) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, err
 		d.Fields = entryFields(r.Entry)
 		d.Signature, d.SigNote = src.signatureStatus(row.ID, r.Entry)
 	}
-	d.HMAC, d.HMACNote = src.hmacStatus(r.HMACTag, r.SessionID, r.Entry)
+	d.HMAC, d.HMACNote = src.hmacStatus(row.ID, r.SessionID)
 	// The row's leaf index; verify reports INCLUSION_FAILED when it is not
 	// where the log has the record.
 	leaf := r.LeafIndex
@@ -90,10 +84,9 @@ func (src *Source) signatureStatus(id string, e *record.Entry) (tui.Status, stri
 	if rep == nil {
 		return tui.Unknown, "not verified yet"
 	}
-	for _, c := range rep.EntryStatus[id].Codes {
-		if verify.SignatureFailed(c) || c == finding.WriterUnregistered {
-			return tui.Failed, string(c)
-		}
+	v := rep.Entry(id)
+	if v.Signature != verify.Passed {
+		return status(v.Signature), string(v.SignatureCode)
 	}
 	anchor := "registry pinned"
 	if rep.Anchors.Registry != "pinned" {
@@ -102,76 +95,40 @@ func (src *Source) signatureStatus(id string, e *record.Entry) (tui.Status, stri
 	return tui.OK, fmt.Sprintf("Ed25519 under key %s (%s), %s", e.KID, e.Writer, anchor)
 }
 
-func (src *Source) hmacStatus(tag, session string, e *record.Entry) (tui.Status, string) {
-	key := src.s.Opts.HMACKey
+func (src *Source) hmacStatus(id, session string) (tui.Status, string) {
+	rep := src.Report()
 	switch {
-	case key == nil:
+	case src.s.Opts.HMACKey == nil:
 		return tui.Unknown, "no --hmac-key given"
-	case e == nil:
-		return tui.Unknown, "record does not decode"
+	case rep == nil:
+		return tui.Unknown, "not verified yet"
 	}
-	st := smsr.CheckTag(key, tag, e.Content, session, int64(e.TS))
-	if st == smsr.TagValid {
+	v := rep.Entry(id)
+	switch v.HMAC {
+	case verify.Passed:
 		return tui.OK, "HMAC-SHA256 tag matches (session " + session + ")"
+	case verify.Failed:
+		return tui.Failed, string(v.HMACCode)
 	}
-	return tui.Failed, "tag " + st.String()
+	return tui.Unknown, "not checked: the record does not decode"
 }
 
-// inclusion fetches the leaf's proof and recomputes the path to the root
-// (RFC 9162 section 2.1.3.2), recording every intermediate node.
+// inclusion fetches the leaf's proof and maps tlog's path and verdict.
 func (src *Source) inclusion(ctx context.Context, index uint64, leaf []byte) *tui.Inclusion {
 	inc := &tui.Inclusion{LeafIndex: index, TreeSize: src.logSize, Root: src.logRoot, LeafHash: rfc6962.DefaultHasher.HashLeaf(leaf)}
-	if index >= src.logSize {
-		inc.Err = fmt.Sprintf("leaf %d is beyond the log's size %d", index, src.logSize)
-		return inc
-	}
 	if src.log == nil {
 		inc.Err = "the log could not be opened"
 		return inc
 	}
-	proof, err := src.log.InclusionProof(ctx, index, src.logSize)
+	steps, err := src.log.InclusionPath(ctx, index, src.logSize, inc.LeafHash, src.logRoot)
+	for _, s := range steps {
+		inc.Steps = append(inc.Steps, tui.ProofStep{Sibling: s.Sibling, Left: s.Left, Node: s.Node})
+	}
+	inc.Verified = err == nil
 	if err != nil {
 		inc.Err = err.Error()
-		return inc
-	}
-	fn, sn := index, src.logSize-1
-	node := inc.LeafHash
-	for _, p := range proof {
-		if sn == 0 {
-			inc.Err = "proof is longer than the tree is tall"
-			return inc
-		}
-		step := tui.ProofStep{Sibling: p}
-		if fn&1 == 1 || fn == sn {
-			node = hashChildren(p, node)
-			step.Left = true
-			if fn&1 == 0 {
-				for fn&1 == 0 && fn != 0 {
-					fn >>= 1
-					sn >>= 1
-				}
-			}
-		} else {
-			node = hashChildren(node, p)
-		}
-		step.Node = node
-		inc.Steps = append(inc.Steps, step)
-		fn >>= 1
-		sn >>= 1
-	}
-	inc.Verified = sn == 0 && bytes.Equal(node, inc.Root)
-	if !inc.Verified {
-		inc.Err = "the path does not reach the checkpoint root"
 	}
 	return inc
-}
-
-func hashChildren(l, r []byte) []byte {
-	h := sha256.New()
-	h.Write([]byte{1})
-	h.Write(l)
-	h.Write(r)
-	return h.Sum(nil)
 }
 
 func (src *Source) links(id string, labels []lineage.Trust, tau float64) (parents, children []tui.Link) {

@@ -4,8 +4,6 @@
 package tuisource
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/memscope/memscope/dagdraw"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
@@ -248,17 +247,12 @@ func (src *Source) EntryIndex(id string) (int, bool) {
 	return src.s.Index(id)
 }
 
-// Findings implements tui.Source: what is known before verification.
+// Findings implements tui.Source: what is known before verification, the
+// tables the session could not load. Verification's findings replace these
+// (verify reports the same tables, and the unanchored trust roots, itself).
 func (src *Source) Findings() []finding.Finding {
 	var out []finding.Finding
-	s := src.s
-	if s.Opts.LogKey == "" {
-		out = append(out, finding.New(finding.CheckpointUnanchored, "checkpoint (published)", "no --log-key given: checkpoints cannot be verified against a key you trust"))
-	}
-	if len(s.Opts.TrustRoots) == 0 {
-		out = append(out, finding.New(finding.RegistryRootUnanchored, "registry", "no --trust given: registry roots come from the snapshot itself"))
-	}
-	for _, issue := range s.LoadIssues {
+	for _, issue := range src.s.LoadIssues {
 		out = append(out, finding.New(finding.RowMalformed, "snapshot", issue))
 	}
 	return out

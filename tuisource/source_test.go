@@ -11,12 +11,21 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/verify"
 )
 
 func openScenario(t *testing.T, name string) (*Source, *scenario.Manifest) {
+	t.Helper()
+	return openScenarioWith(t, name, nil)
+}
+
+// openScenarioWith generates scenario name and opens it with its anchors;
+// edit, when set, changes the options first.
+func openScenarioWith(t *testing.T, name string, edit func(*inspect.Options)) (*Source, *scenario.Manifest) {
 	t.Helper()
 	dir := t.TempDir()
 	spec, _ := scenario.Lookup(name)
@@ -34,6 +43,9 @@ func openScenario(t *testing.T, name string) (*Source, *scenario.Manifest) {
 	if m.HMACKeyFile != "" {
 		b, _ := os.ReadFile(filepath.Join(sdir, m.HMACKeyFile))
 		opts.HMACKey, _ = hex.DecodeString(strings.TrimSpace(string(b)))
+	}
+	if edit != nil {
+		edit(&opts)
 	}
 	src, err := New(context.Background(), opts, false)
 	if err != nil {
@@ -150,5 +162,66 @@ func TestBackgroundLoading(t *testing.T) {
 	}
 	if _, ok := src.EntryIndex(src.Entry(total - 1).ID); !ok {
 		t.Error("the last entry cannot be found by id after loading")
+	}
+}
+
+// The inspector's final list holds verify's findings exactly once each,
+// the same as memscope verify reports for the same evidence and anchors:
+// the unanchored warnings are not re-created next to verify's.
+func TestInspectorShowsVerifyFindingsOnce(t *testing.T) {
+	t.Parallel()
+	src, _ := openScenarioWith(t, "tampered", func(o *inspect.Options) { o.LogKey, o.TrustRoots = "", nil })
+	for _, f := range src.Findings() {
+		if f.Family != finding.FamEncoding {
+			t.Errorf("open-time finding %s re-creates what verify reports", f.Code)
+		}
+	}
+	p := finish(t, src)
+	opts := src.Session().Opts
+	rep, err := verify.Run(context.Background(), verify.Options{Snapshot: opts.Snapshot, Log: opts.Log, HMACKey: opts.HMACKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ code, subject, message string }
+	want := map[key]int{}
+	for _, f := range rep.Findings {
+		want[key{string(f.Code), jumpSubject(f.Subject), f.Message}]++
+	}
+	got := map[key]int{}
+	fams := map[finding.Family]int{}
+	for _, f := range p.Findings {
+		if slices.Contains(verify.Families, f.Family) {
+			got[key{string(f.Code), f.Subject, f.Message}]++
+			fams[f.Family]++
+		}
+	}
+	if len(rep.Findings) == 0 {
+		t.Fatal("the tampered store verified clean")
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("verify reports %v %d time(s), the inspector %d", k, n, got[k])
+		}
+	}
+	for k, n := range got {
+		if want[k] == 0 {
+			t.Errorf("the inspector lists %v %d time(s), verify never", k, n)
+		}
+	}
+	for fam, n := range rep.Families {
+		if fams[fam] != n {
+			t.Errorf("family %s: inspector %d, verify %d", fam, fams[fam], n)
+		}
+	}
+	for _, c := range []finding.Code{finding.CheckpointUnanchored, finding.RegistryRootUnanchored} {
+		n := 0
+		for _, f := range p.Findings {
+			if f.Code == c {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s listed %d times", c, n)
+		}
 	}
 }

@@ -52,7 +52,7 @@ type Options struct {
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
 var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, finding.FamEncoding, finding.FamLog,
-	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamSnapshot}
+	finding.FamTombstones, finding.FamHMAC, finding.FamGate, finding.FamReferences, finding.FamCoverage, finding.FamOrder, finding.FamSnapshot}
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
@@ -93,6 +93,15 @@ type Report struct {
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// CheckpointVerdicts has one verdict per recorded checkpoint, in
+	// snapshot order (empty when the checkpoints table is unreadable).
+	CheckpointVerdicts []CheckpointVerdict `json:"-"`
+	// InclusionFailures names the first inclusion failure of each entry
+	// whose leaf is missing or whose proof fails (see Entry).
+	InclusionFailures map[string]finding.Code `json:"-"`
+	// LogChecked is set when the log and its published checkpoint were
+	// read, so that inclusion was checked for every record.
+	LogChecked bool `json:"-"`
 	// HMACChecked is false when no HMAC key was given: tags were not
 	// checked, which is not a pass.
 	HMACChecked bool `json:"hmac_checked"`
@@ -140,9 +149,14 @@ type verifier struct {
 	tombLeaves map[record.ID]uint64
 	seenLeaf   []bool
 
-	entryIDs   idSet // every entry id of the snapshot, sorted
-	gateRows   int   // gate_events rows, malformed ones included
-	tombstoned map[record.ID]bool
+	entryIDs idSet // every entry id of the snapshot, sorted
+	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
+	facts           []fact
+	tombs           []tombFact
+	seenCheckpoints []seenCheckpoint
+	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
+	gateRows        int                  // gate_events rows, malformed ones included
+	tombstoned      map[record.ID]bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -175,8 +189,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		tombLeaves: map[record.ID]uint64{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, WriteStatus: map[string][]finding.Code{},
+		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
@@ -215,6 +229,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.plainRows(ctx); err != nil {
 		return nil, err
 	}
+	v.crossChecks()
 	return v.finish(), nil
 }
 
@@ -229,6 +244,7 @@ const (
 	phaseCheckpoints
 	phaseGate
 	phaseRows
+	phaseCross
 )
 
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
@@ -287,12 +303,14 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 			v.add(phaseLog, int64(leaf.Index), finding.LeafMalformed, leafSubject(leaf.Index), perr.Error())
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
+			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
 		default:
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
 	}
 	v.leafByID.sort()
 	v.logOK = true
+	v.rep.LogChecked = true
 	return nil
 }
 
@@ -307,29 +325,34 @@ func leafSubject(i uint64) string { return "leaf " + strconv.FormatUint(i, 10) }
 
 // inLog checks that a record's leaf is in the log at the index the snapshot
 // names, and that the leaf's inclusion proof verifies against the root.
-func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) {
+func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) (failed []finding.Code) {
 	if !v.logOK {
-		return
+		return nil
+	}
+	fail := func(code finding.Code, msg string) {
+		v.add(phase, seq, code, subject, msg)
+		failed = append(failed, code)
 	}
 	idx, ok := v.leafByID.lookup(id)
 	if !ok {
-		v.add(phase, seq, finding.RecordNotInLog, subject, "no log leaf carries this record's id")
+		fail(finding.RecordNotInLog, "no log leaf carries this record's id")
 		return
 	}
 	v.mu.Lock()
 	v.seenLeaf[idx] = true
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
-		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
+		fail(finding.InclusionFailed, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
 	}
 	proof, err := v.log.InclusionProof(context.Background(), idx, v.size)
 	if err != nil {
-		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
+		fail(finding.InclusionFailed, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
 		return
 	}
 	if err := tlog.VerifyInclusionHash(rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, proof, v.root); err != nil {
-		v.add(phase, seq, finding.InclusionFailed, subject, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
+		fail(finding.InclusionFailed, fmt.Sprintf("leaf %d: the inclusion proof built from the log's tiles does not reach the checkpoint root %s (the leaf differs from the signed record, or the tiles were altered)", idx, shortHash(v.root)))
 	}
+	return
 }
 
 // claimLeaf marks the leaf of a row whose record could not be decoded, by
@@ -376,60 +399,79 @@ func (v *verifier) registry(ctx context.Context) error {
 		}
 		v.add(phaseRegistry, 0, finding.RegistryRootUnanchored, "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
 	}
-	checked := map[[32]byte]error{}
-	return v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
-		v.rep.Principals++
-		v.rep.Records++
-		subj := "principal " + r.RID
-		if r.DecodeErr != nil {
-			v.claimLeaf(r.RID)
-			v.recordFinding(phaseRegistry, r.Seq, subj, r.DecodeErr)
-			return nil
-		}
-		ev := r.Event
-		if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
-			v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
-		}
-		v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
-		bad := false
-		if !roots[ev.Root] {
-			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
-			bad = true
-		} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
-			v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, "the root signature does not verify")
-			bad = true
-		}
-		err, seen := checked[ev.PublicKey]
-		if !seen {
-			err = CheckPublicKey(ev.PublicKey[:])
-			checked[ev.PublicKey] = err
-			if err != nil {
-				v.add(phaseRegistry, r.Seq, finding.KeyMalformed, subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
-			}
-		}
-		if err != nil {
-			bad = true
-		}
-		kid := record.KeyIDOf(ev.PublicKey[:])
-		switch ev.Op {
-		case record.OpRegister:
-			if bad {
-				return nil
-			}
-			v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
-			v.rep.Channels[ev.Principal] = ev.Channel
-		case record.OpRevoke:
-			if bad {
-				return nil
-			}
-			for _, k := range v.keys[kid] {
-				if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
-					k.until = ev.TS
-				}
-			}
-		}
+	// Registry events apply in log order, never in the snapshot's unsigned
+	// row order: moving a revoke row before its register row must not make
+	// the revocation vanish. Events whose leaf is not in the log (already a
+	// finding) follow, by signed timestamp.
+	var events []*loader.PrincipalRow
+	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		events = append(events, r)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	v.sortByLog(events)
+	checked := map[[32]byte]error{}
+	for _, r := range events {
+		v.registryEvent(r, roots, checked)
+	}
+	return nil
+}
+
+// registryEvent checks one registry event and applies it to the key table.
+func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool, checked map[[32]byte]error) {
+	v.rep.Principals++
+	v.rep.Records++
+	subj := "principal " + r.RID
+	if r.DecodeErr != nil {
+		v.claimLeaf(r.RID)
+		v.recordFinding(phaseRegistry, r.Seq, subj, r.DecodeErr)
+		return
+	}
+	ev := r.Event
+	v.addFact(fact{id: ev.RID, subject: subj, writer: fmt.Sprintf("registry root %x", ev.Root[:8]), ts: ev.TS})
+	if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
+		v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")
+	}
+	v.inLog(phaseRegistry, r.Seq, ev.RID, subj, record.RecordLeaf(ev.RID, ev.Sig), r.LeafIndex)
+	bad := false
+	if !roots[ev.Root] {
+		v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, fmt.Sprintf("signed by %x…, which is not a registry root", ev.Root[:8]))
+		bad = true
+	} else if ok, _ := record.VerifySignature(ev, ev.Root[:]); !ok {
+		v.add(phaseRegistry, r.Seq, finding.RegistrySigInvalid, subj, "the root signature does not verify")
+		bad = true
+	}
+	err, seen := checked[ev.PublicKey]
+	if !seen {
+		err = CheckPublicKey(ev.PublicKey[:])
+		checked[ev.PublicKey] = err
+		if err != nil {
+			v.add(phaseRegistry, r.Seq, finding.KeyMalformed, subj, fmt.Sprintf("key of %s: %v", ev.Principal, err))
+		}
+	}
+	if err != nil {
+		bad = true
+	}
+	kid := record.KeyIDOf(ev.PublicKey[:])
+	switch ev.Op {
+	case record.OpRegister:
+		if bad {
+			return
+		}
+		v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
+		v.rep.Channels[ev.Principal] = ev.Channel
+	case record.OpRevoke:
+		if bad {
+			return
+		}
+		for _, k := range v.keys[kid] {
+			if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
+				k.until = ev.TS
+			}
+		}
+	}
 }
 
 // checkSigner verifies a signed record against the registry and returns the
@@ -478,6 +520,8 @@ func (v *verifier) tombstones(ctx context.Context) error {
 			v.add(phaseTombstones, r.Seq, finding.ColumnMismatch, subj, "target column disagrees with the signed tombstone")
 		}
 		v.tombstoned[t.Target] = true
+		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
+		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
 		if code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS); code != "" {
 			v.add(phaseTombstones, r.Seq, code, subj, msg)
 		}
@@ -591,6 +635,8 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		return
 	}
 	e := r.Entry
+	v.addFact(fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents})
+	v.checkWeights(e, flag)
 	var diff []string
 	if r.EID != e.EID.String() {
 		diff = append(diff, "eid")
@@ -616,7 +662,13 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
 	}
-	v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex)
+	// Inclusion failures are kept apart from EntryStatus, whose codes other
+	// analyses read as "the record failed verification".
+	if failed := v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex); len(failed) > 0 {
+		v.mu.Lock()
+		v.rep.InclusionFailures[r.EID] = failed[0]
+		v.mu.Unlock()
+	}
 	if v.tombstoned[e.EID] {
 		flag(finding.TombstonedLive, "the entry was deleted by a tombstone but is still in the store")
 	}
@@ -650,6 +702,7 @@ func (v *verifier) writes(ctx context.Context) error {
 			return nil
 		}
 		w := r.Write
+		v.addFact(fact{id: w.WID, subject: subj, writer: w.Writer, ts: w.TS})
 		if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 			v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 		}
@@ -694,8 +747,9 @@ func (v *verifier) orphanLeaves() {
 
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
-	if err != nil && !v.rowErrors(ctx, phaseCheckpoints, "checkpoints", err) {
-		return err
+	if err != nil {
+		v.add(phaseCheckpoints, 0, finding.RowMalformed, "checkpoints", err.Error())
+		return nil
 	}
 	v.rep.Checkpoints = len(rows)
 	var verifiers []note.Verifier
@@ -704,43 +758,69 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	}
 	bySize := map[uint64][]byte{}
 	for _, row := range rows {
-		subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
-		cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
-		if err != nil {
-			v.add(phaseCheckpoints, row.Seq, finding.RowMalformed, subj, err.Error())
-			continue
-		}
-		if lv != nil && cp.Status != tlog.Verified {
-			v.add(phaseCheckpoints, row.Seq, finding.CheckpointSigInvalid, subj, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
-			continue
-		}
-		if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
-			v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
-		}
-		bySize[cp.Size] = cp.Root
-		if !v.logOK {
-			continue
-		}
-		switch {
-		case cp.Size > v.size:
-			v.add(phaseCheckpoints, row.Seq, finding.LogRollback, subj, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
-		case cp.Size == v.size:
-			if !bytes.Equal(cp.Root, v.root) {
-				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
-			}
-		case cp.Size == 0:
-			// Every tree extends the empty one; there is nothing to prove, and
-			// proofs from size 0 are rejected outright.
-		default:
-			p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
-			if err != nil {
-				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
-			} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
-				v.add(phaseCheckpoints, row.Seq, finding.CheckpointFork, subj, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
-			}
-		}
+		cv := v.checkpoint(ctx, row, lv != nil, verifiers, bySize)
+		v.rep.CheckpointVerdicts = append(v.rep.CheckpointVerdicts, cv)
 	}
 	return nil
+}
+
+// checkpoint checks one recorded checkpoint: its signature under the pinned
+// key, its agreement with others of its size, and its consistency with the
+// log. Each failure is a finding; the verdict says what was and was not
+// checked.
+func (v *verifier) checkpoint(ctx context.Context, row loader.CheckpointRow, pinned bool, verifiers []note.Verifier, bySize map[uint64][]byte) CheckpointVerdict {
+	subj := "checkpoint " + strconv.FormatInt(row.Seq, 10)
+	cv := CheckpointVerdict{Seq: row.Seq}
+	fail := func(which *Check, code finding.Code, msg string) {
+		v.add(phaseCheckpoints, row.Seq, code, subj, msg)
+		*which = Failed
+		if cv.Code == "" {
+			cv.Code, cv.Message = code, msg
+		}
+	}
+	cp, err := tlog.ParseCheckpoint(row.Note, verifiers...)
+	if err != nil {
+		fail(&cv.Signature, finding.RowMalformed, err.Error())
+		return cv
+	}
+	cv.Parsed, cv.Size, cv.Root = true, cp.Size, cp.Root
+	if pinned {
+		if cp.Status != tlog.Verified {
+			fail(&cv.Signature, finding.CheckpointSigInvalid, fmt.Sprintf("checkpoint of size %d is not validly signed by the pinned log key (%s)", cp.Size, cp.Status))
+			return cv
+		}
+		cv.Signature = Passed
+	}
+	v.seenCheckpoints = append(v.seenCheckpoints, seenCheckpoint{row.Seq, cp.Size, row.SeenAt})
+	if prev, ok := bySize[cp.Size]; ok && !bytes.Equal(prev, cp.Root) {
+		fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("two checkpoints of size %d with different roots", cp.Size))
+	}
+	bySize[cp.Size] = cp.Root
+	if !v.logOK {
+		return cv
+	}
+	switch {
+	case cp.Size > v.size:
+		fail(&cv.Consistent, finding.LogRollback, fmt.Sprintf("the store saw a checkpoint of size %d but the log has only %d leaves", cp.Size, v.size))
+	case cp.Size == v.size:
+		if !bytes.Equal(cp.Root, v.root) {
+			fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("checkpoint of size %d has a different root than the log's", cp.Size))
+		}
+	case cp.Size == 0:
+		// Every tree extends the empty one; there is nothing to prove, and
+		// proofs from size 0 are rejected outright.
+	default:
+		p, err := v.log.ConsistencyProof(ctx, cp.Size, v.size)
+		if err != nil {
+			fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("cannot build a consistency proof from size %d to %d: %v", cp.Size, v.size, err))
+		} else if err := tlog.VerifyConsistency(cp.Size, v.size, p, cp.Root, v.root); err != nil {
+			fail(&cv.Consistent, finding.CheckpointFork, fmt.Sprintf("checkpoint of size %d is not consistent with the log at size %d: the consistency proof does not link its root %s to the log's root", cp.Size, v.size, shortHash(cp.Root)))
+		}
+	}
+	if cv.Consistent != Failed {
+		cv.Consistent = Passed
+	}
+	return cv
 }
 
 func (v *verifier) gate(ctx context.Context) error {
@@ -910,17 +990,4 @@ func (v *verifier) finish() *Report {
 		}
 	}
 	return rep
-}
-
-// SignatureFailed says whether a record with this finding code has a
-// signature that cannot be relied on (it does not verify, was made outside
-// the key's validity, or covers bytes that do not decode canonically).
-// WRITER_UNREGISTERED is separate: the signature may be fine, the writer is
-// unknown.
-func SignatureFailed(c finding.Code) bool {
-	switch c {
-	case finding.SigInvalid, finding.KeyOutsideValidity, finding.RecordMalformed, finding.RecordNotCanonical:
-		return true
-	}
-	return false
 }

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"github.com/memscope/memscope/finding"
-
 	"context"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/verify"
 )

@@ -101,7 +101,9 @@ func (f *Fake) Findings() []finding.Finding {
 
 // VerifyFindings are the findings Verify reports at the end.
 func (f *Fake) VerifyFindings() []finding.Finding {
+	// Verification reports the unanchored root again, as verify does.
 	out := []finding.Finding{
+		f.Findings()[0],
 		{Severity: finding.SevError, Code: "SIG_INVALID", Subject: ID(5), Message: "signature does not verify", Family: finding.FamSignatures},
 		{Severity: finding.SevError, Code: "LEAF_WITHOUT_RECORD", Subject: "leaf 2", Message: "leaf names a missing record", Family: finding.FamLog},
 		{Severity: finding.SevError, Code: finding.ReplayIFCBlind, Subject: "query q-attack", Message: "selection diverges on G_auth", Family: "replay"},
