@@ -12,13 +12,15 @@ import (
 	"github.com/memscope/memscope/sanitize"
 )
 
-const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
+const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--log DIR|URL [anchors]] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
 
 func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("lineage", lineageUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
 	tau := fs.Float64("tau", 0, "declassification threshold: an edge is strong when its weight is strictly greater")
 	failClosed := fs.Bool("fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted (default: Trusted, as in the paper)")
 	depth := fs.Int("depth", 3, "ancestor and descendant depth drawn around ENTRY")
@@ -46,12 +48,19 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			return exitUsage, usagef("--policy %s: %v", *policyFile, err)
 		}
 	}
-	var ef evidenceFlags
 	s, err := ef.open(ctx, pos[0], opts)
 	if err != nil {
 		return exitUsage, err
 	}
 	defer s.Close()
+	if ef.log != "" {
+		// MemLineage verifies before labelling: an entry that fails
+		// verification is External, a lawfully tombstoned ancestor keeps
+		// its place.
+		if _, err := s.Verify(ctx, nil); err != nil {
+			return exitUsage, err
+		}
+	}
 	defer func() {
 		if err == nil {
 			code = warnLoadIssues(stderr, s, code)
@@ -111,6 +120,11 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 		mode = "fail-closed"
 	}
 	fmt.Fprintf(w, "lineage at tau %g (%s), %d entries\n", s.Tau, mode, s.Entries)
+	if s.Verified {
+		fmt.Fprintln(w, "base labels from verification: entries that failed it are External; tombstoned ancestors keep their signed labels")
+	} else {
+		fmt.Fprintln(w, "base labels from writer names only: not verified (give --log and anchors to verify first)")
+	}
 	for t := lineage.Trusted; t <= lineage.External; t++ {
 		fmt.Fprintf(w, "  %-18s %d\n", t.String(), s.Counts[t.String()])
 	}
