@@ -36,7 +36,7 @@ func checkInert(t *testing.T, page []byte) {
 	allowed := map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true,
 		"div": true, "h1": true, "h2": true, "h3": true, "h4": true, "dl": true, "dt": true, "dd": true, "nav": true, "a": true,
 		"section": true, "p": true, "q": true, "span": true, "strong": true, "ol": true, "li": true, "table": true, "thead": true,
-		"tbody": true, "tr": true, "th": true, "td": true, "code": true, "br": true, "figure": true, "figcaption": true, "svg": true,
+		"tbody": true, "tr": true, "b": true, "th": true, "td": true, "code": true, "br": true, "figure": true, "figcaption": true, "svg": true,
 		"line": true, "circle": true, "polygon": true, "text": true, "tspan": true}
 	tag := regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9]*)([^>]*)>`)
 	attr := regexp.MustCompile(`\s([^\s=/>]+)(?:=("[^"]*"|'[^']*'|[^\s>]+))?`)
@@ -162,6 +162,36 @@ func TestInjectionEveryField(t *testing.T) {
 // writers replaced) and checks the report of it.
 func TestInjectionStore(t *testing.T) {
 	t.Parallel()
+	c := hostileCase(t, hostile)
+	var page bytes.Buffer
+	if err := WriteHTML(&page, c); err != nil {
+		t.Fatal(err)
+	}
+	checkInert(t, page.Bytes())
+	// The hostile values are on the page as text: the diverging query,
+	// its passages and the culprit writer.
+	if c.Replay.Diverge == 0 || len(c.Replay.Details) == 0 {
+		t.Fatal("the hostile store's attacked query does not diverge")
+	}
+	for _, want := range []string{"agent:&lt;/style&gt;&lt;script&gt;alert(1)&lt;/script&gt;", "p-payee&lt;svg/onload=alert(1)&gt;", "&lt;U&#43;202E&gt;gnp.exe"} {
+		if !bytes.Contains(page.Bytes(), []byte(want)) {
+			t.Errorf("page lacks the escaped value %s", want)
+		}
+	}
+}
+
+// evilID and evilWriter are names the record format allows (printable
+// ASCII without spaces) that still carry markup.
+const (
+	evilID     = "p-payee<svg/onload=alert(1)>"
+	evilWriter = "agent:</style><script>alert(1)</script>"
+)
+
+// hostileCase imports a store whose passages and queries carry payload,
+// whose attacked passage has a markup id and whose attacker has a markup
+// name, and builds its case.
+func hostileCase(t *testing.T, payload string) *Case {
+	t.Helper()
 	dir := t.TempDir()
 	rewrite := func(name string, edit func(map[string]any)) string {
 		in, err := os.ReadFile(filepath.Join("..", "importer", "testdata", "small", name))
@@ -188,9 +218,6 @@ func TestInjectionStore(t *testing.T) {
 		}
 		return p
 	}
-	// Names are printable ASCII without spaces, which still allows markup.
-	const evilID = "p-payee<svg/onload=alert(1)>"
-	const evilWriter = "agent:</style><script>alert(1)</script>"
 	swap := func(v any) any {
 		if s, ok := v.(string); ok && s == "p-payee" {
 			return evilID
@@ -199,7 +226,7 @@ func TestInjectionStore(t *testing.T) {
 	}
 	nodes := rewrite("nodes.jsonl", func(r map[string]any) {
 		r["id"] = swap(r["id"])
-		r["text"] = hostile + " " + r["text"].(string)
+		r["text"] = payload + " " + r["text"].(string)
 	})
 	edges := rewrite("edges.jsonl", func(r map[string]any) {
 		r["src"], r["dst"] = swap(r["src"]), swap(r["dst"])
@@ -213,7 +240,7 @@ func TestInjectionStore(t *testing.T) {
 		}
 	})
 	queries := rewrite("queries.jsonl", func(r map[string]any) {
-		r["text"] = hostile + " " + r["text"].(string)
+		r["text"] = payload + " " + r["text"].(string)
 		for _, key := range []string{"reset", "dense"} {
 			if m, ok := r[key].(map[string]any); ok {
 				if v, ok := m["p-payee"]; ok {
@@ -233,32 +260,18 @@ func TestInjectionStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := inspect.Open(context.Background(), inspect.Options{Snapshot: filepath.Join(out, man.Snapshot), Log: filepath.Join(out, man.Log), Title: hostile})
+	s, err := inspect.Open(context.Background(), inspect.Options{Snapshot: filepath.Join(out, man.Snapshot), Log: filepath.Join(out, man.Log), Title: payload})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	if err := s.Load(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Build(context.Background(), s, Options{Inputs: []Input{{Role: "snapshot", Path: filepath.Join(out, man.Snapshot)}},
-		Command: []string{"memscope", "report", hostile}, Version: "test", Now: fixedClock})
+		Command: []string{"memscope", "report", payload}, Version: "test", Now: fixedClock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var page bytes.Buffer
-	if err := WriteHTML(&page, c); err != nil {
-		t.Fatal(err)
-	}
-	checkInert(t, page.Bytes())
-	// The hostile values are on the page as text: the diverging query,
-	// its passages and the culprit writer.
-	if c.Replay.Diverge == 0 || len(c.Replay.Details) == 0 {
-		t.Fatal("the hostile store's attacked query does not diverge")
-	}
-	for _, want := range []string{"agent:&lt;/style&gt;&lt;script&gt;alert(1)&lt;/script&gt;", "p-payee&lt;svg/onload=alert(1)&gt;", "&lt;U&#43;202E&gt;gnp.exe"} {
-		if !bytes.Contains(page.Bytes(), []byte(want)) {
-			t.Errorf("page lacks the escaped value %s", want)
-		}
-	}
+	return c
 }

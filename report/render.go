@@ -45,6 +45,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"suspicious": func(t Text) string { return t.Suspicious() },
 	"idClass":    idClass,
+	"cut":        func(t Text, n int) Text { return Text(cutRunes(string(t), n)) },
 	"plain":      func(t Text) string { return sanitize.Line(string(t)) },
 	"f2":         func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"f4":         func(x float64) string { return fmt.Sprintf("%.4f", x) },
@@ -74,7 +75,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 const longToken = 28
 
 // shortID is the length up to which an identifier is never broken.
-const shortID = 20
+const shortID = 16
 
 // idClass styles an identifier cell: whole words normally, breakable
 // anywhere when it holds a long unbroken run.

@@ -21,7 +21,12 @@ func composeVerdict(c *Case) Verdict {
 	say := func(format string, a ...any) {
 		v.Paragraph = append(v.Paragraph, Span{Plain: fmt.Sprintf(format, a...)})
 	}
-	quote := func(t Text) { q := t; v.Paragraph = append(v.Paragraph, Span{Quote: &q}) }
+	// Quotes are capped: a long (or hostile) value must not push the
+	// verdict off the first screen; sections 5 and 6 quote in full.
+	quote := func(t Text) {
+		q := Text(cutRunes(string(t), maxQuote))
+		v.Paragraph = append(v.Paragraph, Span{Quote: &q})
+	}
 
 	compromise := in.Errors > 0 || rp.Diverge > 0 || ac.Refused > 0 || ln.Laundering > 0
 	switch {
@@ -168,6 +173,9 @@ func composeVerdict(c *Case) Verdict {
 	}
 	return v
 }
+
+// maxQuote is the most characters of one evidence value the verdict quotes.
+const maxQuote = 140
 
 func newOn(sel []Selected) []Selected {
 	var out []Selected
