@@ -70,6 +70,7 @@ const (
 	LineageCycle           Code = "LINEAGE_CYCLE"
 	LineageLaundering      Code = "LINEAGE_LAUNDERING"
 	LineageGateViolation   Code = "LINEAGE_GATE_VIOLATION"
+	LineageUnverified      Code = "LINEAGE_UNVERIFIED"
 )
 
 // Codes of the replay analysis (docs/REPLAY.md).
@@ -207,7 +208,8 @@ var Catalogue = Catalog{
 	{LineageDuplicateID, FamLineage, SevError, "two entries share an id; parent references resolve to the first"},
 	{LineageWriterUnknown, FamLineage, SevWarning, "an entry's writer is malformed; it is treated as External"},
 	{LineageTrustInvalid, FamLineage, SevError, "an entry's recorded trust is not a defined level (0..3)"},
-	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is not in the store; the edge is dropped"},
+	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is neither in the store nor deleted by a tombstone; a strong edge to it makes the entry untrusted (fail-closed)"},
+	{LineageUnverified, FamLineage, SevWarning, "an entry failed verification (signature, registration, key validity, canonical form or log inclusion); lineage and the gate treat it as External"},
 	{LineageWeightNaN, FamLineage, SevWarning, "a parent edge's weight is NaN; it is read as 1 (strong)"},
 	{LineageWeightRange, FamLineage, SevWarning, "a parent edge's weight is outside [0, 1]; it is clamped"},
 	{LineageWeightCount, FamLineage, SevWarning, "an entry's parent and weight counts differ; missing weights read as 1, extra ones are ignored"},

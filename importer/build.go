@@ -17,7 +17,7 @@ import (
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/snapshot"
-	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/tlog/appender"
 	"github.com/memscope/memscope/writer"
 )
 
@@ -314,7 +314,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	root := ed25519.NewKeyFromSeed(rootSeed[:])
 	rootPub := root.Public().(ed25519.PublicKey)
 
-	log, err := tlog.Create(ctx, filepath.Join(opt.Out, evidence.LogDir), signer)
+	log, err := appender.Create(ctx, filepath.Join(opt.Out, evidence.LogDir), signer)
 	if err != nil {
 		return nil, err
 	}

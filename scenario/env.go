@@ -22,7 +22,7 @@ import (
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/seedgen"
-	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/tlog/appender"
 	"github.com/memscope/memscope/writer"
 )
 
@@ -63,7 +63,7 @@ type env struct {
 	signer   note.Signer
 	vkey     string
 	st       *writer.Store
-	log      *tlog.Writer
+	log      *appender.Writer
 	clock    int64
 	hmacKey  []byte
 	man      Manifest
@@ -98,7 +98,7 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 		k := e.gen.Derive("hmac")
 		e.hmacKey = k[:]
 	}
-	if e.log, err = tlog.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
+	if e.log, err = appender.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
 		return nil, err
 	}
 	rootPub := e.root.Public().(ed25519.PublicKey)
