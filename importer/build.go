@@ -14,25 +14,19 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/snapshot"
-	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/tlog/appender"
 	"github.com/memscope/memscope/writer"
 )
 
-// Snapshot meta keys written by the importer. Their values are JSON.
+// Snapshot meta keys written by the importer (defined in package snapshot,
+// so that readers name them without linking the importer).
 const (
-	// MetaImport holds Info: that the importer signed every record, with
-	// keys derived from which seed, from which input files.
-	MetaImport = "import"
-	// MetaDeclaredLabels maps write id (UUID text, the writes.wid column) to
-	// the provenance label the input declared for it: "authenticated" or
-	// "unauthenticated". Writes without a declaration are absent. The
-	// labels are claims of the input, never verified.
-	MetaDeclaredLabels = "declared_labels"
-	// MetaImportIDs maps write id to the edge id the input gave it.
-	MetaImportIDs = "import_ids"
+	MetaImport         = snapshot.MetaImport
+	MetaDeclaredLabels = snapshot.MetaDeclaredLabels
+	MetaImportIDs      = snapshot.MetaImportIDs
 )
 
 // DefaultWriter signs passages and edges whose row names no writer.
@@ -97,7 +91,7 @@ type Info struct {
 // Manifest is DIR/scenario.json for an imported store: the scenario
 // manifest (so --anchors and the inspector's picker read it) plus Info.
 type Manifest struct {
-	scenario.Manifest
+	evidence.Manifest
 	Import Info `json:"import"`
 }
 
@@ -320,7 +314,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	root := ed25519.NewKeyFromSeed(rootSeed[:])
 	rootPub := root.Public().(ed25519.PublicKey)
 
-	log, err := tlog.Create(ctx, filepath.Join(opt.Out, scenario.LogDir), signer)
+	log, err := appender.Create(ctx, filepath.Join(opt.Out, evidence.LogDir), signer)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +323,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 		names[i] = in.Name
 	}
 	b.st, err = writer.Create(writer.Config{
-		SnapshotPath: filepath.Join(opt.Out, scenario.SnapshotFile),
+		SnapshotPath: filepath.Join(opt.Out, evidence.SnapshotFile),
 		Log:          log,
 		LogSigner:    signer,
 		Origin:       origin,
@@ -369,19 +363,19 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	man := &Manifest{Import: *info}
 	man.Name = "import"
 	man.Description = fmt.Sprintf("Graph imported from %s by memscope import.", strings.Join(names, ", "))
-	man.Snapshot, man.Log, man.Seed = scenario.SnapshotFile, scenario.LogDir, opt.Seed
-	man.Anchors = scenario.Anchors{LogKey: vkey, Trust: []string{hex.EncodeToString(rootPub)}}
+	man.Snapshot, man.Log, man.Seed = evidence.SnapshotFile, evidence.LogDir, opt.Seed
+	man.Anchors = evidence.Anchors{LogKey: vkey, Trust: []string{hex.EncodeToString(rootPub)}}
 	man.ExpectedFindings = []string{}
-	man.VerifyArgs = []string{scenario.SnapshotFile, "--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	man.VerifyArgs = []string{evidence.SnapshotFile, "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	man.Expect = "no integrity findings: the importer signed every record itself. Provenance labels are declared by the input, not verified."
 	mj, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	files := []struct{ name, body string }{
-		{scenario.TrustFile, man.Anchors.Trust[0] + "\n"},
-		{scenario.LogKeyFile, vkey + "\n"},
-		{scenario.ManifestFile, string(mj) + "\n"},
+		{evidence.TrustFile, man.Anchors.Trust[0] + "\n"},
+		{evidence.LogKeyFile, vkey + "\n"},
+		{evidence.ManifestFile, string(mj) + "\n"},
 		{"README.md", fmt.Sprintf("# Imported graph\n\n%s\n\n%s\n\nCheck it with:\n\n    memscope verify %s\n",
 			man.Description, notice, strings.Join(man.VerifyArgs, " "))},
 	}
@@ -504,32 +498,4 @@ func ReadInfo(meta map[string]string) (info *Info, ok bool, err error) {
 		return nil, true, fmt.Errorf("meta %s: %w", MetaImport, err)
 	}
 	return info, true, nil
-}
-
-// DeclaredLabels reads the MetaDeclaredLabels key of a snapshot's meta map:
-// write id -> true for a write the input declared authenticated, false for
-// one declared unauthenticated. Writes without a declaration are absent.
-// The meta table is not signed, so these labels are claims: callers show
-// them as "declared", never as verified (replay.Provenance.Declared).
-func DeclaredLabels(meta map[string]string) (map[string]bool, error) {
-	raw, ok := meta[MetaDeclaredLabels]
-	if !ok {
-		return map[string]bool{}, nil
-	}
-	var labels map[string]string
-	if err := json.Unmarshal([]byte(raw), &labels); err != nil {
-		return nil, fmt.Errorf("meta %s: %w", MetaDeclaredLabels, err)
-	}
-	out := make(map[string]bool, len(labels))
-	for wid, l := range labels {
-		switch l {
-		case LabelAuthenticated:
-			out[wid] = true
-		case LabelUnauthenticated:
-			out[wid] = false
-		default:
-			return nil, fmt.Errorf("meta %s: write %s has label %q, want %s or %s", MetaDeclaredLabels, short(wid), short(l), LabelAuthenticated, LabelUnauthenticated)
-		}
-	}
-	return out, nil
 }

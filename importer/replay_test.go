@@ -9,6 +9,7 @@ import (
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/snapshot"
 )
 
 // The documented mapping of an imported store onto replay's write
@@ -25,7 +26,7 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	declared, err := DeclaredLabels(snap.Meta)
+	declared, err := snapshot.DeclaredLabels(snap.Meta)
 	if err != nil {
 		t.Fatal(err)
 	}

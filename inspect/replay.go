@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/snapshot"
@@ -110,7 +109,7 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 // Imported reports whether the store claims (in its unsigned meta table)
 // to have been written by memscope import, whose signatures are all the
 // importer's own. The claim only ever marks labels as declared.
-func (s *Session) Imported() bool { return s.Meta[importer.MetaImport] != "" }
+func (s *Session) Imported() bool { return s.Meta[snapshot.MetaImport] != "" }
 
 // importedPolicy marks every label of an imported store as declared: the
 // importer signed the records itself and derived channels from the input's
@@ -156,7 +155,7 @@ func (s *Session) declaredLabels() (map[string]bool, error) {
 	if s.Opts.ReplayPolicy != replay.PolicyDeclared {
 		return nil, nil
 	}
-	m, err := importer.DeclaredLabels(s.Meta)
+	m, err := snapshot.DeclaredLabels(s.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Opts.Snapshot, err)
 	}

@@ -18,78 +18,36 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/seedgen"
-	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/tlog/appender"
 	"github.com/memscope/memscope/writer"
 )
 
-// Manifest is scenario.json: what other tools need to drive a scenario.
-type Manifest struct {
-	Name             string   `json:"name"`
-	Description      string   `json:"description"`
-	Snapshot         string   `json:"snapshot"`
-	Log              string   `json:"log"`
-	Anchors          Anchors  `json:"anchors"`
-	HMACKeyFile      string   `json:"hmac_key_file,omitempty"`
-	ExpectedFindings []string `json:"expected_findings"`
-	VerifyArgs       []string `json:"verify_args"`
-	// Expect says in a sentence what a responder should find.
-	Expect string  `json:"expect"`
-	Attack *Attack `json:"attack,omitempty"`
-	// ExpectedActions gives, per action, the decision each defence should
-	// reach (memscope actions with VerifyArgs' anchors and the HMAC key
-	// when the scenario has one), keyed none, ifc, memlineage, authselect,
-	// smsr.
-	ExpectedActions map[string]map[string]string `json:"expected_actions,omitempty"`
-	// Phases lists the per-phase snapshots of a phased scenario, oldest
-	// first; the last one is Snapshot.
-	Phases []Phase `json:"phases,omitempty"`
-	Seed   uint64  `json:"seed"`
-}
-
-// Anchors are the public trust anchors of a scenario.
-type Anchors struct {
-	LogKey string   `json:"log_key"`
-	Trust  []string `json:"trust"` // registry root public keys, hex
-}
-
-// Attack names the attacked query and the injected structural writes.
-type Attack struct {
-	Query string   `json:"query"`
-	Edges []string `json:"edges"`
-	// FirstWrite is the structural write after which the attacked query's
-	// selection on G first differs from G_auth's (found by replaying after
-	// every write while generating), with its log leaf.
-	FirstWrite     string `json:"first_write,omitempty"`
-	FirstWriteLeaf *int64 `json:"first_write_leaf,omitempty"`
-}
-
-// Phase is one snapshot of a store written in phases, with what the phase
-// did to the store.
-type Phase struct {
-	Name     string `json:"name"`
-	Snapshot string `json:"snapshot"`
-	LogSize  uint64 `json:"log_size"`
-	// Added lists the records the phase added, by table (entries, writes,
-	// principals, tombstones, queries, actions).
-	Added map[string][]string `json:"added"`
-	// Tombstoned are entries the phase deleted with a tombstone;
-	// SilentlyDeleted are entries whose rows it removed without one.
-	Tombstoned      []string `json:"tombstoned"`
-	SilentlyDeleted []string `json:"silently_deleted"`
-}
+// The manifest and the file names of an evidence directory live in package
+// evidence (readers name them without linking the generator); these aliases
+// keep the generator's callers short.
+type (
+	Manifest = evidence.Manifest
+	Anchors  = evidence.Anchors
+	Attack   = evidence.Attack
+	Phase    = evidence.Phase
+)
 
 // Files inside a scenario directory.
 const (
-	SnapshotFile = "snapshot.db"
-	LogDir       = "log"
-	ManifestFile = "scenario.json"
-	HMACKeyFile  = "hmac.key"
-	TrustFile    = "trust.keys"
-	LogKeyFile   = "log.vkey"
+	SnapshotFile = evidence.SnapshotFile
+	LogDir       = evidence.LogDir
+	ManifestFile = evidence.ManifestFile
+	HMACKeyFile  = evidence.HMACKeyFile
+	TrustFile    = evidence.TrustFile
+	LogKeyFile   = evidence.LogKeyFile
 )
+
+// ReadManifest loads a scenario directory's manifest.
+func ReadManifest(dir string) (*Manifest, error) { return evidence.ReadManifest(dir) }
 
 // baseTime is the scenarios' clock origin: 2026-03-02T09:00:00Z.
 const baseTime = int64(1772442000) * 1e9
@@ -105,7 +63,7 @@ type env struct {
 	signer   note.Signer
 	vkey     string
 	st       *writer.Store
-	log      *tlog.Writer
+	log      *appender.Writer
 	clock    int64
 	hmacKey  []byte
 	man      Manifest
@@ -140,7 +98,7 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 		k := e.gen.Derive("hmac")
 		e.hmacKey = k[:]
 	}
-	if e.log, err = tlog.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
+	if e.log, err = appender.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
 		return nil, err
 	}
 	rootPub := e.root.Public().(ed25519.PublicKey)
@@ -299,17 +257,4 @@ func joinArgs(a []string) string {
 		s += x
 	}
 	return s
-}
-
-// ReadManifest loads a scenario directory's manifest.
-func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
-	}
-	return &m, nil
 }

@@ -110,6 +110,26 @@ const (
 	MetaRootKeys     = "root_keys"     // registry root public keys, hex, comma-separated (unanchored)
 	MetaStoreVersion = "store_version" // version counter after the last accepted write
 	MetaDescription  = "description"
+
+	// Keys the importer writes (package importer); their values are JSON.
+	// They live here so that readers name them without linking the importer.
+
+	// MetaImport holds the importer's account: that it signed every record,
+	// with keys derived from which seed, from which input files.
+	MetaImport = "import"
+	// MetaDeclaredLabels maps write id (UUID text, the writes.wid column) to
+	// the provenance label the input declared for it: LabelAuthenticated or
+	// LabelUnauthenticated. Writes without a declaration are absent. The
+	// labels are claims of the input, never verified.
+	MetaDeclaredLabels = "declared_labels"
+	// MetaImportIDs maps write id to the edge id the input gave it.
+	MetaImportIDs = "import_ids"
+)
+
+// Declared provenance labels (values of MetaDeclaredLabels).
+const (
+	LabelAuthenticated   = "authenticated"
+	LabelUnauthenticated = "unauthenticated"
 )
 
 // Node kinds in the graph memory.

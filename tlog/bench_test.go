@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/tlog/appender"
 )
 
 const benchLeaves = 1 << 20
@@ -33,7 +35,7 @@ func benchLog(b *testing.B) (string, []byte) {
 		dir := filepath.Join(base, "log")
 		ctx := context.Background()
 		start := time.Now()
-		w, err := Create(ctx, dir, signer)
+		w, err := appender.Create(ctx, dir, signer)
 		if err != nil {
 			bench1M.err = err
 			return
@@ -160,7 +162,7 @@ func BenchmarkWrite100k(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), "log")
-		w, err := Create(ctx, dir, signer)
+		w, err := appender.Create(ctx, dir, signer)
 		if err != nil {
 			b.Fatal(err)
 		}

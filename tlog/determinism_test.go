@@ -6,12 +6,18 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/transparency-dev/tessera/api/layout"
+
+	"github.com/memscope/memscope/tlog/appender"
 )
 
 // Same leaves and key give byte-identical directories, however the leaves
 // were fed in (one by one, in batches, with Flushes that make Tessera
 // write intermediate partial tiles).
 func TestDeterministicDirectory(t *testing.T) {
+	// The appender hands leaves to Tessera in chunks of this many.
+	const submitChunk = 8 * layout.EntryBundleWidth
 	signer, _ := testKey(t, testOrigin, 1)
 	const n = 2*submitChunk + 300
 	leaves := testLeaves(n)
@@ -21,7 +27,7 @@ func TestDeterministicDirectory(t *testing.T) {
 	cpA := writeLogAt(t, dirA, signer, leaves)
 
 	dirB := filepath.Join(t.TempDir(), "b")
-	w, err := Create(ctx, dirB, signer)
+	w, err := appender.Create(ctx, dirB, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +81,8 @@ func TestCloseCheckpointMatchesSignCheckpoint(t *testing.T) {
 	signer, verifier := testKey(t, testOrigin, 1)
 	leaves := testLeaves(1000)
 	ctx := context.Background()
-	w, err := Create(ctx, filepath.Join(t.TempDir(), "log"), signer)
+	dir := filepath.Join(t.TempDir(), "log")
+	w, err := appender.Create(ctx, dir, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +123,7 @@ func TestCloseCheckpointMatchesSignCheckpoint(t *testing.T) {
 	if err != nil || h.Status != Verified {
 		t.Fatal(h, err)
 	}
-	r, err := Open(ctx, w.dir)
+	r, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +139,7 @@ func TestCloseCheckpointMatchesSignCheckpoint(t *testing.T) {
 func TestCreateRefusesNonEmptyDir(t *testing.T) {
 	signer, _ := testKey(t, testOrigin, 1)
 	dir, _ := writeLog(t, signer, testLeaves(3))
-	if _, err := Create(context.Background(), dir, signer); err == nil {
+	if _, err := appender.Create(context.Background(), dir, signer); err == nil {
 		t.Fatal("Create over an existing log succeeded")
 	}
 }
@@ -140,14 +147,14 @@ func TestCreateRefusesNonEmptyDir(t *testing.T) {
 func TestAppendRejectsOversizedLeaf(t *testing.T) {
 	signer, _ := testKey(t, testOrigin, 1)
 	ctx := context.Background()
-	w, err := Create(ctx, filepath.Join(t.TempDir(), "log"), signer)
+	w, err := appender.Create(ctx, filepath.Join(t.TempDir(), "log"), signer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Append(ctx, make([]byte, MaxLeafSize+1)); err == nil {
+	if _, err := w.Append(ctx, make([]byte, appender.MaxLeafSize+1)); err == nil {
 		t.Fatal("oversized leaf accepted")
 	}
-	if _, err := w.Append(ctx, make([]byte, MaxLeafSize)); err != nil {
+	if _, err := w.Append(ctx, make([]byte, appender.MaxLeafSize)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Close(ctx); err != nil {

@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"k8s.io/klog/v2"
+
+	"github.com/memscope/memscope/tlog/appender"
 )
 
 func TestMain(m *testing.M) {
@@ -93,7 +95,7 @@ func writeLog(t testing.TB, signer note.Signer, leaves [][]byte) (string, []byte
 func writeLogAt(t testing.TB, dir string, signer note.Signer, leaves [][]byte) []byte {
 	t.Helper()
 	ctx := context.Background()
-	w, err := Create(ctx, dir, signer)
+	w, err := appender.Create(ctx, dir, signer)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -363,3 +363,5 @@ func (r *Reader) fetchProof(ctx context.Context, nodes proof.Nodes, size uint64)
 	}
 	return nodes.Rehash(hashes, rfc6962.DefaultHasher.HashChildren)
 }
+
+var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}

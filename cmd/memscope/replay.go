@@ -16,7 +16,7 @@ import (
 	"github.com/memscope/memscope/timeline"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--blast WRITE|principal:P [--from T]] [--assume-compromised P@T] [--json]"
 
 // jsonItem is one selected passage in --json output (rank is 1-based).
 type jsonItem struct {
@@ -152,6 +152,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	asOf := fs.String("as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
 	flip := fs.Bool("first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
 	scan := fs.Bool("scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
+	blast := fs.String("blast", "", "blast radius of a structural write id, or of principal:NAME (its writes and entries)")
+	blastFrom := fs.String("from", "", "with --blast principal:NAME: only its records after this time (RFC 3339 or ns)")
+	assume := fs.String("assume-compromised", "", "PRINCIPAL@TIME: treat its records after TIME as unauthenticated and show what changes")
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
@@ -163,8 +166,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
 	}
 	if *format != "" || isNativeStore(pos[0]) {
-		if *asOf != "" || *flip {
-			return exitUsage, usagef("--as-of and --first-flip need a log's write order; a native store has none")
+		if *asOf != "" || *flip || *blast != "" || *assume != "" {
+			return exitUsage, usagef("--as-of, --first-flip, --blast and --assume-compromised need a log's write order; a native store has none")
 		}
 		ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
 		return runNativeReplay(ctx, stdout, pos[0], *format, *queries, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
@@ -217,6 +220,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	tr, err := s.TimeReplay(rp)
 	if err != nil {
 		return exitUsage, err
+	}
+	if *blast != "" || *assume != "" {
+		return runTimeQuestion(s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
 	if *asOf != "" {

@@ -171,3 +171,165 @@ func writeFlip(w io.Writer, query string, f *jsonFlip) {
 	fmt.Fprintf(w, "  queries that ran on a flipped selection afterwards: %d %v\n", len(f.QueriesAffected), f.QueriesAffected)
 	fmt.Fprintf(w, "  actions that followed those selections: %d %v\n", len(f.ActionsAffected), f.ActionsAffected)
 }
+
+type jsonImpact struct {
+	Query   string   `json:"query"`
+	Without []string `json:"selection_without"`
+	With    []string `json:"selection_with"`
+	Brought []string `json:"brought_in"`
+}
+
+type jsonBlast struct {
+	Target  string       `json:"target"`
+	Writes  []string     `json:"writes"`
+	Queries []jsonImpact `json:"queries_changed"`
+	Actions []string     `json:"actions_following"`
+	Entries []string     `json:"entries_written"`
+	Derived []string     `json:"entries_derived"`
+	Solves  int64        `json:"solves"`
+}
+
+func blastJSON(target string, b *inspect.Blast) jsonBlast {
+	j := jsonBlast{Target: target, Writes: orEmpty(b.Writes), Queries: []jsonImpact{}, Actions: orEmpty(b.Actions), Entries: orEmpty(b.Entries), Derived: orEmpty(b.Derived), Solves: b.Solves}
+	for _, q := range b.Queries {
+		j.Queries = append(j.Queries, jsonImpact{Query: q.Query, Without: q.Without, With: q.With, Brought: orEmpty(q.Brought)})
+	}
+	return j
+}
+
+func writeBlast(w io.Writer, j jsonBlast) {
+	fmt.Fprintf(w, "blast radius of %s: %d structural write(s), %d entr(ies) written\n", sanitize.Line(j.Target), len(j.Writes), len(j.Entries))
+	fmt.Fprintf(w, "  queries whose selection (as they ran, on G) the writes changed: %d\n", len(j.Queries))
+	for _, q := range j.Queries {
+		fmt.Fprintf(w, "    %s: brought in %s\n", sanitize.Line(q.Query), sanitize.Line(strings.Join(q.Brought, ",")))
+	}
+	fmt.Fprintf(w, "  actions that followed those selections: %d %s\n", len(j.Actions), sanitize.Line(strings.Join(j.Actions, ",")))
+	fmt.Fprintf(w, "  entries derived (lineage) from entries it wrote: %d\n", len(j.Derived))
+	for i, d := range j.Derived {
+		if i == maxListed {
+			fmt.Fprintf(w, "    ... %d more (see --json)\n", len(j.Derived)-maxListed)
+			break
+		}
+		fmt.Fprintf(w, "    %s\n", sanitize.Line(d))
+	}
+	fmt.Fprintf(w, "  (%d PPR solves)\n", j.Solves)
+}
+
+type jsonCompromise struct {
+	Principal string `json:"principal"`
+	From      string `json:"from"`
+	Entries   int    `json:"entries_treated_unauthenticated"`
+	Writes    int    `json:"writes_treated_unauthenticated"`
+	Labels    []struct {
+		Entry  string `json:"entry"`
+		Now    string `json:"now"`
+		Assume string `json:"assumed"`
+	} `json:"labels_changed"`
+	Verdicts []inspect.VerdictChange `json:"verdicts_changed"`
+	Classes  []inspect.ClassChange   `json:"replay_classes_changed"`
+}
+
+// parseAssume reads P@T (T: RFC 3339 or ns; omitted: from the start).
+func parseAssume(s string) (string, int64, error) {
+	p, t, ok := strings.Cut(s, "@")
+	if p == "" {
+		return "", 0, usagef("--assume-compromised %q: want PRINCIPAL@TIME", s)
+	}
+	if !ok || t == "" {
+		return p, 0, nil
+	}
+	ts, err := parseWhen(t)
+	return p, ts, err
+}
+
+func compromiseJSON(c *inspect.Compromise) jsonCompromise {
+	j := jsonCompromise{Principal: c.Principal, From: formatWhen(c.From), Entries: len(c.Entries), Writes: len(c.Writes),
+		Verdicts: c.Verdicts, Classes: c.Classes}
+	if j.Verdicts == nil {
+		j.Verdicts = []inspect.VerdictChange{}
+	}
+	if j.Classes == nil {
+		j.Classes = []inspect.ClassChange{}
+	}
+	j.Labels = make([]struct {
+		Entry  string `json:"entry"`
+		Now    string `json:"now"`
+		Assume string `json:"assumed"`
+	}, len(c.Labels))
+	for i, l := range c.Labels {
+		j.Labels[i].Entry, j.Labels[i].Now, j.Labels[i].Assume = l.Entry, l.Now.String(), l.Assume.String()
+	}
+	return j
+}
+
+func writeCompromise(w io.Writer, j jsonCompromise) {
+	fmt.Fprintf(w, "assuming %s compromised from %s: %d entries and %d structural writes treated as unauthenticated\n",
+		sanitize.Line(j.Principal), j.From, j.Entries, j.Writes)
+	fmt.Fprintf(w, "  lineage labels that change: %d\n", len(j.Labels))
+	for i, l := range j.Labels {
+		if i == maxListed {
+			fmt.Fprintf(w, "    ... %d more (see --json)\n", len(j.Labels)-maxListed)
+			break
+		}
+		fmt.Fprintf(w, "    %s  %s -> %s\n", sanitize.Line(l.Entry), l.Now, l.Assume)
+	}
+	fmt.Fprintf(w, "  gate verdicts that change: %d\n", len(j.Verdicts))
+	for _, v := range j.Verdicts {
+		fmt.Fprintf(w, "    %s  %s -> %s (dispatched %v)\n", sanitize.Line(v.Action), v.Now, v.Assume, v.Dispatched)
+	}
+	fmt.Fprintf(w, "  replay classes (G vs G_auth, now) that change: %d\n", len(j.Classes))
+	for _, c := range j.Classes {
+		fmt.Fprintf(w, "    %s  %s -> %s\n", sanitize.Line(c.Query), c.Now, c.Assume)
+	}
+}
+
+// maxListed bounds the ids a text answer lists; --json has them all.
+const maxListed = 50
+
+// runTimeQuestion answers --blast and --assume-compromised.
+func runTimeQuestion(s *inspect.Session, rp *replay.Replayer, tr *timeline.Replay, blast, from, assume string, asJSON bool, w io.Writer) (int, error) {
+	var out struct {
+		Blast      *jsonBlast      `json:"blast,omitempty"`
+		Compromise *jsonCompromise `json:"assume_compromised,omitempty"`
+	}
+	if blast != "" {
+		var t int64
+		if from != "" {
+			var err error
+			if t, err = parseWhen(from); err != nil {
+				return exitUsage, err
+			}
+		}
+		b, err := s.BlastRadius(tr, blast, t)
+		if err != nil {
+			return exitUsage, err
+		}
+		j := blastJSON(blast, b)
+		out.Blast = &j
+	}
+	if assume != "" {
+		p, t, err := parseAssume(assume)
+		if err != nil {
+			return exitUsage, err
+		}
+		c, err := s.AssumeCompromised(rp, tr.Timeline(), p, t, inspect.DefaultTau)
+		if err != nil {
+			return exitUsage, err
+		}
+		j := compromiseJSON(c)
+		out.Compromise = &j
+	}
+	if asJSON {
+		return exitOK, writeJSON(w, out)
+	}
+	if out.Blast != nil {
+		writeBlast(w, *out.Blast)
+	}
+	if out.Compromise != nil {
+		if out.Blast != nil {
+			fmt.Fprintln(w)
+		}
+		writeCompromise(w, *out.Compromise)
+	}
+	return exitOK, nil
+}

@@ -1,11 +1,14 @@
-// Package tlog is memscope's Merkle log layer: a C2SP tlog-tiles log written
-// with Tessera's POSIX driver and read with Tessera's client package, signed
-// C2SP checkpoints, RFC 6962 proofs and an fsck-style consistency check.
+// Package appender writes memscope's Merkle log: a fresh C2SP tlog-tiles
+// log appended with Tessera's POSIX driver. It is the write half of package
+// tlog (which reads, proves and checks logs), split the way Tessera splits
+// its storage drivers from its client, so that the read path never links
+// Tessera's storage.
 //
 // Leaves are opaque byte strings here; the record format lives elsewhere.
-package tlog
+package appender
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	f_log "github.com/transparency-dev/formats/log"
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"github.com/transparency-dev/tessera"
@@ -241,12 +245,12 @@ func (w *Writer) Close(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: reading final checkpoint in %s: %w", w.dir, err)
 	}
-	parsed, err := ParseCheckpoint(cp)
+	parsed, err := checkpointBody(cp)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: final checkpoint in %s: %w", w.dir, err)
 	}
-	if parsed.Size != size || string(parsed.Root) != string(root) {
-		return nil, fmt.Errorf("tlog: final checkpoint in %s commits to size %d root %x, writer computed size %d root %x", w.dir, parsed.Size, parsed.Root, size, root)
+	if parsed.Size != size || string(parsed.Hash) != string(root) {
+		return nil, fmt.Errorf("tlog: final checkpoint in %s commits to size %d root %x, writer computed size %d root %x", w.dir, parsed.Size, parsed.Hash, size, root)
 	}
 	if err := removeStalePartials(w.dir, size); err != nil {
 		return nil, err
@@ -379,4 +383,19 @@ func waitForCheckpoint(ctx context.Context, r tessera.LogReader) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// checkpointBody parses the body of the checkpoint Tessera just published
+// (our own output, signed by our own key) to compare it with the tree the
+// writer computed; readers parse checkpoints strictly with tlog.
+func checkpointBody(cp []byte) (f_log.Checkpoint, error) {
+	var c f_log.Checkpoint
+	body, _, ok := bytes.Cut(cp, []byte("\n\n"))
+	if !ok {
+		return c, errors.New("no signature block")
+	}
+	if _, err := c.Unmarshal(append(body, '\n')); err != nil {
+		return c, err
+	}
+	return c, nil
 }

@@ -1,0 +1,95 @@
+package inspect
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/memscope/memscope/lineage"
+)
+
+func TestBlastRadiusOfCompromisedPeer(t *testing.T) {
+	s, m := open(t, "incident")
+	rp, err := s.Replayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.TimeReplay(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.BlastRadius(tr, "principal:agent:peer", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.Writes, m.Attack.Edges) {
+		t.Fatalf("writes %v, the manifest's injected edges %v", b.Writes, m.Attack.Edges)
+	}
+	var qs []string
+	for _, q := range b.Queries {
+		qs = append(qs, q.Query)
+		if !slices.Contains(q.Brought, "passage:payee-fowler") && q.Query == m.Attack.Query {
+			t.Fatalf("%s: brought %v", q.Query, q.Brought)
+		}
+	}
+	if !slices.Contains(qs, m.Attack.Query) || slices.Contains(qs, "q-born-first-clean") {
+		t.Fatalf("queries changed %v", qs)
+	}
+	if !slices.Equal(b.Actions, []string{"act-pay-fowler"}) {
+		t.Fatalf("actions %v", b.Actions)
+	}
+}
+
+func TestAssumeCompromised(t *testing.T) {
+	s, _ := open(t, "incident")
+	rp, err := s.Replayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := s.Timeline(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The planner's entries become External: each of them changes label
+	// (none was External), and the dispatched transfer it planned is now
+	// refused by the gate.
+	c, err := s.AssumeCompromised(rp, tl, "agent:planner", 0, DefaultTau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planner := s.EntriesBy("agent:planner", 0)
+	if len(planner) == 0 || len(c.Entries) != len(planner) || len(c.Writes) != 0 {
+		t.Fatalf("entries %d of %d, writes %d", len(c.Entries), len(planner), len(c.Writes))
+	}
+	changed := map[string]lineage.Trust{}
+	for _, l := range c.Labels {
+		changed[l.Entry] = l.Assume
+	}
+	for _, id := range planner {
+		if changed[id] != lineage.External {
+			t.Errorf("planner entry %s: assumed label %v, want External", id, changed[id])
+		}
+	}
+	if !slices.ContainsFunc(c.Verdicts, func(v VerdictChange) bool {
+		return v.Action == "act-pay-chatwin" && v.Now == "allow" && v.Assume != "allow"
+	}) {
+		t.Fatalf("verdicts %+v", c.Verdicts)
+	}
+	// The indexer assumed compromised from the start: every edge it wrote
+	// leaves G_auth, so some query's class changes.
+	c, err = s.AssumeCompromised(rp, tl, "agent:indexer", 0, DefaultTau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Writes) == 0 || len(c.Classes) == 0 {
+		t.Fatalf("indexer: %d writes, classes %+v", len(c.Writes), c.Classes)
+	}
+	// A principal with no records after the moment changes nothing.
+	c, err = s.AssumeCompromised(rp, tl, "agent:peer", 1<<62, DefaultTau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Labels)+len(c.Verdicts)+len(c.Classes)+len(c.Writes) != 0 {
+		t.Fatalf("nothing after the moment, yet %+v", c)
+	}
+}
