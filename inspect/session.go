@@ -82,6 +82,9 @@ type TombstoneRec struct {
 	Target, Writer, Reason string
 	TS                     int64
 	Leaf                   int64
+	// Ghost is what the signed tombstone says of the deleted entry, for
+	// lineage (Known false when it does not say).
+	Ghost lineage.Ghost
 }
 
 // ClaimedLeaf is a record id and the leaf index its row claims.
@@ -127,6 +130,10 @@ type Session struct {
 
 	mu     sync.Mutex
 	report *verify.Report
+	// linMu serialises feeding verification into the lineage graph with
+	// propagation; resolved says it was fed.
+	linMu    sync.Mutex
+	resolved bool
 }
 
 // Open opens the snapshot and reads its small tables. Entries are read by
@@ -211,6 +218,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		tr := TombstoneRec{Target: r.Target, Leaf: r.LeafIndex}
 		if r.Tombstone != nil {
 			tr.Writer, tr.Reason, tr.TS = r.Tombstone.Writer, r.Tombstone.Reason, int64(r.Tombstone.TS)
+			if t := r.Tombstone; t.EntryTrust != nil {
+				tr.Ghost = lineage.Ghost{Writer: t.EntryWriter, Recorded: *t.EntryTrust, Known: true}
+			}
 		}
 		s.TombstoneRecs = append(s.TombstoneRecs, tr)
 		return nil
