@@ -279,18 +279,11 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		}
 		e := &s.Entries[n]
 		*e = Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
-		le := lineage.Entry{ID: r.EID, Writer: e.Writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
 		if r.Entry != nil {
 			// The signed bytes are the truth: lineage reads the record.
 			e.Writer, e.Recorded, e.TS, e.Content = intern(r.Entry.Writer), r.Entry.Trust, int64(r.Entry.TS), r.Entry.Content
-			le.Writer, le.Recorded, le.TS = e.Writer, r.Entry.Trust, e.TS
-			le.Parents = make([]string, len(r.Entry.Parents))
-			for i, p := range r.Entry.Parents {
-				le.Parents[i] = p.String()
-			}
-			le.Weights = r.Entry.Weights
 		}
-		lin = append(lin, le)
+		lin = append(lin, lineageOf(r, e.Writer))
 		for _, f := range onEntry {
 			f(n, e)
 		}
@@ -324,6 +317,21 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		progress(n, total)
 	}
 	return nil
+}
+
+// lineageOf is the lineage view of an entry row: the signed record's
+// fields when it decoded, the row's columns otherwise.
+func lineageOf(r *loader.EntryRow, writer string) lineage.Entry {
+	le := lineage.Entry{ID: r.EID, Writer: writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
+	if r.Entry != nil {
+		le.Recorded, le.TS = r.Entry.Trust, int64(r.Entry.TS)
+		le.Parents = make([]string, len(r.Entry.Parents))
+		for i, p := range r.Entry.Parents {
+			le.Parents[i] = p.String()
+		}
+		le.Weights = r.Entry.Weights
+	}
+	return le
 }
 
 // Loaded is the number of Entries filled so far.
