@@ -32,6 +32,15 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
+// Codes of the MWP non-formation audit (docs/EXPOSURE.md).
+const (
+	MWPPRLRTrace             Code = "MWP_PRLR_TRACE"
+	MWPGateBypass            Code = "MWP_GATE_BYPASS"
+	MWPCandidateHashMismatch Code = "MWP_CANDIDATE_HASH_MISMATCH"
+	MWPNonceReuse            Code = "MWP_NONCE_REUSE"
+	MWPVersionChainBroken    Code = "MWP_VERSION_CHAIN_BROKEN"
+)
+
 // Codes of the rules a responder assumes: unique ids, tombstones that
 // delete what existed and was theirs to delete, parents before children,
 // clocks that run forward, weights in range.
@@ -70,6 +79,7 @@ const (
 	LineageCycle           Code = "LINEAGE_CYCLE"
 	LineageLaundering      Code = "LINEAGE_LAUNDERING"
 	LineageGateViolation   Code = "LINEAGE_GATE_VIOLATION"
+	LineageUnverified      Code = "LINEAGE_UNVERIFIED"
 )
 
 // Codes of the replay analysis (docs/REPLAY.md).
@@ -207,7 +217,8 @@ var Catalogue = Catalog{
 	{LineageDuplicateID, FamLineage, SevError, "two entries share an id; parent references resolve to the first"},
 	{LineageWriterUnknown, FamLineage, SevWarning, "an entry's writer is malformed; it is treated as External"},
 	{LineageTrustInvalid, FamLineage, SevError, "an entry's recorded trust is not a defined level (0..3)"},
-	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is not in the store; the edge is dropped"},
+	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is neither in the store nor deleted by a tombstone; a strong edge to it makes the entry untrusted (fail-closed)"},
+	{LineageUnverified, FamLineage, SevWarning, "an entry failed verification (signature, registration, key validity, canonical form or log inclusion); lineage and the gate treat it as External"},
 	{LineageWeightNaN, FamLineage, SevWarning, "a parent edge's weight is NaN; it is read as 1 (strong)"},
 	{LineageWeightRange, FamLineage, SevWarning, "a parent edge's weight is outside [0, 1]; it is clamped"},
 	{LineageWeightCount, FamLineage, SevWarning, "an entry's parent and weight counts differ; missing weights read as 1, extra ones are ignored"},
@@ -230,6 +241,12 @@ var Catalogue = Catalog{
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+
+	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
+	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since) with no accept event"},
+	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
+	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
+	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
 
 	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
 	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},

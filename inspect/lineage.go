@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/verify"
 )
 
 // LaunderingRow is one laundering finding: recorded trust safer than the
@@ -27,8 +29,11 @@ type RefusedAction struct {
 
 // LineageSummary is the store-wide lineage result at one tau.
 type LineageSummary struct {
-	Tau            float64           `json:"tau"`
-	FailClosed     bool              `json:"fail_closed"`
+	Tau        float64 `json:"tau"`
+	FailClosed bool    `json:"fail_closed"`
+	// Verified: base labels come from verification (an entry that failed
+	// it is External); false means from writer names only, not verified.
+	Verified       bool              `json:"verified"`
 	Entries        int               `json:"entries"`
 	Counts         map[string]int    `json:"counts"` // recomputed label -> entries
 	Laundering     []LaunderingRow   `json:"laundering"`
@@ -58,7 +63,51 @@ func (s *Session) Labels(tau float64, failClosed bool) ([]lineage.Trust, error) 
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
+	s.linMu.Lock()
+	defer s.linMu.Unlock()
+	if rep := s.Report(); rep != nil && !s.resolved {
+		s.Lineage.Resolve(s.unverifiedEntries(rep), s.lawfulGhosts(rep))
+		s.resolved = true
+	}
 	return s.Lineage.Propagate(s.propagateOptions(tau, failClosed))
+}
+
+// Verified reports whether lineage labels include verification (Verify
+// has run and its report fed the lineage graph); before that, base labels
+// come from writer names only.
+func (s *Session) Verified() bool {
+	s.linMu.Lock()
+	defer s.linMu.Unlock()
+	return s.resolved
+}
+
+// unverifiedEntries lists the entries whose record failed verification.
+func (s *Session) unverifiedEntries(rep *verify.Report) map[string]string {
+	out := map[string]string{}
+	for id := range rep.EntryStatus {
+		if why := VerificationFailure(rep, id); why != "" {
+			out[id] = why
+		}
+	}
+	return out
+}
+
+// lawfulGhosts are the tombstoned entries whose tombstone verified: only a
+// signed, registered, logged deletion keeps the deleted entry's place.
+func (s *Session) lawfulGhosts(rep *verify.Report) map[string]lineage.Ghost {
+	badTomb := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Severity == finding.SevError && strings.HasPrefix(f.Subject, "tombstone ") {
+			badTomb[strings.TrimPrefix(f.Subject, "tombstone ")] = true
+		}
+	}
+	out := map[string]lineage.Ghost{}
+	for _, t := range s.TombstoneRecs {
+		if !badTomb[t.Target] {
+			out[t.Target] = t.Ghost
+		}
+	}
+	return out
 }
 
 // GateAudit recomputes the gate verdict of every recorded action.
@@ -73,7 +122,7 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 	if err != nil {
 		return nil, err
 	}
-	sum := &LineageSummary{Tau: tau, FailClosed: failClosed, Entries: len(labels), Counts: map[string]int{},
+	sum := &LineageSummary{Tau: tau, FailClosed: failClosed, Verified: s.Verified(), Entries: len(labels), Counts: map[string]int{},
 		Laundering: []LaunderingRow{}, RefusedActions: []RefusedAction{}, Gate: []GateRow{}, labels: labels}
 	for t := lineage.Trusted; t <= lineage.External; t++ {
 		sum.Counts[t.String()] = 0

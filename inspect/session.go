@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -27,6 +28,7 @@ type Options struct {
 	LogKey     string
 	TrustRoots []ed25519.PublicKey
 	HMACKey    []byte
+	LogOptions tlog.Options // log read limits and permissions
 	Title      string
 
 	Tau        float64 // lineage threshold
@@ -82,6 +84,9 @@ type TombstoneRec struct {
 	Target, Writer, Reason string
 	TS                     int64
 	Leaf                   int64
+	// Ghost is what the signed tombstone says of the deleted entry, for
+	// lineage (Known false when it does not say).
+	Ghost lineage.Ghost
 }
 
 // ClaimedLeaf is a record id and the leaf index its row claims.
@@ -128,6 +133,10 @@ type Session struct {
 	mu        sync.Mutex
 	report    *verify.Report
 	verifying chan struct{} // closed when the running verification ends
+	// linMu serialises feeding verification into the lineage graph with
+	// propagation; resolved says it was fed.
+	linMu    sync.Mutex
+	resolved bool
 }
 
 // Open opens the snapshot and reads its small tables. Entries are read by
@@ -212,6 +221,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		tr := TombstoneRec{Target: r.Target, Leaf: r.LeafIndex}
 		if r.Tombstone != nil {
 			tr.Writer, tr.Reason, tr.TS = r.Tombstone.Writer, r.Tombstone.Reason, int64(r.Tombstone.TS)
+			if t := r.Tombstone; t.EntryTrust != nil {
+				tr.Ghost = lineage.Ghost{Writer: t.EntryWriter, Recorded: *t.EntryTrust, Known: true}
+			}
 		}
 		s.TombstoneRecs = append(s.TombstoneRecs, tr)
 		return nil
@@ -270,18 +282,11 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		}
 		e := &s.Entries[n]
 		*e = Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
-		le := lineage.Entry{ID: r.EID, Writer: e.Writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
 		if r.Entry != nil {
 			// The signed bytes are the truth: lineage reads the record.
 			e.Writer, e.Recorded, e.TS, e.Content = intern(r.Entry.Writer), r.Entry.Trust, int64(r.Entry.TS), r.Entry.Content
-			le.Writer, le.Recorded, le.TS = e.Writer, r.Entry.Trust, e.TS
-			le.Parents = make([]string, len(r.Entry.Parents))
-			for i, p := range r.Entry.Parents {
-				le.Parents[i] = p.String()
-			}
-			le.Weights = r.Entry.Weights
 		}
-		lin = append(lin, le)
+		lin = append(lin, lineageOf(r, e.Writer))
 		for _, f := range onEntry {
 			f(n, e)
 		}
@@ -315,6 +320,21 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		progress(n, total)
 	}
 	return nil
+}
+
+// lineageOf is the lineage view of an entry row: the signed record's
+// fields when it decoded, the row's columns otherwise.
+func lineageOf(r *loader.EntryRow, writer string) lineage.Entry {
+	le := lineage.Entry{ID: r.EID, Writer: writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
+	if r.Entry != nil {
+		le.Recorded, le.TS = r.Entry.Trust, int64(r.Entry.TS)
+		le.Parents = make([]string, len(r.Entry.Parents))
+		for i, p := range r.Entry.Parents {
+			le.Parents[i] = p.String()
+		}
+		le.Weights = r.Entry.Weights
+	}
+	return le
 }
 
 // Loaded is the number of Entries filled so far.
@@ -371,7 +391,7 @@ func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*
 		s.verifying = done
 		s.mu.Unlock()
 
-		rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey,
+		rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
 			TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
 		s.mu.Lock()
 		s.verifying = nil

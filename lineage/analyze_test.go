@@ -17,7 +17,9 @@ func TestAnalyze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Laundering) != 2 || len(r.Violations) != 1 || r.Violations[0].Action != "act1" {
+	// orphan's parent is missing without a tombstone: fail-closed, so its
+	// recorded Trusted is laundering too.
+	if len(r.Laundering) != 3 || r.Laundering[0].Entry != "orphan" || len(r.Violations) != 1 || r.Violations[0].Action != "act1" {
 		t.Fatalf("laundering %+v violations %+v", r.Laundering, r.Violations)
 	}
 	if !hasFinding(r.Findings, CodeDanglingParent, "orphan", "missing") ||

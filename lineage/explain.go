@@ -39,6 +39,9 @@ type Explanation struct {
 	Origins []Origin
 	// TotalOrigins counts all External ancestors, shown or not.
 	TotalOrigins int
+	// Unverified says why the entry itself is External: its record failed
+	// verification ("" otherwise).
+	Unverified string
 }
 
 // Explain finds, for every External ancestor of id (ancestors whose label in
@@ -54,7 +57,7 @@ func (g *Graph) Explain(id string, labels []Trust, tau float64, maxOrigins int) 
 	if len(labels) != len(g.ids) {
 		return Explanation{}, fmt.Errorf("lineage: explain: %d labels for %d entries", len(labels), len(g.ids))
 	}
-	ex := Explanation{Entry: id, Tau: tau, Recorded: g.recorded[t], Recomputed: labels[t]}
+	ex := Explanation{Entry: id, Tau: tau, Recorded: g.recorded[t], Recomputed: labels[t], Unverified: g.unverified[t]}
 
 	// width[v] is the best minimum edge weight on a path v -> ... -> target
 	// (-1: not an ancestor), via[v] the parent-edge slot that path leaves v

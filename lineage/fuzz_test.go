@@ -39,7 +39,7 @@ func FuzzBuild(f *testing.F) {
 		if g.Len() != len(es) {
 			t.Fatalf("len %d, want %d", g.Len(), len(es))
 		}
-		for _, opt := range []Options{{Tau: 0}, {Tau: 0.5, FailClosed: true, DanglingAsExternal: true}} {
+		for _, opt := range []Options{{Tau: 0}, {Tau: 0.5, FailClosed: true, DanglingTrusted: true}} {
 			l, err := g.Propagate(opt)
 			if err != nil {
 				t.Fatal(err)

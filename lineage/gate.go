@@ -60,8 +60,11 @@ func (g *Graph) AuditGate(actions []Action, labels []Trust, p *Policy) ([]GateRe
 			r.Entries = append(r.Entries, je)
 			if je.Recomputed.IsUntrusted() {
 				desc := fmt.Sprintf("%s (%s)", id, je.Recomputed)
+				i, _ := g.node(id)
 				if !je.Known {
 					desc = fmt.Sprintf("%s (not in store, treated as External)", id)
+				} else if why := g.unverified[i]; why != "" {
+					desc = fmt.Sprintf("%s (External: failed verification: %s)", id, why)
 				} else if je.Recorded < je.Recomputed {
 					desc = fmt.Sprintf("%s (%s, recorded %s)", id, je.Recomputed, je.Recorded)
 				}

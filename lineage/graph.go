@@ -43,8 +43,20 @@ type Graph struct {
 	child       []int32
 	childWeight []float64
 
-	// danglingW is the largest weight among a node's unknown parents, or -1.
+	// danglingW is the largest weight among a node's unknown parents, or -1
+	// (after Resolve: among those without a tombstone).
 	danglingW []float64
+	// dangling lists each input position's unknown parents, for Resolve.
+	dangling map[int32][]danglingEdge
+
+	// Set by Resolve: entries that failed verification (forced External,
+	// with the reason) and edges to tombstoned parents, by node.
+	forced     []bool
+	unverified map[int32]string
+	ghost      [][]ghostEdge
+	resolved   bool
+	// buildFindings are Build's findings, before Resolve edits them.
+	buildFindings []finding.Finding
 
 	// Nodes are numbered in topological order (parents first) so that
 	// propagation streams through the arrays. Nodes from acyclicN on lie on
@@ -130,6 +142,10 @@ func Build(entries []Entry) *Graph {
 				if w > g.danglingW[i] {
 					g.danglingW[i] = w
 				}
+				if g.dangling == nil {
+					g.dangling = map[int32][]danglingEdge{}
+				}
+				g.dangling[int32(i)] = append(g.dangling[int32(i)], danglingEdge{pid, w})
 				continue
 			}
 			if int(p) == i {
@@ -173,6 +189,7 @@ func Build(entries []Entry) *Graph {
 
 	g.topoSort()
 	g.renumber()
+	g.buildFindings = append([]finding.Finding(nil), g.findings...)
 	return g
 }
 

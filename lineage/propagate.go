@@ -15,10 +15,13 @@ type Options struct {
 	// FailClosed labels a derived entry with no strong parent
 	// Derived-Untrusted instead of the paper's fail-open Trusted.
 	FailClosed bool
-	// DanglingAsExternal treats a strong edge to a parent missing from the
-	// store as an edge to an External parent. Off by default: a partial
-	// snapshot would otherwise taint everything below its horizon.
-	DanglingAsExternal bool
+	// DanglingTrusted ignores a strong edge to a parent missing from the
+	// store (and not deleted by a tombstone, see Graph.Resolve). Off by
+	// default: a missing ancestor is an edge to an External parent, so its
+	// descendants are untrusted (fail-closed), since nothing vouches for
+	// what was deleted without a trace. Turn it on to read a partial
+	// snapshot whose horizon is known to be benign.
+	DanglingTrusted bool
 	// Base overrides the writer-class base labels; nil uses DefaultBaseLabels.
 	Base *BaseLabels
 }
@@ -112,6 +115,7 @@ func (g *Graph) propagateAcyclic(dst []Trust, base *BaseLabels, opt Options) {
 	tau := opt.Tau
 	pstart, parent, weight := g.parentStart, g.parent, g.weight
 	writers, dangling := g.writers, g.danglingW
+	forced, ghost := g.forced, g.ghost
 	n := g.acyclicN
 	dst = dst[:n]
 	pstart = pstart[:n+1]
@@ -131,17 +135,29 @@ func (g *Graph) propagateAcyclic(dst []Trust, base *BaseLabels, opt Options) {
 			}
 		}
 		d := dangling[c]
-		if opt.DanglingAsExternal && d > tau {
+		if !opt.DanglingTrusted && d > tau {
 			strong, m = true, External
+		}
+		hasGhost := false
+		if ghost != nil {
+			for _, ge := range ghost[c] {
+				hasGhost = true
+				if ge.w > tau {
+					strong, m = true, max(m, ghostLabel(ge, base))
+				}
+			}
 		}
 		var l Trust
 		switch {
 		case strong:
 			l = min(m, DerivedUntrusted)
-		case opt.FailClosed && (e > s || d >= 0):
+		case opt.FailClosed && (e > s || d >= 0 || hasGhost):
 			l = DerivedUntrusted
 		}
 		dst[c] = max(l, base[writers[c]])
+		if forced != nil && forced[c] {
+			dst[c] = External
+		}
 	}
 }
 
@@ -159,8 +175,17 @@ func (g *Graph) label(c int32, cur []Trust, base *BaseLabels, opt Options) Trust
 		}
 	}
 	dangling := g.danglingW[c]
-	if opt.DanglingAsExternal && dangling > opt.Tau {
+	if !opt.DanglingTrusted && dangling > opt.Tau {
 		strong, m = true, External
+	}
+	hasGhost := false
+	if g.ghost != nil {
+		for _, ge := range g.ghost[c] {
+			hasGhost = true
+			if ge.w > opt.Tau {
+				strong, m = true, max(m, ghostLabel(ge, base))
+			}
+		}
 	}
 	var l Trust
 	switch {
@@ -169,13 +194,16 @@ func (g *Graph) label(c int32, cur []Trust, base *BaseLabels, opt Options) Trust
 		if l == External {
 			l = DerivedUntrusted
 		}
-	case opt.FailClosed && (e > s || dangling >= 0):
+	case opt.FailClosed && (e > s || dangling >= 0 || hasGhost):
 		l = DerivedUntrusted
 	default:
 		l = Trusted
 	}
 	if b := base[g.writers[c]]; b > l {
 		l = b
+	}
+	if g.forced != nil && g.forced[c] {
+		l = External
 	}
 	return l
 }

@@ -197,19 +197,63 @@ func TestBuildFindings(t *testing.T) {
 	}
 }
 
-func TestDanglingAsExternal(t *testing.T) {
+// A missing parent is External by default (fail-closed); DanglingTrusted
+// restores the old fail-open reading.
+func TestDanglingIsExternal(t *testing.T) {
 	g := Build([]Entry{{ID: "c", Writer: "agent:1", Parents: []string{"gone"}, Weights: []float64{0.7}}})
-	if l := mustPropagate(t, g, Options{}); l[0] != Trusted {
-		t.Errorf("default: %s", l[0])
+	if l := mustPropagate(t, g, Options{}); l[0] != DerivedUntrusted {
+		t.Errorf("default: %s, want Derived-Untrusted", l[0])
 	}
-	if l := mustPropagate(t, g, Options{DanglingAsExternal: true}); l[0] != DerivedUntrusted {
-		t.Errorf("dangling as external: %s", l[0])
+	if l := mustPropagate(t, g, Options{DanglingTrusted: true}); l[0] != Trusted {
+		t.Errorf("dangling trusted: %s", l[0])
 	}
-	if l := mustPropagate(t, g, Options{Tau: 0.7, DanglingAsExternal: true}); l[0] != Trusted {
+	if l := mustPropagate(t, g, Options{Tau: 0.7}); l[0] != Trusted {
 		t.Errorf("weak dangling edge: %s", l[0])
 	}
 	if l := mustPropagate(t, g, Options{Tau: 0.7, FailClosed: true}); l[0] != DerivedUntrusted {
 		t.Errorf("fail-closed with only a dangling parent: %s", l[0])
+	}
+}
+
+// Resolve: a parent deleted by a tombstone keeps its label and raises no
+// finding; a missing one stays a finding and taints; an entry that failed
+// verification is External, and so is what strongly derives from it.
+func TestResolveTombstonesAndVerification(t *testing.T) {
+	g := Build([]Entry{
+		{ID: "kid-of-lawful", Writer: "agent:1", Parents: []string{"deleted"}, Weights: []float64{0.9}},
+		{ID: "kid-of-missing", Writer: "agent:1", Parents: []string{"vanished"}, Weights: []float64{0.9}},
+		{ID: "forged", Writer: "user"},
+		{ID: "kid-of-forged", Writer: "agent:1", Parents: []string{"forged"}, Weights: []float64{0.9}},
+		{ID: "kid-of-external-ghost", Writer: "agent:1", Parents: []string{"deleted-ext"}, Weights: []float64{0.9}},
+	})
+	g.Resolve(map[string]string{"forged": "SIG_INVALID"}, map[string]Ghost{
+		"deleted":     {Writer: "user", Recorded: Trusted, Known: true},
+		"deleted-ext": {Writer: "external:forum", Recorded: External, Known: true},
+	})
+	l := mustPropagate(t, g, Options{})
+	want := map[string]Trust{"kid-of-lawful": Trusted, "kid-of-missing": DerivedUntrusted, "forged": External, "kid-of-forged": DerivedUntrusted, "kid-of-external-ghost": DerivedUntrusted}
+	for id, w := range want {
+		i, _ := g.Index(id)
+		if l[i] != w {
+			t.Errorf("%s: %s, want %s", id, l[i], w)
+		}
+	}
+	if hasFinding(g.Findings(), CodeDanglingParent, "kid-of-lawful", "deleted") {
+		t.Error("a lawful tombstone still raises a dangling-parent finding")
+	}
+	if !hasFinding(g.Findings(), CodeDanglingParent, "kid-of-missing", "vanished") {
+		t.Error("a parent missing without a tombstone raises no finding")
+	}
+	if !hasFinding(g.Findings(), finding.LineageUnverified, "forged") {
+		t.Error("no finding for the unverified entry")
+	}
+	i, _ := g.Index("forged")
+	if g.Unverified(i) != "SIG_INVALID" {
+		t.Errorf("unverified reason %q", g.Unverified(i))
+	}
+	ex, err := g.Explain("forged", l, 0, 0)
+	if err != nil || ex.Unverified != "SIG_INVALID" {
+		t.Errorf("explanation %+v %v", ex, err)
 	}
 }
 

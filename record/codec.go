@@ -416,6 +416,25 @@ func DecodeTombstone(raw []byte) (*Tombstone, error) {
 	if len(t.Reason) > MaxReasonBytes || !utf8.ValidString(t.Reason) {
 		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "reason", Reason: "too long or not UTF-8"}
 	}
+	if (t.EntryWriter == "") != (t.EntryTrust == nil) {
+		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "entry_writer", Reason: "entry_writer and entry_trust go together"}
+	}
+	if t.EntryWriter != "" {
+		if r := PrincipalProblem(t.EntryWriter); r != "" {
+			return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "entry_writer", Reason: r}
+		}
+		if !t.EntryTrust.Valid() {
+			return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "entry_trust", Reason: "not a trust level (0..3)"}
+		}
+	}
+	if len(t.EntryParents) != len(t.EntryWeights) || len(t.EntryParents) > MaxParents {
+		return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "entry_parents", Reason: "parents and weights differ in length or exceed the limit"}
+	}
+	for _, w := range t.EntryWeights {
+		if !(w >= 0 && w <= 1) {
+			return nil, &FieldError{Kind: KindTombstone, ID: id, Field: "entry_weights", Reason: "weight outside [0, 1]"}
+		}
+	}
 	if err := checkSig(KindTombstone, id, t.Sig); err != nil {
 		return nil, err
 	}

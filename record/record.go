@@ -196,13 +196,21 @@ type PrincipalEvent struct {
 // followed by the tombstone's full encoding, so the log names the entry and
 // the reason while the deleted entry's own leaf stays provable.
 type Tombstone struct {
-	V      uint     `cbor:"v"`
-	Kind   string   `cbor:"kind"`
-	Target ID       `cbor:"target"`
-	Reason string   `cbor:"reason"`
-	Writer string   `cbor:"writer"`
-	KID    KeyID    `cbor:"kid"`
-	TS     uint64   `cbor:"ts"`
-	Nonce  [16]byte `cbor:"nonce"`
-	Sig    []byte   `cbor:"sig"`
+	V      uint   `cbor:"v"`
+	Kind   string `cbor:"kind"`
+	Target ID     `cbor:"target"`
+	Reason string `cbor:"reason"`
+	// What lineage needs of the deleted entry, signed with the deletion so
+	// its descendants keep a vouched-for ancestor: its writer and recorded
+	// trust, and its parents with their weights. Optional (absent in older
+	// tombstones); when present, writer and trust come together.
+	EntryWriter  string    `cbor:"entry_writer,omitempty"`
+	EntryTrust   *Trust    `cbor:"entry_trust,omitempty"`
+	EntryParents []ID      `cbor:"entry_parents,omitempty"`
+	EntryWeights []float64 `cbor:"entry_weights,omitempty"`
+	Writer       string    `cbor:"writer"`
+	KID          KeyID     `cbor:"kid"`
+	TS           uint64    `cbor:"ts"`
+	Nonce        [16]byte  `cbor:"nonce"`
+	Sig          []byte    `cbor:"sig"`
 }

@@ -154,6 +154,10 @@ func buildIncident(e *env, _ Options) ([]string, string, error) {
 		return nil, "", err
 	}
 	silent = append(silent, gone)
+	// plan-pay derives from the silently deleted search result: with no
+	// tombstone to vouch for it, lineage fails closed and the payment's
+	// recipient is no longer authorised.
+	e.expectAction("act-pay-chatwin", "allow", "allow", "deny", "not checked")
 	if err := endPhase(3); err != nil {
 		return nil, "", err
 	}

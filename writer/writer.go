@@ -333,7 +333,20 @@ func (s *Store) InsertWriteRow(w *record.Write, raw []byte, leaf *uint64) error 
 // Delete tombstones an entry: the signed tombstone goes to the log and the
 // tombstones table, and the entry's row leaves the store. The entry's own
 // leaf stays in the log, still provable.
+//
+// Unless the caller filled them, the tombstone carries what lineage needs
+// of the deleted entry (writer, trust, parents, weights), read from its
+// signed record, so the entries derived from it keep their ancestor.
 func (s *Store) Delete(ctx context.Context, t *record.Tombstone, key ed25519.PrivateKey) error {
+	if t.EntryWriter == "" {
+		var raw []byte
+		if err := s.tx.QueryRow("SELECT record FROM entries WHERE eid = ?", t.Target.String()).Scan(&raw); err == nil {
+			if e, err := record.DecodeEntry(raw); err == nil {
+				tr := e.Trust
+				t.EntryWriter, t.EntryTrust, t.EntryParents, t.EntryWeights = e.Writer, &tr, e.Parents, e.Weights
+			}
+		}
+	}
 	if err := s.AddTombstone(ctx, t, key); err != nil {
 		return err
 	}

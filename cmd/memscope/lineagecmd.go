@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/idform"
 	"io"
 	"os"
 
@@ -12,18 +13,21 @@ import (
 	"github.com/memscope/memscope/sanitize"
 )
 
-const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
+const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--log DIR|URL [anchors]] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
 
 func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("lineage", lineageUsage, stderr)
+	var ef evidenceFlags
+	ef.register(fs)
 	tau := fs.Float64("tau", 0, "declassification threshold: an edge is strong when its weight is strictly greater")
 	failClosed := fs.Bool("fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted (default: Trusted, as in the paper)")
 	depth := fs.Int("depth", 3, "ancestor and descendant depth drawn around ENTRY")
 	policyFile := fs.String("policy", "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
 	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	asDOT := fs.Bool("dot", false, "print the ENTRY neighbourhood as Graphviz DOT")
 	svg := fs.String("svg", "", "render the ENTRY neighbourhood to this SVG file (needs graphviz's dot)")
 	pos, err := parseInterleaved(fs, args)
@@ -32,6 +36,13 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return exitUsage, usagef("usage: %s", lineageUsage)
+	}
+	if *format != "" || isNativeStore(pos[0]) {
+		memory := ""
+		if len(pos) == 2 {
+			memory = pos[1]
+		}
+		return runNativeLineage(ctx, stdout, pos[0], *format, memory, *asJSON)
 	}
 	if *tau < 0 || *tau > 1 {
 		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
@@ -46,12 +57,19 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			return exitUsage, usagef("--policy %s: %v", *policyFile, err)
 		}
 	}
-	var ef evidenceFlags
 	s, err := ef.open(ctx, pos[0], opts)
 	if err != nil {
 		return exitUsage, err
 	}
 	defer s.Close()
+	if ef.log != "" {
+		// MemLineage verifies before labelling: an entry that fails
+		// verification is External, a lawfully tombstoned ancestor keeps
+		// its place.
+		if _, err := s.Verify(ctx, nil); err != nil {
+			return exitUsage, err
+		}
+	}
 	defer func() {
 		if err == nil {
 			code = warnLoadIssues(stderr, s, code)
@@ -72,7 +90,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		writeLineageSummary(stdout, sum)
 		return status, nil
 	}
-	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
+	id, err := idform.Resolve(entryIDs(s), pos[1])
+	if err != nil {
+		return exitUsage, usagef("ENTRY: %v", err)
+	}
+	view, err := s.EntryLineage(id, *tau, *failClosed, *depth)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -111,6 +133,11 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 		mode = "fail-closed"
 	}
 	fmt.Fprintf(w, "lineage at tau %g (%s), %d entries\n", s.Tau, mode, s.Entries)
+	if s.Verified {
+		fmt.Fprintln(w, "base labels from verification: entries that failed it are External; tombstoned ancestors keep their signed labels")
+	} else {
+		fmt.Fprintln(w, "base labels from writer names only: not verified (give --log and anchors to verify first)")
+	}
 	for t := lineage.Trusted; t <= lineage.External; t++ {
 		fmt.Fprintf(w, "  %-18s %d\n", t.String(), s.Counts[t.String()])
 	}
