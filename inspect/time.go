@@ -117,6 +117,10 @@ func (s *Session) AssumeCompromised(rp *replay.Replayer, tl *timeline.Timeline, 
 		}
 	}
 	ag := lineage.Build(entries)
+	if rep := s.Report(); rep != nil {
+		// The same verification feeds the what-if graph as the real one.
+		ag.Resolve(s.unverifiedEntries(rep), s.lawfulGhosts(rep))
+	}
 	assume, err := ag.Propagate(s.propagateOptions(tau, s.Opts.FailClosed))
 	if err != nil {
 		return nil, err
