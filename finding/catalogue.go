@@ -32,6 +32,15 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 )
 
+// Codes of the MWP non-formation audit (docs/EXPOSURE.md).
+const (
+	MWPPRLRTrace             Code = "MWP_PRLR_TRACE"
+	MWPGateBypass            Code = "MWP_GATE_BYPASS"
+	MWPCandidateHashMismatch Code = "MWP_CANDIDATE_HASH_MISMATCH"
+	MWPNonceReuse            Code = "MWP_NONCE_REUSE"
+	MWPVersionChainBroken    Code = "MWP_VERSION_CHAIN_BROKEN"
+)
+
 // Codes of the rules a responder assumes: unique ids, tombstones that
 // delete what existed and was theirs to delete, parents before children,
 // clocks that run forward, weights in range.
@@ -232,6 +241,12 @@ var Catalogue = Catalog{
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+
+	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
+	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since) with no accept event"},
+	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
+	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
+	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
 
 	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
 	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},

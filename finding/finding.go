@@ -42,6 +42,8 @@ const (
 	// FamStore: what a native store's own fields say and fail to explain
 	// (HippoRAG 2, LightRAG, Mem0, SMSR, GraphRAG; docs/STORES.md).
 	FamStore Family = "store"
+	// FamMWP: the non-formation audit of rejected writes (memscope exposure).
+	FamMWP Family = "mwp"
 )
 
 // Code is a stable finding code, UPPER_SNAKE. Codes never change meaning

@@ -43,6 +43,7 @@ var Specs = []Spec{
 	{Name: "tombstone", Description: "A lawful deletion: the entry is gone, a signed ts: tombstone names it and the reason, and its original leaf stays provable.", build: buildTombstone},
 	{Name: "lategate", Description: "A write-first commit gate that rolled back a rejected candidate but left the store version advanced (a materialised rejection), next to a rejection that left no trace.", build: buildLateGate},
 	{Name: "incident", Description: "One store written in four phases with a snapshot after each: clean use, a compromised peer's no-source writes that flip the born-first query, the agent paying on the flipped selection, and a cleanup with one tombstoned and one silently deleted entry.", build: buildIncident},
+	{Name: "mwp", Description: "A store that declares a mediated write path: an honest accept, a write that bypassed the gate, an accepted write replaying an earlier nonce, an accepted write whose bytes changed after staging, and a rejected candidate that reached the next reasoning turn as a parent and in an action's justification (PRLR).", build: buildMWP},
 	{Name: "smsr", Description: "SMSR-style HMAC tags on every memory, some missing and some wrong.", hmac: true, build: buildSMSR},
 }
 
@@ -152,9 +153,16 @@ func (e *env) base() error {
 		{"note-chara", "user", "Remind me which city Zdeno Chara's team plays in.", record.Trusted, nil, nil},
 		{"sum-chara", "agent:planner", "Zdeno Chara captained the Boston Bruins, who play in Boston.", record.DerivedTrusted, []string{"chara", "bruins", "note-chara"}, []float64{0.9, 0.8, 0.6}},
 	}
+	var planRaw []byte // the accepted candidate's signed bytes, for its gate event
 	for _, s := range steps {
-		if _, err := e.entry(s.handle, s.writer, s.text, s.trust, s.parents, s.weights, "session-1"); err != nil {
+		en, err := e.entry(s.handle, s.writer, s.text, s.trust, s.parents, s.weights, "session-1")
+		if err != nil {
 			return err
+		}
+		if s.handle == "plan-pay" {
+			if planRaw, err = record.Encode(en); err != nil {
+				return err
+			}
 		}
 	}
 	if !e.deferQueries {
@@ -197,7 +205,7 @@ func (e *env) base() error {
 	}
 	// An honest commit gate: one accepted write and one clean rejection.
 	v := e.st.Version()
-	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-1", CandidateEID: e.id("plan-pay"), CandidateHash: [32]byte{1}, Verdict: snapshot.GateAccept,
+	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-1", CandidateEID: e.id("plan-pay"), CandidateHash: writer.CandidateHash(planRaw), Verdict: snapshot.GateAccept,
 		Reason: "writer authenticated", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())}); err != nil {
 		return err
 	}

@@ -110,6 +110,11 @@ const (
 	MetaRootKeys     = "root_keys"     // registry root public keys, hex, comma-separated (unanchored)
 	MetaStoreVersion = "store_version" // version counter after the last accepted write
 	MetaDescription  = "description"
+	// MetaGateMediatedSince declares a mediated write path (MWP): every
+	// entry and structural write with ts >= this value (decimal ns) reached
+	// the store through the commit gate, so it has an accept event. Absent:
+	// the store does not say which writes its gate mediates.
+	MetaGateMediatedSince = "gate_mediated_since"
 
 	// Keys the importer writes (package importer); their values are JSON.
 	// They live here so that readers name them without linking the importer.

@@ -15,7 +15,10 @@ import (
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/stores/graphrag"
 	"github.com/memscope/memscope/stores/hipporag"
+	"github.com/memscope/memscope/stores/mem0db"
+	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
 )
 
@@ -42,6 +45,15 @@ func Detect(path string) (storemodel.Format, bool) {
 	if hipporag.Looks(path) {
 		return storemodel.HippoRAG, true
 	}
+	if graphrag.Looks(path) {
+		return storemodel.GraphRAG, true
+	}
+	if smsrdb.Looks(path) {
+		return storemodel.SMSR, true
+	}
+	if mem0db.Looks(path) {
+		return storemodel.Mem0, true
+	}
 	return "", false
 }
 
@@ -60,6 +72,12 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	switch f {
 	case storemodel.HippoRAG:
 		return hipporag.Open(ctx, path)
+	case storemodel.GraphRAG:
+		return graphrag.Open(ctx, path)
+	case storemodel.SMSR:
+		return smsrdb.Open(ctx, path)
+	case storemodel.Mem0:
+		return mem0db.Open(ctx, path)
 	}
 	return nil, fmt.Errorf("%s: reading %s stores is not implemented yet", path, f)
 }

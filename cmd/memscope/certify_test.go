@@ -101,3 +101,49 @@ func TestExposureJSON(t *testing.T) {
 		t.Errorf("store certificate missing: %+v", got.SMSR)
 	}
 }
+
+// The MWP scenario through memscope exposure: each planted failure is
+// caught, and alpha_vec says "not checkable".
+func TestExposureMWPAudit(t *testing.T) {
+	sdir := filepath.Join(demoDir, "mwp")
+	code, out, errs := runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "10", "--curve-draws", "0", "--selectors", "ppr", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		MWP struct {
+			Checks []struct {
+				Name, Status string
+			} `json:"checks"`
+			Findings []struct {
+				Code string `json:"code"`
+			} `json:"findings"`
+		} `json:"mwp"`
+		EquiMem struct {
+			Writes []struct {
+				Rho *float64 `json:"rho_detect"`
+			} `json:"writes"`
+			Caveat string `json:"caveat"`
+		} `json:"equimem"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range got.MWP.Findings {
+		seen[f.Code] = true
+	}
+	for _, c := range []string{"MWP_PRLR_TRACE", "MWP_GATE_BYPASS", "MWP_NONCE_REUSE", "MWP_CANDIDATE_HASH_MISMATCH", "MWP_VERSION_CHAIN_BROKEN"} {
+		if !seen[c] {
+			t.Errorf("%s not reported: %+v", c, got.MWP.Findings)
+		}
+	}
+	for _, c := range got.MWP.Checks {
+		if c.Name == "alpha_vec" && c.Status != "not checkable" {
+			t.Errorf("alpha_vec: %s", c.Status)
+		}
+	}
+	if len(got.EquiMem.Writes) == 0 || got.EquiMem.Writes[0].Rho == nil || got.EquiMem.Caveat == "" {
+		t.Errorf("equimem section incomplete: %+v", got.EquiMem)
+	}
+}

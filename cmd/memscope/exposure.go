@@ -8,8 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memscope/memscope/equimem"
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/mwp"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/smsr"
 )
@@ -87,8 +91,55 @@ type jsonExposure struct {
 	Selectors map[string]jsonSelector `json:"selectors"`
 	Ranked    []string                `json:"ranked"`
 	SMSR      *jsonSMSRStore          `json:"smsr"`
+	EquiMem   *jsonEquiMem            `json:"equimem"`
+	MWP       *jsonMWP                `json:"mwp"`
 	Notes     []string                `json:"notes"`
 }
+
+type jsonEquiWrite struct {
+	Write         string  `json:"write"`
+	Writer        string  `json:"writer"`
+	Rel           string  `json:"rel"`
+	Src           string  `json:"src"`
+	Dst           string  `json:"dst"`
+	SLocal        float64 `json:"s_local"`
+	SPath         float64 `json:"s_path"`
+	Alpha         float64 `json:"alpha"`
+	Rho           float64 `json:"rho_detect"`
+	Paths         int     `json:"paths"`
+	Truncated     bool    `json:"truncated"`
+	Authenticated bool    `json:"authenticated"`
+	Rule          string  `json:"label_rule"`
+	Culprit       bool    `json:"culprit"`
+	Rank          int     `json:"triage_rank"`
+}
+
+type jsonEquiMem struct {
+	Depth               int             `json:"depth"`
+	TopDecile           int             `json:"top_decile"`
+	Culprits            int             `json:"culprits"`
+	CulpritsInTopDecile int             `json:"culprits_in_top_decile"`
+	Unauthenticated     int             `json:"unauthenticated"`
+	UnauthInTopDecile   int             `json:"unauthenticated_in_top_decile"`
+	Writes              []jsonEquiWrite `json:"writes"`
+	Caveat              string          `json:"caveat"`
+}
+
+type jsonMWPCheck struct {
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	Detail   string `json:"detail"`
+	Findings int    `json:"findings"`
+}
+
+type jsonMWP struct {
+	Rejected int               `json:"rejected"`
+	Accepted int               `json:"accepted"`
+	Checks   []jsonMWPCheck    `json:"checks"`
+	Findings []finding.Finding `json:"findings"`
+}
+
+const equimemCaveat = "rho_detect is EquiMem's provenance-free structural signal; AuthSelect shows that write provenance, not structure or weight, decides whether a write is an attack: a low score is a lead, a high score clears nothing"
 
 var exposureNotes = []string{
 	"s_adv: share of bounded no-source writes (heavy budget) that change a query's selected set on G_auth; s_adv_clean: the same at the clean-indistinguishable budget",
@@ -153,11 +204,75 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			out.SMSR = st
 		}
 	}
+	if out.EquiMem, err = equimemOf(ctx, s, rp, qs); err != nil {
+		return exitUsage, err
+	}
+	in, err := mwp.Collect(ctx, s.Snap, nil)
+	if err != nil {
+		return exitUsage, err
+	}
+	audit := mwp.Audit(in)
+	out.MWP = &jsonMWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Findings: audit.Findings}
+	if out.MWP.Findings == nil {
+		out.MWP.Findings = []finding.Finding{}
+	}
+	for _, c := range audit.Checks {
+		out.MWP.Checks = append(out.MWP.Checks, jsonMWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
+	}
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
 	}
 	writeExposure(stdout, out, res)
 	return exitOK, nil
+}
+
+// equimemOf scores every structural write in store order and ranks them
+// against the culprits replay finds (and the unauthenticated writes).
+func equimemOf(ctx context.Context, s *inspect.Session, rp *replay.Replayer, qs []replay.Query) (*jsonEquiMem, error) {
+	var ws []equimem.Write
+	if err := s.Snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+		ws = append(ws, equimem.Write{ID: r.WID, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Writer: r.Writer})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	scores := equimem.Analyze(ws, equimem.Options{Nodes: len(rp.Graph().Nodes())})
+	rows, err := rp.ReplayAll(qs, 0)
+	if err != nil {
+		return nil, err
+	}
+	culprits := map[string]bool{}
+	for _, r := range rows {
+		if r.Culprits != nil {
+			for _, c := range r.Culprits.Set {
+				culprits[c.EdgeID] = true
+			}
+		}
+	}
+	unauth := map[string]bool{}
+	for _, id := range rp.UnauthenticatedEdges() {
+		unauth[id] = true
+	}
+	tc, tu := equimem.Rank(scores, culprits), equimem.Rank(scores, unauth)
+	rank := map[string]int{}
+	for i, id := range tc.Order {
+		rank[id] = i + 1
+	}
+	out := &jsonEquiMem{Depth: equimem.Depth(len(rp.Graph().Nodes())), TopDecile: tc.TopDecile, Culprits: tc.Culprits, CulpritsInTopDecile: tc.InDecile,
+		Unauthenticated: tu.Culprits, UnauthInTopDecile: tu.InDecile, Writes: []jsonEquiWrite{}, Caveat: equimemCaveat}
+	g, labels := rp.Graph(), rp.Labels()
+	for i, sc := range scores {
+		w := ws[i]
+		jw := jsonEquiWrite{Write: w.ID, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, SLocal: sc.SLocal, SPath: sc.SPath, Alpha: sc.Alpha,
+			Rho: sc.Rho, Paths: sc.Paths, Truncated: sc.Truncated, Culprit: culprits[w.ID], Rank: rank[w.ID]}
+		if ei, ok := g.EdgeIndex(w.ID); ok {
+			jw.Authenticated, jw.Rule = labels[ei].Authenticated, labels[ei].Rule
+		} else {
+			jw.Rule = "not in the replay graph"
+		}
+		out.Writes = append(out.Writes, jw)
+	}
+	return out, nil
 }
 
 // storeCertificate is SMSR's certificate for the whole store: the pool is
@@ -292,6 +407,29 @@ func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result) {
 		c := out.SMSR
 		fmt.Fprintf(w, "\nSMSR certificate for the store: m=%d k=%d n=%d t=%d delta=%.4f (%s)\n", c.M, c.K, c.N, c.T, c.Delta, c.Basis)
 	}
+	if e := out.EquiMem; e != nil {
+		fmt.Fprintf(w, "\nEquiMem rho_detect over %d structural writes (depth %d): triage's top decile (%d lowest) holds %d of %d replay culprits and %d of %d unauthenticated writes\n",
+			len(e.Writes), e.Depth, e.TopDecile, e.CulpritsInTopDecile, e.Culprits, e.UnauthInTopDecile, e.Unauthenticated)
+		fmt.Fprintf(w, "  caveat: %s\n", e.Caveat)
+		shown := 0
+		for _, x := range e.Writes {
+			if x.Culprit || !x.Authenticated {
+				fmt.Fprintf(w, "  %-36s rho %.3f (local %.2f path %.2f alpha %.2f) rank %d  %s\n", clip(x.Write, 36), x.Rho, x.SLocal, x.SPath, x.Alpha, x.Rank, culpritMark(x))
+				if shown++; shown >= 20 {
+					break
+				}
+			}
+		}
+	}
+	if m := out.MWP; m != nil {
+		fmt.Fprintf(w, "\nMWP non-formation audit: %d rejected, %d accepted candidates\n", m.Rejected, m.Accepted)
+		for _, c := range m.Checks {
+			fmt.Fprintf(w, "  %-15s %-14s %d finding(s)  %s\n", c.Name, c.Status, c.Findings, clip(c.Detail, 90))
+		}
+		for _, f := range m.Findings {
+			fmt.Fprintf(w, "  %s %s  %s: %s\n", f.Severity, f.Code, clip(f.Subject, 40), clip(f.Message, 120))
+		}
+	}
 	fmt.Fprintln(w)
 	for _, n := range out.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -305,4 +443,14 @@ func writeCurve(w io.Writer, c []float64) {
 		n := int(math.Round(v * width))
 		fmt.Fprintf(w, "  %2d |%-*s| %.2f\n", i+1, width, strings.Repeat("#", n), v)
 	}
+}
+
+func culpritMark(x jsonEquiWrite) string {
+	switch {
+	case x.Culprit:
+		return "replay culprit (unauthenticated)"
+	case !x.Authenticated:
+		return "unauthenticated"
+	}
+	return ""
 }

@@ -98,15 +98,16 @@ func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
 }
 
 // runDemoPicker opens the inspector's scenario picker over generated scenarios.
-func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain bool) error {
+func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain, present bool) error {
 	opts, err := tuiOptions(plain, "")
 	if err != nil {
 		return err
 	}
+	opts.Present = present
 	var list []tui.Scenario
 	byName := map[string]*scenario.Manifest{}
 	for _, m := range mans {
-		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description})
+		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect})
 		byName[m.Name] = m
 	}
 	open := func(name string) (tui.Source, error) {

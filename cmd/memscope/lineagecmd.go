@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/idform"
 	"io"
 	"os"
 
@@ -26,6 +27,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	depth := fs.Int("depth", 3, "ancestor and descendant depth drawn around ENTRY")
 	policyFile := fs.String("policy", "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
 	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	asDOT := fs.Bool("dot", false, "print the ENTRY neighbourhood as Graphviz DOT")
 	svg := fs.String("svg", "", "render the ENTRY neighbourhood to this SVG file (needs graphviz's dot)")
 	pos, err := parseInterleaved(fs, args)
@@ -34,6 +36,13 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return exitUsage, usagef("usage: %s", lineageUsage)
+	}
+	if *format != "" || isNativeStore(pos[0]) {
+		memory := ""
+		if len(pos) == 2 {
+			memory = pos[1]
+		}
+		return runNativeLineage(ctx, stdout, pos[0], *format, memory, *asJSON)
 	}
 	if *tau < 0 || *tau > 1 {
 		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
@@ -81,7 +90,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		writeLineageSummary(stdout, sum)
 		return status, nil
 	}
-	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
+	id, err := idform.Resolve(entryIDs(s), pos[1])
+	if err != nil {
+		return exitUsage, usagef("ENTRY: %v", err)
+	}
+	view, err := s.EntryLineage(id, *tau, *failClosed, *depth)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -95,8 +95,8 @@ func writeStoreHeader(w io.Writer, j jsonStore) {
 	fmt.Fprintf(w, "  not checked: %s (the store has none)\n", strings.Join(j.NotChecked, ", "))
 	for _, f := range j.Files {
 		rel, err := filepath.Rel(j.Root, f.Path)
-		if err != nil {
-			rel = f.Path
+		if err != nil || rel == "." {
+			rel = filepath.Base(f.Path)
 		}
 		fmt.Fprintf(w, "  file %-52s %10d bytes  sha256 %s  (%s)\n", sanitize.Line(rel), f.Size, f.SHA256[:16], f.Role)
 	}
@@ -158,6 +158,9 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, querie
 	}
 	if policy != "" && policy != storereplay.PolicyName {
 		return exitUsage, usagef("--policy %s: a native store has no signatures; its edges are labelled by the %s policy (sources declared by the store's own fields)", policy, storereplay.PolicyName)
+	}
+	if len(st.Nodes) == 0 {
+		return exitUsage, usagef("%s stores keep no graph: their retrieval is vector similarity over memories, which unauthenticated structure cannot change (immune, paper 000 Table II); use verify or lineage", st.Format)
 	}
 	g, pol, err := storereplay.Graph(st)
 	if err != nil {

@@ -19,12 +19,18 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	af.register(fs)
 	logLoc := fs.String("log", "", "the Merkle log: a tlog-tiles directory or an http(s) URL serving one")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the report")
+	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
+	var cert certFlags
+	cert.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", verifyUsage)
+	}
+	if *format != "" || isNativeStore(pos[0]) {
+		return runNativeVerify(ctx, stdout, pos[0], *format, evidenceFlags{anchorFlags: af, log: *logLoc}, cert, *asJSON)
 	}
 	if *logLoc == "" {
 		return exitUsage, usagef("--log is required; usage: %s", verifyUsage)

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/stores"
+	"github.com/memscope/memscope/stores/mem0db"
+	"github.com/memscope/memscope/stores/storemodel"
+)
+
+type jsonVersion struct {
+	HistoryID string `json:"history_id"`
+	Event     string `json:"event"`
+	Time      string `json:"time"`
+	Old       string `json:"old"`
+	New       string `json:"new"`
+	Actor     string `json:"actor_claimed"`
+	Role      string `json:"role_claimed"`
+	Deleted   bool   `json:"is_deleted"`
+}
+
+type jsonChain struct {
+	Memory   string        `json:"memory"`
+	Deleted  bool          `json:"deleted"`
+	Versions []jsonVersion `json:"versions"`
+}
+
+type jsonNativeLineage struct {
+	Store    jsonStore         `json:"store"`
+	Findings []finding.Finding `json:"findings"`
+	Chains   []jsonChain       `json:"chains"`
+}
+
+// runNativeLineage shows the lineage a native store records: for Mem0, each
+// memory's version chain (ADD, UPDATE, DELETE) with who the store says made
+// each change. Other stores record no derivation between memories.
+func runNativeLineage(ctx context.Context, stdout io.Writer, path, format, memory string, asJSON bool) (int, error) {
+	st, err := openStore(ctx, path, format, evidenceFlags{})
+	if err != nil {
+		return exitUsage, err
+	}
+	if st.Format != storemodel.Mem0 {
+		return exitUsage, usagef("%s stores record no derivation between memories; lineage reads Mem0's version history (use replay for the graph's provenance)", st.Format)
+	}
+	fs := stores.Findings(st)
+	chains, cf := mem0db.Chains(st)
+	fs = append(fs, cf...)
+	out := jsonNativeLineage{Store: describeStore(st), Findings: fs, Chains: []jsonChain{}}
+	found := memory == ""
+	for _, c := range chains {
+		if memory != "" && c.MemoryID != memory {
+			continue
+		}
+		found = true
+		jc := jsonChain{Memory: c.MemoryID, Deleted: c.Deleted}
+		for _, v := range c.Versions {
+			t := v.UpdatedAt
+			if t == "" {
+				t = v.CreatedAt
+			}
+			jc.Versions = append(jc.Versions, jsonVersion{HistoryID: v.ID, Event: v.Event, Time: t, Old: v.Old, New: v.New, Actor: v.Actor, Role: v.Role, Deleted: v.Deleted})
+		}
+		out.Chains = append(out.Chains, jc)
+	}
+	if !found {
+		return exitUsage, usagef("no memory %q in %s", memory, path)
+	}
+	errs, _, _ := finding.Count(fs)
+	status := exitOK
+	if errs > 0 {
+		status = exitFindings
+	}
+	if asJSON {
+		return status, writeJSON(stdout, out)
+	}
+	writeStoreHeader(stdout, out.Store)
+	fmt.Fprintln(stdout, "version chains (actor and role are the store's claims, unsigned):")
+	for _, c := range out.Chains {
+		state := "live"
+		if c.Deleted {
+			state = "DELETED"
+		}
+		fmt.Fprintf(stdout, "\nmemory %s (%s)\n", sanitize.Line(c.Memory), state)
+		for _, v := range c.Versions {
+			text := previewOf(v.New)
+			if v.Event == "DELETE" {
+				text = "(deleted: " + previewOf(v.Old) + ")"
+			}
+			fmt.Fprintf(stdout, "  %-6s %-32s by %s/%s  %s\n", sanitize.Line(v.Event), sanitize.Line(v.Time), sanitize.Line(orDash(v.Actor)), sanitize.Line(orDash(v.Role)), text)
+		}
+	}
+	fmt.Fprintln(stdout)
+	writeFindingList(stdout, fs)
+	return status, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func previewOf(s string) string {
+	s = sanitize.Line(s)
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:59]) + "~"
+	}
+	return s
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/stores"
+	"github.com/memscope/memscope/stores/mem0db"
+	"github.com/memscope/memscope/stores/smsrdb"
+	"github.com/memscope/memscope/stores/storemodel"
+)
+
+// certFlags are SMSR's certificate parameters (paper 002's defaults).
+type certFlags struct{ m, k, n int }
+
+func (c *certFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&c.m, "smsr-m", 20, "SMSR certificate: size of the verified pool each run draws from")
+	fs.IntVar(&c.k, "smsr-k", 5, "SMSR certificate: memories each run keeps")
+	fs.IntVar(&c.n, "smsr-n", 5, "SMSR certificate: number of runs (majority vote)")
+}
+
+type jsonTags struct {
+	Checked     bool      `json:"checked"`
+	Why         string    `json:"why,omitempty"`
+	Match       int       `json:"match_at_stored_time"`
+	EarlierTime int       `json:"match_at_earlier_time"`
+	NoMatch     int       `json:"no_match"`
+	Missing     int       `json:"missing"`
+	Malformed   int       `json:"malformed"`
+	NotSearched int       `json:"not_searched"`
+	Certificate *jsonCert `json:"certificate,omitempty"`
+}
+
+type jsonCert struct {
+	M      int     `json:"m"`
+	K      int     `json:"k"`
+	N      int     `json:"n"`
+	T      int     `json:"t"`
+	PClean float64 `json:"p_clean"`
+	Delta  float64 `json:"delta"`
+	Note   string  `json:"note"`
+}
+
+type jsonNativeVerify struct {
+	Store    jsonStore         `json:"store"`
+	Findings []finding.Finding `json:"findings"`
+	Tags     *jsonTags         `json:"hmac_tags,omitempty"`
+	Result   string            `json:"result"`
+}
+
+func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string, ef evidenceFlags, cert certFlags, asJSON bool) (int, error) {
+	// --hmac-key belongs to SMSR stores; the other anchors do not apply.
+	hmacKey := ef.hmacKey
+	ef.hmacKey = ""
+	st, err := openStore(ctx, path, format, ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	fs := stores.Findings(st)
+	if st.Format == storemodel.Mem0 {
+		_, cf := mem0db.Chains(st)
+		fs = append(fs, cf...)
+	}
+	var tags *jsonTags
+	if st.Format == storemodel.SMSR {
+		tags = &jsonTags{}
+		if hmacKey == "" {
+			tags.Why = "no --hmac-key given: tags not checked"
+		} else {
+			an, err := (&anchorFlags{hmacKey: hmacKey}).resolve()
+			if err != nil {
+				return exitUsage, err
+			}
+			res, tf, err := smsrdb.CheckTags(ctx, st, an.HMAC, smsrdb.CheckOptions{})
+			if err != nil {
+				return exitUsage, err
+			}
+			tags.Checked = true
+			fs = append(fs, tf...)
+			fail := 0
+			for _, r := range res {
+				switch r.Outcome {
+				case smsrdb.TagMatches:
+					tags.Match++
+				case smsrdb.TagEarlierTime:
+					tags.EarlierTime++
+				case smsrdb.TagNoMatch:
+					tags.NoMatch++
+					fail++
+				case smsrdb.TagMissing:
+					tags.Missing++
+					fail++
+				case smsrdb.TagMalformed:
+					tags.Malformed++
+					fail++
+				case smsrdb.TagNotSearched:
+					tags.NotSearched++
+				}
+			}
+			note := "t counts rows whose tag is missing, malformed or matches at no searched time; rows that match at an earlier time (SMSR's quirk) count as genuine"
+			t := fail
+			if t > cert.m {
+				t = cert.m
+				note += fmt.Sprintf("; %d rows fail, capped at m", fail)
+			}
+			c, err := smsr.Certify(cert.m, cert.k, cert.n, t)
+			if err != nil {
+				return exitUsage, usagef("--smsr-m/k/n: %v", err)
+			}
+			tags.Certificate = &jsonCert{M: c.M, K: c.K, N: c.N, T: c.T, PClean: c.PClean, Delta: c.Delta, Note: note}
+		}
+	} else if hmacKey != "" {
+		return exitUsage, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)
+	}
+	errs, warns, _ := finding.Count(fs)
+	result := fmt.Sprintf("%d error(s), %d warning(s); %s", errs, warns, storemodel.Unsigned)
+	head := describeStore(st)
+	if asJSON {
+		if err := writeJSON(stdout, jsonNativeVerify{Store: head, Findings: fs, Tags: tags, Result: result}); err != nil {
+			return exitUsage, err
+		}
+	} else {
+		writeStoreHeader(stdout, head)
+		if tags != nil {
+			if !tags.Checked {
+				fmt.Fprintf(stdout, "HMAC tags: %s\n\n", tags.Why)
+			} else {
+				fmt.Fprintf(stdout, "HMAC tags (key given by you): %d match at the stored time, %d at an earlier time (SMSR's quirk), %d match at no searched time, %d missing, %d malformed, %d not searched\n",
+					tags.Match, tags.EarlierTime, tags.NoMatch, tags.Missing, tags.Malformed, tags.NotSearched)
+				c := tags.Certificate
+				fmt.Fprintf(stdout, "certificate: m=%d k=%d n=%d t=%d: p_clean %.4f, delta %.4f (%s)\n\n", c.M, c.K, c.N, c.T, c.PClean, c.Delta, c.Note)
+			}
+		}
+		writeFindingList(stdout, fs)
+		fmt.Fprintf(stdout, "result: %s\n", result)
+	}
+	if errs > 0 {
+		return exitFindings, nil
+	}
+	return exitOK, nil
+}

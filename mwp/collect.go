@@ -1,0 +1,108 @@
+package mwp
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/snapshot"
+)
+
+func ids(xs []record.ID) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
+	}
+	return out
+}
+
+// Collect reads the audit's input from a snapshot. Records that do not
+// decode are skipped (verify reports them); leaves is the set of record ids
+// with a log leaf, nil when the log was not read.
+func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool) (Input, error) {
+	in := Input{NodeEntry: map[string]string{}, Leaves: leaves}
+	if v, ok := s.Meta[snapshot.MetaGateMediatedSince]; ok {
+		if t, err := strconv.ParseInt(v, 10, 64); err == nil {
+			in.MediatedSince = &t
+		}
+	}
+	if v, ok := s.Meta[snapshot.MetaStoreVersion]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			in.StoreVersion = &n
+		}
+	}
+	gates, err := s.GateEvents(ctx)
+	if err != nil {
+		return in, err
+	}
+	for _, g := range gates {
+		in.Gate = append(in.Gate, GateEvent{ID: g.ID, CandidateEID: g.CandidateEID, CandidateHash: g.CandidateHash, Accept: g.Verdict == snapshot.GateAccept,
+			VersionBefore: g.VersionBefore, VersionAfter: g.VersionAfter, TS: g.TS})
+	}
+	if err := s.EachEntry(ctx, func(r *loader.EntryRow) error {
+		if r.Entry == nil {
+			return nil
+		}
+		e := r.Entry
+		in.Records = append(in.Records, Record{Kind: "entry", ID: r.EID, TS: int64(e.TS), Nonce: e.Nonce, Raw: r.Raw, Parents: ids(e.Parents)})
+		return nil
+	}); err != nil {
+		return in, err
+	}
+	if err := s.EachWrite(ctx, func(r *loader.WriteRow) error {
+		if r.Write == nil {
+			return nil
+		}
+		w := r.Write
+		in.Records = append(in.Records, Record{Kind: "write", ID: r.WID, TS: int64(w.TS), Nonce: w.Nonce, Raw: r.Raw, Sources: ids(w.Sources)})
+		return nil
+	}); err != nil {
+		return in, err
+	}
+	if err := s.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		if r.Event != nil {
+			in.Records = append(in.Records, Record{Kind: "principal", ID: r.RID, TS: int64(r.Event.TS), Nonce: r.Event.Nonce, Raw: r.Raw})
+		}
+		return nil
+	}); err != nil {
+		return in, err
+	}
+	if err := s.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
+		if r.Tombstone != nil {
+			in.Records = append(in.Records, Record{Kind: "tombstone", ID: "ts:" + r.Tombstone.Target.String(), TS: int64(r.Tombstone.TS), Nonce: r.Tombstone.Nonce, Raw: r.Raw})
+		}
+		return nil
+	}); err != nil {
+		return in, err
+	}
+	acts, err := s.Actions(ctx)
+	if err != nil {
+		return in, err
+	}
+	for _, a := range acts {
+		cites := append([]string(nil), a.Justification...)
+		for _, ps := range a.Sources {
+			cites = append(cites, ps.From...)
+			cites = append(cites, ps.Alt...)
+		}
+		in.Actions = append(in.Actions, Action{ID: a.ID, Cites: cites, TS: a.TS})
+	}
+	qs, err := s.Queries(ctx)
+	if err != nil {
+		return in, err
+	}
+	for _, q := range qs {
+		in.Queries = append(in.Queries, Query{ID: q.ID, Selected: q.Selected})
+	}
+	nodes, err := s.Nodes(ctx)
+	if err != nil {
+		return in, err
+	}
+	for _, n := range nodes {
+		if n.EID != "" {
+			in.NodeEntry[n.ID] = n.EID
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,106 @@
+package mwp
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/scenario"
+)
+
+func audit(t *testing.T, name string) Report {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := scenario.GenerateAll(context.Background(), dir, []string{name}, scenario.Options{Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := loader.Open(filepath.Join(dir, name, "snapshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in, err := Collect(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Audit(in)
+}
+
+func codes(r Report) map[finding.Code]int {
+	out := map[finding.Code]int{}
+	for _, f := range r.Findings {
+		out[f.Code]++
+	}
+	return out
+}
+
+// The mwp scenario has one case of each failure; each is caught.
+func TestMWPScenarioCaught(t *testing.T) {
+	t.Parallel()
+	r := audit(t, "mwp")
+	c := codes(r)
+	for _, code := range []finding.Code{finding.MWPGateBypass, finding.MWPNonceReuse, finding.MWPCandidateHashMismatch, finding.MWPVersionChainBroken} {
+		if c[code] != 1 {
+			t.Errorf("%s: %d findings, want 1 (%v)", code, c[code], r.Findings)
+		}
+	}
+	// The rejected candidate is a parent of mwp-leak and cited by an action.
+	if c[finding.MWPPRLRTrace] != 2 {
+		t.Errorf("PRLR traces %d, want 2: %v", c[finding.MWPPRLRTrace], r.Findings)
+	}
+	for _, ch := range r.Checks {
+		switch ch.Name {
+		case "gate_bypass", "prlr", "nonce_reuse", "version_chain", "candidate_hash":
+			if ch.Status != StatusChecked {
+				t.Errorf("%s: %s, want checked", ch.Name, ch.Status)
+			}
+		case "alpha_vec":
+			if ch.Status != StatusNotCheckable {
+				t.Errorf("alpha_vec: %s, want not checkable (no vector table)", ch.Status)
+			}
+		}
+	}
+}
+
+// An honest store: no MWP finding, and bypass is not checkable because
+// the store does not declare what its gate mediates.
+func TestCleanHasNoMWPFinding(t *testing.T) {
+	t.Parallel()
+	r := audit(t, "clean")
+	if len(r.Findings) != 0 {
+		t.Errorf("clean store: %v", r.Findings)
+	}
+	for _, ch := range r.Checks {
+		if ch.Name == "gate_bypass" && ch.Status != StatusNotCheckable {
+			t.Errorf("gate_bypass on a store without a declared gate: %s", ch.Status)
+		}
+	}
+	if r.Accepted != 1 || r.Rejected != 1 {
+		t.Errorf("accepted %d rejected %d, want 1 and 1", r.Accepted, r.Rejected)
+	}
+}
+
+// The checks on hand-made input: a version that goes back, an accept that
+// jumps, a candidate leaf in the log, a selection naming the candidate.
+func TestAuditUnits(t *testing.T) {
+	t.Parallel()
+	in := Input{
+		Gate: []GateEvent{
+			{ID: "g1", CandidateEID: "a", Accept: true, VersionBefore: 4, VersionAfter: 5},
+			{ID: "g2", CandidateEID: "b", Accept: true, VersionBefore: 3, VersionAfter: 6},
+			{ID: "g3", CandidateEID: "rej", VersionBefore: 6, VersionAfter: 6},
+		},
+		Queries:   []Query{{ID: "q", Selected: []string{"passage:x"}}},
+		NodeEntry: map[string]string{"passage:x": "rej"},
+		Leaves:    map[string]bool{"rej": true},
+	}
+	c := codes(Audit(in))
+	if c[finding.MWPVersionChainBroken] != 2 || c[finding.MWPPRLRTrace] != 2 {
+		t.Errorf("got %v, want 2 chain (jump of 3, start below 5) and 2 PRLR (selection, leaf)", c)
+	}
+	if Audit(Input{}).Checks[4].Status != StatusNotCheckable {
+		t.Error("no gate events: the version chain is not checkable")
+	}
+}

@@ -1,0 +1,102 @@
+package scenario
+
+import (
+	"strconv"
+
+	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/writer"
+)
+
+// buildMWP writes one case of each non-formation failure the MWP audit
+// finds, after the store declares that its gate mediates every write.
+func buildMWP(e *env, _ Options) ([]string, string, error) {
+	if err := e.base(); err != nil {
+		return nil, "", err
+	}
+	since := e.clock + 1
+	if err := e.st.SetMeta(snapshot.MetaGateMediatedSince, strconv.FormatInt(since, 10)); err != nil {
+		return nil, "", err
+	}
+	accept := func(id string, en *record.Entry, raw []byte) error {
+		v := e.st.Version()
+		return e.st.AddGateEvent(writer.GateEvent{ID: id, CandidateEID: en.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateAccept,
+			Reason: "writer authenticated, sources trusted", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())})
+	}
+	// An honest mediated write.
+	ok, err := e.entry("mwp-ok", "agent:planner", "Prize committee meets on Friday.", record.DerivedTrusted, []string{"note-prize"}, []float64{0.9}, "session-7")
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err := record.Encode(ok)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := accept("gate-mwp-ok", ok, raw); err != nil {
+		return nil, "", err
+	}
+	// A write that reached the store with no gate event (bypass); the next
+	// accept then starts at a version the previous event did not leave.
+	if _, err := e.entry("mwp-bypass", "agent:planner", "Side channel: the prize account changed to 7731.", record.DerivedTrusted, nil, nil, "session-7"); err != nil {
+		return nil, "", err
+	}
+	// An accepted write that replays the nonce of an earlier entry (A4).
+	ts := e.tick()
+	replay := &record.Entry{EID: e.newID(ts), Content: "Replayed: pay the prize today.", Writer: "agent:planner", Trust: record.DerivedTrusted, TS: ts, Nonce: ok.Nonce}
+	if err := e.st.AddEntry(e.ctx, replay, e.key("agent:planner"), writer.EntryOptions{SessionID: "session-7"}); err != nil {
+		return nil, "", err
+	}
+	raw, err = record.Encode(replay)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := accept("gate-mwp-replay", replay, raw); err != nil {
+		return nil, "", err
+	}
+	// An accepted write whose stored bytes are not what the gate hashed
+	// (content tampered between staging and commit, A5).
+	staged, err := e.entry("mwp-staged", "agent:planner", "Committee notes: ledger reviewed.", record.DerivedTrusted, nil, nil, "session-7")
+	if err != nil {
+		return nil, "", err
+	}
+	v := e.st.Version()
+	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-staged", CandidateEID: staged.EID, CandidateHash: writer.CandidateHash([]byte("the staged candidate's bytes")),
+		Verdict: snapshot.GateAccept, Reason: "checked at staging", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())}); err != nil {
+		return nil, "", err
+	}
+	// A clean rejection (no row, no version advance) whose content still
+	// reached the next reasoning turn: a later entry derives from it and an
+	// action cites it (PRLR).
+	cand, craw, err := e.signedEntry("agent:planner", "Candidate: wire the prize to account 7731.", record.DerivedTrusted, nil, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	v = e.st.Version()
+	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-reject", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(craw), Verdict: snapshot.GateReject,
+		Reason: "candidate names an unverified account", VersionBefore: v, VersionAfter: v, TS: int64(e.tick())}); err != nil {
+		return nil, "", err
+	}
+	e.byName["mwp-rejected"] = cand.EID
+	leak, err := e.entry("mwp-leak", "agent:planner", "Plan: wire the prize to account 7731 as discussed.", record.DerivedTrusted, []string{"mwp-rejected"}, []float64{0.9}, "session-7")
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err = record.Encode(leak)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := accept("gate-mwp-leak", leak, raw); err != nil {
+		return nil, "", err
+	}
+	// Not dispatched; the justification names an entry that is not in the
+	// store, so IFC and MemLineage refuse it, and it names no query.
+	e.expectAction("act-wire-7731", "allow", "deny", "deny", "not checked")
+	if err := e.action(writer.Action{ID: "act-wire-7731", Tool: "transfer_funds", Params: map[string]string{"recipient": "account 7731", "amount": "1000"},
+		Justification: []record.ID{cand.EID}, Dispatched: false, TS: int64(e.tick())}); err != nil {
+		return nil, "", err
+	}
+	if _, err := e.st.Checkpoint(int64(e.tick())); err != nil {
+		return nil, "", err
+	}
+	return []string{"PARENT_MISSING"}, "verify: mwp-leak names a parent that is not in the store (PARENT_MISSING); the MWP audit in memscope exposure: MWP_GATE_BYPASS (mwp-bypass), MWP_VERSION_CHAIN_BROKEN (the version steps mwp-bypass took without a gate), MWP_NONCE_REUSE (the replayed entry), MWP_CANDIDATE_HASH_MISMATCH (gate-mwp-staged) and MWP_PRLR_TRACE (the rejected candidate as a parent and in act-wire-7731's justification).", nil
+}

@@ -1,0 +1,168 @@
+// Package mem0db reads Mem0's history database (mem0ai/mem0) natively:
+// the SQLite file mem0/memory/storage.py's SQLiteManager writes, opened
+// read-only and immutable. Tables, from _create_history_table and
+// _create_messages_table:
+//
+//	history(id TEXT PRIMARY KEY, memory_id, old_memory, new_memory, event,
+//	        created_at DATETIME, updated_at DATETIME, is_deleted INTEGER,
+//	        actor_id, role)
+//	messages(id TEXT PRIMARY KEY, session_scope, role, content, name, created_at)
+//
+// Rows come from add_history (one per ADD, UPDATE, DELETE in
+// mem0/memory/main.py: _create_memory, _update_memory, _delete_memory).
+// UPDATE and DELETE keep the memory's original created_at and stamp the
+// event in updated_at, so an event's time is updated_at when set, else
+// created_at. The uuid4 id says nothing about order; rows are read in the
+// order SQLite stored them (rowid).
+package mem0db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/stores/sqlitecols"
+	"github.com/memscope/memscope/stores/storefile"
+	"github.com/memscope/memscope/stores/storemodel"
+)
+
+// Looks says whether path is an SQLite file with Mem0's history table.
+func Looks(path string) bool {
+	return sqlitecols.Has(path, "history", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at", "is_deleted")
+}
+
+// Open reads every history row in storage order.
+func Open(ctx context.Context, path string) (*storemodel.Store, error) {
+	if !Looks(path) {
+		return nil, fmt.Errorf("%s: not an SQLite database with Mem0's history(memory_id, old_memory, new_memory, event, created_at, updated_at, is_deleted) table", path)
+	}
+	desc, err := storefile.Describe(ctx, path, "Mem0 history database (SQLite)")
+	if err != nil {
+		return nil, err
+	}
+	dsn, err := loader.DSN(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cols, _ := sqlitecols.Columns(ctx, db, "history")
+	actor, role := "NULL", "NULL"
+	if cols["actor_id"] {
+		actor = "actor_id"
+	}
+	if cols["role"] {
+		role = "role"
+	}
+	st := &storemodel.Store{Format: storemodel.Mem0, Root: path, Files: []storemodel.File{desc}}
+	if !cols["actor_id"] || !cols["role"] {
+		st.Notes = append(st.Notes, "history has no actor_id/role columns (a Mem0 version before they were added): who made each change is not recorded")
+	}
+	rows, err := db.QueryContext(ctx, "SELECT rowid, id, memory_id, old_memory, new_memory, event, created_at, updated_at, is_deleted, "+actor+", "+role+" FROM history ORDER BY rowid")
+	if err != nil {
+		return nil, fmt.Errorf("%s: history: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v storemodel.Version
+		var id, mid, old, nw, ev, ca, ua, ac, ro sql.NullString
+		var del sql.NullInt64
+		if err := rows.Scan(&v.Row, &id, &mid, &old, &nw, &ev, &ca, &ua, &del, &ac, &ro); err != nil {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: "history row", Message: err.Error()})
+			continue
+		}
+		v.ID, v.MemoryID, v.Old, v.New, v.Event = id.String, mid.String, old.String, nw.String, ev.String
+		v.CreatedAt, v.UpdatedAt, v.Deleted, v.Actor, v.Role = ca.String, ua.String, del.Int64 != 0, ac.String, ro.String
+		if v.MemoryID == "" {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("history rowid %d, field memory_id", v.Row), Message: "empty; row skipped"})
+			continue
+		}
+		st.Versions = append(st.Versions, v)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: history: %w", path, err)
+	}
+	return st, nil
+}
+
+// EventTime is when an event happened: updated_at when set, else created_at.
+func EventTime(v storemodel.Version) (time.Time, bool) {
+	s := v.UpdatedAt
+	if s == "" {
+		s = v.CreatedAt
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999", "2006-01-02 15:04:05.999999", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Chain is one memory's history in storage order.
+type Chain struct {
+	MemoryID string
+	Versions []storemodel.Version
+	Deleted  bool
+}
+
+// Chains groups the history by memory (in order of first appearance) and
+// reports what is wrong with each chain.
+func Chains(st *storemodel.Store) ([]Chain, []finding.Finding) {
+	var order []string
+	by := map[string][]storemodel.Version{}
+	for _, v := range st.Versions {
+		if _, ok := by[v.MemoryID]; !ok {
+			order = append(order, v.MemoryID)
+		}
+		by[v.MemoryID] = append(by[v.MemoryID], v)
+	}
+	var out []Chain
+	var fs []finding.Finding
+	for _, id := range order {
+		c := Chain{MemoryID: id, Versions: by[id]}
+		subject := "memory " + id
+		if first := c.Versions[0].Event; first != "ADD" {
+			fs = append(fs, finding.New(finding.Mem0ChainStartsUpdate, subject, fmt.Sprintf("the first event in history is %s (history row %s): the memory's ADD is not in this database", first, c.Versions[0].ID)))
+		}
+		times := make([]time.Time, len(c.Versions))
+		known := true
+		for i, v := range c.Versions {
+			t, ok := EventTime(v)
+			if !ok {
+				known = false
+				fs = append(fs, finding.New(finding.StoreRecordMalformed, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), fmt.Sprintf("no readable time (%q, %q)", v.UpdatedAt, v.CreatedAt)))
+			}
+			times[i] = t
+			if c.Deleted {
+				fs = append(fs, finding.New(finding.Mem0EventAfterDelete, subject, fmt.Sprintf("%s (history row %s) comes after the memory's DELETE", v.Event, v.ID)))
+			}
+			if v.Event == "DELETE" || v.Deleted {
+				c.Deleted = true
+			}
+		}
+		if known && !sort.SliceIsSorted(times, func(i, j int) bool { return times[i].Before(times[j]) }) {
+			for i := 1; i < len(times); i++ {
+				if times[i].Before(times[i-1]) {
+					fs = append(fs, finding.New(finding.Mem0EventsOutOfOrder, subject, fmt.Sprintf("%s (history row %s, %s) was stored after %s (row %s, %s) but is dated earlier",
+						c.Versions[i].Event, c.Versions[i].ID, times[i].Format(time.RFC3339Nano), c.Versions[i-1].Event, c.Versions[i-1].ID, times[i-1].Format(time.RFC3339Nano))))
+				}
+			}
+		}
+		if c.Deleted {
+			fs = append(fs, finding.New(finding.Mem0Deleted, subject, fmt.Sprintf("deleted; %d earlier version(s) remain in history", len(c.Versions)-1)))
+		}
+		out = append(out, c)
+	}
+	return out, fs
+}

@@ -1,0 +1,273 @@
+// Package parquetcols reads named columns of a Parquet file (as pandas and
+// pyarrow write them: flat string and number columns, and list columns
+// such as list<string> and list<float>) into Go slices, one value per row.
+// It sits on parquet-go (github.com/parquet-go/parquet-go), the maintained
+// successor of segmentio's reader, without Arrow's dependency tree. The
+// file is read whole from memory after its size was checked; a malformed
+// file gets an error naming the column, never a panic.
+package parquetcols
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// MaxRows bounds the rows one file may declare.
+const MaxRows = 50_000_000
+
+// File is an opened Parquet file.
+type File struct {
+	f    *parquet.File
+	name string
+}
+
+// Open parses the footer and schema of a Parquet file held in memory.
+func Open(name string, b []byte) (f *File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("%s: malformed parquet: %v", name, r)
+		}
+	}()
+	if len(b) < 12 || !bytes.Equal(b[:4], []byte("PAR1")) || !bytes.Equal(b[len(b)-4:], []byte("PAR1")) {
+		return nil, fmt.Errorf("%s: not a parquet file, or truncated (no PAR1 magic at both ends)", name)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if n := pf.NumRows(); n < 0 || n > MaxRows {
+		return nil, fmt.Errorf("%s: %d rows declared, limit %d", name, n, MaxRows)
+	}
+	return &File{f: pf, name: name}, nil
+}
+
+// Rows is the number of rows the footer declares.
+func (f *File) Rows() int { return int(f.f.NumRows()) }
+
+// Has says whether the file has a column of that top-level name.
+func (f *File) Has(column string) bool {
+	_, err := f.leaf(column)
+	return err == nil
+}
+
+// Columns lists the top-level column names.
+func (f *File) Columns() []string {
+	var out []string
+	for _, fl := range f.f.Schema().Fields() {
+		out = append(out, fl.Name())
+	}
+	return out
+}
+
+func (f *File) leaf(column string) (int, error) {
+	idx := -1
+	for i, path := range f.f.Schema().Columns() {
+		if len(path) > 0 && path[0] == column {
+			if idx >= 0 {
+				return 0, fmt.Errorf("%s: column %q is a nested group, not a flat or list column", f.name, column)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return 0, fmt.Errorf("%s: no column %q (have: %s)", f.name, column, strings.Join(f.Columns(), ", "))
+	}
+	return idx, nil
+}
+
+// each calls fn for every value of the column in row order; newRow says the
+// value starts a row (repetition level 0).
+func (f *File) each(ctx context.Context, column string, fn func(v parquet.Value, newRow bool) error) (err error) {
+	idx, err := f.leaf(column)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: column %q: malformed parquet: %v", f.name, column, r)
+		}
+	}()
+	buf := make([]parquet.Value, 1024)
+	for gi, rg := range f.f.RowGroups() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		chunks := rg.ColumnChunks()
+		if idx >= len(chunks) {
+			return fmt.Errorf("%s: row group %d has no chunk for column %q", f.name, gi, column)
+		}
+		pages := chunks[idx].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return fmt.Errorf("%s: column %q, row group %d: %w", f.name, column, gi, err)
+			}
+			vr := p.Values()
+			for {
+				n, err := vr.ReadValues(buf)
+				for _, v := range buf[:n] {
+					if e := fn(v, v.RepetitionLevel() == 0); e != nil {
+						pages.Close()
+						return e
+					}
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return fmt.Errorf("%s: column %q, row group %d: %w", f.name, column, gi, err)
+				}
+				if n == 0 {
+					break
+				}
+			}
+			parquet.Release(p)
+		}
+		pages.Close()
+	}
+	return nil
+}
+
+func (f *File) checkRows(column string, n int) error {
+	if n != f.Rows() {
+		return fmt.Errorf("%s: column %q has %d rows, the footer declares %d", f.name, column, n, f.Rows())
+	}
+	return nil
+}
+
+func str(f *File, column string, row int, v parquet.Value) (string, error) {
+	if v.Kind() != parquet.ByteArray && v.Kind() != parquet.FixedLenByteArray {
+		return "", fmt.Errorf("%s: column %q row %d: %s value, want a string", f.name, column, row, v.Kind())
+	}
+	b := v.ByteArray()
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("%s: column %q row %d: invalid UTF-8", f.name, column, row)
+	}
+	return string(b), nil
+}
+
+func num(f *File, column string, row int, v parquet.Value) (float64, error) {
+	var x float64
+	switch v.Kind() {
+	case parquet.Double:
+		x = v.Double()
+	case parquet.Float:
+		x = float64(v.Float())
+	case parquet.Int32:
+		x = float64(v.Int32())
+	case parquet.Int64:
+		x = float64(v.Int64())
+	default:
+		return 0, fmt.Errorf("%s: column %q row %d: %s value, want a number", f.name, column, row, v.Kind())
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%s: column %q row %d: %v is not finite", f.name, column, row, x)
+	}
+	return x, nil
+}
+
+// Strings reads a flat string column ("" for null).
+func (f *File) Strings(ctx context.Context, column string) ([]string, error) {
+	out := make([]string, 0, f.Rows())
+	err := f.each(ctx, column, func(v parquet.Value, newRow bool) error {
+		if !newRow {
+			return fmt.Errorf("%s: column %q is a list, want a flat string column", f.name, column)
+		}
+		if len(out) >= f.Rows() {
+			return f.checkRows(column, len(out)+1)
+		}
+		if v.IsNull() {
+			out = append(out, "")
+			return nil
+		}
+		s, err := str(f, column, len(out), v)
+		out = append(out, s)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, f.checkRows(column, len(out))
+}
+
+// Floats reads a flat numeric column (NaN for null is refused: 0).
+func (f *File) Floats(ctx context.Context, column string) ([]float64, error) {
+	out := make([]float64, 0, f.Rows())
+	err := f.each(ctx, column, func(v parquet.Value, newRow bool) error {
+		if !newRow {
+			return fmt.Errorf("%s: column %q is a list, want a flat number column", f.name, column)
+		}
+		if len(out) >= f.Rows() {
+			return f.checkRows(column, len(out)+1)
+		}
+		if v.IsNull() {
+			out = append(out, 0)
+			return nil
+		}
+		x, err := num(f, column, len(out), v)
+		out = append(out, x)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, f.checkRows(column, len(out))
+}
+
+// list reads a list column, calling add for each non-null element.
+func (f *File) list(ctx context.Context, column string, start func(), add func(row int, v parquet.Value) error) (int, error) {
+	rows := 0
+	err := f.each(ctx, column, func(v parquet.Value, newRow bool) error {
+		if newRow {
+			if rows >= f.Rows() {
+				return f.checkRows(column, rows+1)
+			}
+			rows++
+			start()
+		}
+		if v.IsNull() {
+			return nil
+		}
+		return add(rows-1, v)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return rows, f.checkRows(column, rows)
+}
+
+// StringLists reads a list<string> column (an empty or null list is nil).
+func (f *File) StringLists(ctx context.Context, column string) ([][]string, error) {
+	out := make([][]string, 0, f.Rows())
+	_, err := f.list(ctx, column, func() { out = append(out, nil) }, func(row int, v parquet.Value) error {
+		s, err := str(f, column, row, v)
+		out[row] = append(out[row], s)
+		return err
+	})
+	return out, err
+}
+
+// FloatLists reads a list<float> or list<double> column as float32 (what
+// embedding models emit).
+func (f *File) FloatLists(ctx context.Context, column string) ([][]float32, error) {
+	out := make([][]float32, 0, f.Rows())
+	_, err := f.list(ctx, column, func() { out = append(out, nil) }, func(row int, v parquet.Value) error {
+		x, err := num(f, column, row, v)
+		out[row] = append(out[row], float32(x))
+		return err
+	})
+	return out, err
+}

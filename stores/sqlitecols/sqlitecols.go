@@ -1,0 +1,64 @@
+// Package sqlitecols looks at an SQLite file's tables without changing it
+// (read-only, immutable), so native stores that are SQLite databases can be
+// told apart by their columns.
+package sqlitecols
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+
+	"github.com/memscope/memscope/loader"
+)
+
+// Has says whether path is an SQLite database whose table has every column.
+func Has(path, table string, cols ...string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	head := make([]byte, 16)
+	n, _ := f.Read(head)
+	f.Close()
+	if n < 16 || !bytes.Equal(head, []byte("SQLite format 3\x00")) {
+		return false
+	}
+	dsn, err := loader.DSN(path)
+	if err != nil {
+		return false
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	have, err := Columns(context.Background(), db, table)
+	if err != nil {
+		return false
+	}
+	for _, c := range cols {
+		if !have[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// Columns returns the column names of a table.
+func Columns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
+}
