@@ -82,7 +82,7 @@ func TestAssumeCompromised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc, err := cs.AssumeCompromised(crp, ctl, "agent:planner", 0, DefaultTau)
+	cc, err := cs.AssumeCompromised(context.Background(), crp, ctl, "agent:planner", 0, DefaultTau)
 	if err != nil {
 		t.Fatal(err)
 	}
