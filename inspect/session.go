@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -27,6 +28,7 @@ type Options struct {
 	LogKey     string
 	TrustRoots []ed25519.PublicKey
 	HMACKey    []byte
+	LogOptions tlog.Options // log read limits and permissions
 	Title      string
 
 	Tau        float64 // lineage threshold
@@ -361,7 +363,7 @@ func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*
 		return r, nil
 	}
 	s.mu.Unlock()
-	rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey,
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
 		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
 	if err != nil {
 		return nil, err
