@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Terminal end-to-end test of the inspector: runs `memscope demo` in a real
-# terminal (tmux, 120x40), drives it with keys and asserts on the screen
-# text. On failure it prints the captured screen and exits non-zero.
+# terminal (tmux) at 80x24 and at 200x50, drives it with keys and asserts on
+# the screen text. On failure it prints the captured screen and exits
+# non-zero.
+#
+# At each size: the picker's help and expect line; a full finding message
+# read from the preview pane; Enter on a finding and esc back to the same
+# row; a jump with : to a short id as the Entries view shows it; back to
+# the picker; the AuthSelect story step by step, each part on screen.
+# Then `memscope demo --present` at 80x24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,14 +28,12 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/memscope" ./cmd/memscope
-
 export XDG_CONFIG_HOME="$work/config" # default key map, whatever the user has
-tmux new-session -d -s "$session" -x 120 -y 40 -c "$work" "TERM=xterm-256color $work/memscope demo; sleep 30"
 
 screen() { tmux capture-pane -p -t "$session"; }
 
 fail() {
-  echo "FAIL: $*"
+  echo "FAIL ($size): $*"
   echo "----- screen -----"
   screen || true
   echo "------------------"
@@ -45,108 +50,176 @@ wait_for() {
   fail "screen never showed: $text"
 }
 
+# wait_gone TEXT: poll until the screen no longer shows TEXT.
+wait_gone() {
+  local text=$1 i
+  for ((i = 0; i < 100; i++)); do
+    if ! screen | grep -qF -- "$text"; then return 0; fi
+    sleep 0.1
+  done
+  fail "screen still shows: $text"
+}
+
 keys() { tmux send-keys -t "$session" "$@"; sleep 0.3; }
+typed() { tmux send-keys -t "$session" -l "$1"; sleep 0.3; }
+step() { echo "--- $size: $*"; }
+selected() { screen | grep -E '^(▶|>) ' | head -1; }
 
-step() { echo "--- $*"; }
+# preview_text: the preview pane's text with all whitespace removed (the
+# pane wraps; beside the list it is right of the first │, below it starts
+# at its title).
+preview_text() {
+  local s
+  s=$(screen)
+  if echo "$s" | grep -q '│ Selected in full'; then
+    echo "$s" | awk -F'│' 'NF > 1 { print $2 }'
+  else
+    echo "$s" | sed -n '/Selected in full/,$p'
+  fi | tr -d ' \n'
+}
 
-step "picker lists the scenarios"
-wait_for "structural-write" 60
-for name in clean agentpoison memorygraft sleeper tampered tombstone lategate smsr; do
-  wait_for "$name" 5
-done
+# select_scenario NAME: move the picker's selection onto NAME.
+select_scenario() {
+  local i
+  keys g # the picker's top
+  for ((i = 0; i < 20; i++)); do
+    if selected | grep -qE "^(▶|>) $1 "; then return 0; fi
+    keys j
+  done
+  fail "could not select $1"
+}
 
-step "select structural-write"
-for ((i = 0; i < 20; i++)); do
-  if screen | grep -qE '^(▶|>) structural-write'; then break; fi
-  keys j
-done
-screen | grep -qE '^(▶|>) structural-write' || fail "could not select structural-write"
-keys Enter
-wait_for "[1 Overview]" 60
-wait_for "principals"
+run_at() {
+  size="$1x$2"
+  tmux kill-session -t "$session" 2>/dev/null || true
+  tmux new-session -d -s "$session" -x "$1" -y "$2" -c "$work" "TERM=xterm-256color $work/memscope demo; sleep 30"
 
-step "verification finishes in the background"
-wait_for "verified:" 120
+  step "picker: scenarios, ? help, the expect line"
+  wait_for "structural-write" 90
+  wait_for "expect:"
+  keys '?'
+  wait_for "Keys in the picker"
+  keys x
+  wait_gone "Keys in the picker"
 
-step "findings view"
-keys 2
-wait_for "[2 Findings]"
-wait_for "SEVERITY"
+  step "tampered: a full finding message from the preview pane"
+  select_scenario tampered
+  wait_for "expect: one finding of every kind"
+  keys Enter
+  wait_for "[1 Overview]" 60
+  wait_for "verified:" 120
+  keys 2
+  wait_for "[2 Findings]"
+  wait_for "TILE_MISMATCH"
+  wait_for "likely cause: a hash tile"
+  keys /
+  typed "leaf 0: the inclusion"
+  keys Enter
+  wait_for "filter: leaf 0"
+  local msg="leaf 0: the inclusion proof built from the log's tiles does not reach the checkpoint root"
+  local tail="(the leaf differs from the signed record, or the tiles were altered)"
+  preview_text | grep -qF -- "$(echo "message: $msg" | tr -d ' ')" || fail "preview lacks the message start"
+  preview_text | grep -qF -- "$(echo "$tail" | tr -d ' ')" || fail "preview lacks the message end"
+  screen | grep -qF -- "$tail" && [ "$1" -lt 120 ] && fail "at $size the list itself cannot hold the message"
 
-step "entries view and live filter"
-keys 3
-wait_for "[3 Entries]"
-wait_for "WRITER"
-keys /
-keys a g e n t
-wait_for "/agent_"
-wait_for "of "
-keys Enter
-wait_for "filter: agent"
-keys Escape
-wait_for "/ filter"
+  step "enter on a finding, esc back to the same row"
+  keys Escape
+  wait_gone "filter: leaf 0"
+  local i
+  for ((i = 0; i < 60; i++)); do
+    if selected | grep -q RECORD_MALFORMED; then break; fi
+    keys j
+  done
+  selected | grep -q RECORD_MALFORMED || fail "no RECORD_MALFORMED row"
+  local before
+  before=$(selected)
+  keys Enter
+  wait_for "[4 Detail]" 30
+  wait_for "Findings" # the breadcrumb names where esc goes
+  keys Escape
+  wait_for "[2 Findings]"
+  [ "$(selected)" = "$before" ] || fail "esc returned to another row: '$(selected)' (was '$before')"
 
-step "entry detail"
-keys Enter
-wait_for "[4 Detail]"
-wait_for "Log inclusion" 30
-wait_for "VERIFIED"
-keys G
-wait_for "Signed bytes"
+  step ": jumps to a short id as the Entries view shows it"
+  keys 3
+  wait_for "[3 Entries]"
+  keys j j j
+  local short
+  short=$(selected | awk '{print $2}')
+  case "$short" in *…*) ;; *) fail "entries show no short id: $short" ;; esac
+  keys :
+  wait_for "view, id or short id"
+  typed "$short"
+  keys Enter
+  wait_for "[4 Detail]" 30
+  wait_for "Entry ${short%%…*}"
+  wait_for "${short##*…}"
+  keys Escape
+  wait_for "[3 Entries]"
 
-step "lineage of the entry, tau up"
-keys 3 l
-wait_for "Lineage of" 30
-wait_for "tau = "
-before=$(screen | grep -o 'tau = [0-9.]*' | head -1)
-keys +
-for ((i = 0; i < 50; i++)); do
-  now=$(screen | grep -o 'tau = [0-9.]*' | head -1)
-  [ "$now" != "$before" ] && break
-  sleep 0.1
-done
-[ "$now" != "$before" ] || fail "tau did not change from $before"
-wait_for "External ancestors" 30
+  step "back to the picker"
+  keys P
+  wait_for "pick a scenario" 30
 
-step "replay: the attacked query is DIVERGE and IFC-blind"
-keys 6
-wait_for "[6 Replay]"
-wait_for "DIVERGE" 60
-wait_for "IFC-BLIND"
-screen | grep -E '^(▶|>) ' | grep -q DIVERGE || fail "selected replay row is not DIVERGE"
-keys Enter
-wait_for "G_auth (authenticated)"
-wait_for "Culprits:" 30
-wait_for "w=60"
-wait_for "Lemma 1"
-wait_for "What-if"
+  step "structural-write: the AuthSelect story"
+  select_scenario structural-write
+  keys Enter
+  wait_for "[1 Overview]" 60
+  keys 6
+  wait_for "DIVERGE" 60
+  keys n
+  wait_for "story 1/6"
+  wait_for "G_auth (authenticated)"
+  wait_for "G (full graph)"
+  wait_for "INJECTED"
+  keys n
+  wait_for "story 2/6"
+  wait_for "Injected passage"
+  wait_for "Payee record: Karen Joy Fowler"
+  keys n
+  wait_for "story 3/6"
+  wait_for "Culprits: 2 of 2"
+  wait_for "-[60.00]->"
+  keys n
+  wait_for "story 4/6"
+  wait_for "The action that followed"
+  wait_for "act-pay-fowler"
+  wait_for "MemLineage gate"
+  keys n
+  wait_for "story 5/6"
+  wait_for "restores the G_auth selection" 30
+  wait_for "[x]"
+  keys n
+  wait_for "story 6/6"
+  wait_for "G minus 2 writes"
+  wait_for "vs G"
+  wait_for "2 removed"
 
-step "what-if: remove the culprits, the G_auth selection comes back"
-keys w
+  step "help scrolls to the glossary; quit"
+  keys '?'
+  wait_for "Keys"
+  keys End
+  wait_for "verdict"
+  keys Escape
+  keys q
+  for ((i = 0; i < 50; i++)); do
+    if ! screen | grep -qF "[6 Replay]"; then break; fi
+    sleep 0.1
+  done
+  screen | grep -qF "[6 Replay]" && fail "q did not quit"
+  return 0
+}
+
+run_at 80 24
+run_at 200 50
+
+size=80x24-present
+step "memscope demo --present steps with space"
+tmux kill-session -t "$session" 2>/dev/null || true
+tmux new-session -d -s "$session" -x 80 -y 24 -c "$work" "TERM=xterm-256color $work/memscope demo --present; sleep 30"
+wait_for "story 1/6" 90
+wait_for "INJECTED"
+for n in 2 3 4 5; do keys Space; wait_for "story $n/6" 30; done
 wait_for "restores the G_auth selection" 30
-keys w
-wait_for "nothing removed" 30
-keys x
-wait_for "[x]"
-wait_for "removed 1" 30
-keys Escape
-wait_for "queries:"
-
-step "log and actions"
-keys 7
-wait_for "Checkpoints"
-wait_for "Leaves"
-keys 8
-wait_for "actions,"
-
-step "help and quit"
-keys '?'
-wait_for "Keys"
-keys x
 keys q
-for ((i = 0; i < 50; i++)); do
-  if ! screen | grep -qF "[8 Actions]"; then break; fi
-  sleep 0.1
-done
-screen | grep -qF "[8 Actions]" && fail "q did not quit"
 echo "tui e2e: PASS"

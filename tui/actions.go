@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -36,6 +37,7 @@ func (m *Model) actionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
+		m.push()
 		// Open the first justifying entry the gate distrusts.
 		for _, e := range r.Entries {
 			if e.Known && e.Recomputed.IsUntrusted() {
@@ -47,8 +49,11 @@ func (m *Model) actionsKey(msg tea.KeyPressMsg) tea.Cmd {
 				return m.openEntryID(e.ID)
 			}
 		}
+		m.stack = m.stack[:len(m.stack)-1]
+		m.setErr("no justifying entry of %s is in the store", sanitize.Line(r.Action))
+		return nil
 	}
-	return nil
+	return m.unused()
 }
 
 func (m *Model) renderActions(w, h int) []string {
@@ -61,8 +66,8 @@ func (m *Model) renderActions(w, h int) []string {
 	}
 	lines := []string{fmt.Sprintf("%d actions, %d dispatched that the gate would have refused", len(a.rows), refused),
 		s.Header.Render(fit(fmt.Sprintf("  %-14s %-18s %-16s %-12s %s", "AUDIT", "VERDICT", "ACTION", "TOOL", "REASON"), w))}
-	m.listTop = 3
-	listH := max(1, h/2-1)
+	m.listTop = headerRows + 3
+	listH := max(1, h-2)
 	a.cur.clamp(len(a.rows), listH)
 	for p := a.cur.top; p < len(a.rows) && p < a.cur.top+listH; p++ {
 		r := a.rows[p]
@@ -74,7 +79,7 @@ func (m *Model) renderActions(w, h int) []string {
 			audit = s.Dim.Render("not dispatched")
 		}
 		line := fmt.Sprintf("%s %-18s %s %s %s", padRight(audit, 14), r.Verdict.String(), padRight(fit(sanitize.Line(r.Action), 16), 16),
-			padRight(fit(sanitize.Line(r.Tool), 12), 12), m.untrusted(r.Reason, max(0, w-66)))
+			padRight(fit(sanitize.Line(r.Tool), 14), 14), m.untrusted(r.Reason, max(0, w-68)))
 		if p == a.cur.sel {
 			line = s.Selected.Render(s.SelMarker + " " + stripANSI(line))
 		} else {
@@ -85,19 +90,46 @@ func (m *Model) renderActions(w, h int) []string {
 	if len(a.rows) == 0 {
 		lines = append(lines, s.Dim.Render("  no recorded actions"))
 	}
-	if r, ok := a.selected(); ok {
-		lines = append(lines, "", s.Title.Render("Justification of ")+m.untrusted(r.Action, 30)+s.Dim.Render("  (enter opens the first untrusted entry)"))
-		for _, e := range r.Entries {
-			known := ""
-			if !e.Known {
-				known = s.Error.Render(" NOT IN STORE (counts as External)")
-			}
-			mark := "  "
-			if e.Recomputed.IsUntrusted() {
-				mark = s.Error.Render("! ")
-			}
-			lines = append(lines, fmt.Sprintf("  %s%s recorded %-17s recomputed %s%s", mark, padRight(shortID(sanitize.Line(e.ID)), colID), trustWord(e.Recorded), trustWord(e.Recomputed), known))
-		}
-	}
 	return lines
+}
+
+func (m *Model) actionSelected() string {
+	if r, ok := m.act.selected(); ok {
+		return r.Action
+	}
+	return ""
+}
+
+// actionPreview is the selected action in full: tool, reason, verdicts,
+// the justification with labels, and the findings about it.
+func (m *Model) actionPreview() []string {
+	s := m.styles
+	r, ok := m.act.selected()
+	if !ok {
+		return nil
+	}
+	disp := "dispatched"
+	if !r.Dispatched {
+		disp = "not dispatched"
+	}
+	out := []string{"action: " + m.untrusted(r.Action, 1<<20) + "  tool " + m.untrusted(r.Tool, 1<<20) + "  " + disp}
+	if len(r.Governed) > 0 {
+		out = append(out, "governed parameters: "+sanitize.Line(strings.Join(r.Governed, ", ")))
+	}
+	out = append(out, m.wrapUntrusted("reason: ", r.Reason)...)
+	out = append(out, "", s.Title.Render("Verdicts"))
+	out = append(out, m.defenceVerdicts(r)...)
+	out = append(out, "", s.Title.Render("Justification")+s.Dim.Render("  ("+m.keys.Open.Help().Key+" opens the first untrusted entry)"))
+	for _, e := range r.Entries {
+		known := ""
+		if !e.Known {
+			known = s.Error.Render(" NOT IN STORE (counts as External)")
+		}
+		mark := "  "
+		if e.Recomputed.IsUntrusted() {
+			mark = s.Error.Render("! ")
+		}
+		out = append(out, fmt.Sprintf("%s%s recorded %s, recomputed %s%s", mark, m.untrusted(e.ID, 1<<20), trustWord(e.Recorded), trustWord(e.Recomputed), known))
+	}
+	return append(out, m.relatedFindings("action "+r.Action, "", nil)...)
 }

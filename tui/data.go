@@ -94,6 +94,15 @@ type Source interface {
 	Actions() []lineage.GateResult
 }
 
+// Relabeler is a Source that can recompute labels at another tau. The
+// inspector calls Relabel (from a tea.Cmd) when the user changes tau; from
+// then on Entry's Recomputed, Actions and Overview().Tau follow it, so every
+// view shows the same labels. Optional: without it only the lineage view
+// follows tau and the header says so.
+type Relabeler interface {
+	Relabel(ctx context.Context, tau float64) error
+}
+
 // Overview is the store at a glance.
 type Overview struct {
 	Title       string // snapshot path or scenario name
@@ -107,6 +116,9 @@ type Overview struct {
 	Checkpoints int
 	Anchors     []Anchor
 	Tau         float64 // the tau the Entries view's recomputed labels use
+	// LabelPolicy names how unknown parents are labelled: "fail-closed"
+	// (they count as External) or "fail-open".
+	LabelPolicy string
 	// Notes are short load-time remarks (for example "HMAC key not given:
 	// HMAC tags not checked").
 	Notes []string
@@ -147,7 +159,10 @@ type EntryRow struct {
 	Recomputed lineage.Trust // at Overview().Tau
 	TimeNS     int64         // record ts in ns since the Unix epoch
 	Status     Status        // verification status of the record
-	Preview    string        // raw content, at least the first ~200 bytes
+	// Problem names what is wrong in a few capitals (TOMBSTONED, PARENT?,
+	// HMAC?, SIG FAIL...) when Status is Failed; "" shows the status.
+	Problem string
+	Preview string // raw content, at least the first ~200 bytes
 	// Suspicious is sanitize.Findings of the whole content (not only the
 	// preview) and of the writer: non-zero flags the row.
 	Suspicious uint16
@@ -234,6 +249,19 @@ type ReplayView struct {
 	// can toggle, per query id, the culprits first. Queries with no entry
 	// have nothing to toggle.
 	Unauthenticated map[string][]UnauthEdge
+	// Nodes describes the passages of every selection: the entry behind
+	// the node and its text (raw), for the story's injected passage.
+	Nodes map[string]NodeInfo
+	// Followed maps a query id to the recorded actions justified by an
+	// entry behind a passage the query selected on G (the action that
+	// followed the retrieval), in action order.
+	Followed map[string][]string
+}
+
+// NodeInfo is a graph node's entry.
+type NodeInfo struct {
+	EntryID string
+	Text    string
 }
 
 // UnauthEdge is one unauthenticated structural write.
@@ -293,4 +321,5 @@ type LeafRow struct {
 type Scenario struct {
 	Name        string
 	Description string
+	Expect      string // what the inspector should show (from the manifest)
 }

@@ -32,7 +32,7 @@ func (m *Model) detailLines(w int) []string {
 	r := d.Row
 	var lines []string
 	sec := func(t string) { lines = append(lines, "", s.Title.Render(t)) }
-	lines = append(lines, s.Title.Render("Entry ")+m.untrusted(r.ID, w-6))
+	lines = append(lines, s.Title.Render("Entry ")+m.untrusted(r.ID, 1<<20))
 	if r.Suspicious != 0 {
 		lines = append(lines, s.Error.Render("! CONTAINS CONTROL CHARACTERS: ")+sanitize.Flags(r.Suspicious).String()+s.Dim.Render("  (shown escaped; an indicator in itself)"))
 	}
@@ -57,11 +57,11 @@ func (m *Model) detailLines(w int) []string {
 			}
 			continue
 		}
-		lines = append(lines, "  "+name+" "+m.untrusted(f.Value, w-14))
+		lines = append(lines, "  "+name+" "+m.untrusted(f.Value, 1<<20))
 	}
 	sec("Checks")
-	lines = append(lines, "  signature "+s.status(d.Signature)+"  "+m.untrusted(d.SigNote, w-20))
-	lines = append(lines, "  hmac      "+s.status(d.HMAC)+"  "+m.untrusted(d.HMACNote, w-20))
+	lines = append(lines, "  signature "+s.status(d.Signature)+"  "+m.untrusted(d.SigNote, 1<<20))
+	lines = append(lines, "  hmac      "+s.status(d.HMAC)+"  "+m.untrusted(d.HMACNote, 1<<20))
 	sec("Log inclusion")
 	if inc := d.Inclusion; inc == nil {
 		lines = append(lines, "  "+s.Error.Render("no leaf in the log for this record"))
@@ -85,7 +85,7 @@ func (m *Model) detailLines(w int) []string {
 		}
 		lines = append(lines, "  "+pipe, fmt.Sprintf("  %s root %s  %s", end, shortHash(inc.Root), verdict))
 		if inc.Err != "" {
-			lines = append(lines, "  "+s.Error.Render("error: ")+m.untrusted(inc.Err, w-12))
+			lines = append(lines, "  "+s.Error.Render("error: ")+m.untrusted(inc.Err, 1<<20))
 		}
 	}
 	links := func(title string, ls []Link) {
@@ -95,7 +95,7 @@ func (m *Model) detailLines(w int) []string {
 			if l.Strong {
 				strong = "strong"
 			}
-			lines = append(lines, fmt.Sprintf("  %s w=%.3f %s %s", padRight(shortID(sanitize.Line(l.ID)), colID), l.Weight, strong, trustWord(l.Trust)))
+			lines = append(lines, fmt.Sprintf("  %s w=%.3f %s %s", padRight(shortID(sanitize.Line(l.ID), m.styles.Plain), colID), l.Weight, strong, trustWord(l.Trust)))
 		}
 	}
 	links("Parents", d.Parents)
@@ -144,7 +144,10 @@ func (m *Model) renderDetail(w, h int) []string {
 	case m.det.d == nil:
 		return []string{s.Dim.Render("no entry selected: pick one in Entries (3) and press enter")}
 	}
-	all := m.detailLines(w)
-	m.det.scroll = min(m.det.scroll, max(0, len(all)-h))
-	return all[m.det.scroll:]
+	// Every line wraps: a long id, note or error is read in full.
+	var all []string
+	for _, l := range m.detailLines(w) {
+		all = append(all, wrapLine(l, w)...)
+	}
+	return append(all, m.relatedFindings("entry "+m.det.d.Row.ID, m.det.d.Row.ID, nil)...)
 }

@@ -303,11 +303,6 @@ func (m *Model) entriesKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		e.editing = true
 		return nil
-	case key.Matches(msg, k.Back):
-		if e.filter != "" {
-			e.filter = ""
-			return e.refilter(m.src)
-		}
 	case key.Matches(msg, k.Sort), key.Matches(msg, k.Reverse):
 		if key.Matches(msg, k.Sort) {
 			e.sortCol = (e.sortCol + 1) % sortCount
@@ -320,25 +315,80 @@ func (m *Model) entriesKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus("sorting by %s%s", sortNames[e.sortCol], map[bool]string{true: " (descending)"}[e.desc])
 		return tea.Batch(sortCmd(m.src, e.gen, e.n, e.sortCol, e.desc, e.selectedEntry()), m.startTick())
 	case key.Matches(msg, k.Open):
-		return m.openEntry(e.selectedEntry())
+		if e.len() > 0 {
+			m.push()
+			return m.openEntry(e.selectedEntry())
+		}
 	case key.Matches(msg, k.Right):
 		if e.len() > 0 {
+			m.push()
 			return m.loadLineage(m.src.Entry(e.selectedEntry()).ID)
 		}
+	default:
+		return m.unused()
 	}
 	return nil
+}
+
+func (m *Model) entrySelected() string {
+	if m.ent.len() > 0 {
+		return m.src.Entry(m.ent.selectedEntry()).ID
+	}
+	return ""
+}
+
+// entryPreview is the selected entry's row in full, with the findings
+// about it.
+func (m *Model) entryPreview() []string {
+	if m.ent.len() == 0 {
+		return nil
+	}
+	s := m.styles
+	r := m.src.Entry(m.ent.selectedEntry())
+	out := []string{
+		"id: " + m.untrusted(r.ID, 1<<20),
+		"writer: " + m.untrusted(r.Writer, 1<<20),
+		fmt.Sprintf("trust: recorded %s (REC), recomputed at tau %.2f %s (NOW)", trustWord(r.Recorded), m.tau, trustWord(r.Recomputed)),
+		"time: " + time.Unix(0, r.TimeNS).UTC().Format(time.RFC3339Nano),
+		"status: " + m.statusWord(r),
+	}
+	if r.Recomputed > r.Recorded {
+		out = append(out, s.Error.Render("LAUNDERED: the recorded label is safer than the lineage allows"))
+	}
+	if r.Suspicious != 0 {
+		out = append(out, s.Error.Render("! contains control characters: ")+sanitize.Flags(r.Suspicious).String())
+	}
+	out = append(out, m.wrapUntrusted("content: ", r.Preview)...)
+	out = append(out, m.relatedFindings("entry "+r.ID, r.ID, nil)...)
+	return out
 }
 
 const (
 	colID     = 14
 	colWriter = 16
 	colTime   = 19
+	colStatus = 10
 )
+
+// statusWord says what is wrong with an entry, never a bare FAIL.
+func (m *Model) statusWord(r EntryRow) string {
+	s := m.styles
+	if r.Problem != "" {
+		return s.Error.Render(sanitize.Line(r.Problem))
+	}
+	switch r.Status {
+	case OK:
+		return s.Good.Render("ok")
+	case Failed:
+		return s.Error.Render("SIG FAIL")
+	}
+	return s.Dim.Render("unchecked")
+}
 
 func (m *Model) renderEntries(w, h int) []string {
 	e, s := &m.ent, m.styles
 	lines := make([]string, 0, h)
-	head := fmt.Sprintf("  %-*s %-*s %-4s %-4s %-*s %-4s %s", colID, "ID", colWriter, "WRITER", "REC", "NOW", colTime, "TIME (UTC)", "SIG", "! CONTENT")
+	head := fmt.Sprintf("  %-*s %-*s %-4s %-4s %-*s %-*s %s", colID, "ID", colWriter, "WRITER", "REC", "NOW", colTime, "TIME (UTC)", colStatus, "STATUS", "! CONTENT")
 	lines = append(lines, s.Header.Render(fit(head, w)))
 	m.listTop = 2
 	rows := h - 2
@@ -420,7 +470,7 @@ func (m *Model) entryLine(r EntryRow, w int) string {
 		nowS = s.Error.Render(padRight(now+"*", 4))
 	}
 	var b strings.Builder
-	b.WriteString(padRight(shortID(sanitize.Line(r.ID)), colID))
+	b.WriteString(padRight(shortID(sanitize.Line(r.ID), m.styles.Plain), colID))
 	b.WriteByte(' ')
 	b.WriteString(padRight(fit(sanitize.Line(r.Writer), colWriter), colWriter))
 	b.WriteByte(' ')
@@ -430,11 +480,11 @@ func (m *Model) entryLine(r EntryRow, w int) string {
 	b.WriteByte(' ')
 	b.WriteString(ts)
 	b.WriteByte(' ')
-	b.WriteString(padRight(s.status(r.Status), 4))
+	b.WriteString(padRight(m.statusWord(r), colStatus))
 	b.WriteByte(' ')
 	b.WriteString(flag)
 	b.WriteByte(' ')
-	used := colID + colWriter + 4 + 4 + colTime + 4 + 7 + 1
+	used := colID + colWriter + 4 + 4 + colTime + colStatus + 7 + 1
 	b.WriteString(m.untrusted(firstLine(r.Preview, 4*w), max(0, w-used)))
 	return fit(b.String(), w)
 }

@@ -26,9 +26,16 @@ func (m *Model) exportJSON() tea.Cmd {
 		ov := m.ov
 		data = func() any { return ov }
 	case ViewFindings:
-		fs := make([]any, 0, len(m.fnd.idx))
-		for _, i := range m.fnd.idx {
-			fs = append(fs, m.findings[i])
+		fs := make([]any, 0, len(m.fnd.rows))
+		for _, g := range m.fnd.groups {
+			for _, i := range g.members {
+				fs = append(fs, m.findings[i])
+			}
+		}
+		if m.fnd.group == groupNone {
+			for _, r := range m.fnd.rows {
+				fs = append(fs, m.findings[r.fi])
+			}
 		}
 		data = func() any { return fs }
 	case ViewEntries:

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -15,16 +17,65 @@ import (
 // Severity filter steps of the findings view.
 var sevCycle = []finding.Severity{"", finding.SevError, finding.SevWarning, finding.SevInfo}
 
+// Grouping of the findings view (o cycles).
+const (
+	groupCause = iota // root causes with what they explain folded under them
+	groupCode
+	groupSeverity
+	groupSubject
+	groupNone
+	groupModes
+)
+
+var groupNames = [groupModes]string{"root cause", "code", "severity", "subject", "none"}
+
+// rootCauses fold the findings a root cause explains under it, with the
+// likely cause in words. Presentation only: verify reports every finding;
+// this says which ones one fault can explain.
+var rootCauses = []struct {
+	root  string
+	folds []string
+	why   string
+}{
+	{"TILE_MISMATCH", []string{"INCLUSION_FAILED"},
+		"a hash tile of the log was altered: every inclusion proof that passes through it fails"},
+	{"REGISTRY_SIG_INVALID", []string{"WRITER_UNREGISTERED", "SIG_INVALID", "KEY_OUTSIDE_VALIDITY"},
+		"the principal registry is not signed by the root you gave: most likely a wrong --trust key (or a forged registry), so every writer looks unregistered"},
+	{"CHECKPOINT_SIG_INVALID", []string{"CHECKPOINT_FORK"},
+		"the checkpoint is not signed by the log key you gave: most likely a wrong --log-key"},
+	{"LOG_UNREADABLE", []string{"RECORD_NOT_IN_LOG", "INCLUSION_FAILED", "TOMBSTONE_NOT_IN_LOG"},
+		"the log could not be read, so nothing can be found in it"},
+}
+
 type findingsState struct {
 	sev     int    // index in sevCycle
 	text    string // code/subject/message filter
 	editing bool
-	idx     []int // positions in Model.findings that pass the filters
+	group   int
+	open    map[string]bool // expanded groups, by key
+	rows    []fRow          // what the list shows
+	groups  []fGroup
 	cur     listCursor
 }
 
+// fRow is a list row: a group headline or one finding.
+type fRow struct {
+	group int // index in groups, -1 in flat mode
+	fi    int // finding index; -1 for a headline
+}
+
+type fGroup struct {
+	key     string
+	title   string
+	why     string // likely cause, for root-cause groups
+	members []int
+	errs    int
+}
+
+func (f *findingsState) len() int { return len(f.rows) }
+
 func (f *findingsState) rebuild(all []finding.Finding) {
-	f.idx = f.idx[:0]
+	var idx []int
 	needle := strings.ToLower(f.text)
 	for i, x := range all {
 		if sev := sevCycle[f.sev]; sev != "" && x.Severity != sev {
@@ -33,16 +84,124 @@ func (f *findingsState) rebuild(all []finding.Finding) {
 		if needle != "" && !strings.Contains(strings.ToLower(string(x.Code)+" "+x.Subject+" "+x.Message+" "+string(x.Family)), needle) {
 			continue
 		}
-		f.idx = append(f.idx, i)
+		idx = append(idx, i)
 	}
-	f.cur.clamp(len(f.idx), 1<<30)
+	f.rows, f.groups = nil, nil
+	if f.group == groupNone {
+		for _, i := range idx {
+			f.rows = append(f.rows, fRow{group: -1, fi: i})
+		}
+		f.cur.clamp(len(f.rows), 1<<30)
+		return
+	}
+	byKey := map[string]int{}
+	addTo := func(k, title, why string, i int) {
+		g, ok := byKey[k]
+		if !ok {
+			g = len(f.groups)
+			byKey[k] = g
+			f.groups = append(f.groups, fGroup{key: k, title: title, why: why})
+		}
+		f.groups[g].members = append(f.groups[g].members, i)
+		if all[i].Severity == finding.SevError {
+			f.groups[g].errs++
+		}
+	}
+	// Root causes present in the filtered set.
+	cause := map[string]int{} // folded code -> rootCauses index
+	if f.group == groupCause {
+		present := map[string]bool{}
+		for _, i := range idx {
+			present[string(all[i].Code)] = true
+		}
+		for ci, rc := range rootCauses {
+			if !present[rc.root] {
+				continue
+			}
+			for _, c := range rc.folds {
+				if _, taken := cause[c]; !taken {
+					cause[c] = ci
+				}
+			}
+		}
+	}
+	for _, i := range idx {
+		x := all[i]
+		switch f.group {
+		case groupCause:
+			if ci, ok := cause[string(x.Code)]; ok {
+				rc := rootCauses[ci]
+				addTo("cause:"+rc.root, rc.root, rc.why, i)
+			} else if rc := rootCauseOf(string(x.Code)); rc >= 0 {
+				addTo("cause:"+string(x.Code), string(x.Code), rootCauses[rc].why, i)
+			} else {
+				addTo("code:"+string(x.Code), string(x.Code), "", i)
+			}
+		case groupCode:
+			addTo("code:"+string(x.Code), string(x.Code), "", i)
+		case groupSeverity:
+			addTo("sev:"+string(x.Severity), strings.ToUpper(string(x.Severity)), "", i)
+		case groupSubject:
+			addTo("subj:"+x.Subject, x.Subject, "", i)
+		}
+	}
+	// Root-cause groups first, then by size (errors first).
+	sort.SliceStable(f.groups, func(a, b int) bool {
+		ga, gb := f.groups[a], f.groups[b]
+		if (ga.why != "") != (gb.why != "") {
+			return ga.why != ""
+		}
+		return ga.errs > gb.errs
+	})
+	for g, grp := range f.groups {
+		if len(grp.members) == 1 {
+			f.rows = append(f.rows, fRow{group: g, fi: grp.members[0]})
+			continue
+		}
+		f.rows = append(f.rows, fRow{group: g, fi: -1})
+		if f.open[grp.key] {
+			for _, i := range grp.members {
+				f.rows = append(f.rows, fRow{group: g, fi: i})
+			}
+		}
+	}
+	f.cur.clamp(len(f.rows), 1<<30)
 }
 
-func (f *findingsState) selected(all []finding.Finding) (finding.Finding, bool) {
-	if f.cur.sel < len(f.idx) {
-		return all[f.idx[f.cur.sel]], true
+func rootCauseOf(code string) int {
+	for i, rc := range rootCauses {
+		if rc.root == code {
+			return i
+		}
 	}
-	return finding.Finding{}, false
+	return -1
+}
+
+// selected is the finding under the cursor; on a headline, the group's
+// first finding (the root cause, when there is one).
+func (f *findingsState) selected(all []finding.Finding) (finding.Finding, bool) {
+	if f.cur.sel >= len(f.rows) {
+		return finding.Finding{}, false
+	}
+	r := f.rows[f.cur.sel]
+	if r.fi >= 0 {
+		return all[r.fi], true
+	}
+	g := f.groups[r.group]
+	for _, i := range g.members {
+		if string(all[i].Code) == g.title {
+			return all[i], true
+		}
+	}
+	return all[g.members[0]], true
+}
+
+// selectedGroup is the headline under the cursor, if any.
+func (f *findingsState) selectedGroup() (fGroup, bool) {
+	if f.cur.sel < len(f.rows) && f.rows[f.cur.sel].fi < 0 {
+		return f.groups[f.rows[f.cur.sel].group], true
+	}
+	return fGroup{}, false
 }
 
 func (f *findingsState) edit(msg tea.KeyPressMsg, all []finding.Finding) {
@@ -69,16 +228,32 @@ func (m *Model) findingsKey(msg tea.KeyPressMsg) tea.Cmd {
 		f.rebuild(m.findings)
 	case key.Matches(msg, k.Filter):
 		f.editing = true
-	case key.Matches(msg, k.Back):
-		f.text, f.sev = "", 0
+	case key.Matches(msg, k.Group):
+		f.group = (f.group + 1) % groupModes
 		f.rebuild(m.findings)
+		m.setStatus("findings grouped by %s", groupNames[f.group])
 	case key.Matches(msg, k.Open):
+		if g, ok := f.selectedGroup(); ok {
+			// A headline folds and unfolds its group.
+			if f.open == nil {
+				f.open = map[string]bool{}
+			}
+			f.open[g.key] = !f.open[g.key]
+			f.rebuild(m.findings)
+			return nil
+		}
 		if x, ok := f.selected(m.findings); ok {
+			m.push()
 			return m.jump(x.Subject)
 		}
+	default:
+		return m.unused()
 	}
 	return nil
 }
+
+// maxLeafScan bounds the leaf search of a jump (one keypress).
+const maxLeafScan = 1 << 20
 
 // jump opens the subject of a finding: an entry, a leaf or checkpoint, a
 // query or an action.
@@ -94,12 +269,19 @@ func (m *Model) jump(subject string) tea.Cmd {
 		}
 	case "checkpoint":
 		m.view = ViewLog
+		m.setStatus("%s: the checkpoints are at the top of the Log view", sanitize.Line(subject))
 		return nil
 	case "query":
 		cmd := m.switchTo(ViewReplay)
 		m.rep.want = rest
 		m.rep.sortRows()
+		if m.rep.openPending && m.rep.rv != nil {
+			m.rep.openPending = false
+			return tea.Batch(cmd, m.runWhatIf())
+		}
 		return cmd
+	case "entry":
+		return m.openEntryID(rest)
 	case "action":
 		m.view = ViewActions
 		for i, r := range m.act.rows {
@@ -113,9 +295,26 @@ func (m *Model) jump(subject string) tea.Cmd {
 	if _, ok := m.src.EntryIndex(subject); ok {
 		return m.openEntryID(subject)
 	}
+	// "principal ID", "tombstone ID", "write ID": the log leaf naming ID.
+	if rest != "" {
+		if n := m.src.LeafCount(); n <= maxLeafScan {
+			for i := 0; i < n; i++ {
+				if m.src.Leaf(i).Subject == rest {
+					m.view = ViewLog
+					m.logv.sel = i
+					m.moveSel(0)
+					m.setStatus("%s: its log leaf %d", sanitize.Line(subject), i)
+					return nil
+				}
+			}
+		}
+	}
 	m.setErr("cannot open %q: not an entry, leaf, checkpoint, query or action", sanitize.Line(subject))
 	return nil
 }
+
+// findingsRows is how many list rows the findings view shows in h lines.
+func (m *Model) findingsRows(h int) int { return max(1, h-2) }
 
 func (m *Model) renderFindings(w, h int) []string {
 	s, f := m.styles, &m.fnd
@@ -123,7 +322,14 @@ func (m *Model) renderFindings(w, h int) []string {
 	if sevCycle[f.sev] != "" {
 		sev = string(sevCycle[f.sev])
 	}
-	head := fmt.Sprintf("%d of %d findings   severity: %s", len(f.idx), len(m.findings), sev)
+	n := 0
+	for _, g := range f.groups {
+		n += len(g.members)
+	}
+	if f.group == groupNone {
+		n = len(f.rows)
+	}
+	head := fmt.Sprintf("%d of %d findings  severity: %s  grouped by: %s (%s)", n, len(m.findings), sev, groupNames[f.group], m.keys.Group.Help().Key)
 	if f.editing {
 		head += "   " + s.FilterPrompt.Render("/") + sanitize.Line(f.text) + "_"
 	} else if f.text != "" {
@@ -132,16 +338,43 @@ func (m *Model) renderFindings(w, h int) []string {
 	if m.verifying {
 		head += "   " + s.Dim.Render("(verification running: more will come)")
 	}
-	lines := []string{head, s.Header.Render(fit(fmt.Sprintf("  %-8s %-24s %-20s %s", "SEVERITY", "CODE", "SUBJECT", "MESSAGE"), w))}
-	m.listTop = 3
-	rows := h - 2
-	f.cur.clamp(len(f.idx), rows)
-	for p := f.cur.top; p < len(f.idx) && p < f.cur.top+rows; p++ {
-		x := m.findings[f.idx[p]]
-		word := strings.ToUpper(string(x.Severity))
-		line := fmt.Sprintf("%s %s %s ", padRight(s.severity(string(x.Severity)).Render(word), 8),
-			padRight(sanitize.Line(string(x.Code)), 24), padRight(fit(sanitize.Line(x.Subject), 20), 20))
-		line += m.untrusted(x.Message, max(0, w-58))
+	codeW := 26
+	if w < 110 {
+		codeW = 24
+	}
+	subjW := max(12, min(38, (w-codeW-12)/3))
+	lines := []string{head, s.Header.Render(fit(fmt.Sprintf("  %-8s %-*s %-*s %s", "SEVERITY", codeW, "CODE", subjW, "SUBJECT", "MESSAGE (full text in the preview)"), w))}
+	m.listTop = headerRows + 3
+	rows := m.findingsRows(h)
+	f.cur.clamp(len(f.rows), rows)
+	for p := f.cur.top; p < len(f.rows) && p < f.cur.top+rows; p++ {
+		r := f.rows[p]
+		var line string
+		if r.fi < 0 {
+			g := f.groups[r.group]
+			fold := "+"
+			if f.open[g.key] {
+				fold = "-"
+			}
+			title := fmt.Sprintf("%s %s  %d findings", fold, sanitize.Line(g.title), len(g.members))
+			if g.errs > 0 {
+				title += fmt.Sprintf(" (%d errors)", g.errs)
+			}
+			if g.why != "" {
+				title += "  likely cause: " + g.why
+			}
+			line = s.Bold.Render(title)
+		} else {
+			x := m.findings[r.fi]
+			word := strings.ToUpper(string(x.Severity))
+			indent := ""
+			if r.group >= 0 && len(f.groups[r.group].members) > 1 {
+				indent = "  "
+			}
+			line = fmt.Sprintf("%s %s %s ", padRight(s.severity(string(x.Severity)).Render(word), 8),
+				padRight(fit(indent+sanitize.Line(string(x.Code)), codeW), codeW), padRight(fit(sanitize.Line(x.Subject), subjW), subjW))
+			line += m.untrusted(x.Message, max(0, w-codeW-subjW-14))
+		}
 		if p == f.cur.sel {
 			line = s.Selected.Render(s.SelMarker + " " + stripANSI(line))
 		} else {
@@ -149,7 +382,7 @@ func (m *Model) renderFindings(w, h int) []string {
 		}
 		lines = append(lines, line)
 	}
-	if len(f.idx) == 0 {
+	if len(f.rows) == 0 {
 		if len(m.findings) == 0 && !m.verifyDone {
 			lines = append(lines, s.Dim.Render("  no findings yet: verification is running"))
 		} else {
@@ -157,4 +390,82 @@ func (m *Model) renderFindings(w, h int) []string {
 		}
 	}
 	return lines
+}
+
+func (m *Model) findingSelected() string {
+	if x, ok := m.fnd.selected(m.findings); ok {
+		return x.Subject
+	}
+	return ""
+}
+
+// findingPreview shows the selected finding (or group) in full, with the
+// other findings about the same subject.
+func (m *Model) findingPreview() []string {
+	s := m.styles
+	if g, ok := m.fnd.selectedGroup(); ok {
+		out := []string{s.Bold.Render(sanitize.Line(g.title)) + fmt.Sprintf("  %d findings, %d errors", len(g.members), g.errs)}
+		if g.why != "" {
+			out = append(out, "likely cause: "+g.why)
+		}
+		counts := map[string]int{}
+		var codes []string
+		for _, i := range g.members {
+			c := string(m.findings[i].Code)
+			if counts[c] == 0 {
+				codes = append(codes, c)
+			}
+			counts[c]++
+		}
+		for _, c := range codes {
+			out = append(out, fmt.Sprintf("  %4d %s", counts[c], sanitize.Line(c)))
+		}
+		return append(out, s.Dim.Render(m.keys.Open.Help().Key+" unfolds the group"))
+	}
+	x, ok := m.fnd.selected(m.findings)
+	if !ok {
+		return nil
+	}
+	out := []string{
+		s.severity(string(x.Severity)).Render(strings.ToUpper(string(x.Severity))) + "  " + s.Bold.Render(sanitize.Line(string(x.Code))) + s.Dim.Render("  family "+sanitize.Line(string(x.Family))),
+		"subject: " + m.untrusted(x.Subject, 1<<20),
+	}
+	out = append(out, m.wrapUntrusted("message: ", x.Message)...)
+	if mean := codeMeaning(string(x.Code)); mean != "" {
+		out = append(out, s.Dim.Render("what it means: "+mean))
+	}
+	out = append(out, m.relatedFindings(x.Subject, "", &x)...)
+	return out
+}
+
+// relatedFindings lists the findings about subject (or naming entry
+// id among their entries), except the one shown already.
+func (m *Model) relatedFindings(subject, id string, except *finding.Finding) []string {
+	var out []string
+	for _, y := range m.findings {
+		if except != nil && y.Code == except.Code && y.Subject == except.Subject && y.Message == except.Message {
+			continue
+		}
+		about := y.Subject == subject || (id != "" && (y.Subject == id || y.Subject == "entry "+id || slices.Contains(y.Entries, id)))
+		if !about {
+			continue
+		}
+		if len(out) == 0 {
+			out = append(out, "", m.styles.Title.Render("Findings about this"))
+		}
+		if len(out) > 12 {
+			out = append(out, m.styles.Dim.Render("  ... more in Findings (2): filter by the id"))
+			break
+		}
+		out = append(out, "  "+m.styles.severity(string(y.Severity)).Render(strings.ToUpper(string(y.Severity)))+" "+sanitize.Line(string(y.Code))+": "+m.untrusted(y.Message, 1<<20))
+	}
+	return out
+}
+
+// codeMeaning is the catalogue's sentence for a finding code.
+func codeMeaning(code string) string {
+	if spec, ok := finding.Lookup(finding.Code(code)); ok {
+		return spec.Meaning
+	}
+	return ""
 }

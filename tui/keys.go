@@ -22,11 +22,36 @@ type KeyMap struct {
 	Overview, Findings, Entries, Detail     key.Binding
 	Lineage, Replay, Log, Actions           key.Binding
 	Open, Back, Filter, Sort, Reverse       key.Binding
-	Severity                                key.Binding
+	Severity, Group                         key.Binding
 	TauUp, TauDown                          key.Binding
-	Toggle, WhatIf                          key.Binding
-	Copy, ExportJSON, ExportDOT             key.Binding
-	Help, Quit                              key.Binding
+	Toggle, WhatIf, Story, StoryBack        key.Binding
+	Copy, CopyAll, ExportJSON, ExportDOT    key.Binding
+	Preview, PreviewGrow, PreviewShrink     key.Binding
+	PreviewUp, PreviewDown                  key.Binding
+	Command, Picker, Help, Quit             key.Binding
+}
+
+// viewKey is the binding that switches to view v.
+func (k KeyMap) viewKey(v View) key.Binding {
+	switch v {
+	case ViewOverview:
+		return k.Overview
+	case ViewFindings:
+		return k.Findings
+	case ViewEntries:
+		return k.Entries
+	case ViewDetail:
+		return k.Detail
+	case ViewLineage:
+		return k.Lineage
+	case ViewReplay:
+		return k.Replay
+	case ViewLog:
+		return k.Log
+	case ViewActions:
+		return k.Actions
+	}
+	return key.NewBinding(key.WithDisabled())
 }
 
 // DefaultKeyMap has vim and arrow keys.
@@ -35,39 +60,50 @@ func DefaultKeyMap() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return KeyMap{
-		Up:         b([]string{"k", "up"}, "↑/k", "up"),
-		Down:       b([]string{"j", "down"}, "↓/j", "down"),
-		PageUp:     b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown:   b([]string{"pgdown", "ctrl+d", "space"}, "pgdn", "page down"),
-		Top:        b([]string{"g", "home"}, "g", "top"),
-		Bottom:     b([]string{"G", "end"}, "G", "bottom"),
-		Left:       b([]string{"h", "left"}, "←/h", "left"),
-		Right:      b([]string{"l", "right"}, "→/l", "right"),
-		NextView:   b([]string{"tab"}, "tab", "next view"),
-		PrevView:   b([]string{"shift+tab"}, "S-tab", "prev view"),
-		Overview:   b([]string{"1"}, "1", "overview"),
-		Findings:   b([]string{"2"}, "2", "findings"),
-		Entries:    b([]string{"3"}, "3", "entries"),
-		Detail:     b([]string{"4"}, "4", "detail"),
-		Lineage:    b([]string{"5"}, "5", "lineage"),
-		Replay:     b([]string{"6"}, "6", "replay"),
-		Log:        b([]string{"7"}, "7", "log"),
-		Actions:    b([]string{"8"}, "8", "actions"),
-		Open:       b([]string{"enter"}, "enter", "open"),
-		Back:       b([]string{"esc", "backspace"}, "esc", "back"),
-		Filter:     b([]string{"/"}, "/", "filter"),
-		Sort:       b([]string{"s"}, "s", "sort column"),
-		Reverse:    b([]string{"S"}, "S", "reverse sort"),
-		Severity:   b([]string{"f"}, "f", "severity filter"),
-		TauUp:      b([]string{"+", "="}, "+", "tau up"),
-		TauDown:    b([]string{"-", "_"}, "-", "tau down"),
-		Toggle:     b([]string{"x"}, "x", "toggle edge"),
-		WhatIf:     b([]string{"w"}, "w", "what-if"),
-		Copy:       b([]string{"y"}, "y", "copy id"),
-		ExportJSON: b([]string{"e"}, "e", "export json"),
-		ExportDOT:  b([]string{"E"}, "E", "export dot"),
-		Help:       b([]string{"?"}, "?", "help"),
-		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Up:            b([]string{"k", "up"}, "↑/k", "up"),
+		Down:          b([]string{"j", "down"}, "↓/j", "down"),
+		PageUp:        b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:      b([]string{"pgdown", "ctrl+d", "space"}, "pgdn", "page down"),
+		Top:           b([]string{"g", "home"}, "g", "top"),
+		Bottom:        b([]string{"G", "end"}, "G", "bottom"),
+		Left:          b([]string{"h", "left"}, "←/h", "left"),
+		Right:         b([]string{"l", "right"}, "→/l", "right"),
+		NextView:      b([]string{"tab"}, "tab", "next view"),
+		PrevView:      b([]string{"shift+tab"}, "S-tab", "prev view"),
+		Overview:      b([]string{"1"}, "1", "overview"),
+		Findings:      b([]string{"2"}, "2", "findings"),
+		Entries:       b([]string{"3"}, "3", "entries"),
+		Detail:        b([]string{"4"}, "4", "detail"),
+		Lineage:       b([]string{"5"}, "5", "lineage"),
+		Replay:        b([]string{"6"}, "6", "replay"),
+		Log:           b([]string{"7"}, "7", "log"),
+		Actions:       b([]string{"8"}, "8", "actions"),
+		Open:          b([]string{"enter"}, "enter", "open"),
+		Back:          b([]string{"esc", "backspace"}, "esc", "back"),
+		Filter:        b([]string{"/"}, "/", "filter"),
+		Sort:          b([]string{"s"}, "s", "sort column"),
+		Reverse:       b([]string{"S"}, "S", "reverse sort"),
+		Severity:      b([]string{"f"}, "f", "severity filter"),
+		Group:         b([]string{"o"}, "o", "group findings by"),
+		TauUp:         b([]string{"+", "="}, "+", "tau up"),
+		TauDown:       b([]string{"-", "_"}, "-", "tau down"),
+		Toggle:        b([]string{"x"}, "x", "toggle edge"),
+		WhatIf:        b([]string{"w"}, "w", "what-if"),
+		Story:         b([]string{"n"}, "n", "next story step"),
+		StoryBack:     b([]string{"N"}, "N", "previous story step"),
+		Copy:          b([]string{"y"}, "y", "copy id"),
+		CopyAll:       b([]string{"Y"}, "Y", "copy the row in full"),
+		Preview:       b([]string{"p"}, "p", "preview pane"),
+		PreviewGrow:   b([]string{">"}, ">", "wider preview"),
+		PreviewShrink: b([]string{"<"}, "<", "narrower preview"),
+		PreviewUp:     b([]string{"["}, "[", "preview up"),
+		PreviewDown:   b([]string{"]"}, "]", "preview down"),
+		Command:       b([]string{":"}, ":", "command / jump"),
+		Picker:        b([]string{"P"}, "P", "scenario picker"),
+		ExportJSON:    b([]string{"e"}, "e", "export json"),
+		ExportDOT:     b([]string{"E"}, "E", "export dot"),
+		Help:          b([]string{"?"}, "?", "help"),
+		Quit:          b([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
 }
 
@@ -81,10 +117,12 @@ func (k *KeyMap) bindings() []namedBinding {
 		{"detail", &k.Detail}, {"lineage", &k.Lineage}, {"replay", &k.Replay},
 		{"log", &k.Log}, {"actions", &k.Actions},
 		{"open", &k.Open}, {"back", &k.Back}, {"filter", &k.Filter}, {"sort", &k.Sort},
-		{"reverse", &k.Reverse}, {"severity", &k.Severity},
-		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf},
-		{"copy", &k.Copy}, {"export_json", &k.ExportJSON}, {"export_dot", &k.ExportDOT},
-		{"help", &k.Help}, {"quit", &k.Quit},
+		{"reverse", &k.Reverse}, {"severity", &k.Severity}, {"group", &k.Group},
+		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"story", &k.Story}, {"story_back", &k.StoryBack},
+		{"copy", &k.Copy}, {"copy_all", &k.CopyAll}, {"export_json", &k.ExportJSON}, {"export_dot", &k.ExportDOT},
+		{"preview", &k.Preview}, {"preview_grow", &k.PreviewGrow}, {"preview_shrink", &k.PreviewShrink},
+		{"preview_up", &k.PreviewUp}, {"preview_down", &k.PreviewDown},
+		{"command", &k.Command}, {"picker", &k.Picker}, {"help", &k.Help}, {"quit", &k.Quit},
 	}
 }
 
@@ -169,7 +207,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Left, k.Right},
 		{k.NextView, k.PrevView, k.Overview, k.Findings, k.Entries, k.Detail, k.Lineage, k.Replay, k.Log, k.Actions},
-		{k.Open, k.Back, k.Filter, k.Sort, k.Reverse, k.Severity, k.TauUp, k.TauDown},
-		{k.Toggle, k.WhatIf, k.Copy, k.ExportJSON, k.ExportDOT, k.Help, k.Quit},
+		{k.Open, k.Back, k.Filter, k.Sort, k.Reverse, k.Severity, k.Group, k.TauUp, k.TauDown},
+		{k.Toggle, k.WhatIf, k.Story, k.StoryBack, k.Copy, k.CopyAll, k.ExportJSON, k.ExportDOT},
+		{k.Preview, k.PreviewShrink, k.PreviewGrow, k.PreviewUp, k.PreviewDown, k.Command, k.Picker, k.Help, k.Quit},
 	}
 }

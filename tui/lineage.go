@@ -12,7 +12,8 @@ import (
 
 type lineageState struct {
 	id      string
-	tau     float64
+	dagH    int // DAG rows shown (set by render)
+	keepCur *listCursor
 	gen     int
 	loading bool
 	err     error
@@ -41,29 +42,59 @@ func stepTau(tau float64, up bool) float64 {
 func (m *Model) lineageKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, l := m.keys, &m.lin
 	switch {
-	case key.Matches(msg, k.TauUp), key.Matches(msg, k.TauDown):
-		l.tau = stepTau(l.tau, key.Matches(msg, k.TauUp))
-		if l.id != "" {
-			return m.loadLineage(l.id)
-		}
 	case key.Matches(msg, k.Open):
 		// Re-centre the lineage on the selected row's entry.
-		if lv := l.lv; lv != nil && l.cur.sel < len(lv.RowIDs) && lv.RowIDs[l.cur.sel] != "" {
-			return m.loadLineage(lv.RowIDs[l.cur.sel])
+		if id := m.lineageSelected(); id != "" && id != l.id {
+			m.push()
+			return m.loadLineage(id)
 		}
 	case key.Matches(msg, k.Right):
 		if lv := l.lv; lv != nil && l.cur.sel < len(lv.RowIDs) && lv.RowIDs[l.cur.sel] != "" {
+			m.push()
 			return m.openEntryID(lv.RowIDs[l.cur.sel])
 		}
-	case key.Matches(msg, k.Back):
-		return m.switchTo(ViewEntries)
+	default:
+		return m.unused()
 	}
 	return nil
 }
 
+func (m *Model) lineageSelected() string {
+	if lv := m.lin.lv; lv != nil && m.lin.cur.sel < len(lv.RowIDs) && lv.RowIDs[m.lin.cur.sel] != "" {
+		return lv.RowIDs[m.lin.cur.sel]
+	}
+	return m.lin.id
+}
+
+// lineagePreview is the selected DAG row's entry in full.
+func (m *Model) lineagePreview() []string {
+	id := m.lineageSelected()
+	if id == "" {
+		return nil
+	}
+	i, ok := m.src.EntryIndex(id)
+	if !ok {
+		return []string{"id: " + m.untrusted(id, 1<<20), m.styles.Error.Render("not in the store (counts as External)")}
+	}
+	r := m.src.Entry(i)
+	out := []string{
+		"id: " + m.untrusted(r.ID, 1<<20),
+		"writer: " + m.untrusted(r.Writer, 1<<20),
+		fmt.Sprintf("trust: recorded %s, recomputed at tau %.2f %s", trustWord(r.Recorded), m.tau, trustWord(r.Recomputed)),
+	}
+	out = append(out, m.wrapUntrusted("content: ", r.Preview)...)
+	return append(out, m.styles.Dim.Render(m.keys.Open.Help().Key+" re-centres here, "+m.keys.Right.Help().Key+" opens the detail"))
+}
+
+// weightArrow draws an edge with its weight so it cannot read as a
+// negative number: " -[0.80]-> " (ASCII, so plain mode keeps it).
+func weightArrow(w float64, mark string) string {
+	return fmt.Sprintf(" -[%.2f]%s-> ", w, mark)
+}
+
 func (m *Model) renderLineage(w, h int) []string {
 	s, l := m.styles, &m.lin
-	head := fmt.Sprintf("Lineage of %s   tau = %.2f  (%s/%s to change)", m.untrusted(l.id, 40), l.tau,
+	head := fmt.Sprintf("Lineage of %s   tau = %.2f  (%s/%s to change)", m.untrusted(l.id, 40), m.tau,
 		m.keys.TauDown.Help().Key, m.keys.TauUp.Help().Key)
 	if l.loading {
 		head += "  " + s.Spinner[m.spin%len(s.Spinner)] + " recomputing"
@@ -93,22 +124,27 @@ func (m *Model) renderLineage(w, h int) []string {
 	}
 	for _, o := range ex.Origins {
 		var p strings.Builder
-		p.WriteString(shortID(sanitize.Line(o.Ancestor)))
+		p.WriteString(shortID(sanitize.Line(o.Ancestor), m.styles.Plain))
 		for j, e := range o.Path {
 			mark := ""
 			if j == o.Break {
 				mark = s.Error.Render(" BREAK<=tau")
 			}
-			fmt.Fprintf(&p, " -%.2f%s-> %s", e.Weight, mark, shortID(sanitize.Line(e.Child)))
+			p.WriteString(weightArrow(e.Weight, mark) + shortID(sanitize.Line(e.Child), m.styles.Plain))
 		}
 		state := s.Error.Render("PROPAGATES (all edges > tau)")
 		if o.Break >= 0 {
 			state = s.Good.Render("stopped") + fmt.Sprintf(" at edge %d", o.Break+1)
 		}
-		exl = append(exl, fmt.Sprintf("  bottleneck %.2f  %s", o.Bottleneck, state), "    "+fit(p.String(), w-4))
+		exl = append(exl, fmt.Sprintf("  bottleneck %.2f  %s", o.Bottleneck, state))
+		for _, pl := range wrapLine(p.String(), w-6) {
+			exl = append(exl, "    "+pl)
+		}
 	}
+	exl = append(exl, s.Dim.Render(lineageLegend(s.Plain)))
 	dagH := max(3, h-len(lines)-len(exl)-1)
-	m.listTop = len(lines) + 1
+	l.dagH = dagH
+	m.listTop = headerRows + len(lines)
 	l.cur.clamp(len(lv.Rows), dagH)
 	for r := l.cur.top; r < len(lv.Rows) && r < l.cur.top+dagH; r++ {
 		row := m.untrusted(lv.Rows[r], w-4)
@@ -127,4 +163,9 @@ func (m *Model) renderLineage(w, h int) []string {
 		lines = append(lines, "")
 	}
 	return append(lines, exl...)
+}
+
+// lineageLegend explains the drawing: marks, labels and the weight arrows.
+func lineageLegend(plain bool) string {
+	return "legend: * this entry  T/DT/DU/EXT trust labels (? glossary)  -[0.80]-> edge of weight 0.80  bottleneck = weakest edge on the path"
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/memscope/memscope/sanitize"
 )
 
@@ -33,8 +36,9 @@ func (m *Model) renderLog(w, h int) []string {
 	n := m.src.LeafCount()
 	lines = append(lines, "", s.Title.Render(fmt.Sprintf("Leaves (%d)", n)),
 		s.Header.Render(fit(fmt.Sprintf("  %-10s %-10s %s", "INDEX", "KIND", "SUBJECT"), w)))
-	m.listTop = len(lines) + 1
+	m.listTop = headerRows + len(lines)
 	rows := max(1, h-len(lines))
+	m.logRows = rows
 	m.logv.clamp(n, rows)
 	for p := m.logv.top; p < n && p < m.logv.top+rows; p++ {
 		lf := m.src.Leaf(p)
@@ -56,4 +60,38 @@ func (m *Model) renderLog(w, h int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+func (m *Model) logKey(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.Open) && m.logv.sel < m.src.LeafCount() {
+		lf := m.src.Leaf(m.logv.sel)
+		if _, ok := m.src.EntryIndex(lf.Subject); ok {
+			m.push()
+			return m.openEntryID(lf.Subject)
+		}
+		m.setErr("leaf %d names %s, which is not in the store", lf.Index, sanitize.Line(lf.Subject))
+		return nil
+	}
+	return m.unused()
+}
+
+func (m *Model) leafSelected() string {
+	if m.logv.sel < m.src.LeafCount() {
+		return m.src.Leaf(m.logv.sel).Subject
+	}
+	return ""
+}
+
+// leafPreview is the selected leaf in full with the findings about it.
+func (m *Model) leafPreview() []string {
+	if m.logv.sel >= m.src.LeafCount() {
+		return nil
+	}
+	lf := m.src.Leaf(m.logv.sel)
+	out := []string{fmt.Sprintf("leaf %d  kind %s", lf.Index, lf.Kind), "subject: " + m.untrusted(lf.Subject, 1<<20)}
+	if _, ok := m.src.EntryIndex(lf.Subject); !ok && lf.Kind == LeafEntry {
+		out = append(out, m.styles.Error.Render("the record this leaf names is not in the store"))
+	}
+	out = append(out, m.relatedFindings(fmt.Sprintf("leaf %d", lf.Index), "", nil)...)
+	return append(out, m.relatedFindings("entry "+lf.Subject, lf.Subject, nil)...)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/memscope/memscope/sanitize"
 )
 
-// View names one screen of the inspector.
+// View names one screen of the inspector (see viewDefs).
 type View int
 
 const (
@@ -34,11 +34,9 @@ const (
 	viewCount
 )
 
-var viewNames = [viewCount]string{"Overview", "Findings", "Entries", "Detail", "Lineage", "Replay", "Log", "Actions"}
-
 func (v View) String() string {
 	if v >= 0 && v < viewCount {
-		return viewNames[v]
+		return viewDefs[v].name
 	}
 	return "?"
 }
@@ -61,6 +59,9 @@ type Options struct {
 	Static bool
 	// Now stamps export file names (nil: time.Now).
 	Now func() time.Time
+	// Present opens the replay of the most telling query and steps through
+	// the AuthSelect story with one key (memscope demo --present).
+	Present bool
 }
 
 // tauLadder are the tau values +/- step through: the paper's sweep values.
@@ -79,6 +80,9 @@ type Model struct {
 	width, height int
 	view          View
 	showHelp      bool
+	helpScroll    int
+	glossary      string // the term looked up in help ("" keys, "*" all)
+	keyUsed       bool   // set by unused() when a view handler passes
 	status        string
 	statusIsErr   bool
 	spin          int
@@ -93,15 +97,37 @@ type Model struct {
 	cancel     context.CancelFunc
 	ctx        context.Context
 
-	fnd     findingsState
-	ent     entriesState
-	det     detailState
-	lin     lineageState
-	rep     replayState
-	logv    listCursor
-	act     actionsState
+	// One state for the whole inspector: every view uses this tau.
+	tau        float64
+	relabeling int // generation of the latest Relabel
+
+	// Where the user is, per view; a navigation frame is a copy of it.
+	viewStates
+	// stack holds the places Enter (and :) came from; esc pops.
+	stack []navFrame
+
+	// Preview pane: shown beside (wide) or below (narrow) list views.
+	pv previewState
+	// Command bar (:).
+	cmd cmdState
+
 	tabHits []hit
 	listTop int // screen row of the current view's first list row
+	logRows int // visible leaf rows of the log view (set by render)
+	// onPicker, when set, returns to the demo's scenario picker.
+	onPicker func() tea.Cmd
+}
+
+// viewStates is everything that says where the user is in each view.
+type viewStates struct {
+	fnd    findingsState
+	ent    entriesState
+	det    detailState
+	lin    lineageState
+	rep    replayState
+	logv   listCursor
+	act    actionsState
+	scroll [viewCount]int // document views' scroll offsets
 }
 
 type hit struct{ x0, x1 int }
@@ -161,10 +187,11 @@ func newModel(src Source, opts Options) *Model {
 	m.findings = append([]finding.Finding(nil), src.Findings()...)
 	m.fnd.rebuild(m.findings)
 	m.ent.init(src.EntryCount())
-	m.lin.tau = m.ov.Tau
+	m.tau = m.ov.Tau
 	if opts.Tau > 0 && opts.Tau <= 1 {
-		m.lin.tau = opts.Tau
+		m.tau = opts.Tau
 	}
+	m.pv = previewState{on: true, frac: 0.4}
 	m.act.init(src.Actions())
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
@@ -208,6 +235,9 @@ func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if !m.opts.NoVerify {
 		cmds = append(cmds, m.startVerify())
+	}
+	if m.opts.Present {
+		cmds = append(cmds, m.switchTo(ViewReplay))
 	}
 	return tea.Batch(cmds...)
 }
@@ -277,8 +307,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ent.cache = nil
 		m.ov = m.src.Overview()
 		return m, grow
+	case cmdEntriesMsg:
+		if msg.gen == m.cmd.gen && m.cmd.editing {
+			m.cmd.entries = msg.ids
+		}
+		return m, nil
+	case relabelMsg:
+		m.relabeled(msg)
+		return m, nil
+	case cmdResolvedMsg:
+		return m, m.cmdResolved(msg)
 	case filterMsg:
-		return m, m.ent.apply(msg, m.bodyHeight()-1)
+		return m, m.ent.apply(msg, m.listHeight()-2)
 	case sortMsg:
 		return m, m.ent.applySort(msg, m.src)
 	case detailMsg:
@@ -293,12 +333,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case lineageMsg:
 		if msg.gen == m.lin.gen {
+			defer func() { m.lin.keepCur = nil }()
 			m.lin.loading = false
 			m.lin.err = msg.err
 			if msg.err == nil {
 				lv := msg.lv
 				m.lin.lv = &lv
 				m.lin.cur = listCursor{sel: lv.Center}
+				if m.lin.keepCur != nil {
+					m.lin.cur = *m.lin.keepCur
+				}
 			}
 		}
 		return m, nil
@@ -308,7 +352,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil {
 			rv := msg.rv
 			m.rep.rv = &rv
+			if m.opts.Present && m.rep.want == "" {
+				m.rep.want = storyQuery(rv)
+			}
 			m.rep.sortRows()
+			if m.rep.openPending {
+				m.rep.openPending = false
+				if m.opts.Present {
+					return m, tea.Batch(m.runWhatIf(), m.storyStep(1))
+				}
+				return m, m.runWhatIf()
+			}
 		}
 		return m, nil
 	case whatIfMsg:
@@ -355,6 +409,9 @@ func (m *Model) setErr(f string, a ...any) {
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	// A text input owns the keyboard while it is open.
+	if m.cmd.editing {
+		return m.cmdKey(msg)
+	}
 	if m.view == ViewEntries && m.ent.editing {
 		return m.ent.edit(msg, m)
 	}
@@ -363,39 +420,67 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if m.showHelp {
-		if key.Matches(msg, k.Quit) && msg.String() == "ctrl+c" {
-			return m.quit()
-		}
-		m.showHelp = false
-		return nil
+		return m.helpKey(msg)
 	}
 	m.status = ""
+	if m.opts.Present && m.view == ViewReplay && (msg.String() == "space" || msg.String() == "enter") {
+		return m.storyStep(1)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
+		m.showHelp, m.helpScroll, m.glossary = true, 0, ""
 		return nil
+	case key.Matches(msg, k.Command):
+		m.cmd.start()
+		return nil
+	case key.Matches(msg, k.Picker) && m.onPicker != nil:
+		m.cancel()
+		return m.onPicker()
 	case key.Matches(msg, k.NextView):
 		return m.switchTo((m.view + 1) % viewCount)
 	case key.Matches(msg, k.PrevView):
 		return m.switchTo((m.view + viewCount - 1) % viewCount)
-	case key.Matches(msg, k.Overview):
-		return m.switchTo(ViewOverview)
-	case key.Matches(msg, k.Findings):
-		return m.switchTo(ViewFindings)
-	case key.Matches(msg, k.Entries):
-		return m.switchTo(ViewEntries)
-	case key.Matches(msg, k.Detail):
-		return m.switchTo(ViewDetail)
-	case key.Matches(msg, k.Lineage):
-		return m.switchTo(ViewLineage)
-	case key.Matches(msg, k.Replay):
-		return m.switchTo(ViewReplay)
-	case key.Matches(msg, k.Log):
-		return m.switchTo(ViewLog)
-	case key.Matches(msg, k.Actions):
-		return m.switchTo(ViewActions)
+	case key.Matches(msg, k.Preview):
+		m.pv.on = !m.pv.on
+		return nil
+	case key.Matches(msg, k.PreviewGrow), key.Matches(msg, k.PreviewShrink):
+		d := 0.1
+		if key.Matches(msg, k.PreviewShrink) {
+			d = -0.1
+		}
+		m.pv.frac = min(0.8, max(0.2, m.pv.frac+d))
+		m.pv.on = true
+		return nil
+	case key.Matches(msg, k.PreviewDown):
+		m.pv.scroll++
+		return nil
+	case key.Matches(msg, k.PreviewUp):
+		m.pv.scroll = max(0, m.pv.scroll-1)
+		return nil
+	case key.Matches(msg, k.TauUp), key.Matches(msg, k.TauDown):
+		return m.setTau(stepTau(m.tau, key.Matches(msg, k.TauUp)))
+	case key.Matches(msg, k.Copy):
+		return m.copySelected()
+	case key.Matches(msg, k.CopyAll):
+		return m.copyPreview()
+	case key.Matches(msg, k.ExportJSON):
+		return m.exportJSON()
+	case key.Matches(msg, k.ExportDOT):
+		return m.exportDOT()
+	}
+	for v := View(0); v < viewCount; v++ {
+		if key.Matches(msg, k.viewKey(v)) {
+			return m.switchTo(v)
+		}
+	}
+	if def := viewDefs[m.view]; def.key != nil {
+		if cmd, done := m.viewKey(def, msg); done {
+			return cmd
+		}
+	}
+	switch {
 	case key.Matches(msg, k.Up):
 		return m.moveSel(-1)
 	case key.Matches(msg, k.Down):
@@ -408,35 +493,23 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.moveSel(-1 << 30)
 	case key.Matches(msg, k.Bottom):
 		return m.moveSel(1 << 30)
-	case key.Matches(msg, k.Copy):
-		return m.copySelected()
-	case key.Matches(msg, k.ExportJSON):
-		return m.exportJSON()
-	case key.Matches(msg, k.ExportDOT):
-		return m.exportDOT()
+	case key.Matches(msg, k.Back):
+		return m.back()
 	}
-	switch m.view {
-	case ViewFindings:
-		return m.findingsKey(msg)
-	case ViewEntries:
-		return m.entriesKey(msg)
-	case ViewLineage:
-		return m.lineageKey(msg)
-	case ViewReplay:
-		return m.replayKey(msg)
-	case ViewLog:
-		if key.Matches(msg, k.Open) {
-			if m.logv.sel < m.src.LeafCount() {
-				return m.openEntryID(m.src.Leaf(m.logv.sel).Subject)
-			}
-		}
-	case ViewActions:
-		return m.actionsKey(msg)
-	case ViewDetail:
-		if key.Matches(msg, k.Back) {
-			return m.switchTo(ViewEntries)
-		}
-	}
+	return nil
+}
+
+// viewKey gives the view's own handler the key; done reports whether it
+// used it (a nil command from a handled key still counts).
+func (m *Model) viewKey(def viewDef, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	m.keyUsed = true
+	cmd := def.key(m, msg)
+	return cmd, m.keyUsed
+}
+
+// unused tells viewKey that a view handler did not use the key.
+func (m *Model) unused() tea.Cmd {
+	m.keyUsed = false
 	return nil
 }
 
@@ -448,28 +521,42 @@ func (m *Model) quit() tea.Cmd {
 // switchTo changes view and starts whatever the view needs loading.
 func (m *Model) switchTo(v View) tea.Cmd {
 	m.view = v
-	switch v {
-	case ViewReplay:
-		if m.rep.rv == nil && !m.rep.loading && m.rep.err == nil {
-			m.rep.loading = true
-			src, ctx := m.src, m.ctx
-			return tea.Batch(func() tea.Msg {
-				rv, err := src.Replay(ctx)
-				return replayMsg{rv: rv, err: err}
-			}, m.startTick())
+	m.pv.scroll = 0
+	if a := viewDefs[v].activate; a != nil {
+		return a(m)
+	}
+	return nil
+}
+
+func (m *Model) activateReplay() tea.Cmd {
+	if m.rep.rv == nil && !m.rep.loading && m.rep.err == nil {
+		m.rep.loading = true
+		src, ctx := m.src, m.ctx
+		return tea.Batch(func() tea.Msg {
+			rv, err := src.Replay(ctx)
+			return replayMsg{rv: rv, err: err}
+		}, m.startTick())
+	}
+	return nil
+}
+
+func (m *Model) activateDetail() tea.Cmd {
+	if m.det.d == nil && !m.det.loading && m.src.EntryCount() > 0 {
+		return m.openEntry(m.ent.selectedEntry())
+	}
+	return nil
+}
+
+func (m *Model) activateLineage() tea.Cmd {
+	if m.lin.lv == nil && !m.lin.loading && m.src.EntryCount() > 0 {
+		i := m.ent.selectedEntry()
+		if m.det.d != nil {
+			i = m.det.index
 		}
-	case ViewDetail:
-		if m.det.d == nil && !m.det.loading && m.src.EntryCount() > 0 {
-			return m.openEntry(m.ent.selectedEntry())
-		}
-	case ViewLineage:
-		if m.lin.lv == nil && !m.lin.loading && m.src.EntryCount() > 0 {
-			i := m.ent.selectedEntry()
-			if m.det.d != nil {
-				i = m.det.index
-			}
-			return m.loadLineage(m.src.Entry(i).ID)
-		}
+		return m.loadLineage(m.src.Entry(i).ID)
+	}
+	if m.lin.lv != nil && m.lin.lv.Tau != m.tau && !m.lin.loading {
+		return m.loadLineage(m.lin.id)
 	}
 	return nil
 }
@@ -481,7 +568,8 @@ func (m *Model) openEntry(i int) tea.Cmd {
 	}
 	m.view = ViewDetail
 	m.det.gen++
-	m.det.index, m.det.loading, m.det.err, m.det.d, m.det.scroll = i, true, nil, nil, 0
+	m.det.index, m.det.loading, m.det.err, m.det.d = i, true, nil, nil
+	m.scroll[ViewDetail] = 0
 	gen, src, ctx := m.det.gen, m.src, m.ctx
 	return tea.Batch(func() tea.Msg {
 		d, err := src.EntryDetail(ctx, i)
@@ -495,7 +583,7 @@ func (m *Model) openEntryID(id string) tea.Cmd {
 		m.setErr("no entry %s in this store", sanitize.Line(id))
 		return nil
 	}
-	m.ent.selectEntry(i, m.bodyHeight()-1)
+	m.ent.selectEntry(i, m.bodyHeight()-2)
 	return m.openEntry(i)
 }
 
@@ -503,35 +591,65 @@ func (m *Model) loadLineage(id string) tea.Cmd {
 	m.view = ViewLineage
 	m.lin.gen++
 	m.lin.id, m.lin.loading, m.lin.err = id, true, nil
-	gen, src, ctx, tau := m.lin.gen, m.src, m.ctx, m.lin.tau
+	gen, src, ctx, tau := m.lin.gen, m.src, m.ctx, m.tau
 	return tea.Batch(func() tea.Msg {
 		lv, err := src.Lineage(ctx, id, tau)
 		return lineageMsg{gen: gen, lv: lv, err: err}
 	}, m.startTick())
 }
 
-// moveSel moves the current view's selection.
-func (m *Model) moveSel(d int) tea.Cmd {
-	h := m.bodyHeight()
-	switch m.view {
-	case ViewFindings:
-		m.fnd.cur.move(d, len(m.fnd.idx), h-2)
-	case ViewEntries:
-		m.ent.cur.move(d, m.ent.len(), h-1)
-	case ViewDetail:
-		m.det.scroll = max(0, m.det.scroll+d)
-	case ViewLineage:
-		if m.lin.lv != nil {
-			m.lin.cur.move(d, len(m.lin.lv.Rows), h)
-		}
-	case ViewReplay:
-		m.rep.move(d, h)
-	case ViewLog:
-		m.logv.move(d, m.src.LeafCount(), max(1, h-len(m.src.Checkpoints())-4))
-	case ViewActions:
-		m.act.cur.move(d, len(m.act.rows), max(1, h/2-1))
-	case ViewOverview:
+// setTau changes the one tau every view uses and reloads what depends on it.
+func (m *Model) setTau(t float64) tea.Cmd {
+	if t == m.tau {
+		return nil
 	}
+	m.tau = t
+	var cmds []tea.Cmd
+	if rl, ok := m.src.(Relabeler); ok {
+		m.relabeling++
+		gen, ctx := m.relabeling, m.ctx
+		cmds = append(cmds, func() tea.Msg { return relabelMsg{gen: gen, tau: t, err: rl.Relabel(ctx, t)} }, m.startTick())
+		m.setStatus("tau = %.2f: recomputing every label...", t)
+	} else {
+		m.setStatus("tau = %.2f (this store's labels are fixed: only Lineage follows)", t)
+	}
+	if m.view == ViewLineage && m.lin.id != "" {
+		cmds = append(cmds, m.loadLineage(m.lin.id))
+	}
+	return tea.Batch(cmds...)
+}
+
+type relabelMsg struct {
+	gen int
+	tau float64
+	err error
+}
+
+func (m *Model) relabeled(msg relabelMsg) {
+	if msg.gen != m.relabeling {
+		return
+	}
+	if msg.err != nil {
+		m.setErr("relabel at tau %.2f: %v", msg.tau, msg.err)
+		return
+	}
+	m.ov = m.src.Overview()
+	m.ent.cache = nil
+	sel := m.act.cur
+	m.act.init(m.src.Actions())
+	m.act.cur = sel
+	m.setStatus("tau = %.2f: every view shows labels recomputed at this tau", msg.tau)
+}
+
+// moveSel moves the current view's selection, or scrolls a document view.
+func (m *Model) moveSel(d int) tea.Cmd {
+	h := m.listHeight()
+	if def := viewDefs[m.view]; def.move != nil {
+		def.move(m, d, h)
+		m.pv.scroll = 0
+		return nil
+	}
+	m.scroll[m.view] = max(0, min(m.scroll[m.view]+d, 1<<30))
 	return nil
 }
 
@@ -570,7 +688,10 @@ func (m *Model) click(x, y int) tea.Cmd {
 }
 
 func (m *Model) copySelected() tea.Cmd {
-	v := m.selectedValue()
+	v := ""
+	if sel := viewDefs[m.view].selected; sel != nil {
+		v = sel(m)
+	}
 	if v == "" {
 		m.setErr("nothing selected to copy")
 		return nil
@@ -581,46 +702,29 @@ func (m *Model) copySelected() tea.Cmd {
 	return tea.SetClipboard(v)
 }
 
-func (m *Model) selectedValue() string {
-	switch m.view {
-	case ViewFindings:
-		if f, ok := m.fnd.selected(m.findings); ok {
-			return f.Subject
-		}
-	case ViewEntries:
-		if m.ent.len() > 0 {
-			return m.src.Entry(m.ent.selectedEntry()).ID
-		}
-	case ViewDetail:
-		if m.det.d != nil {
-			return m.det.d.Row.ID
-		}
-	case ViewLineage:
-		if lv := m.lin.lv; lv != nil && m.lin.cur.sel < len(lv.RowIDs) && lv.RowIDs[m.lin.cur.sel] != "" {
-			return lv.RowIDs[m.lin.cur.sel]
-		}
-		return m.lin.id
-	case ViewReplay:
-		if e, ok := m.rep.selectedEdge(); ok && m.rep.open {
-			return e.ID
-		}
-		if r, ok := m.rep.selectedRow(); ok {
-			return r.QueryID
-		}
-	case ViewLog:
-		if m.logv.sel < m.src.LeafCount() {
-			return m.src.Leaf(m.logv.sel).Subject
-		}
-	case ViewActions:
-		if r, ok := m.act.selected(); ok {
-			return r.Action
-		}
+// copyPreview copies every cell of the selected row, as the preview pane
+// shows it (sanitised, unstyled).
+func (m *Model) copyPreview() tea.Cmd {
+	pre := viewDefs[m.view].preview
+	if pre == nil {
+		return m.copySelected()
 	}
-	return ""
+	lines := pre(m)
+	if len(lines) == 0 {
+		m.setErr("nothing selected to copy")
+		return nil
+	}
+	text := stripANSI(strings.Join(lines, "\n"))
+	m.setStatus("copied the selected row in full (%d lines)", len(lines))
+	return tea.SetClipboard(text)
 }
 
-// bodyHeight is the height of the view area between tab bar and footer.
-func (m *Model) bodyHeight() int { return max(1, m.height-3) }
+// Header rows: tab bar and the breadcrumb/state line; footer: status line
+// and key help.
+const headerRows, footerRows = 2, 2
+
+// bodyHeight is the height of the view area between header and footer.
+func (m *Model) bodyHeight() int { return max(1, m.height-headerRows-footerRows) }
 
 // View renders the whole screen: tab bar, body, status line and key help.
 func (m *Model) View() tea.View {
@@ -637,30 +741,15 @@ func (m *Model) render() string {
 	m.listTop = 0
 	var body []string
 	if m.showHelp {
-		body = m.renderHelp(w)
+		body = m.renderHelp(w, h)
 	} else {
-		switch m.view {
-		case ViewOverview:
-			body = m.renderOverview(w, h)
-		case ViewFindings:
-			body = m.renderFindings(w, h)
-		case ViewEntries:
-			body = m.renderEntries(w, h)
-		case ViewDetail:
-			body = m.renderDetail(w, h)
-		case ViewLineage:
-			body = m.renderLineage(w, h)
-		case ViewReplay:
-			body = m.renderReplay(w, h)
-		case ViewLog:
-			body = m.renderLog(w, h)
-		case ViewActions:
-			body = m.renderActions(w, h)
-		}
+		body = m.renderBody(w, h)
 	}
 	var b strings.Builder
-	b.Grow((w + 16) * (h + 3))
+	b.Grow((w + 16) * (h + 4))
 	b.WriteString(fit(m.renderTabs(w), w))
+	b.WriteByte('\n')
+	b.WriteString(fit(m.renderCrumbs(w), w))
 	for i := 0; i < h; i++ {
 		b.WriteByte('\n')
 		if i < len(body) {
@@ -668,18 +757,33 @@ func (m *Model) render() string {
 		}
 	}
 	b.WriteByte('\n')
-	b.WriteString(fit(m.renderStatus(w), w))
-	b.WriteByte('\n')
-	b.WriteString(fit(m.renderShortHelp(w), w))
+	if m.cmd.editing {
+		b.WriteString(fit(m.renderCmdLine(w), w))
+		b.WriteByte('\n')
+		b.WriteString(fit(m.renderCompletions(w), w))
+	} else {
+		b.WriteString(fit(m.renderStatus(w), w))
+		b.WriteByte('\n')
+		b.WriteString(fit(m.renderShortHelp(w), w))
+	}
+	if m.styles.Plain {
+		return plainText(b.String())
+	}
 	return b.String()
 }
 
-// fit truncates a styled line to w cells.
+// plainASCII replaces the marks plain mode must not show (cuts, arrows,
+// box rules) with ASCII of the same width.
+var plainASCII = strings.NewReplacer("…", "~", "→", ">", "←", "<", "↑", "^", "↓", "v", "›", ">", "─", "-", "│", "|", "≠", "!", "•", "*", "▶", ">")
+
+func plainText(s string) string { return plainASCII.Replace(s) }
+
+// fit truncates a styled line to w cells (with the style's ellipsis mark).
 func fit(s string, w int) string {
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
-	return ansi.Truncate(s, w, "…")
+	return ansi.Truncate(s, w, ellipsis)
 }
 
 // growEntries follows a Source that loads entries in the background: rows

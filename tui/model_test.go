@@ -156,7 +156,7 @@ func TestSortByTimeDescending(t *testing.T) {
 // Hostile payloads must reach the screen as visible escapes only.
 func TestHostileContentIsShownEscaped(t *testing.T) {
 	m, _ := open(t, 20, 200, 40, tui.Options{})
-	m = press(t, m, "3")
+	m = press(t, m, "3", "p") // the list alone, as wide as it gets
 	raw := m.View().Content
 	assertNoTerminalControls(t, raw)
 	s := screen(m)
@@ -235,8 +235,14 @@ func TestFindingsFilterAndJump(t *testing.T) {
 	m = press(t, m, "enter", "enter")
 	s = screen(m)
 	mustContain(t, s, "[4 Detail]", "Entry "+tuitest.ID(5))
+	// esc goes back to the findings with the filter as it was.
+	m = press(t, m, "esc")
+	mustContain(t, screen(m), "[2 Findings]", "1 of 6 findings", "filter: sig_")
+	// With nothing to go back to, esc clears the filter.
+	m = press(t, m, "esc")
+	mustContain(t, screen(m), "6 of 6 findings")
 	// A leaf subject jumps to the log with that leaf selected.
-	m = press(t, m, "2", "esc", "j", "j")
+	m = press(t, m, "j")
 	m = press(t, m, "enter")
 	s = screen(m)
 	mustContain(t, s, "[7 Log]")
@@ -278,8 +284,12 @@ func TestReplayWhatIfRestoresGAuth(t *testing.T) {
 	}
 	m = press(t, m, "enter")
 	s = screen(m)
-	mustContain(t, s, "Query q-attack", "G_auth (authenticated)", "G (full graph)", "+ new", "dropped from G: p-5",
-		"Culprits: 2 of 4", "w=60", "Lemma 1: capture bound 0.050", "EVICTABLE", "nothing removed")
+	mustContain(t, s, "Query q-attack", "G_auth (authenticated)", "G (full graph)", "+ new", "p-5 pushed out by G",
+		"Culprits: 2 of 4", "-[60.00]->", "INJECTED", "Wire the payment to account 7731", "act-2", "nothing removed")
+	// The query is a document: G scrolls to its end (Lemma 1), g back.
+	m = press(t, m, "G")
+	mustContain(t, screen(m), "Lemma 1: capture bound 0.050", "EVICTABLE")
+	m = press(t, m, "g")
 	// Toggle one culprit: still diverges.
 	m = press(t, m, "x")
 	s = screen(m)
@@ -334,7 +344,7 @@ func TestHelpShowsRemappedKeys(t *testing.T) {
 	if strings.Contains(lineWith(s, "down"), "j") {
 		t.Errorf("help still shows j for down: %q", lineWith(s, "down"))
 	}
-	m = press(t, m, "x") // any key closes help
+	m = press(t, m, "esc") // closes help
 	m = press(t, m, "3", "n", "n")
 	mustContain(t, screen(m), "3/50")
 	m = press(t, m, "j") // no longer bound

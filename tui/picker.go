@@ -24,7 +24,11 @@ type Picker struct {
 	opening   string
 	err       error
 	inner     *Model
+	help      bool
 }
+
+// backToPickerMsg returns from a scenario to the picker.
+type backToPickerMsg struct{}
 
 type openedMsg struct {
 	name string
@@ -43,7 +47,15 @@ func NewPicker(scenarios []Scenario, open func(name string) (Source, error), opt
 		styles: NewStyles(!opts.Light, opts.NoColor, opts.Plain), width: 80, height: 24}
 }
 
-func (p *Picker) Init() tea.Cmd { return tea.RequestBackgroundColor }
+func (p *Picker) Init() tea.Cmd {
+	if p.opts.Present {
+		return tea.Batch(tea.RequestBackgroundColor, p.openByName(PresentScenario))
+	}
+	return tea.RequestBackgroundColor
+}
+
+// PresentScenario is the scenario memscope demo --present tells.
+const PresentScenario = "structural-write"
 
 func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -60,7 +72,17 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.inner = newModel(msg.src, p.opts)
 		p.inner.styles = p.styles
 		p.inner.width, p.inner.height = max(p.width, 20), max(p.height, 6)
+		p.inner.onPicker = func() tea.Cmd { return func() tea.Msg { return backToPickerMsg{} } }
 		return p, p.inner.Init()
+	case backToPickerMsg:
+		if p.inner != nil {
+			p.inner.cancel()
+			if c, ok := p.inner.src.(interface{ Close() error }); ok {
+				_ = c.Close()
+			}
+			p.inner = nil
+		}
+		return p, nil
 	}
 	if p.inner != nil {
 		_, cmd := p.inner.Update(msg)
@@ -85,13 +107,25 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return p, nil
 		}
+		if p.help {
+			p.help = false
+			if msg.String() != "ctrl+c" {
+				return p, nil
+			}
+		}
 		switch {
+		case key.Matches(msg, p.keys.Help):
+			p.help = true
 		case key.Matches(msg, p.keys.Quit):
 			return p, tea.Quit
 		case key.Matches(msg, p.keys.Up):
 			p.cur.move(-1, len(p.scenarios), p.height)
 		case key.Matches(msg, p.keys.Down):
 			p.cur.move(1, len(p.scenarios), p.height)
+		case key.Matches(msg, p.keys.Top):
+			p.cur.move(-len(p.scenarios), len(p.scenarios), p.height)
+		case key.Matches(msg, p.keys.Bottom):
+			p.cur.move(len(p.scenarios), len(p.scenarios), p.height)
 		case key.Matches(msg, p.keys.Open):
 			return p, p.openSelected()
 		}
@@ -116,6 +150,7 @@ func (p *Picker) View() tea.View {
 		return p.inner.View()
 	}
 	s := p.styles
+	w := max(20, p.width)
 	lines := []string{s.Title.Render("memscope demo") + s.Dim.Render("  pick a scenario"), ""}
 	lines = append(lines, s.Header.Render(fmt.Sprintf("  %-18s %s", "SCENARIO", "WHAT IT SHOWS")))
 	for i, sc := range p.scenarios {
@@ -125,24 +160,58 @@ func (p *Picker) View() tea.View {
 		} else {
 			line = "  " + line
 		}
-		lines = append(lines, fit(line, p.width))
+		lines = append(lines, fit(line, w))
 	}
 	lines = append(lines, "")
+	if p.cur.sel < len(p.scenarios) {
+		sc := p.scenarios[p.cur.sel]
+		for _, l := range wrapLine(s.Bold.Render(sanitize.Line(sc.Name)+": ")+sanitize.Line(sc.Description), w-2) {
+			lines = append(lines, "  "+l)
+		}
+		if sc.Expect != "" {
+			for _, l := range wrapLine(s.Title.Render("expect: ")+sanitize.Line(sc.Expect), w-2) {
+				lines = append(lines, "  "+l)
+			}
+		}
+		lines = append(lines, "")
+	}
 	switch {
+	case p.help:
+		lines = append(lines, s.Title.Render("Keys in the picker"),
+			fmt.Sprintf("  %-10s open the scenario", p.keys.Open.Help().Key),
+			fmt.Sprintf("  %-10s move", p.keys.Up.Help().Key+" "+p.keys.Down.Help().Key),
+			fmt.Sprintf("  %-10s quit", p.keys.Quit.Help().Key),
+			"  In a scenario: ? all keys and the glossary, : jump anywhere, "+p.keys.Picker.Help().Key+" (or :picker) back here.",
+			s.Dim.Render("  any key closes this help"))
 	case p.opening != "":
 		lines = append(lines, s.Spinner[0]+" opening "+sanitize.Line(p.opening)+"...")
 	case p.err != nil:
 		lines = append(lines, s.Error.Render("could not open the scenario: ")+sanitize.Line(p.err.Error()),
 			s.Dim.Render("pick another one, or run memscope demo --regenerate"))
 	default:
-		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s open   %s/%s move   %s quit",
-			p.keys.Open.Help().Key, p.keys.Up.Help().Key, p.keys.Down.Help().Key, p.keys.Quit.Help().Key)))
+		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s open   %s/%s move   %s help   %s quit",
+			p.keys.Open.Help().Key, p.keys.Up.Help().Key, p.keys.Down.Help().Key, p.keys.Help.Help().Key, p.keys.Quit.Help().Key)))
 	}
-	v := tea.NewView(joinLines(lines))
+	content := joinLines(lines)
+	if s.Plain {
+		content = plainText(content)
+	}
+	v := tea.NewView(content)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "memscope demo"
 	return v
+}
+
+// openByName opens a scenario without a keypress (--present).
+func (p *Picker) openByName(name string) tea.Cmd {
+	for i, sc := range p.scenarios {
+		if sc.Name == name {
+			p.cur.sel = i
+			return p.openSelected()
+		}
+	}
+	return nil
 }
 
 func joinLines(lines []string) string {

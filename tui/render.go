@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,15 +47,26 @@ func padRight(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
+// ellipsis marks a cut; plain mode replaces it (see plainText).
+const ellipsis = "…"
+
 // shortID keeps the start and the end of a long id: UUIDv7 ids share their
-// time prefix, so the tail tells neighbours apart.
-func shortID(id string) string {
+// time prefix, so the tail tells neighbours apart. The short form is
+// accepted back by : and by the CLI (package idform); plain mode writes
+// "head~tail".
+func shortID(id string, plain bool) string {
 	r := []rune(id)
 	if len(id) <= colID || len(r) <= colID {
 		return id
 	}
-	return string(r[:8]) + "…" + string(r[len(r)-5:])
+	mark := ellipsis
+	if plain {
+		mark = "~"
+	}
+	return string(r[:8]) + mark + string(r[len(r)-5:])
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // firstLine returns at most n bytes of s, cut at a rune boundary so the cut
 // itself does not look like invalid UTF-8 (the sanitiser shows line breaks).
@@ -68,27 +80,41 @@ func firstLine(s string, n int) string {
 	return s[:n]
 }
 
+// renderTabs draws the tab bar; when the names do not fit, inactive tabs
+// shorten to four letters, then to their number.
 func (m *Model) renderTabs(w int) string {
 	s := m.styles
-	var b strings.Builder
-	m.tabHits = m.tabHits[:0]
-	x := 0
-	title := s.Title.Render("memscope") + " "
-	b.WriteString(title)
-	x += ansi.StringWidth(title)
-	for v := View(0); v < viewCount; v++ {
-		label := fmt.Sprintf(" %d %s ", v+1, v)
-		if v == m.view {
-			label = s.TabActive.Render("[" + label[1:len(label)-1] + "]")
-		} else {
-			label = s.Tab.Render(label)
+	for _, short := range []int{0, 4, 1} {
+		var b strings.Builder
+		m.tabHits = m.tabHits[:0]
+		x := 0
+		title := s.Title.Render("memscope") + " "
+		b.WriteString(title)
+		x += ansi.StringWidth(title)
+		for v := View(0); v < viewCount; v++ {
+			name := v.String()
+			if v != m.view && short > 0 {
+				name = name[:min(len(name), short)]
+				if short == 1 {
+					name = ""
+				}
+			}
+			label := strings.TrimRight(fmt.Sprintf(" %d %s", v+1, name), " ") + " "
+			if v == m.view {
+				label = s.TabActive.Render("[" + strings.TrimSpace(label) + "]")
+			} else {
+				label = s.Tab.Render(label)
+			}
+			n := ansi.StringWidth(label)
+			m.tabHits = append(m.tabHits, hit{x, x + n})
+			b.WriteString(label)
+			x += n
 		}
-		n := ansi.StringWidth(label)
-		m.tabHits = append(m.tabHits, hit{x, x + n})
-		b.WriteString(label)
-		x += n
+		if x <= w || short == 1 {
+			return b.String()
+		}
 	}
-	return b.String()
+	return ""
 }
 
 func (m *Model) renderStatus(w int) string {
@@ -161,22 +187,6 @@ func (m *Model) renderShortHelp(w int) string {
 	}
 	bs = append(bs, k.Copy, k.Quit)
 	return h.ShortHelpView(bs)
-}
-
-func (m *Model) renderHelp(w int) []string {
-	s := m.styles
-	lines := []string{s.Title.Render("Keys") + s.Dim.Render("  (effective bindings; remap in "+keyMapPathHint()+"; any key closes)"), ""}
-	for _, group := range m.keys.FullHelp() {
-		for _, b := range group {
-			if !b.Enabled() {
-				continue
-			}
-			hp := b.Help()
-			lines = append(lines, fmt.Sprintf("  %s %s", s.Bold.Render(padRight(strings.Join(b.Keys(), " / "), 22)), hp.Desc))
-		}
-		lines = append(lines, "")
-	}
-	return lines
 }
 
 func keyMapPathHint() string {

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
 )
@@ -19,10 +20,19 @@ type replayState struct {
 	rv      *ReplayView
 	order   []int // rows: DIVERGE first, then REORDER, then same
 	want    string
-	list    listCursor
-	open    bool
-	ecur    listCursor
+	// openPending: a query was opened by a jump before its what-if result
+	// could be computed; the model runs it.
+	openPending bool
+	list        listCursor
+	open        bool
+	ecur        listCursor
+	// removed is the global what-if set (edge ids): it stays when another
+	// query is opened and the header shows it.
 	removed map[string]bool
+	doc     int  // scroll of the open query's document
+	follow  bool // scroll to keep the selected write visible
+	anchors [secCount]int
+	story   int // presenter step (0: not presenting)
 
 	wi        *replay.WhatIf
 	wiGen     int
@@ -62,6 +72,7 @@ func (r *replayState) sortRows() {
 				r.list.sel = p
 				r.open = true
 				r.resetWhatIf()
+				r.openPending = true
 			}
 		}
 		r.want = ""
@@ -91,16 +102,27 @@ func (r *replayState) selectedEdge() (UnauthEdge, bool) {
 	return UnauthEdge{}, false
 }
 
+// resetWhatIf starts a newly opened query: the global what-if set stays,
+// its result is recomputed for this query.
 func (r *replayState) resetWhatIf() {
-	r.removed = map[string]bool{}
+	if r.removed == nil {
+		r.removed = map[string]bool{}
+	}
 	r.wi, r.wiErr, r.wiLoading = nil, nil, false
 	r.ecur = listCursor{}
+	r.doc = 0
 	r.wiGen++
 }
 
-func (r *replayState) move(d, h int) {
+func (r *replayState) move(m *Model, d, h int) {
 	if r.open {
-		r.ecur.move(d, len(r.edges()), 1<<30)
+		if d == 1 || d == -1 {
+			r.ecur.move(d, len(r.edges()), 1<<30)
+			r.follow = true
+			return
+		}
+		// Page and top/bottom keys scroll the document.
+		r.doc = max(0, min(r.doc+d, 1<<30))
 		return
 	}
 	r.list.move(d, len(r.order), h-2)
@@ -121,38 +143,91 @@ func isCulprit(row replay.Row, id string) bool {
 func (m *Model) replayKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, r := m.keys, &m.rep
 	if r.rv == nil {
-		return nil
+		return m.unused()
 	}
 	switch {
 	case key.Matches(msg, k.Open) && !r.open:
 		if _, ok := r.selectedRow(); ok {
+			m.push()
 			r.open = true
 			r.resetWhatIf()
+			return m.runWhatIf()
 		}
-	case key.Matches(msg, k.Back) && r.open:
-		r.open = false
 	case key.Matches(msg, k.Toggle) && r.open:
 		if e, ok := r.selectedEdge(); ok {
 			r.removed[e.ID] = !r.removed[e.ID]
 			return m.runWhatIf()
 		}
 	case key.Matches(msg, k.WhatIf) && r.open:
-		// Remove every culprit at once (or put them all back).
-		row, _ := r.selectedRow()
-		if row.Culprits == nil || len(row.Culprits.Set) == 0 {
-			m.setErr("no culprits for this query")
-			return nil
-		}
-		all := true
-		for _, c := range row.Culprits.Set {
-			all = all && r.removed[c.EdgeID]
-		}
-		for _, c := range row.Culprits.Set {
-			r.removed[c.EdgeID] = !all
-		}
-		return m.runWhatIf()
+		return m.toggleCulprits()
+	case key.Matches(msg, k.Story):
+		return m.storyStep(1)
+	case key.Matches(msg, k.StoryBack):
+		return m.storyStep(-1)
+	default:
+		return m.unused()
 	}
 	return nil
+}
+
+// toggleCulprits removes every culprit of the open query at once (or puts
+// them all back).
+func (m *Model) toggleCulprits() tea.Cmd {
+	r := &m.rep
+	row, _ := r.selectedRow()
+	if row.Culprits == nil || len(row.Culprits.Set) == 0 {
+		m.setErr("no culprits for this query")
+		return nil
+	}
+	all := true
+	for _, c := range row.Culprits.Set {
+		all = all && r.removed[c.EdgeID]
+	}
+	for _, c := range row.Culprits.Set {
+		r.removed[c.EdgeID] = !all
+	}
+	return m.runWhatIf()
+}
+
+// storyStep is the presenter: each step scrolls the query to the next
+// part of the AuthSelect story (the fix step removes the culprits).
+func (m *Model) storyStep(d int) tea.Cmd {
+	r := &m.rep
+	if r.rv == nil {
+		return nil
+	}
+	if !r.open {
+		if _, ok := r.selectedRow(); !ok {
+			return nil
+		}
+		m.push()
+		r.open = true
+		r.resetWhatIf()
+	}
+	next := r.story + d
+	if next < 1 {
+		next = 1
+	}
+	if next > len(storySteps) {
+		next = 1
+	}
+	var cmd tea.Cmd
+	fixStep := len(storySteps) - 1 // "the fix" (1-based)
+	row, _ := r.selectedRow()
+	removedAll := row.Culprits != nil && len(row.Culprits.Set) > 0
+	if row.Culprits != nil {
+		for _, c := range row.Culprits.Set {
+			removedAll = removedAll && r.removed[c.EdgeID]
+		}
+	}
+	if (next >= fixStep) != removedAll && row.Culprits != nil && len(row.Culprits.Set) > 0 {
+		cmd = m.toggleCulprits()
+	}
+	r.story = next
+	r.doc = r.anchors[storySteps[next-1].sec]
+	r.follow = false
+	m.setStatus("story %d/%d: %s", next, len(storySteps), storySteps[next-1].what)
+	return cmd
 }
 
 func (m *Model) runWhatIf() tea.Cmd {
@@ -216,9 +291,9 @@ func (m *Model) renderReplay(w, h int) []string {
 			nb++
 		}
 	}
-	lines := []string{fmt.Sprintf("%d queries: %d DIVERGE, %d REORDER, %d IFC-blind   (enter opens a query)", len(r.rv.Rows), nd, nr, nb),
+	lines := []string{fmt.Sprintf("%d queries: %d DIVERGE, %d REORDER, %d IFC-blind   (enter opens a query, %s tells its story)", len(r.rv.Rows), nd, nr, nb, m.keys.Story.Help().Key),
 		s.Header.Render(fit(fmt.Sprintf("  %-8s %-9s %-16s %-9s %s", "CLASS", "IFC", "QUERY", "CULPRITS", "TEXT"), w))}
-	m.listTop = 3
+	m.listTop = headerRows + 3
 	rows := h - 2
 	r.list.clamp(len(r.order), rows)
 	for p := r.list.top; p < len(r.order) && p < r.list.top+rows; p++ {
@@ -243,86 +318,101 @@ func (m *Model) renderReplay(w, h int) []string {
 	return lines
 }
 
+// Sections of the query document, in story order; the presenter scrolls
+// to them.
+const (
+	secTables = iota
+	secInjected
+	secCulprits
+	secAction
+	secWhatIf
+	secLemma
+	secCount
+)
+
+// storySteps are the presenter's steps through the AuthSelect story.
+var storySteps = []struct {
+	sec  int
+	what string
+}{
+	{secTables, "the attack: G (every edge) selects a passage G_auth (authenticated edges only) does not"},
+	{secInjected, "the injected passage: what the agent read because of unauthenticated writes"},
+	{secCulprits, "the culprits: the unauthenticated writes that did it"},
+	{secAction, "the effect: the action that followed, and what each defence says about it"},
+	{secWhatIf, "the fix: remove the culprits (w) and the selection is G_auth's again"},
+	{secTables, "the tables re-ranked without the culprits, changes marked"},
+}
+
 func (m *Model) renderQuery(w, h int) []string {
 	s, r := m.styles, &m.rep
 	row, _ := r.selectedRow()
-	blind := ""
+	plain := s.Plain
+	var lines []string
+	anchor := func(sec int) { r.anchors[sec] = len(lines) }
+	r.anchors = [secCount]int{}
+	title := s.Title.Render("Query ") + m.untrusted(row.QueryID, 40) + "  " + m.classWord(row.Class)
 	if row.IFCBlind {
-		blind = "  " + s.Error.Render("IFC-BLIND") + s.Dim.Render(" (every item selected on G is authenticated: provenance checks pass)")
+		title += "  " + s.Error.Render("IFC-BLIND")
 	}
-	lines := []string{
-		s.Title.Render("Query ") + m.untrusted(row.QueryID, 24) + "  " + m.classWord(row.Class) + blind,
-		"  " + m.untrusted(r.rv.Texts[row.QueryID], w-4),
-		"",
+	lines = append(lines, title)
+	lines = append(lines, wrapLine("  "+m.untrusted(r.rv.Texts[row.QueryID], 1<<20), w-2)...)
+	if row.IFCBlind {
+		lines = append(lines, wrapLine(s.Dim.Render("  every item selected on G is authenticated, so a provenance check of what was retrieved passes; only replay shows the attack"), w-2)...)
 	}
-	col := max(30, (w-4)/2)
-	lines = append(lines, s.Header.Render(padRight(fmt.Sprintf("  %-3s %-22s %-8s", "#", "G_auth (authenticated)", "score"), col)+"  "+
-		fmt.Sprintf("%-3s %-22s %-8s %s", "#", "G (full graph)", "score", "change")))
-	changes := map[string]diff.RowItem{}
+	anchor(secTables)
+	lines = append(lines, "")
+	lines = append(lines, m.topkTables(row, w)...)
+	lines = append(lines, wrapLine(s.Dim.Render("  legend: G_auth = authenticated edges only, G = every edge; "+changeLegend(plain)+"; INJECTED = on G only, pulled in by unauthenticated writes"), w-2)...)
+
+	anchor(secInjected)
+	lines = append(lines, "", s.Title.Render("Injected passage"))
+	injected := 0
 	for _, it := range row.Changes.Items {
-		changes[it.ID] = it
-	}
-	n := max(len(row.G.Items), len(row.GAuth.Items))
-	for i := 0; i < n; i++ {
-		var left, right string
-		var lid, rid string
-		if i < len(row.GAuth.Items) {
-			it := row.GAuth.Items[i]
-			lid = it.NodeID
-			left = fmt.Sprintf("%-3d %s %.4f", i+1, padRight(fit(sanitize.Line(it.NodeID), 22), 22), it.Score)
+		if it.Change != diff.New {
+			continue
 		}
-		if i < len(row.G.Items) {
-			it := row.G.Items[i]
-			rid = it.NodeID
-			ch := changes[it.NodeID]
-			word := string(ch.Change)
-			if ch.Change == diff.Up || ch.Change == diff.Down {
-				word = fmt.Sprintf("%s %+d", ch.Change, ch.Shift)
+		injected++
+		n := r.rv.Nodes[it.ID]
+		lines = append(lines, "  "+s.Error.Render("INJECTED ")+s.Bold.Render(sanitize.Line(it.ID))+fmt.Sprintf("  rank %d on G, not in G_auth's top-%d", it.AfterRank+1, len(row.GAuth.Items)))
+		if n.EntryID != "" {
+			lines = append(lines, "    entry "+m.untrusted(n.EntryID, 1<<20))
+		}
+		if n.Text != "" {
+			for _, l := range m.wrapUntrusted("    \"", n.Text+"\"") {
+				lines = append(lines, wrapLine(l, w-2)...)
 			}
-			auth := ""
-			if !it.Authenticated {
-				auth = " unauth"
-			}
-			right = fmt.Sprintf("%-3d %s %.4f %s %s%s", i+1, padRight(fit(sanitize.Line(it.NodeID), 22), 22), it.Score, ch.Change.Arrow(), word, auth)
-		}
-		line := "  " + padRight(left, col-2) + "  " + right
-		if lid != rid {
-			line = s.Diverge.Render(m.diffMark()+" "+padRight(left, col-2)) + "  " + s.Diverge.Render(right)
-		}
-		lines = append(lines, line)
-	}
-	for _, it := range row.Changes.Items {
-		if it.Change == diff.Dropped {
-			lines = append(lines, "  "+s.Warning.Render(fmt.Sprintf("- dropped from G: %s (rank %d on G_auth)", sanitize.Line(it.ID), it.BeforeRank+1)))
 		}
 	}
+	if injected == 0 {
+		lines = append(lines, s.Dim.Render("  none: G selects no passage that G_auth does not"))
+	}
+
+	anchor(secCulprits)
 	lines = append(lines, "")
 	if c := row.Culprits; c != nil {
-		min := "1-minimal"
+		min := "1-minimal: each one is needed"
 		if !c.Minimal {
-			min = "budget ran out: may shrink"
+			min = "search budget ran out: the set may shrink"
 		}
-		lines = append(lines, s.Title.Render(fmt.Sprintf("Culprits: %d of %d candidate unauthenticated writes (%s)", len(c.Set), c.Candidates, min)))
+		lines = append(lines, s.Title.Render(fmt.Sprintf("Culprits: %d of %d unauthenticated writes", len(c.Set), c.Candidates))+s.Dim.Render("  ("+min+")"))
 		for _, cu := range c.Set {
 			restore := ""
 			if cu.Restores {
 				restore = "  alone restores G_auth"
 			}
-			lines = append(lines, fmt.Sprintf("  %s %s -> %s  w=%g  %s%s", padRight(sanitize.Line(cu.EdgeID), 10), sanitize.Line(cu.Src), sanitize.Line(cu.Dst), cu.Weight, sanitize.Line(cu.Label.Rule), restore))
+			lines = append(lines, wrapLine(fmt.Sprintf("  %s  %s%s%s  %s%s", shortID(sanitize.Line(cu.EdgeID), plain), sanitize.Line(cu.Src), weightArrow(cu.Weight, ""), sanitize.Line(cu.Dst), sanitize.Line(cu.Label.Rule), restore), w-2)...)
 		}
+	} else {
+		lines = append(lines, s.Title.Render("Culprits")+s.Dim.Render("  none: the selection does not diverge"))
 	}
-	if len(row.Targets) > 0 {
-		lines = append(lines, s.Title.Render(fmt.Sprintf("Lemma 1: capture bound %.3f", row.Targets[0].CaptureBound)))
-		for _, t := range row.Targets {
-			ev := s.Good.Render("safe     ")
-			if t.Evictable {
-				ev = s.Warning.Render("EVICTABLE")
-			}
-			lines = append(lines, fmt.Sprintf("  %s r=%.3f floor=%.3f %s  score G %.4f  G_auth %.4f", padRight(fit(sanitize.Line(t.NodeID), 18), 18), t.ResetMass, t.Floor, ev, t.ScoreG, t.ScoreGAuth))
-		}
-	}
-	lines = append(lines, "", s.Title.Render("What-if")+s.Dim.Render(fmt.Sprintf("  %s toggles an edge, %s removes all culprits, %s back",
-		m.keys.Toggle.Help().Key, m.keys.WhatIf.Help().Key, m.keys.Back.Help().Key)))
+
+	anchor(secAction)
+	lines = append(lines, "")
+	lines = append(lines, m.followingActions(row.QueryID, w)...)
+
+	anchor(secWhatIf)
+	lines = append(lines, "", s.Title.Render("What-if")+s.Dim.Render(fmt.Sprintf("  %s toggles a write, %s removes all culprits (again: puts them back)",
+		m.keys.Toggle.Help().Key, m.keys.WhatIf.Help().Key)))
 	switch {
 	case r.wiLoading:
 		lines = append(lines, "  "+s.Spinner[m.spin%len(s.Spinner)]+" replaying...")
@@ -333,7 +423,8 @@ func (m *Model) renderQuery(w, h int) []string {
 		if r.wi.VsGAuth.Class == diff.Same {
 			verdict += "  " + s.Good.Render("=> restores the G_auth selection")
 		}
-		lines = append(lines, verdict, "  selection: "+sanitize.Line(strings.Join(r.wi.Selection.IDs(), " ")))
+		lines = append(lines, verdict)
+		lines = append(lines, wrapLine("  selection: "+sanitize.Line(strings.Join(r.wi.Selection.IDs(), " ")), w-2)...)
 	default:
 		lines = append(lines, s.Dim.Render("  nothing removed: the selection is G's"))
 	}
@@ -341,10 +432,9 @@ func (m *Model) renderQuery(w, h int) []string {
 	if len(es) == 0 {
 		lines = append(lines, s.Dim.Render("  no unauthenticated writes reach this query"))
 	}
-	avail := max(3, h-len(lines))
-	r.ecur.clamp(len(es), avail)
-	for i := r.ecur.top; i < len(es) && i < r.ecur.top+avail; i++ {
-		e := es[i]
+	r.ecur.clamp(len(es), 1<<30)
+	selLine := -1
+	for i, e := range es {
 		box := "[ ]"
 		if r.removed[e.ID] {
 			box = "[x]"
@@ -356,21 +446,278 @@ func (m *Model) renderQuery(w, h int) []string {
 		if isCulprit(row, e.ID) {
 			extra += " " + s.Error.Render("CULPRIT")
 		}
-		line := fmt.Sprintf("%s %s %s -> %s  w=%g  by %s%s", box, padRight(sanitize.Line(e.ID), 10), sanitize.Line(e.Src), sanitize.Line(e.Dst), e.Weight, m.untrusted(e.Writer, 24), extra)
+		line := fmt.Sprintf("%s %s %s%s%s  by %s%s", box, shortID(sanitize.Line(e.ID), plain), sanitize.Line(e.Src), weightArrow(e.Weight, ""), sanitize.Line(e.Dst), m.untrusted(e.Writer, 24), extra)
 		if i == r.ecur.sel {
+			selLine = len(lines)
 			line = s.Selected.Render(s.SelMarker + " " + stripANSI(line))
 		} else {
 			line = "  " + line
 		}
 		lines = append(lines, line)
 	}
+
+	anchor(secLemma)
+	if len(row.Targets) > 0 {
+		lines = append(lines, "", s.Title.Render(fmt.Sprintf("Lemma 1: capture bound %.3f", row.Targets[0].CaptureBound))+
+			s.Dim.Render("  (a passage whose floor is above the capture bound cannot be evicted)"))
+		for _, t := range row.Targets {
+			ev := s.Good.Render("safe     ")
+			if t.Evictable {
+				ev = s.Warning.Render("EVICTABLE")
+			}
+			lines = append(lines, fmt.Sprintf("  %s reset %.3f floor %.3f %s  score G %.4f  G_auth %.4f", padRight(fit(sanitize.Line(t.NodeID), 22), 22), t.ResetMass, t.Floor, ev, t.ScoreG, t.ScoreGAuth))
+		}
+	}
+	// Keep the selected write on screen; otherwise the document scrolls.
+	if r.follow && selLine >= 0 {
+		if selLine < r.doc {
+			r.doc = selLine
+		} else if selLine >= r.doc+h {
+			r.doc = selLine - h + 1
+		}
+		r.follow = false
+	}
+	return m.scrollRep(lines, h)
+}
+
+func (m *Model) scrollRep(lines []string, h int) []string {
+	r := &m.rep
+	r.doc = max(0, min(r.doc, len(lines)-h))
+	end := min(len(lines), r.doc+h)
+	out := append([]string(nil), lines[r.doc:end]...)
+	if end < len(lines) && h > 1 {
+		out[len(out)-1] = m.styles.Dim.Render(moreLine(len(lines)-end+1, m.styles.Plain))
+	}
+	return out
+}
+
+func changeLegend(plain bool) string {
+	if plain {
+		return "+ new, ^ up, v down, = kept"
+	}
+	return "+ new, ↑ up, ↓ down, = kept"
+}
+
+// changeArrow is a rank change's mark (ASCII in plain mode).
+func changeArrow(c diff.Change, plain bool) string {
+	if plain {
+		switch c {
+		case diff.Up:
+			return "^"
+		case diff.Down:
+			return "v"
+		}
+	}
+	return c.Arrow()
+}
+
+// topkTables draws G_auth and G (or G after the what-if) top-k tables,
+// side by side and close together when wide, G first and stacked when
+// narrow.
+func (m *Model) topkTables(row replay.Row, w int) []string {
+	s, r := m.styles, &m.rep
+	plain := s.Plain
+	gAuthSet := map[string]bool{}
+	for _, it := range row.GAuth.Items {
+		gAuthSet[it.NodeID] = true
+	}
+	const tw = 52
+	left := []string{s.Header.Render(fmt.Sprintf("%-3s %-26s %-7s", "#", "G_auth (authenticated)", "score"))}
+	for i, it := range row.GAuth.Items {
+		left = append(left, fmt.Sprintf("%-3d %s %.4f", i+1, padRight(fit(sanitize.Line(it.NodeID), 26), 26), it.Score))
+	}
+	gTitle := "G (full graph)"
+	items := make([]struct {
+		id    string
+		score float64
+	}, 0, len(row.G.Items))
+	marks := map[string]string{}
+	if r.wi != nil {
+		gTitle = fmt.Sprintf("G minus %d writes", len(r.wi.Removed))
+		for _, it := range r.wi.Selection.Items {
+			items = append(items, struct {
+				id    string
+				score float64
+			}{it.NodeID, it.Score})
+		}
+		for _, c := range r.wi.VsG.Items {
+			if c.Change == diff.Dropped {
+				continue
+			}
+			mk := changeArrow(c.Change, plain) + " vs G"
+			if c.Change == diff.Up || c.Change == diff.Down {
+				mk = fmt.Sprintf("%s%+d vs G", changeArrow(c.Change, plain), c.Shift)
+			}
+			marks[c.ID] = mk
+		}
+	} else {
+		for _, it := range row.G.Items {
+			items = append(items, struct {
+				id    string
+				score float64
+			}{it.NodeID, it.Score})
+		}
+		for _, c := range row.Changes.Items {
+			if c.Change == diff.Dropped {
+				continue
+			}
+			mk := changeArrow(c.Change, plain)
+			if c.Change == diff.Up || c.Change == diff.Down {
+				mk = fmt.Sprintf("%s%+d", changeArrow(c.Change, plain), c.Shift)
+			}
+			marks[c.ID] = mk
+		}
+	}
+	right := []string{s.Header.Render(fmt.Sprintf("%-3s %-26s %-7s %s", "#", gTitle, "score", "change"))}
+	for i, it := range items {
+		line := fmt.Sprintf("%-3d %s %.4f %-9s", i+1, padRight(fit(sanitize.Line(it.id), 26), 26), it.score, marks[it.id])
+		if !gAuthSet[it.id] {
+			line = s.Error.Render(line + " INJECTED")
+		} else if r.wi != nil && !strings.HasPrefix(marks[it.id], "=") {
+			line = s.Warning.Render(line)
+		}
+		right = append(right, line)
+	}
+	var dropped []string
+	res := row.Changes
+	if r.wi != nil {
+		res = r.wi.VsG
+	}
+	for _, it := range res.Items {
+		if it.Change == diff.Dropped {
+			word := "pushed out by G"
+			if r.wi != nil {
+				word = "gone after the what-if"
+			}
+			dropped = append(dropped, s.Warning.Render(fmt.Sprintf("  - %s %s (rank %d before)", sanitize.Line(it.ID), word, it.BeforeRank+1)))
+		}
+	}
+	var out []string
+	if w >= 2*tw+6 {
+		n := max(len(left), len(right))
+		for i := 0; i < n; i++ {
+			var l, rr string
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				rr = right[i]
+			}
+			out = append(out, "  "+padRight(l, tw)+"  "+rr)
+		}
+	} else {
+		for _, l := range right {
+			out = append(out, "  "+l)
+		}
+		out = append(out, "")
+		for _, l := range left {
+			out = append(out, "  "+l)
+		}
+	}
+	return append(out, dropped...)
+}
+
+// followingActions lists the actions justified by a passage this query
+// selected on G, with their verdicts.
+func (m *Model) followingActions(queryID string, w int) []string {
+	s, r := m.styles, &m.rep
+	lines := []string{s.Title.Render("The action that followed")}
+	ids := r.rv.Followed[queryID]
+	if len(ids) == 0 {
+		return append(lines, s.Dim.Render("  no recorded action is justified by a passage this query selected"))
+	}
+	for _, id := range ids {
+		var g lineage.GateResult
+		found := false
+		for _, a := range m.act.rows {
+			if a.Action == id {
+				g, found = a, true
+			}
+		}
+		if !found {
+			lines = append(lines, "  "+m.untrusted(id, 40))
+			continue
+		}
+		disp := "dispatched"
+		if !g.Dispatched {
+			disp = "not dispatched"
+		}
+		lines = append(lines, "  "+s.Bold.Render(sanitize.Line(g.Action))+"  "+sanitize.Line(g.Tool)+"  "+disp)
+		lines = append(lines, wrapLine("    "+m.untrusted(g.Reason, 1<<20), w-2)...)
+		lines = append(lines, m.defenceVerdicts(g)...)
+	}
 	return lines
 }
 
-// diffMark marks a row whose two sides differ, in text as well as colour.
-func (m *Model) diffMark() string {
-	if m.styles.Plain {
-		return "!"
+// defenceVerdicts is the action's verdict under each defence.
+func (m *Model) defenceVerdicts(g lineage.GateResult) []string {
+	s := m.styles
+	v := g.Verdict.String()
+	word := s.Good.Render(strings.ToUpper(v))
+	if g.Verdict != lineage.Allow {
+		word = s.Error.Render(strings.ToUpper(v))
 	}
-	return "≠"
+	return []string{"    " + padRight("MemLineage gate", 18) + word + s.Dim.Render("  (recomputed from the lineage at the default tau)")}
+}
+
+func (m *Model) replaySelected() string {
+	r := &m.rep
+	if r.open {
+		if e, ok := r.selectedEdge(); ok {
+			return e.ID
+		}
+	}
+	if row, ok := r.selectedRow(); ok {
+		return row.QueryID
+	}
+	return ""
+}
+
+// replayPreview is the selected query in full (list mode).
+func (m *Model) replayPreview() []string {
+	r := &m.rep
+	row, ok := r.selectedRow()
+	if !ok || r.open {
+		return nil
+	}
+	s := m.styles
+	out := []string{"query: " + m.untrusted(row.QueryID, 1<<20) + "  " + m.classWord(row.Class)}
+	out = append(out, m.wrapUntrusted("text: ", r.rv.Texts[row.QueryID])...)
+	out = append(out, "G: "+sanitize.Line(strings.Join(row.G.IDs(), " ")), "G_auth: "+sanitize.Line(strings.Join(row.GAuth.IDs(), " ")))
+	if row.Culprits != nil {
+		out = append(out, fmt.Sprintf("culprits: %d", len(row.Culprits.Set)))
+	}
+	if acts := r.rv.Followed[row.QueryID]; len(acts) > 0 {
+		out = append(out, "followed by: "+sanitize.Line(strings.Join(acts, ", ")))
+	}
+	return append(out, s.Dim.Render(m.keys.Open.Help().Key+" opens the story: tables, injected passage, culprits, action, what-if"))
+}
+
+// removedCount is the size of the global what-if set.
+func (r *replayState) removedCount() int {
+	n := 0
+	for _, v := range r.removed {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+// storyQuery picks the query the presenter tells: the first divergent
+// IFC-blind query with culprits (else the first divergent one).
+func storyQuery(rv ReplayView) string {
+	best := ""
+	for _, r := range rv.Rows {
+		if r.Class != diff.Diverge {
+			continue
+		}
+		if r.IFCBlind && r.Culprits != nil && len(r.Culprits.Set) > 0 {
+			return r.QueryID
+		}
+		if best == "" {
+			best = r.QueryID
+		}
+	}
+	return best
 }

@@ -92,5 +92,5 @@ func (s Styles) status(st Status) string {
 	case Failed:
 		return s.Error.Render("FAIL")
 	}
-	return s.Dim.Render("?")
+	return s.Dim.Render("not checked")
 }

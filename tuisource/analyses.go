@@ -166,13 +166,55 @@ func jumpSubject(s string) string {
 
 func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
 	out := make([]tui.Status, len(src.s.Entries))
+	problems := make([]string, len(src.s.Entries))
 	for i, e := range src.s.Entries {
 		out[i] = tui.OK
-		if e.DecodeErr != nil || len(rep.Entry(e.ID).Codes) > 0 {
+		codes := rep.Entry(e.ID).Codes
+		if e.DecodeErr != nil || len(codes) > 0 {
 			out[i] = tui.Failed
+			problems[i] = problemWord(codes, e.DecodeErr != nil)
 		}
 	}
+	src.problems.Store(&problems)
 	return &out
+}
+
+// problemWords name what is wrong with an entry in the Entries table, most
+// serious first: a verifying signature never reads as a generic FAIL.
+var problemWords = []struct {
+	code finding.Code
+	word string
+}{
+	{finding.RecordMalformed, "MALFORMED"},
+	{finding.RowMalformed, "MALFORMED"},
+	{finding.SigInvalid, "SIG FAIL"},
+	{finding.WriterUnregistered, "WRITER?"},
+	{finding.KeyOutsideValidity, "KEY DATE"},
+	{finding.RecordNotCanonical, "NOT CANON"},
+	{finding.ColumnMismatch, "COLUMNS?"},
+	{finding.TombstonedLive, "TOMBSTONED"},
+	{finding.RecordNotInLog, "NOT IN LOG"},
+	{finding.InclusionFailed, "PROOF FAIL"},
+	{finding.HMACWrong, "HMAC?"},
+	{finding.HMACMissing, "HMAC?"},
+	{finding.ParentMissing, "PARENT?"},
+}
+
+func problemWord(codes []finding.Code, undecodable bool) string {
+	for _, p := range problemWords {
+		for _, c := range codes {
+			if c == p.code {
+				return p.word
+			}
+		}
+	}
+	if undecodable {
+		return "MALFORMED"
+	}
+	if len(codes) > 0 {
+		return string(codes[0])
+	}
+	return ""
 }
 
 func (src *Source) replayer(ctx context.Context) (*replay.Replayer, error) {
@@ -243,7 +285,73 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 			v.Unauthenticated[q.ID] = list
 		}
 	}
+	v.Nodes, v.Followed = src.selectionContext(rows)
 	return v, nil
+}
+
+// selectionContext finds, for the story view, the entry and text behind
+// every selected passage and the recorded actions a selected passage's
+// entry justifies (the action that followed the retrieval). A lookup over
+// recorded data, not an analysis: which ids appear in which lists.
+func (src *Source) selectionContext(rows []replay.Row) (map[string]tui.NodeInfo, map[string][]string) {
+	want := map[string]bool{}
+	for _, r := range rows {
+		for _, it := range r.G.Items {
+			want[it.NodeID] = true
+		}
+		for _, it := range r.GAuth.Items {
+			want[it.NodeID] = true
+		}
+	}
+	nodes := map[string]tui.NodeInfo{}
+	for _, n := range src.s.Nodes {
+		if !want[n.ID] || n.EID == "" {
+			continue
+		}
+		info := tui.NodeInfo{EntryID: n.EID}
+		if i, ok := src.EntryIndex(n.EID); ok {
+			info.Text = src.s.Entries[i].Content
+		}
+		nodes[n.ID] = info
+	}
+	// An action justified by a passage only G selected comes first: that is
+	// the action the divergence caused; others follow the whole selection.
+	followed := map[string][]string{}
+	for _, r := range rows {
+		onAuth := map[string]bool{}
+		for _, it := range r.GAuth.Items {
+			onAuth[it.NodeID] = true
+		}
+		injected, selected := map[string]bool{}, map[string]bool{}
+		for _, it := range r.G.Items {
+			if n, ok := nodes[it.NodeID]; ok {
+				selected[n.EntryID] = true
+				if !onAuth[it.NodeID] {
+					injected[n.EntryID] = true
+				}
+			}
+		}
+		var first, rest []string
+		for _, a := range src.s.Actions {
+			inj, sel := false, false
+			for _, j := range a.Justification {
+				inj = inj || injected[j]
+				sel = sel || selected[j]
+			}
+			switch {
+			case inj:
+				first = append(first, a.ID)
+			case sel:
+				rest = append(rest, a.ID)
+			}
+		}
+		if len(first) > 0 {
+			followed[r.QueryID] = first
+		} else if len(rest) > 0 {
+			followed[r.QueryID] = rest
+		}
+	}
+	return nodes, followed
 }
 
 // WhatIf implements tui.Source.

@@ -36,7 +36,8 @@ type Source struct {
 	// Per-row overlays, swapped whole.
 	recomputed atomic.Pointer[[]lineage.Trust]
 	status     atomic.Pointer[[]tui.Status]
-	done       chan struct{} // closed when loading ends
+	problems   atomic.Pointer[[]string] // what is wrong, per row (statusByRow)
+	done       chan struct{}            // closed when loading ends
 	loadErr    error
 
 	log     *tlog.Reader // nil when the log could not be opened
@@ -54,6 +55,7 @@ type Source struct {
 	rp        *replay.Replayer
 	replayErr error
 	cpStatus  []tui.CheckpointRow
+	tau       float64 // of recomputed and gate (Relabel)
 }
 
 var _ tui.Source = (*Source)(nil)
@@ -73,9 +75,11 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 	if plain {
 		src.glyphs = dagdraw.ASCII
 	}
-	if r, err := tlog.Open(ctx, opts.Log); err == nil {
+	if r, err := tlog.OpenWith(ctx, opts.Log, opts.LogOptions); err == nil {
 		src.log = r
-		if cp, err := r.PublishedCheckpoint(); err == nil {
+		// The size is the checkpoint's claim: the leaf views are sized by
+		// it only once the log is shown to hold that many leaves.
+		if cp, err := r.PublishedCheckpoint(); err == nil && r.Present(ctx, cp.Size) == nil {
 			src.logSize, src.logRoot = cp.Size, cp.Root
 		}
 	}
@@ -175,7 +179,10 @@ func (src *Source) Report() *verify.Report {
 func (src *Source) Overview() tui.Overview {
 	s := src.s
 	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: len(s.Entries), Edges: len(s.Writes), Queries: len(s.Queries),
-		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: inspect.DefaultTau}
+		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: src.currentTau(), LabelPolicy: "fail-open"}
+	if s.Opts.FailClosed {
+		o.LabelPolicy = "fail-closed"
+	}
 	o.Anchors = []tui.Anchor{
 		{Name: "log key", Pinned: s.Opts.LogKey != "", Detail: keyDetail(s.Opts.LogKey, s.Meta["log_key"])},
 		{Name: "registry root", Pinned: len(s.Opts.TrustRoots) > 0, Detail: rootDetail(s)},
@@ -233,6 +240,9 @@ func (src *Source) Entry(i int) tui.EntryRow {
 	}
 	if st := src.status.Load(); st != nil && i < len(*st) {
 		r.Status = (*st)[i]
+	}
+	if p := src.problems.Load(); p != nil && i < len(*p) {
+		r.Problem = (*p)[i]
 	}
 	return r
 }
@@ -293,4 +303,31 @@ func (src *Source) Actions() []lineage.GateResult {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	return src.gate
+}
+
+// Relabel recomputes every entry's label and the gate audit at tau; Entry,
+// Actions and Overview use them from then on (the inspector's one tau).
+func (src *Source) Relabel(ctx context.Context, tau float64) error {
+	if err := src.WaitLoaded(ctx); err != nil {
+		return err
+	}
+	labels, err := src.labelsAt(tau)
+	if err != nil {
+		return err
+	}
+	gate, err := src.s.GateAudit(labels)
+	if err != nil {
+		return err
+	}
+	src.recomputed.Store(src.byRow(labels))
+	src.mu.Lock()
+	src.gate, src.tau = gate, tau
+	src.mu.Unlock()
+	return nil
+}
+
+func (src *Source) currentTau() float64 {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	return src.tau
 }

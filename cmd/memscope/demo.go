@@ -12,10 +12,11 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/verify"
 )
 
-const demoUsage = "memscope demo [--out DIR] [--seed N] [--scenario NAME[,NAME...]] [--entries N]"
+const demoUsage = "memscope demo [--out DIR] [--seed N] [--scenario NAME[,NAME...]] [--entries N] [--plain] [--present]"
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("demo", demoUsage, stderr)
@@ -24,6 +25,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	names := fs.String("scenario", "", "only these scenarios (comma-separated): "+scenarioNames())
 	entries := fs.Int("entries", 0, "scale the clean store to about N entries (for benchmarks)")
 	plain := fs.Bool("plain", false, "accessible mode for the inspector")
+	present := fs.Bool("present", false, "presenter mode: open "+tui.PresentScenario+" and step through the AuthSelect story with space (implies --scenario "+tui.PresentScenario+" unless given)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -32,6 +34,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitUsage, usagef("unexpected argument %q; usage: %s", pos[0], demoUsage)
 	}
 	var list []string
+	if *present && *names == "" {
+		*names = tui.PresentScenario
+	}
 	if *names != "" {
 		list = strings.Split(*names, ",")
 	}
@@ -53,7 +58,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitOK, nil
 	}
 	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		if err := runDemoPicker(ctx, dir, mans, *plain); err != nil {
+		if err := runDemoPicker(ctx, dir, mans, *plain, *present); err != nil {
 			return exitUsage, err
 		}
 		fmt.Fprintf(stdout, "scenarios are in %s\n", dir)

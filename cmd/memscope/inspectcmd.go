@@ -73,7 +73,7 @@ func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plai
 	if err != nil {
 		return nil, err
 	}
-	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC}, plain)
+	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
@@ -98,15 +98,16 @@ func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
 }
 
 // runDemoPicker opens the inspector's scenario picker over generated scenarios.
-func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain bool) error {
+func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain, present bool) error {
 	opts, err := tuiOptions(plain, "")
 	if err != nil {
 		return err
 	}
+	opts.Present = present
 	var list []tui.Scenario
 	byName := map[string]*scenario.Manifest{}
 	for _, m := range mans {
-		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description})
+		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect})
 		byName[m.Name] = m
 	}
 	open := func(name string) (tui.Source, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/idform"
 	"io"
 	"os"
 
@@ -89,7 +90,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		writeLineageSummary(stdout, sum)
 		return status, nil
 	}
-	view, err := s.EntryLineage(pos[1], *tau, *failClosed, *depth)
+	id, err := idform.Resolve(entryIDs(s), pos[1])
+	if err != nil {
+		return exitUsage, usagef("ENTRY: %v", err)
+	}
+	view, err := s.EntryLineage(id, *tau, *failClosed, *depth)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -50,6 +50,8 @@ func init() {
 		{"import", "turn CSV or JSONL graph exports into a snapshot and log", runImport},
 		{"exposure", "selectors side by side, S_dom, S_adv by Monte Carlo over bounded no-source writes, harm vs writes, SMSR certificate", runExposure},
 		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
+		{"help", "help on a command, a word the inspector shows (tau, IFC-BLIND...) or a finding code", runHelp},
+		{"version", "print the version and build of memscope", runVersion},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
 	}
 }
@@ -60,7 +62,8 @@ func mainUsage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'memscope COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'memscope help COMMAND' (or 'memscope COMMAND -h') for a command's flags,")
+	fmt.Fprintln(w, "'memscope help TERM' for a word the inspector shows, 'memscope help CODE' for a finding code.")
 }
 
 func main() {
@@ -75,15 +78,25 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		mainUsage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		mainUsage(stdout)
 		return exitOK
+	}
+	if args[0] == "--version" {
+		args[0] = "version"
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
+			// Asked-for help goes to stdout with exit 0; only a mistake
+			// gets usage on stderr.
+			if wantsHelp(args[1:]) {
+				c.run(ctx, []string{"-h"}, stdout, stdout)
+				return exitOK
+			}
 			code, err := c.run(ctx, args[1:], stdout, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "memscope %s: %v\n", c.name, err)
@@ -98,4 +111,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "memscope: unknown command %q\n", args[0])
 	mainUsage(stderr)
 	return exitUsage
+}
+
+// wantsHelp reports a -h/--help flag before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

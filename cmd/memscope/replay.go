@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/idform"
 	"io"
 	"math"
 	"runtime"
@@ -207,10 +208,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	}
 	qs := s.ReplayQueries()
 	if *queryID != "" {
-		q, ok := s.Query(*queryID)
-		if !ok {
-			return exitUsage, usagef("no query %q in %s", *queryID, pos[0])
+		id, err := idform.Resolve(queryIDs(s), *queryID)
+		if err != nil {
+			return exitUsage, usagef("--query: %v in %s", err, pos[0])
 		}
+		q, _ := s.Query(id)
 		qs = []replay.Query{q}
 	}
 	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
@@ -222,7 +224,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return exitUsage, err
 	}
 	if *blast != "" || *assume != "" {
-		return runTimeQuestion(s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
+		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
 	if *asOf != "" {
@@ -239,10 +241,14 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	}
 	var removed, restored []string
 	if *without != "" {
-		removed = strings.Split(*without, ",")
+		if removed, err = resolveAll(writeIDs(s), strings.Split(*without, ",")); err != nil {
+			return exitUsage, usagef("--without: %v", err)
+		}
 	}
 	if *restore != "" {
-		restored = strings.Split(*restore, ",")
+		if restored, err = resolveAll(writeIDs(s), strings.Split(*restore, ",")); err != nil {
+			return exitUsage, usagef("--restore: %v", err)
+		}
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {

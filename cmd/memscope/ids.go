@@ -1,0 +1,54 @@
+package main
+
+import (
+	"iter"
+
+	"github.com/memscope/memscope/idform"
+	"github.com/memscope/memscope/inspect"
+)
+
+// The CLI takes every id form the inspector shows: the full id, a unique
+// prefix or tail, or the short form head…tail (package idform).
+
+func entryIDs(s *inspect.Session) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range s.Entries {
+			if !yield(s.Entries[i].ID) {
+				return
+			}
+		}
+	}
+}
+
+func writeIDs(s *inspect.Session) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range s.Writes {
+			if !yield(s.Writes[i].ID) {
+				return
+			}
+		}
+	}
+}
+
+func queryIDs(s *inspect.Session) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, q := range s.ReplayQueries() {
+			if !yield(q.ID) {
+				return
+			}
+		}
+	}
+}
+
+// resolveAll resolves each form of a list against ids.
+func resolveAll(ids iter.Seq[string], forms []string) ([]string, error) {
+	out := make([]string, len(forms))
+	for i, f := range forms {
+		id, err := idform.Resolve(ids, f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = id
+	}
+	return out, nil
+}

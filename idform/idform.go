@@ -1,0 +1,89 @@
+// Package idform resolves the id forms memscope shows: a full id, a unique
+// prefix, a unique tail, and the inspector's short form "head…tail" (in
+// plain mode "head..tail" or "head~tail"). The CLI and the inspector's
+// command bar both use it, so any id printed anywhere can be pasted back.
+package idform
+
+import (
+	"fmt"
+	"iter"
+	"strings"
+)
+
+// MinLen is the shortest prefix or tail accepted: shorter forms match too
+// much to be a deliberate choice.
+const MinLen = 4
+
+// split returns the head and tail of a short form, ok false when form has
+// no elision mark.
+func split(form string) (head, tail string, ok bool) {
+	for _, mark := range []string{"…", "..", "~"} {
+		if h, t, found := strings.Cut(form, mark); found {
+			return h, t, true
+		}
+	}
+	return "", "", false
+}
+
+// Matches reports whether form names id: equal, or a prefix or tail of at
+// least MinLen characters, or head…tail with id starting with head and
+// ending with tail. Case-insensitive (ids are hex and ASCII words).
+func Matches(id, form string) bool {
+	if form == "" {
+		return false
+	}
+	lid, lf := strings.ToLower(id), strings.ToLower(form)
+	if lid == lf {
+		return true
+	}
+	if h, t, ok := split(lf); ok {
+		return len(h)+len(t) > 0 && len(lid) >= len(h)+len(t) && strings.HasPrefix(lid, h) && strings.HasSuffix(lid, t)
+	}
+	if len(lf) < MinLen {
+		return false
+	}
+	return strings.HasPrefix(lid, lf) || strings.HasSuffix(lid, lf)
+}
+
+// AmbiguousError lists some of the ids a form matched.
+type AmbiguousError struct {
+	Form  string
+	Count int
+	Some  []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q matches %d ids (%s...): give more of it", e.Form, e.Count, strings.Join(e.Some, ", "))
+}
+
+// NotFoundError says no id matched.
+type NotFoundError struct{ Form string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no id matches %q (give the full id, a unique prefix or tail of %d+ characters, or head…tail)", e.Form, MinLen)
+}
+
+// Resolve returns the one id in ids that form names. An exact match wins
+// over prefixes and tails.
+func Resolve(ids iter.Seq[string], form string) (string, error) {
+	var found []string
+	count := 0
+	for id := range ids {
+		if id == form {
+			return id, nil
+		}
+		if Matches(id, form) {
+			count++
+			if len(found) < 3 {
+				found = append(found, id)
+			}
+		}
+	}
+	switch count {
+	case 0:
+		return "", &NotFoundError{form}
+	case 1:
+		return found[0], nil
+	}
+	return "", &AmbiguousError{Form: form, Count: count, Some: found}
+}

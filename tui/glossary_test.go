@@ -1,0 +1,39 @@
+package tui_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/memscope/memscope/tui"
+)
+
+// docs/GLOSSARY.md holds the inspector's glossary word for word.
+func TestGlossaryDocMatches(t *testing.T) {
+	doc, err := os.ReadFile("../docs/GLOSSARY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range tui.Glossary() {
+		if row := "| `" + g.Term + "` | " + g.Means + " |"; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/GLOSSARY.md lacks (or words differently) %q", g.Term)
+		}
+	}
+}
+
+// ? then a word looks it up; the help screen scrolls.
+func TestHelpGlossaryLookupAndScroll(t *testing.T) {
+	m, _ := open(t, 20, 80, 24, tui.Options{})
+	m = press(t, m, "?")
+	first := screen(m)
+	mustContain(t, first, "Keys", "more lines")
+	m = press(t, m, "pgdown", "pgdown")
+	if screen(m) == first {
+		t.Error("help does not scroll")
+	}
+	m = press(t, m, "esc", "?")
+	m = typeText(t, m, "bottle")
+	mustContain(t, screen(m), "looking up: bottle", "The weakest edge on the strongest path")
+	m = press(t, m, "esc", "esc")
+	mustContain(t, screen(m), "[1 Overview]")
+}

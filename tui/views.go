@@ -1,0 +1,67 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+)
+
+// viewDef is one screen of the inspector. Adding a view is adding a View
+// constant before viewCount and one entry to viewDefs: the tab bar, number
+// keys, the command bar (":name"), scrolling, the preview pane and copy all
+// read this table.
+type viewDef struct {
+	name string
+	// render draws the body at w x h. A list view draws only the visible
+	// rows; a document view (move == nil) returns every line and the model
+	// scrolls them.
+	render func(m *Model, w, h int) []string
+	// key handles the view's own keys (nil: none).
+	key func(m *Model, msg tea.KeyPressMsg) tea.Cmd
+	// move moves the selection of a list view by d rows (h: body height).
+	// nil: the view is a document and j/k, pgup/pgdn, g/G scroll it.
+	move func(m *Model, d, h int)
+	// preview is the selected row in full (nil: no preview pane). Lines
+	// may be long: the pane wraps them. Evidence text is already passed
+	// through m.untrusted.
+	preview func(m *Model) []string
+	// selected is the id y copies ("" when nothing is selected).
+	selected func(m *Model) string
+	// activate runs when the view is shown (loads what it needs).
+	activate func(m *Model) tea.Cmd
+}
+
+// viewDefs is indexed by View.
+var viewDefs [viewCount]viewDef
+
+func init() {
+	viewDefs = [viewCount]viewDef{
+		ViewOverview: {name: "Overview", render: (*Model).renderOverview},
+		ViewFindings: {name: "Findings", render: (*Model).renderFindings, key: (*Model).findingsKey,
+			move:    func(m *Model, d, h int) { m.fnd.cur.move(d, m.fnd.len(), m.findingsRows(h)) },
+			preview: (*Model).findingPreview, selected: (*Model).findingSelected},
+		ViewEntries: {name: "Entries", render: (*Model).renderEntries, key: (*Model).entriesKey,
+			move:    func(m *Model, d, h int) { m.ent.cur.move(d, m.ent.len(), h-2) },
+			preview: (*Model).entryPreview, selected: (*Model).entrySelected},
+		ViewDetail: {name: "Detail", render: (*Model).renderDetail, activate: (*Model).activateDetail,
+			selected: func(m *Model) string {
+				if m.det.d != nil {
+					return m.det.d.Row.ID
+				}
+				return ""
+			}},
+		ViewLineage: {name: "Lineage", render: (*Model).renderLineage, key: (*Model).lineageKey, activate: (*Model).activateLineage,
+			move: func(m *Model, d, h int) {
+				if m.lin.lv != nil {
+					m.lin.cur.move(d, len(m.lin.lv.Rows), m.lin.dagH)
+				}
+			},
+			preview: (*Model).lineagePreview, selected: (*Model).lineageSelected},
+		ViewReplay: {name: "Replay", render: (*Model).renderReplay, key: (*Model).replayKey, activate: (*Model).activateReplay,
+			move: func(m *Model, d, h int) { m.rep.move(m, d, h) }, preview: (*Model).replayPreview, selected: (*Model).replaySelected},
+		ViewLog: {name: "Log", render: (*Model).renderLog, key: (*Model).logKey,
+			move:    func(m *Model, d, h int) { m.logv.move(d, m.src.LeafCount(), m.logRows) },
+			preview: (*Model).leafPreview, selected: (*Model).leafSelected},
+		ViewActions: {name: "Actions", render: (*Model).renderActions, key: (*Model).actionsKey,
+			move:    func(m *Model, d, h int) { m.act.cur.move(d, len(m.act.rows), h-2) },
+			preview: (*Model).actionPreview, selected: (*Model).actionSelected},
+	}
+}
