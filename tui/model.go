@@ -31,6 +31,7 @@ const (
 	ViewReplay
 	ViewLog
 	ViewActions
+	ViewTimeline
 	viewCount
 )
 
@@ -127,6 +128,7 @@ type viewStates struct {
 	rep    replayState
 	logv   listCursor
 	act    actionsState
+	tl     timelineState
 	scroll [viewCount]int // document views' scroll offsets
 }
 
@@ -346,6 +348,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		return m, nil
+	case timelineMsg, divergingMsg:
+		return m, m.onTimelineMsg(msg)
 	case replayMsg:
 		m.rep.loading = false
 		m.rep.err = msg.err
@@ -647,6 +651,9 @@ func (m *Model) moveSel(d int) tea.Cmd {
 	if def := viewDefs[m.view]; def.move != nil {
 		def.move(m, d, h)
 		m.pv.scroll = 0
+		if def.follow != nil {
+			return def.follow(m)
+		}
 		return nil
 	}
 	m.scroll[m.view] = max(0, min(m.scroll[m.view]+d, 1<<30))

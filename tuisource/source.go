@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/verify"
@@ -54,6 +55,7 @@ type Source struct {
 	report    *verify.Report
 	rp        *replay.Replayer
 	replayErr error
+	tr        *timeline.Replay // the timeline over rp, built on first use
 	cpStatus  []tui.CheckpointRow
 	tau       float64 // of recomputed and gate (Relabel)
 }
