@@ -37,6 +37,11 @@ type Provenance struct {
 	Channel          string   // ChannelAuthenticated, ChannelUnauthenticated or "" (unknown)
 	Sources          []string // empty: a no-source write
 	Declared         *bool    // label declared by an importer, not verified
+	// SourceProblems names the cited sources that are missing or untrusted
+	// after verification and lineage ("id: why"), in source order. Under
+	// closure min-inheritance (paper 000, section 4) one such source makes
+	// the write unauthenticated.
+	SourceProblems []string
 }
 
 // Write channels.
