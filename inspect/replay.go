@@ -29,7 +29,14 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 	}
 	problems := s.sourceProblems(rep)
 	edges := make([]replay.Edge, 0, len(s.Writes))
+	seen := make(map[string]bool, len(s.Writes))
 	for _, w := range s.Writes {
+		// A duplicated write row (DUPLICATE_ID in verify) enters the graph
+		// once: the first row, as a store keyed by write id would keep it.
+		if seen[w.ID] {
+			continue
+		}
+		seen[w.ID] = true
 		codes := rep.WriteStatus[w.ID]
 		prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
 		for _, c := range codes {
