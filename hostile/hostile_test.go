@@ -108,7 +108,6 @@ func runLimited(t *testing.T, bin, dir string, args ...string) result {
 	return r
 }
 
-
 func clipOut(b []byte) string {
 	if len(b) > 2000 {
 		b = b[:2000]
