@@ -34,6 +34,7 @@ import (
 	"context"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 )
@@ -92,6 +93,9 @@ type Source interface {
 
 	// Actions with the gate verdict recomputed at the default tau. Fast.
 	Actions() []lineage.GateResult
+	// ActionVerdicts is what each defence (none, IFC, MemLineage, AuthSelect,
+	// SMSR) says of every action; nil until verification has finished.
+	ActionVerdicts() []defences.Row
 
 	// Close releases what the Source opened (files, background loading).
 	// The one who opened the Source calls it once the inspector is done

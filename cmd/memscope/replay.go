@@ -231,6 +231,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
+	if *asOf == "" {
+		if err := inspect.RecordedAsRan(tr, qs, rows); err != nil {
+			return exitUsage, err
+		}
+	}
 	if *asOf != "" {
 		c, err := parseMoment(tr.Timeline(), *asOf)
 		if err != nil {
@@ -273,15 +278,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			}
 		}
 		if removed != nil || restored != nil {
-			base := replay.BaseG
-			if restored != nil {
-				base = replay.BaseGAuth
-			}
-			w, err := rp.WhatIf(qs[i], base, removed, restored)
-			if err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
 				return exitUsage, err
 			}
-			out[i].WhatIf = &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
 		}
 	}
 	status := replayStatus(rows)
