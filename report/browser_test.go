@@ -386,6 +386,7 @@ func runNamed(name string) bool {
 }
 
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	// A browser start costs seconds on a loaded machine: the test runs when
 	// asked for (.ci/run sets MEMSCOPE_BROWSER_TEST=1) or when -run names it.
 	if os.Getenv("MEMSCOPE_BROWSER_TEST") == "" && !runNamed("TestBrowser") {
