@@ -32,6 +32,7 @@ const (
 	ViewLog
 	ViewActions
 	ViewTimeline
+	ViewExposure
 	viewCount
 )
 
@@ -129,6 +130,7 @@ type viewStates struct {
 	logv   listCursor
 	act    actionsState
 	tl     timelineState
+	exp    exposureState
 	scroll [viewCount]int // document views' scroll offsets
 }
 
@@ -350,6 +352,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case timelineMsg, divergingMsg:
 		return m, m.onTimelineMsg(msg)
+	case exposureMsg:
+		return m, m.onExposureMsg(msg)
 	case replayMsg:
 		m.rep.loading = false
 		m.rep.err = msg.err

@@ -68,5 +68,6 @@ func init() {
 		ViewTimeline: {name: "Timeline", render: (*Model).renderTimeline, activate: (*Model).activateTimeline,
 			move:    func(m *Model, d, h int) { m.timelineMove(d, h) },
 			preview: (*Model).timelinePreview, selected: (*Model).timelineSelected, follow: (*Model).fetchDiverging},
+		ViewExposure: {name: "Exposure", render: (*Model).renderExposure, activate: (*Model).activateExposure},
 	}
 }
