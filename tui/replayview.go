@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
@@ -656,6 +657,30 @@ func (m *Model) defenceVerdicts(g lineage.GateResult) []string {
 	word := s.Good.Render(strings.ToUpper(v))
 	if g.Verdict != lineage.Allow {
 		word = s.Error.Render(strings.ToUpper(v))
+	}
+	for _, row := range m.src.ActionVerdicts() {
+		if row.Action != g.Action {
+			continue
+		}
+		// Every defence's decision, from package defences (after verify).
+		var out []string
+		if row.Headline {
+			out = append(out, s.Error.Render("    HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in"))
+		}
+		for _, d := range defences.Names {
+			v := row.Verdicts[d]
+			w := s.Good.Render(strings.ToUpper(v.Decision))
+			switch v.Decision {
+			case defences.Allow, defences.Accept:
+			case defences.NotChecked:
+				w = s.Dim.Render(strings.ToUpper(v.Decision))
+			default:
+				w = s.Error.Render(strings.ToUpper(v.Decision))
+			}
+			out = append(out, "    "+padRight(d, 12)+w)
+			out = append(out, m.wrapUntrusted("      ", v.Reason)...)
+		}
+		return out
 	}
 	return []string{"    " + padRight("MemLineage gate", 18) + word + s.Dim.Render("  (recomputed from the lineage at the default tau)")}
 }

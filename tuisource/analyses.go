@@ -333,6 +333,13 @@ func (src *Source) selectionContext(rows []replay.Row) (map[string]tui.NodeInfo,
 		}
 		var first, rest []string
 		for _, a := range src.s.Actions {
+			if a.Query != "" {
+				// The action records the query it followed.
+				if a.Query == r.QueryID {
+					first = append(first, a.ID)
+				}
+				continue
+			}
 			inj, sel := false, false
 			for _, j := range a.Justification {
 				inj = inj || injected[j]

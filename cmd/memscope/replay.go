@@ -273,15 +273,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			}
 		}
 		if removed != nil || restored != nil {
-			base := replay.BaseG
-			if restored != nil {
-				base = replay.BaseGAuth
-			}
-			w, err := rp.WhatIf(qs[i], base, removed, restored)
-			if err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
 				return exitUsage, err
 			}
-			out[i].WhatIf = &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
 		}
 	}
 	status := replayStatus(rows)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
@@ -357,6 +358,10 @@ func (f *Fake) Close() error {
 	f.Closed.Add(1)
 	return nil
 }
+
+// ActionVerdicts implements tui.Source: the fake has no verification, so
+// the views show the MemLineage gate only.
+func (f *Fake) ActionVerdicts() []defences.Row { return nil }
 
 func (f *Fake) Actions() []lineage.GateResult {
 	return []lineage.GateResult{
