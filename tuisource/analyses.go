@@ -135,6 +135,10 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		}
 		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
 		if rows, err := src.replayAll(ctx); err == nil {
+			// Recordings are checked against the graph each query ran on.
+			if tr, err := src.timeReplay(ctx); err == nil {
+				_ = inspect.RecordedAsRan(tr, src.s.ReplayQueries(), rows)
+			}
 			findings = append(findings, inspect.ReplayFindings(rows)...)
 		} else {
 			findings = append(findings, finding.New(finding.ReplayUnavailable, "replay", err.Error()))

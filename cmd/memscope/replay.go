@@ -231,6 +231,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
+	if *asOf == "" {
+		if err := inspect.RecordedAsRan(tr, qs, rows); err != nil {
+			return exitUsage, err
+		}
+	}
 	if *asOf != "" {
 		c, err := parseMoment(tr.Timeline(), *asOf)
 		if err != nil {
