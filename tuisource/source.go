@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/memscope/memscope/dagdraw"
-	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/defences"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"

@@ -13,9 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
