@@ -243,8 +243,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		}
 		cut = &c
 		for i, q := range qs {
-			if rows[i], err = tr.At(q, c); err != nil {
-				return exitUsage, err
+			if rows[i].Err != nil {
+				continue
+			}
+			if row, err := tr.At(q, c); err != nil {
+				rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: err}
+			} else {
+				rows[i] = row
 			}
 		}
 	}
@@ -262,6 +267,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
+		if r.Err != nil {
+			// This query failed alone; its row says why.
+			continue
+		}
 		if cut != nil {
 			out[i].AsOf = cut.Desc
 		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
