@@ -384,6 +384,7 @@ func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
 		t.Errorf("attacked query does not diverge on the peer's edges:\n%s", out)
 	}
 }
+
 // The CLI never changes the evidence it reads: memscope verify, with and
 // without --json, leaves every file of the scenario directories it ran on
 // with the same bytes (no -journal, -wal or -shm appears), and exits 1
