@@ -39,3 +39,18 @@ func TestRequiredTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestSearch(t *testing.T) {
+	if got := Search("bottle"); len(got) != 1 || got[0].Term != "bottleneck" {
+		t.Errorf("prefix: %v", got)
+	}
+	if got := Search("dt"); len(got) != 1 || got[0].Term != "Derived-Trusted" {
+		t.Errorf("alias: %v", got)
+	}
+	if got := Search("ed25519"); len(got) == 0 {
+		t.Error("no term mentions ed25519")
+	}
+	if len(Search("")) != len(Terms) {
+		t.Error("empty query does not list every term")
+	}
+}
