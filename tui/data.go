@@ -256,6 +256,16 @@ type ReplayView struct {
 	// entry behind a passage the query selected on G (the action that
 	// followed the retrieval), in action order.
 	Followed map[string][]string
+	// Verdicts maps an action id to what each defence decides of it, in
+	// the order views show the defences (nil: not computed).
+	Verdicts map[string][]DefenceVerdict
+}
+
+// DefenceVerdict is one defence's decision on one action.
+type DefenceVerdict struct {
+	Defence  string // none, ifc, memlineage, authselect, smsr
+	Decision string // allow, deny, accept, substitute, "not checked"...
+	Reason   string
 }
 
 // NodeInfo is a graph node's entry.

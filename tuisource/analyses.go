@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
@@ -285,7 +286,29 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 			v.Unauthenticated[q.ID] = list
 		}
 	}
+	recorded := map[string]bool{}
 	v.Nodes, v.Followed = src.selectionContext(rows)
+	// The store's own record of which query an action followed wins over
+	// the justification look-up.
+	for _, a := range src.s.Actions {
+		if a.Query != "" {
+			if _, seen := recorded[a.Query]; !seen {
+				v.Followed[a.Query] = nil
+				recorded[a.Query] = true
+			}
+			v.Followed[a.Query] = append(v.Followed[a.Query], a.ID)
+		}
+	}
+	if rows, err := src.s.ActionVerdicts(ctx); err == nil {
+		v.Verdicts = map[string][]tui.DefenceVerdict{}
+		for _, r := range rows {
+			for _, name := range defences.Names {
+				if d, ok := r.Verdicts[name]; ok {
+					v.Verdicts[r.Action] = append(v.Verdicts[r.Action], tui.DefenceVerdict{Defence: name, Decision: d.Decision, Reason: d.Reason})
+				}
+			}
+		}
+	}
 	return v, nil
 }
 
