@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -27,6 +28,7 @@ type Options struct {
 	LogKey     string
 	TrustRoots []ed25519.PublicKey
 	HMACKey    []byte
+	LogOptions tlog.Options // log read limits and permissions
 	Title      string
 
 	Tau        float64 // lineage threshold
@@ -279,18 +281,11 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 		}
 		e := &s.Entries[n]
 		*e = Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
-		le := lineage.Entry{ID: r.EID, Writer: e.Writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
 		if r.Entry != nil {
 			// The signed bytes are the truth: lineage reads the record.
 			e.Writer, e.Recorded, e.TS, e.Content = intern(r.Entry.Writer), r.Entry.Trust, int64(r.Entry.TS), r.Entry.Content
-			le.Writer, le.Recorded, le.TS = e.Writer, r.Entry.Trust, e.TS
-			le.Parents = make([]string, len(r.Entry.Parents))
-			for i, p := range r.Entry.Parents {
-				le.Parents[i] = p.String()
-			}
-			le.Weights = r.Entry.Weights
 		}
-		lin = append(lin, le)
+		lin = append(lin, lineageOf(r, e.Writer))
 		for _, f := range onEntry {
 			f(n, e)
 		}
@@ -326,6 +321,21 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 	return nil
 }
 
+// lineageOf is the lineage view of an entry row: the signed record's
+// fields when it decoded, the row's columns otherwise.
+func lineageOf(r *loader.EntryRow, writer string) lineage.Entry {
+	le := lineage.Entry{ID: r.EID, Writer: writer, Recorded: lineage.Trust(r.Trust), TS: r.TS}
+	if r.Entry != nil {
+		le.Recorded, le.TS = r.Entry.Trust, int64(r.Entry.TS)
+		le.Parents = make([]string, len(r.Entry.Parents))
+		for i, p := range r.Entry.Parents {
+			le.Parents[i] = p.String()
+		}
+		le.Weights = r.Entry.Weights
+	}
+	return le
+}
+
 // Loaded is the number of Entries filled so far.
 func (s *Session) Loaded() int { return int(s.loaded.Load()) }
 
@@ -353,7 +363,7 @@ func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*
 		return r, nil
 	}
 	s.mu.Unlock()
-	rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey,
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
 		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
 	if err != nil {
 		return nil, err

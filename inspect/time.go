@@ -1,11 +1,13 @@
 package inspect
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/timeline"
 )
@@ -93,7 +95,7 @@ func compromisedWriter(p string) string { return "external:assumed-compromised:"
 // with principal p's entries and structural writes recorded after from
 // treated as unauthenticated, and reports every label, verdict and replay
 // class that changes. rp is the replayer of the store as verified.
-func (s *Session) AssumeCompromised(rp *replay.Replayer, tl *timeline.Timeline, p string, from int64, tau float64) (*Compromise, error) {
+func (s *Session) AssumeCompromised(ctx context.Context, rp *replay.Replayer, tl *timeline.Timeline, p string, from int64, tau float64) (*Compromise, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
@@ -108,13 +110,23 @@ func (s *Session) AssumeCompromised(rp *replay.Replayer, tl *timeline.Timeline, 
 	for _, id := range c.Entries {
 		hit[id] = true
 	}
+	// The entries are read again rather than rebuilt from the graph, which
+	// drops parents missing from the store (they still count).
 	g := s.Lineage
-	entries := make([]lineage.Entry, g.Len())
-	for i := range entries {
-		entries[i] = s.lineageEntry(i)
-		if hit[entries[i].ID] {
-			entries[i].Writer = compromisedWriter(p)
+	entries := make([]lineage.Entry, 0, g.Len())
+	err = s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
+		w := r.Writer
+		if r.Entry != nil {
+			w = r.Entry.Writer
 		}
+		if hit[r.EID] {
+			w = compromisedWriter(p)
+		}
+		entries = append(entries, lineageOf(r, w))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	ag := lineage.Build(entries)
 	assume, err := ag.Propagate(s.propagateOptions(tau, s.Opts.FailClosed))

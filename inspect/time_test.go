@@ -41,7 +41,7 @@ func TestBlastRadiusOfCompromisedPeer(t *testing.T) {
 }
 
 func TestAssumeCompromised(t *testing.T) {
-	s, _ := open(t, "incident")
+	s, _ := open(t, "clean")
 	rp, err := s.Replayer(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestAssumeCompromised(t *testing.T) {
 	// The planner's entries become External: each of them changes label
 	// (none was External), and the dispatched transfer it planned is now
 	// refused by the gate.
-	c, err := s.AssumeCompromised(rp, tl, "agent:planner", 0, DefaultTau)
+	c, err := s.AssumeCompromised(context.Background(), rp, tl, "agent:planner", 0, DefaultTau)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,19 +77,35 @@ func TestAssumeCompromised(t *testing.T) {
 	}
 	// The indexer assumed compromised from the start: every edge it wrote
 	// leaves G_auth, so some query's class changes.
-	c, err = s.AssumeCompromised(rp, tl, "agent:indexer", 0, DefaultTau)
+	c, err = s.AssumeCompromised(context.Background(), rp, tl, "agent:indexer", 0, DefaultTau)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Writes) == 0 || len(c.Classes) == 0 {
 		t.Fatalf("indexer: %d writes, classes %+v", len(c.Writes), c.Classes)
 	}
-	// A principal with no records after the moment changes nothing.
-	c, err = s.AssumeCompromised(rp, tl, "agent:peer", 1<<62, DefaultTau)
+}
+
+// A principal with no records after the moment changes nothing, also in a
+// store whose lineage names a parent deleted without a tombstone (the
+// rebuilt lineage must keep that parent reference as the original does).
+func TestAssumeCompromisedNothingChanges(t *testing.T) {
+	s, _ := open(t, "incident")
+	rp, err := s.Replayer(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Labels)+len(c.Verdicts)+len(c.Classes)+len(c.Writes) != 0 {
-		t.Fatalf("nothing after the moment, yet %+v", c)
+	tl, err := s.Timeline(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"tool:search", "agent:peer", "agent:planner"} {
+		c, err := s.AssumeCompromised(context.Background(), rp, tl, who, 1<<62, DefaultTau)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Labels)+len(c.Verdicts)+len(c.Classes)+len(c.Writes)+len(c.Entries) != 0 {
+			t.Fatalf("%s: nothing after the moment, yet %+v", who, c)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -474,8 +475,12 @@ func TestBrowser(t *testing.T) {
 			for paper, pdf := range got.PDF {
 				text := pdfText(t, pdf)
 				last := -1
-				for _, h := range []string{"Verdict", "Evidence", "Integrity findings", "Actions: what each defence would have said",
-					"Selection replay: G and G_auth", "Lineage behind refused actions", "Glossary", "Appendix: every input file"} {
+				heads := []string{"Verdict", "Evidence", "Integrity findings", "Actions: what each defence would have said",
+					"Selection replay: G and G_auth", "Lineage behind refused actions", "Glossary", "Appendix: every input file"}
+				if c.Timeline != nil {
+					heads = slices.Insert(heads, 6, "Timeline")
+				}
+				for _, h := range heads {
 					i := strings.Index(text, h)
 					if i < 0 || i < last {
 						t.Errorf("%s PDF: section %q missing or out of order", paper, h)

@@ -4,17 +4,20 @@ import (
 	"context"
 	"encoding/hex"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/memscope/memscope/dagdraw"
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/glossary"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -44,10 +47,11 @@ type Limits struct {
 	Refused      int // refused actions whose lineage is drawn
 	EntriesEach  int // untrusted justifying entries drawn per action
 	Laundering   int // laundering rows listed
+	Timeline     int // timeline events listed
 }
 
 // DefaultLimits keep a report of any store to a few dozen pages.
-var DefaultLimits = Limits{Examples: 12, QueryRows: 60, QueryDetails: 8, Actions: 80, Refused: 8, EntriesEach: 3, Laundering: 20}
+var DefaultLimits = Limits{Examples: 12, QueryRows: 60, QueryDetails: 8, Actions: 80, Refused: 8, EntriesEach: 3, Laundering: 20, Timeline: 80}
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
@@ -58,7 +62,8 @@ func (l Limits) withDefaults() Limits {
 		return def
 	}
 	return Limits{Examples: pick(l.Examples, d.Examples), QueryRows: pick(l.QueryRows, d.QueryRows), QueryDetails: pick(l.QueryDetails, d.QueryDetails),
-		Actions: pick(l.Actions, d.Actions), Refused: pick(l.Refused, d.Refused), EntriesEach: pick(l.EntriesEach, d.EntriesEach), Laundering: pick(l.Laundering, d.Laundering)}
+		Actions: pick(l.Actions, d.Actions), Refused: pick(l.Refused, d.Refused), EntriesEach: pick(l.EntriesEach, d.EntriesEach), Laundering: pick(l.Laundering, d.Laundering),
+		Timeline: pick(l.Timeline, d.Timeline)}
 }
 
 // lineageDepth is how many derivation steps up and down a drawing shows.
@@ -91,10 +96,14 @@ func Build(ctx context.Context, s *inspect.Session, opt Options) (*Case, error) 
 		return nil, err
 	}
 	buildIntegrity(c, s, rep, lim)
-	if err := buildLineageAndActions(c, s, lim); err != nil {
+	if err := buildLineageAndActions(ctx, c, s, lim); err != nil {
 		return nil, err
 	}
-	if err := buildReplay(ctx, c, s, lim); err != nil {
+	rr, rows, err := buildReplay(ctx, c, s, lim)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildTimeline(c, s, rr, rows, lim); err != nil {
 		return nil, err
 	}
 	for _, t := range glossary.Terms {
@@ -193,7 +202,7 @@ func buildIntegrity(c *Case, s *inspect.Session, rep *verify.Report, lim Limits)
 	in.GroupsShown = len(in.Groups)
 }
 
-func buildLineageAndActions(c *Case, s *inspect.Session, lim Limits) error {
+func buildLineageAndActions(ctx context.Context, c *Case, s *inspect.Session, lim Limits) error {
 	tau, fc := s.Opts.Tau, s.Opts.FailClosed
 	sum, err := s.LineageSummary(tau, fc)
 	if err != nil {
@@ -225,56 +234,93 @@ func buildLineageAndActions(c *Case, s *inspect.Session, lim Limits) error {
 		ln.Launder = append(ln.Launder, row)
 	}
 
+	rows, err := s.ActionVerdicts(ctx)
+	if err != nil {
+		return err
+	}
 	ac := &c.Actions
-	ac.Total = len(gate)
-	ac.Defences = []string{"MemLineage gate"}
+	ac.Total = len(rows)
+	for _, d := range defences.Names {
+		ac.Defences = append(ac.Defences, defenceTitle[d])
+	}
 	ac.Rows = []ActionRow{}
-	// Alerts first (dispatched but refused), then refused, then the rest,
-	// each in recorded order: the table's first rows are the ones that matter.
-	order := make([]int, len(gate))
+	gateByAction := map[string]lineage.GateResult{}
+	for _, g := range gate {
+		gateByAction[g.Action] = g
+	}
+	// refusedBy lists the defences (other than none) that would not have
+	// let the action run as emitted; "not checked" is no refusal.
+	refusedBy := func(r defences.Row) []string {
+		var out []string
+		for _, d := range defences.Names[1:] {
+			switch r.Verdicts[d].Decision {
+			case defences.Allow, defences.Accept, defences.NotChecked, "":
+			default:
+				out = append(out, defenceTitle[d])
+			}
+		}
+		return out
+	}
+	// Dispatched actions a defence refuses first, then other refusals,
+	// then the rest, each in recorded order.
+	order := make([]int, len(rows))
 	for i := range order {
 		order[i] = i
 	}
-	rank := func(g lineage.GateResult) int {
+	rank := func(r defences.Row) int {
 		switch {
-		case g.ShouldHaveRefused:
+		case r.Dispatched && len(refusedBy(r)) > 0:
 			return 0
-		case g.Verdict != lineage.Allow:
+		case len(refusedBy(r)) > 0:
 			return 1
 		}
 		return 2
 	}
-	sort.SliceStable(order, func(a, b int) bool { return rank(gate[order[a]]) < rank(gate[order[b]]) })
+	sort.SliceStable(order, func(a, b int) bool { return rank(rows[order[a]]) < rank(rows[order[b]]) })
+	var refusedActions []defences.Row
 	for _, i := range order {
-		g := gate[i]
-		if g.Dispatched {
+		r := rows[i]
+		by := refusedBy(r)
+		if r.Dispatched {
 			ac.Dispatched++
 		}
-		if g.ShouldHaveRefused {
+		if r.Dispatched && len(by) > 0 {
 			ac.Refused++
 		}
-		if len(ac.Rows) < lim.Actions {
-			ac.Rows = append(ac.Rows, ActionRow{ID: Text(g.Action), Tool: Text(g.Tool), Dispatched: g.Dispatched, Sensitive: g.Sensitive,
-				Verdicts: []string{g.Verdict.String()}, Reason: Text(g.Reason), Alert: g.ShouldHaveRefused})
+		if r.Headline {
+			ac.Headlines++
 		}
+		g, inGate := gateByAction[r.Action]
+		if len(by) > 0 || inGate && g.Verdict != lineage.Allow {
+			refusedActions = append(refusedActions, r)
+		}
+		if len(ac.Rows) >= lim.Actions {
+			continue
+		}
+		row := ActionRow{ID: Text(r.Action), Tool: Text(r.Tool), Query: Text(r.Query), Dispatched: r.Dispatched, Sensitive: inGate && g.Sensitive,
+			Headline: r.Headline, Alert: r.Dispatched && len(by) > 0, RefusedBy: by}
+		for _, d := range defences.Names {
+			v := r.Verdicts[d]
+			row.Verdicts = append(row.Verdicts, v.Decision)
+			row.Reasons = append(row.Reasons, Text(v.Reason))
+		}
+		ac.Rows = append(ac.Rows, row)
 	}
 	ac.Shown = len(ac.Rows)
 
 	ln.Refused = []RefusedLineage{}
-	for _, i := range order {
-		g := gate[i]
-		if g.Verdict == lineage.Allow {
-			continue
-		}
+	for _, r := range refusedActions {
 		ln.RefusedAll++
 		if len(ln.Refused) >= lim.Refused {
 			continue
 		}
-		rl := RefusedLineage{Action: Text(g.Action), Tool: Text(g.Tool), Verdict: g.Verdict.String(), Dispatched: g.Dispatched, Reason: Text(g.Reason), Entries: []EntryLineage{}}
-		for _, je := range g.Entries {
-			if je.Known && !je.Recomputed.IsUntrusted() {
-				continue
-			}
+		g := gateByAction[r.Action]
+		rl := RefusedLineage{Action: Text(r.Action), Tool: Text(r.Tool), Verdict: g.Verdict.String(), Dispatched: r.Dispatched, Reason: Text(g.Reason),
+			RefusedBy: refusedBy(r), Entries: []EntryLineage{}}
+		// Every justifying entry, the untrusted ones first.
+		just := slices.Clone(g.Entries)
+		sort.SliceStable(just, func(a, b int) bool { return untrustedEntry(just[a]) && !untrustedEntry(just[b]) })
+		for _, je := range just {
 			if len(rl.Entries) >= lim.EntriesEach {
 				break
 			}
@@ -292,6 +338,17 @@ func buildLineageAndActions(c *Case, s *inspect.Session, lim Limits) error {
 		ln.Refused = append(ln.Refused, rl)
 	}
 	return nil
+}
+
+func untrustedEntry(je lineage.JustifyingEntry) bool { return !je.Known || je.Recomputed.IsUntrusted() }
+
+// defenceTitle names each defence as the report's columns do.
+var defenceTitle = map[string]string{
+	defences.None:       "No defence",
+	defences.IFC:        "Justification IFC",
+	defences.MemLineage: "MemLineage M6",
+	defences.AuthSelect: "AuthSelect",
+	defences.SMSR:       "SMSR",
 }
 
 // entryLineage fills one entry's drawing and explanation from inspect.
@@ -343,7 +400,7 @@ func entryLineage(el *EntryLineage, s *inspect.Session, id string, labels []line
 	return nil
 }
 
-func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) error {
+func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) (*replay.Replayer, []replay.Row, error) {
 	rp := &c.Replay
 	rp.Rows, rp.Details = []QueryRow{}, []QueryDetail{}
 	rp.Queries = len(s.Queries)
@@ -351,12 +408,12 @@ func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) e
 	rp.CaptureK = c.Evidence.Parameters.K
 	if len(s.Queries) == 0 {
 		rp.Note = "The store holds no queries, so there is no selection to replay."
-		return nil
+		return nil, nil, nil
 	}
 	rr, err := s.Replayer(ctx)
 	if err != nil {
 		rp.Note = "The selection could not be replayed: " + err.Error()
-		return nil
+		return nil, nil, nil
 	}
 	rp.Available = true
 	rp.Unauth = len(rr.UnauthenticatedEdges())
@@ -365,7 +422,7 @@ func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) e
 	if err != nil {
 		rp.Available = false
 		rp.Note = "The selection could not be replayed: " + err.Error()
-		return nil
+		return rr, nil, nil
 	}
 	writes := map[string]*inspect.Write{}
 	for i := range s.Writes {
@@ -417,6 +474,80 @@ func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) e
 		}
 	}
 	rp.RowsShown = len(rp.Rows)
+	return rr, rows, nil
+}
+
+// buildTimeline lists the incident's events in the order the timeline
+// analysis gives them: registry events, deletions, gate decisions,
+// checkpoints and actions always; structural writes when unauthenticated,
+// entries when untrusted after lineage, queries when they diverge. The
+// rest of the stream is counted.
+func buildTimeline(c *Case, s *inspect.Session, rr *replay.Replayer, rows []replay.Row, lim Limits) error {
+	tl, err := s.Timeline(rr)
+	if err != nil {
+		return err
+	}
+	labels, err := s.Labels(s.Opts.Tau, s.Opts.FailClosed)
+	if err != nil {
+		return err
+	}
+	diverging := map[string]bool{}
+	for _, r := range rows {
+		diverging[r.QueryID] = r.Class == diff.Diverge
+	}
+	alertAction := map[string]bool{}
+	for _, r := range c.Actions.Rows {
+		alertAction[string(r.ID)] = r.Alert
+	}
+	t := &TimelineSection{Order: tl.Order(), Total: len(tl.Events), Events: []TimelineEvent{}}
+	var picked []TimelineEvent
+	for _, e := range tl.Events {
+		keep, alert := false, false
+		switch e.Kind {
+		case timeline.KindPrincipal, timeline.KindTombstone, timeline.KindGate, timeline.KindCheckpoint:
+			keep = true
+		case timeline.KindAction:
+			keep, alert = true, alertAction[e.ID]
+		case timeline.KindWrite:
+			keep = e.Authenticated != nil && !*e.Authenticated
+			alert = keep
+		case timeline.KindEntry:
+			if j, ok := s.Lineage.Index(e.ID); ok {
+				keep = labels[j].IsUntrusted()
+			}
+			alert = keep
+		case timeline.KindQuery:
+			keep, alert = diverging[e.ID], diverging[e.ID]
+		}
+		if !keep {
+			continue
+		}
+		what := e.Summary
+		if e.Kind == timeline.KindWrite && alert {
+			what = "unauthenticated: " + what
+		}
+		picked = append(picked, TimelineEvent{Time: time.Unix(0, e.TS).UTC().Format("2006-01-02 15:04:05.000"), Kind: string(e.Kind),
+			Placed: string(e.Placed), Subject: Text(e.ID), Principal: Text(e.Principal), What: Text(what), Alert: alert})
+	}
+	t.Selected = len(picked)
+	if len(picked) > lim.Timeline {
+		// Too many to list: keep the alerts, in order, then count the rest.
+		var alerts []TimelineEvent
+		for _, e := range picked {
+			if e.Alert {
+				alerts = append(alerts, e)
+			}
+		}
+		picked = alerts
+		t.AlertsOnly = true
+	}
+	if len(picked) > lim.Timeline {
+		picked = picked[:lim.Timeline]
+	}
+	t.Events = append(t.Events, picked...)
+	if len(t.Events) > 0 {
+		c.Timeline = t
+	}
 	return nil
 }
 

@@ -208,22 +208,28 @@ type Finding struct {
 // ActionsSection is section 4: each recorded action and what the defences
 // memscope computes would have said about it.
 type ActionsSection struct {
-	Total      int         `json:"total"`
-	Dispatched int         `json:"dispatched"`
-	Refused    int         `json:"dispatched_but_refused"`
-	Defences   []string    `json:"defences"` // the columns, in order
-	Rows       []ActionRow `json:"rows"`
-	Shown      int         `json:"shown"`
+	Total      int `json:"total"`
+	Dispatched int `json:"dispatched"`
+	Refused    int `json:"dispatched_but_refused"`
+	// Headlines counts actions IFC passes while AuthSelect would not
+	// accept them: only unauthenticated structure brought them about.
+	Headlines int         `json:"ifc_blind_actions"`
+	Defences  []string    `json:"defences"` // the columns, in order
+	Rows      []ActionRow `json:"rows"`
+	Shown     int         `json:"shown"`
 }
 
 // ActionRow is one action.
 type ActionRow struct {
 	ID         Text     `json:"id"`
 	Tool       Text     `json:"tool"`
+	Query      Text     `json:"query"` // the query whose selection it followed
 	Dispatched bool     `json:"dispatched"`
 	Sensitive  bool     `json:"sensitive"`
-	Verdicts   []string `json:"verdicts"` // one per Defences column
-	Reason     Text     `json:"reason"`
+	Verdicts   []string `json:"verdicts"` // one decision per Defences column
+	Reasons    []Text   `json:"reasons"`  // one reason per Defences column
+	RefusedBy  []string `json:"refused_by"`
+	Headline   bool     `json:"ifc_blind"`
 	Alert      bool     `json:"alert"` // dispatched although a defence refuses it
 }
 
@@ -332,7 +338,8 @@ type RefusedLineage struct {
 	Tool       Text           `json:"tool"`
 	Verdict    string         `json:"verdict"`
 	Dispatched bool           `json:"dispatched"`
-	Reason     Text           `json:"reason"`
+	Reason     Text           `json:"reason"` // the lineage gate's
+	RefusedBy  []string       `json:"refused_by"`
 	Entries    []EntryLineage `json:"entries"`
 }
 
@@ -387,17 +394,26 @@ type DAGEdge struct {
 // TimelineSection is the incident's timeline, when an analysis provides
 // one.
 type TimelineSection struct {
-	Events []TimelineEvent `json:"events"`
-	Total  int             `json:"total"`
+	// Order is how the stream is ordered: log, log+time or time.
+	Order string `json:"order"`
+	// Total counts every event of the store; Selected the incident's
+	// events among them; Events lists them (only the alerts when
+	// AlertsOnly, when there are too many).
+	Total      int             `json:"total"`
+	Selected   int             `json:"selected"`
+	AlertsOnly bool            `json:"alerts_only"`
+	Events     []TimelineEvent `json:"events"`
 }
 
 // TimelineEvent is one dated event.
 type TimelineEvent struct {
-	Time    string `json:"time"`
-	Kind    string `json:"kind"`
-	Subject Text   `json:"subject"`
-	What    Text   `json:"what"`
-	Alert   bool   `json:"alert"`
+	Time      string `json:"time"` // recorded time, UTC
+	Kind      string `json:"kind"`
+	Placed    string `json:"placed_by"` // log or time
+	Subject   Text   `json:"subject"`
+	Principal Text   `json:"principal"`
+	What      Text   `json:"what"`
+	Alert     bool   `json:"alert"`
 }
 
 // Term is one glossary entry.

@@ -45,13 +45,22 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"suspicious": func(t Text) string { return t.Suspicious() },
 	"idClass":    idClass,
-	"cut":        func(t Text, n int) Text { return Text(cutRunes(string(t), n)) },
-	"plain":      func(t Text) string { return sanitize.Line(string(t)) },
-	"f2":         func(x float64) string { return fmt.Sprintf("%.2f", x) },
-	"f4":         func(x float64) string { return fmt.Sprintf("%.4f", x) },
-	"add":        func(a, b int) int { return a + b },
-	"sub":        func(a, b int) int { return a - b },
-	"upper":      strings.ToUpper,
+	"decisionClass": func(d string) string {
+		switch d {
+		case "allow", "accept":
+			return "good"
+		case "not checked", "":
+			return "muted"
+		}
+		return "bad"
+	},
+	"cut":   func(t Text, n int) Text { return Text(cutRunes(string(t), n)) },
+	"plain": func(t Text) string { return sanitize.Line(string(t)) },
+	"f2":    func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"f4":    func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	"add":   func(a, b int) int { return a + b },
+	"sub":   func(a, b int) int { return a - b },
+	"upper": strings.ToUpper,
 	"short": func(h string) string {
 		if len(h) > 16 {
 			return h[:16] + "…"
@@ -108,12 +117,11 @@ type inputRow struct {
 }
 
 type view struct {
-	C               *Case
-	CSS             template.CSS
-	CSP             string
-	InputRows       []inputRow
-	MissingDefences string
-	GlossaryNum     string
+	C           *Case
+	CSS         template.CSS
+	CSP         string
+	InputRows   []inputRow
+	GlossaryNum string
 }
 
 // WriteHTML renders the case as one self-contained page.
@@ -134,24 +142,12 @@ func WriteHTML(w io.Writer, c *Case) error {
 		}
 		v.InputRows = append(v.InputRows, inputRow{Role: f.Role, Path: f.Path, Files: 1, Bytes: f.Size, SHA256: f.SHA256, Note: f.Note})
 	}
-	if !hasDefence(c.Actions.Defences, "AuthSelect") {
-		v.MissingDefences = "the per-action verdicts of justification IFC, AuthSelect and SMSR"
-	}
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, v); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
-}
-
-func hasDefence(ds []string, name string) bool {
-	for _, d := range ds {
-		if strings.Contains(d, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteJSON writes the case file: indented, keys in a fixed order, every

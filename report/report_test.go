@@ -64,6 +64,35 @@ func TestStructuralWriteNamesTheAttack(t *testing.T) {
 	if !bytes.Contains(page, []byte(html.EscapeString(string(d.Text)))) {
 		t.Error("the attacked query's text is not on the page")
 	}
+	// The payment that followed the attacked query: dispatched, passed by
+	// justification IFC, refused by AuthSelect.
+	alert := false
+	for _, r := range c.Actions.Rows {
+		if r.Alert && string(r.Query) == m.Attack.Query {
+			alert = true
+			if !r.Headline || !slices.Contains(r.RefusedBy, "AuthSelect") || r.Verdicts[1] != "allow" {
+				t.Errorf("action %s: IFC-blind %v, refused by %v, IFC %s", r.ID, r.Headline, r.RefusedBy, r.Verdicts[1])
+			}
+		}
+	}
+	if !alert || c.Actions.Headlines == 0 {
+		t.Error("no dispatched action after the attacked query is marked")
+	}
+	// The timeline marks the injected writes, in log order.
+	if c.Timeline == nil {
+		t.Fatal("no timeline")
+	}
+	marked := map[string]bool{}
+	for _, e := range c.Timeline.Events {
+		if e.Kind == "write" && e.Alert {
+			marked[string(e.Subject)] = true
+		}
+	}
+	for _, id := range m.Attack.Edges {
+		if !marked[id] {
+			t.Errorf("injected write %s is not marked on the timeline", id)
+		}
+	}
 }
 
 func TestTamperedGroupsByRootCause(t *testing.T) {
@@ -130,7 +159,7 @@ func TestRefusedActionLineageIsDrawn(t *testing.T) {
 		drawn := 0
 		for _, r := range c.Lineage.Refused {
 			for _, e := range r.Entries {
-				if e.Drawing == nil {
+				if e.Drawing == nil || e.Recomputed != "Derived-Untrusted" && e.Recomputed != "External" {
 					continue
 				}
 				drawn++

@@ -46,7 +46,7 @@ func composeVerdict(c *Case) Verdict {
 		heads = append(heads, "unauthenticated graph structure changed what the agent selected")
 	}
 	if ac.Refused > 0 {
-		heads = append(heads, fmt.Sprintf("%s dispatched on untrusted memories", plural(ac.Refused, "action was", "actions were")))
+		heads = append(heads, fmt.Sprintf("%s dispatched although a defence refuses %s", plural(ac.Refused, "action was", "actions were"), pick(ac.Refused, "it", "them")))
 	}
 	if ln.Laundering > 0 {
 		heads = append(heads, fmt.Sprintf("%s laundered", plural(ln.Laundering, "memory was", "memories were")))
@@ -97,25 +97,29 @@ func composeVerdict(c *Case) Verdict {
 		say("Replaying the %d stored queries on G and on G_auth selects the same passages for each (%d in a different order). ", rp.Queries, rp.Reorder)
 	}
 	if ac.Refused > 0 {
-		say("%s dispatched although the MemLineage gate refuses %s: ", plural(ac.Refused, "action was", "actions were"), pick(ac.Refused, "it", "them"))
+		say("%s dispatched although a defence would have refused %s: ", plural(ac.Refused, "action was", "actions were"), pick(ac.Refused, "it", "them"))
 		n := 0
 		for _, r := range ac.Rows {
 			if !r.Alert || n >= 3 {
 				continue
 			}
 			if n > 0 {
-				say(", ")
+				say("; ")
 			}
 			quote(r.ID)
 			say(" (")
 			quote(r.Tool)
-			say(")")
+			say(", refused by %s)", joinAnd(r.RefusedBy))
 			n++
 		}
 		if ac.Refused > n {
 			say(" and %d more", ac.Refused-n)
 		}
 		say(". ")
+		if ac.Headlines > 0 {
+			say("%s IFC-blind: checking the provenance of %s justification passes, and only re-selecting on G_auth (AuthSelect) refuses %s. ",
+				plural(ac.Headlines, "action is", "actions are"), pick(ac.Headlines, "its", "their"), pick(ac.Headlines, "it", "them"))
+		}
 	}
 	if ln.Laundering > 0 {
 		say("%s recorded as more trusted than %s lineage allows. ", plural(ln.Laundering, "memory is", "memories are"), pick(ln.Laundering, "its", "their"))
@@ -149,7 +153,7 @@ func composeVerdict(c *Case) Verdict {
 		v.Todo = append(v.Todo, "Remove or quarantine the culprit structural writes listed in section 5, and revoke or rotate the keys of the principals that wrote them.")
 	}
 	if ac.Refused > 0 {
-		v.Todo = append(v.Todo, "Review, and where possible reverse, the dispatched actions marked in section 4; treat the memories behind them (section 6) as untrusted.")
+		v.Todo = append(v.Todo, "Review, and where possible reverse, the dispatched actions marked in section 4; treat the memories behind them (section 6) as untrusted until they are checked.")
 	}
 	if ln.Laundering > 0 {
 		v.Todo = append(v.Todo, "Relabel the laundered memories listed in section 6 and find how they were recorded as trusted.")
@@ -168,7 +172,7 @@ func composeVerdict(c *Case) Verdict {
 		{Label: "Integrity errors", Value: fmt.Sprintf("%d", in.Errors), Alert: in.Errors > 0},
 		{Label: "Diverging queries", Value: fmt.Sprintf("%d of %d", rp.Diverge, rp.Queries), Alert: rp.Diverge > 0},
 		{Label: "IFC-blind", Value: fmt.Sprintf("%d", rp.IFCBlind), Alert: rp.IFCBlind > 0},
-		{Label: "Dispatched, gate refuses", Value: fmt.Sprintf("%d of %d", ac.Refused, ac.Dispatched), Alert: ac.Refused > 0},
+		{Label: "Dispatched, a defence refuses", Value: fmt.Sprintf("%d of %d", ac.Refused, ac.Dispatched), Alert: ac.Refused > 0},
 		{Label: "Anchors", Value: anchorsFact(pinned, unanchored), Alert: !pinned},
 	}
 	return v

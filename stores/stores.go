@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/stores/graphrag"
 	"github.com/memscope/memscope/stores/hipporag"
+	"github.com/memscope/memscope/stores/lightrag"
 	"github.com/memscope/memscope/stores/mem0db"
 	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
@@ -45,6 +46,9 @@ func Detect(path string) (storemodel.Format, bool) {
 	if hipporag.Looks(path) {
 		return storemodel.HippoRAG, true
 	}
+	if lightrag.Looks(path) {
+		return storemodel.LightRAG, true
+	}
 	if graphrag.Looks(path) {
 		return storemodel.GraphRAG, true
 	}
@@ -72,6 +76,8 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	switch f {
 	case storemodel.HippoRAG:
 		return hipporag.Open(ctx, path)
+	case storemodel.LightRAG:
+		return lightrag.Open(ctx, path)
 	case storemodel.GraphRAG:
 		return graphrag.Open(ctx, path)
 	case storemodel.SMSR:
@@ -79,7 +85,7 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	case storemodel.Mem0:
 		return mem0db.Open(ctx, path)
 	}
-	return nil, fmt.Errorf("%s: reading %s stores is not implemented yet", path, f)
+	return nil, fmt.Errorf("%s: unknown store format %q", path, f)
 }
 
 func known() string {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,18 +49,23 @@ type Leaf struct {
 // still be checked against sizes and roots from elsewhere), see
 // PublishedCheckpoint.
 func Open(ctx context.Context, location string) (*Reader, error) {
+	return OpenWith(ctx, location, Options{})
+}
+
+// OpenWith is Open with explicit limits and permissions (see Options).
+// Every resource is read with a byte cap; a directory's files must be
+// regular files inside it; HTTP reads have connect, header, idle and total
+// time limits and refuse cross-origin redirects unless allowed.
+func OpenWith(ctx context.Context, location string, o Options) (*Reader, error) {
 	r := &Reader{location: location, tiles: newTileCache(defaultTileCacheSize)}
 	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
 		u, err := url.Parse(location)
 		if err != nil {
 			return nil, fmt.Errorf("tlog.Open: bad URL %q: %w", location, err)
 		}
-		f, err := client.NewHTTPFetcher(u, http.DefaultClient)
-		if err != nil {
-			return nil, fmt.Errorf("tlog.Open %s: %w", location, err)
-		}
+		f := newHTTPFetcher(u, o)
 		r.base = strings.TrimSuffix(location, "/") + "/"
-		r.readCheckpoint, r.readTile, r.readBundle = f.ReadCheckpoint, f.ReadTile, f.ReadEntryBundle
+		r.readCheckpoint, r.readTile, r.readBundle = f.checkpoint, f.tile, f.bundle
 		r.bundleWorkers = 8 // hide network latency
 	} else {
 		st, err := os.Stat(location)
@@ -71,9 +75,12 @@ func Open(ctx context.Context, location string) (*Reader, error) {
 		if !st.IsDir() {
 			return nil, fmt.Errorf("tlog.Open: %s is not a directory", location)
 		}
-		f := client.FileFetcher{Root: location}
+		f, err := newDirFetcher(location)
+		if err != nil {
+			return nil, fmt.Errorf("tlog.Open: %w", err)
+		}
 		r.base = strings.TrimSuffix(location, string(filepath.Separator)) + string(filepath.Separator)
-		r.readCheckpoint, r.readTile, r.readBundle = f.ReadCheckpoint, f.ReadTile, f.ReadEntryBundle
+		r.readCheckpoint, r.readTile, r.readBundle = f.checkpoint, f.tile, f.bundle
 		r.bundleWorkers = 2
 	}
 	cp, err := r.readCheckpoint(ctx)

@@ -75,9 +75,11 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 	if plain {
 		src.glyphs = dagdraw.ASCII
 	}
-	if r, err := tlog.Open(ctx, opts.Log); err == nil {
+	if r, err := tlog.OpenWith(ctx, opts.Log, opts.LogOptions); err == nil {
 		src.log = r
-		if cp, err := r.PublishedCheckpoint(); err == nil {
+		// The size is the checkpoint's claim: the leaf views are sized by
+		// it only once the log is shown to hold that many leaves.
+		if cp, err := r.PublishedCheckpoint(); err == nil && r.Present(ctx, cp.Size) == nil {
 			src.logSize, src.logRoot = cp.Size, cp.Root
 		}
 	}

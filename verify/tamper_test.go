@@ -2,10 +2,14 @@ package verify_test
 
 import (
 	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/scenario"
 )
 
 // reencode rewrites one signed row's record through fn, canonically
@@ -196,5 +200,35 @@ func TestRevokeOrderComesFromTheLog(t *testing.T) {
 	}
 	if m != n {
 		t.Fatalf("KEY_OUTSIDE_VALIDITY %d -> %d after moving the revoke row first", n, m)
+	}
+}
+
+// A checkpoint claiming 2^63-1 leaves (its signature no longer verifies)
+// used to panic in makeslice: the size is now proven against the log
+// before anything is allocated.
+func TestHugeCheckpointSizeIsAFinding(t *testing.T) {
+	t.Parallel()
+	dir := mutableCopy(t, "clean")
+	m, err := scenario.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpPath := filepath.Join(dir, m.Log, "checkpoint")
+	b, err := os.ReadFile(cpPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(b), "\n", 3)
+	lines[1] = "9223372036854775807"
+	if err := os.WriteFile(cpPath, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := runScenario(t, dir)
+	codes := map[finding.Code]bool{}
+	for _, f := range rep.Findings {
+		codes[f.Code] = true
+	}
+	if !codes[finding.LogUnreadable] || !codes[finding.CheckpointSigInvalid] || rep.OK {
+		t.Fatalf("findings %+v", rep.Findings)
 	}
 }

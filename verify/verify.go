@@ -42,6 +42,8 @@ type Options struct {
 	// reported as such.
 	TrustRoots []ed25519.PublicKey
 	HMACKey    []byte
+	// LogOptions bound the log reads (HTTP time limits, redirects).
+	LogOptions tlog.Options
 	// Workers bounds parallel signature checking (0: GOMAXPROCS).
 	Workers int
 	// Progress, when set, is called from one goroutine with the number of
@@ -248,7 +250,7 @@ const (
 )
 
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
-	r, err := tlog.Open(ctx, v.opts.Log)
+	r, err := tlog.OpenWith(ctx, v.opts.Log, v.opts.LogOptions)
 	if err != nil {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
@@ -283,6 +285,12 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 	}
 	v.size, v.root = cp.Size, cp.Root
 	v.rep.TreeSize, v.rep.RootHash = cp.Size, cp.Root
+	// The size is the checkpoint's claim: prove the leaves exist before
+	// anything is sized by it.
+	if err := r.Present(ctx, cp.Size); err != nil {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
+		return nil
+	}
 	problems, err := r.Check(ctx, cp.Size, cp.Root)
 	if err != nil {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/memscope/memscope/tlog"
 )
 
 // parseInterleaved parses flags that may come before or after positional
@@ -43,6 +45,7 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 // anchorFlags are the trust anchors every evidence command accepts.
 type anchorFlags struct {
 	logKey, trust, anchors, hmacKey string
+	allowRedirects                  bool
 }
 
 func (a *anchorFlags) register(fs *flag.FlagSet) {
@@ -50,6 +53,7 @@ func (a *anchorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.trust, "trust", "", "registry root public keys (hex, comma-separated), or a file with one per line (pins the registry)")
 	fs.StringVar(&a.anchors, "anchors", "", "a pinned anchors file: JSON with log_key and trust (a scenario.json works)")
 	fs.StringVar(&a.hmacKey, "hmac-key", "", "file holding the SMSR HMAC key (hex, or raw bytes)")
+	fs.BoolVar(&a.allowRedirects, "allow-cross-origin-redirects", false, "let an http(s) log redirect to another scheme, host or port (refused by default)")
 }
 
 // resolved anchors.
@@ -57,10 +61,12 @@ type anchors struct {
 	LogKey string
 	Roots  []ed25519.PublicKey
 	HMAC   []byte
+	Log    tlog.Options // read limits and permissions for the log
 }
 
 func (a *anchorFlags) resolve() (anchors, error) {
 	var out anchors
+	out.Log.AllowCrossOriginRedirects = a.allowRedirects
 	logKey, trust := a.logKey, a.trust
 	if a.anchors != "" {
 		b, err := os.ReadFile(a.anchors)

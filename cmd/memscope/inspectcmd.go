@@ -73,7 +73,7 @@ func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plai
 	if err != nil {
 		return nil, err
 	}
-	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC}, plain)
+	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {

@@ -119,3 +119,45 @@ func TestNativeReplayUsage(t *testing.T) {
 		t.Errorf("bad --format: exit %d, stderr %q", code, errs)
 	}
 }
+
+// Every format is detected by its contents and analysed; the injected
+// no-source write is the one culprit in each poisoned graph store.
+func TestNativeFormats(t *testing.T) {
+	stores := "../../stores"
+	for _, c := range []struct{ format, dir, culprit string }{
+		{"graphrag", "graphrag/testdata", "injected-fowler-acme"},
+		{"lightrag", "lightrag/testdata", "Acme Holdings--Karen Joy Fowler"},
+	} {
+		base := filepath.Join(stores, c.dir)
+		code, out, errs := runCmd("replay", filepath.Join(base, "poisoned"), "--queries", filepath.Join(base, "queries.jsonl"), "--json")
+		if code != exitFindings {
+			t.Fatalf("%s: exit %d, stderr %s", c.format, code, errs)
+		}
+		var doc struct {
+			Store struct{ Format string } `json:"store"`
+			Rows  []struct {
+				Class    string   `json:"class"`
+				Culprits []string `json:"culprits"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Store.Format != c.format || len(doc.Rows) != 1 || doc.Rows[0].Class != "DIVERGE" || len(doc.Rows[0].Culprits) != 1 || doc.Rows[0].Culprits[0] != c.culprit {
+			t.Errorf("%s: %+v", c.format, doc)
+		}
+	}
+	smsrDir := filepath.Join(stores, "smsrdb/testdata")
+	code, out, _ := runCmd("verify", filepath.Join(smsrDir, "memories.db"), "--hmac-key", filepath.Join(smsrDir, "hmac.key"))
+	if code != exitFindings || !strings.Contains(out, "SMSR_TAG_AT_OTHER_TIME") || !strings.Contains(out, "HMAC_WRONG") || !strings.Contains(out, "certificate: m=20 k=5 n=5 t=2") {
+		t.Errorf("smsr verify: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd("verify", filepath.Join(smsrDir, "memories.db"))
+	if code != exitOK || !strings.Contains(out, "no --hmac-key given: tags not checked") {
+		t.Errorf("smsr verify without a key: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd("lineage", filepath.Join(stores, "mem0db/testdata/history.db"), "m1")
+	if code != exitOK || !strings.Contains(out, "memory m1 (DELETED)") || strings.Contains(out, "memory m2") {
+		t.Errorf("mem0 lineage m1: exit %d\n%s", code, out)
+	}
+}

@@ -224,7 +224,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return exitUsage, err
 	}
 	if *blast != "" || *assume != "" {
-		return runTimeQuestion(s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
+		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
 	if *asOf != "" {

@@ -28,7 +28,7 @@ func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.
 		return nil, err
 	}
 	opts.Snapshot, opts.Log = snapshot, e.log
-	opts.LogKey, opts.TrustRoots, opts.HMACKey = an.LogKey, an.Roots, an.HMAC
+	opts.LogKey, opts.TrustRoots, opts.HMACKey, opts.LogOptions = an.LogKey, an.Roots, an.HMAC, an.Log
 	s, err := inspect.Open(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -287,7 +288,7 @@ func writeCompromise(w io.Writer, j jsonCompromise) {
 const maxListed = 50
 
 // runTimeQuestion answers --blast and --assume-compromised.
-func runTimeQuestion(s *inspect.Session, rp *replay.Replayer, tr *timeline.Replay, blast, from, assume string, asJSON bool, w io.Writer) (int, error) {
+func runTimeQuestion(ctx context.Context, s *inspect.Session, rp *replay.Replayer, tr *timeline.Replay, blast, from, assume string, asJSON bool, w io.Writer) (int, error) {
 	var out struct {
 		Blast      *jsonBlast      `json:"blast,omitempty"`
 		Compromise *jsonCompromise `json:"assume_compromised,omitempty"`
@@ -312,7 +313,7 @@ func runTimeQuestion(s *inspect.Session, rp *replay.Replayer, tr *timeline.Repla
 		if err != nil {
 			return exitUsage, err
 		}
-		c, err := s.AssumeCompromised(rp, tr.Timeline(), p, t, inspect.DefaultTau)
+		c, err := s.AssumeCompromised(ctx, rp, tr.Timeline(), p, t, inspect.DefaultTau)
 		if err != nil {
 			return exitUsage, err
 		}

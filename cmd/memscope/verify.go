@@ -39,7 +39,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC})
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log})
 	if err != nil {
 		return exitUsage, err
 	}

@@ -46,7 +46,45 @@ func Open(name string, b []byte) (f *File, err error) {
 	if n := pf.NumRows(); n < 0 || n > MaxRows {
 		return nil, fmt.Errorf("%s: %d rows declared, limit %d", name, n, MaxRows)
 	}
+	if err := checkSizes(pf, int64(len(b))); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return &File{f: pf, name: name}, nil
+}
+
+// maxExpansion bounds how much a column chunk may claim to grow when
+// decompressed. Snappy and zstd on embeddings and text stay far below it; a
+// footer claiming more would make the decoder allocate out of proportion
+// to the file.
+const maxExpansion = 256
+
+// checkSizes refuses footers whose row counts or column chunk sizes cannot
+// be true of a file of size bytes, before any page is decoded.
+func checkSizes(pf *parquet.File, size int64) error {
+	md := pf.Metadata()
+	var rows int64
+	for gi, rg := range md.RowGroups {
+		if rg.NumRows < 0 || rg.NumRows > MaxRows {
+			return fmt.Errorf("row group %d declares %d rows", gi, rg.NumRows)
+		}
+		rows += rg.NumRows
+		for ci, cc := range rg.Columns {
+			m := cc.MetaData
+			if m.TotalCompressedSize < 0 || m.TotalCompressedSize > size || m.DataPageOffset < 0 || m.DataPageOffset >= size {
+				return fmt.Errorf("row group %d column %d: chunk of %d bytes at offset %d does not fit a %d-byte file", gi, ci, m.TotalCompressedSize, m.DataPageOffset, size)
+			}
+			if m.TotalUncompressedSize < 0 || m.TotalUncompressedSize > maxExpansion*m.TotalCompressedSize+1<<20 {
+				return fmt.Errorf("row group %d column %d: claims %d bytes uncompressed from %d", gi, ci, m.TotalUncompressedSize, m.TotalCompressedSize)
+			}
+			if m.NumValues < 0 || m.NumValues > m.TotalUncompressedSize*8+rg.NumRows+1 {
+				return fmt.Errorf("row group %d column %d: %d values cannot fit %d bytes", gi, ci, m.NumValues, m.TotalUncompressedSize)
+			}
+		}
+	}
+	if rows != md.NumRows {
+		return fmt.Errorf("row groups hold %d rows, the footer declares %d", rows, md.NumRows)
+	}
+	return nil
 }
 
 // Rows is the number of rows the footer declares.

@@ -1,0 +1,82 @@
+package lightrag
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/stores/storemodel"
+)
+
+func TestOpenPoisoned(t *testing.T) {
+	t.Parallel()
+	st, err := Open(context.Background(), filepath.Join("testdata", "poisoned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	passages := 0
+	for _, n := range st.Nodes {
+		if n.Kind == storemodel.KindPassage {
+			passages++
+		}
+	}
+	if passages != 5 || len(st.Nodes) != 10 {
+		t.Errorf("%d nodes, %d passages", len(st.Nodes), passages)
+	}
+	var noSource []string
+	for _, e := range st.Edges {
+		if len(e.Sources) == 0 {
+			noSource = append(noSource, e.ID)
+		}
+	}
+	if len(noSource) != 1 || noSource[0] != storemodel.PairID("Karen Joy Fowler", "Acme Holdings") {
+		t.Errorf("no-source edges %v", noSource)
+	}
+	if len(st.Issues) != 1 || st.Issues[0].Code != finding.StoreEdgeUnexplained {
+		t.Errorf("issues %+v", st.Issues)
+	}
+}
+
+// GraphML with a DOCTYPE (external entity, billion laughs) is refused
+// before any entity could be expanded; an undeclared entity is an error.
+func TestHostileGraphML(t *testing.T) {
+	t.Parallel()
+	for name, says := range map[string]string{
+		"external_entity.graphml":   "DOCTYPE",
+		"billion_laughs.graphml":    "DOCTYPE",
+		"undeclared_entity.graphml": "entity",
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "hostile", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseGraphML(b); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: err %v, want it to say %q", name, err, says)
+		}
+	}
+}
+
+func FuzzParseGraphML(f *testing.F) {
+	for _, p := range []string{"clean/graph_chunk_entity_relation.graphml", "poisoned/graph_chunk_entity_relation.graphml",
+		"hostile/external_entity.graphml", "hostile/billion_laughs.graphml", "hostile/undeclared_entity.graphml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", p))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := ParseGraphML(b)
+		if err != nil {
+			return
+		}
+		for _, n := range g.Nodes {
+			if n.Data == nil {
+				t.Fatal("node without data map")
+			}
+		}
+	})
+}

@@ -1,0 +1,259 @@
+package tlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/transparency-dev/tessera/api/layout"
+)
+
+// Every read of a log resource is bounded in bytes and, over HTTP, in time:
+// a checkpoint or bundle that is a symlink to /dev/zero, a FIFO, a body that
+// never ends or a server that never answers must end in an error naming the
+// resource, never in a hang or an exhausted process.
+
+// Byte caps per resource kind. A hash tile is at most 256 hashes (the cap
+// leaves room so a slightly padded tile is diagnosed by its length check);
+// an entry bundle at most 256 entries of at most 64 KiB each.
+const (
+	maxTileBytes   = 8 * layout.TileWidth * HashSize
+	maxBundleBytes = layout.EntryBundleWidth * (2 + 0xffff)
+)
+
+// Options bound and allow what Open may do.
+type Options struct {
+	// AllowCrossOriginRedirects lets an HTTP log redirect to another scheme,
+	// host or port. Off by default: a redirect elsewhere is an error.
+	AllowCrossOriginRedirects bool
+	// HTTP time limits; zero values take the defaults below.
+	ConnectTimeout time.Duration // dial and TLS handshake
+	HeaderTimeout  time.Duration // request sent to response headers
+	IdleTimeout    time.Duration // longest pause between body bytes
+	RequestTimeout time.Duration // one whole request, body included
+}
+
+const (
+	defaultConnectTimeout = 10 * time.Second
+	defaultHeaderTimeout  = 15 * time.Second
+	defaultIdleTimeout    = 15 * time.Second
+	defaultRequestTimeout = 2 * time.Minute
+)
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// ErrTooLarge says a resource was longer than its cap.
+var ErrTooLarge = errors.New("over the size limit")
+
+// readCapped reads at most max bytes from rd; one more is an error.
+func readCapped(rd io.Reader, max int64, name string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(rd, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooLarge)
+	}
+	return b, nil
+}
+
+// dirFetcher reads a log directory. Each resource must be a regular file
+// whose real path lies inside the log directory's real path: a symlink out
+// of the directory, a FIFO or a device is an error naming the file.
+type dirFetcher struct {
+	root     string // as given
+	realRoot string // symlinks resolved
+}
+
+func newDirFetcher(root string) (*dirFetcher, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(real)
+	if err != nil {
+		return nil, err
+	}
+	return &dirFetcher{root: root, realRoot: abs}, nil
+}
+
+func (d *dirFetcher) read(rel string, max int64) ([]byte, error) {
+	p := filepath.Join(d.root, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, err // keeps os.ErrNotExist for the partial-tile fallback
+	}
+	abs, err := filepath.Abs(real)
+	if err != nil {
+		return nil, err
+	}
+	if abs != d.realRoot && !strings.HasPrefix(abs, d.realRoot+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s resolves to %s, outside the log directory: not read", p, abs)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): not read", p, st.Mode().Type())
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit: %w", p, st.Size(), max, ErrTooLarge)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The size was checked, but a file can grow: the read is capped too.
+	return readCapped(f, max, p)
+}
+
+// partialOrFull reads the partial resource, falling back to the full one
+// when the partial is absent (the tree grew), as tessera's fetchers do.
+func partialOrFull(p uint8, read func(uint8) ([]byte, error)) ([]byte, error) {
+	b, err := read(p)
+	if errors.Is(err, os.ErrNotExist) && p > 0 {
+		return read(0)
+	}
+	return b, err
+}
+
+func (d *dirFetcher) checkpoint(context.Context) ([]byte, error) {
+	return d.read(layout.CheckpointPath, maxCheckpointSize)
+}
+
+func (d *dirFetcher) tile(_ context.Context, l, i uint64, p uint8) ([]byte, error) {
+	return partialOrFull(p, func(p uint8) ([]byte, error) { return d.read(layout.TilePath(l, i, p), maxTileBytes) })
+}
+
+func (d *dirFetcher) bundle(_ context.Context, i uint64, p uint8) ([]byte, error) {
+	return partialOrFull(p, func(p uint8) ([]byte, error) { return d.read(layout.EntriesPath(i, p), maxBundleBytes) })
+}
+
+// httpFetcher reads a log over HTTP with every limit of Options.
+type httpFetcher struct {
+	base   *url.URL
+	client *http.Client
+	idle   time.Duration
+	total  time.Duration
+}
+
+func newHTTPFetcher(base *url.URL, o Options) *httpFetcher {
+	connect := orDefault(o.ConnectTimeout, defaultConnectTimeout)
+	tr := &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: connect}).DialContext,
+		TLSHandshakeTimeout:    connect,
+		ResponseHeaderTimeout:  orDefault(o.HeaderTimeout, defaultHeaderTimeout),
+		MaxResponseHeaderBytes: 64 << 10,
+		MaxIdleConnsPerHost:    8,
+		IdleConnTimeout:        30 * time.Second,
+	}
+	c := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return fmt.Errorf("more than 5 redirects")
+		}
+		if !o.AllowCrossOriginRedirects && origin(req.URL) != origin(via[0].URL) {
+			return fmt.Errorf("redirect from %s to another origin %s refused (allow with --allow-cross-origin-redirects)", origin(via[0].URL), origin(req.URL))
+		}
+		return nil
+	}}
+	return &httpFetcher{base: base, client: c, idle: orDefault(o.IdleTimeout, defaultIdleTimeout), total: orDefault(o.RequestTimeout, defaultRequestTimeout)}
+}
+
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + u.Hostname() + ":" + port
+}
+
+func (h *httpFetcher) get(ctx context.Context, rel string, max int64) ([]byte, error) {
+	u := h.base.JoinPath(rel)
+	ctx, cancel := context.WithTimeout(ctx, h.total)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, fmt.Errorf("get %s: %w", u, os.ErrNotExist)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("get %s: HTTP status %d", u, resp.StatusCode)
+	}
+	if resp.ContentLength > max {
+		return nil, fmt.Errorf("get %s: Content-Length %d, over the %d-byte limit: %w", u, resp.ContentLength, max, ErrTooLarge)
+	}
+	// The idle limit: each pause between body bytes restarts a timer that
+	// cancels the request when it fires.
+	idle := time.AfterFunc(h.idle, cancel)
+	defer idle.Stop()
+	b, err := readCapped(idleReader{resp.Body, idle, h.idle}, max, "get "+u.String())
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("get %s: body stalled for %v or the request took over %v: %w", u, h.idle, h.total, ctx.Err())
+	}
+	return b, err
+}
+
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (i idleReader) Read(p []byte) (int, error) {
+	n, err := i.r.Read(p)
+	if n > 0 {
+		i.timer.Reset(i.d)
+	}
+	return n, err
+}
+
+func (h *httpFetcher) checkpoint(ctx context.Context) ([]byte, error) {
+	return h.get(ctx, layout.CheckpointPath, maxCheckpointSize)
+}
+
+func (h *httpFetcher) tile(ctx context.Context, l, i uint64, p uint8) ([]byte, error) {
+	return partialOrFull(p, func(p uint8) ([]byte, error) { return h.get(ctx, layout.TilePath(l, i, p), maxTileBytes) })
+}
+
+func (h *httpFetcher) bundle(ctx context.Context, i uint64, p uint8) ([]byte, error) {
+	return partialOrFull(p, func(p uint8) ([]byte, error) { return h.get(ctx, layout.EntriesPath(i, p), maxBundleBytes) })
+}
+
+// Present checks that the log really holds size leaves, by reading the
+// entry bundle of leaf size-1 (bounded), before a caller allocates anything
+// in proportion to a size taken from a checkpoint: a checkpoint claiming
+// 2^63 leaves costs one failed read, not a terabyte.
+func (r *Reader) Present(ctx context.Context, size uint64) error {
+	if size == 0 {
+		return nil
+	}
+	last := size - 1
+	width := int(last%layout.EntryBundleWidth) + 1
+	if _, _, err := r.bundleEntries(ctx, last/layout.EntryBundleWidth, width); err != nil {
+		return fmt.Errorf("the checkpoint claims %d leaves but leaf %d cannot be read: %w", size, last, err)
+	}
+	return nil
+}
