@@ -111,7 +111,7 @@ run_at() {
   keys 2
   wait_for "[2 Findings]"
   wait_for "TILE_MISMATCH"
-  wait_for "likely cause: a hash tile"
+  wait_for "was altered"
   keys /
   typed "leaf 0: the inclusion"
   keys Enter

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
+	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/finding"
@@ -52,34 +52,12 @@ func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 }
 
 // runVersion prints the module version and the VCS revision it was built
-// from.
+// from (toolVersion, as the report stamps it).
 func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	if len(args) > 0 {
 		fmt.Fprintln(stdout, "usage: memscope version")
 		return exitOK, nil
 	}
-	v, rev, dirty := "(devel)", "", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = " (modified)"
-				}
-			}
-		}
-		fmt.Fprintf(stdout, "memscope %s", v)
-		if rev != "" {
-			fmt.Fprintf(stdout, " revision %s%s", rev, dirty)
-		}
-		fmt.Fprintf(stdout, " %s\n", bi.GoVersion)
-		return exitOK, nil
-	}
-	fmt.Fprintf(stdout, "memscope %s\n", v)
+	fmt.Fprintf(stdout, "memscope %s %s\n", toolVersion(), runtime.Version())
 	return exitOK, nil
 }
