@@ -16,6 +16,8 @@ const (
 	Reorder Class = "REORDER"
 	// Same: identical lists, item for item.
 	Same Class = "SAME"
+	// Failed: the comparison could not be made (the row says why).
+	Failed Class = "FAILED"
 )
 
 // Change is how one item moved from the before list to the after list.

@@ -16,7 +16,10 @@ import (
 // entities each, every passage at 0.05 x a dense score, and passage text
 // for BM25.
 func benchStore() (*replay.Replayer, []replay.Query) {
-	const passages, entities, edges, unauth = 10_000, 40_000, 350_000, 300
+	return genStore(10_000, 40_000, 350_000, 300)
+}
+
+func genStore(passages, entities, edges, unauth int) (*replay.Replayer, []replay.Query) {
 	rng := rand.New(rand.NewPCG(2026, 15))
 	signed := replay.Provenance{Writer: "agent:1", SignatureValid: true, WriterRegistered: true, Channel: replay.ChannelAuthenticated, Sources: []string{"doc"}}
 	noSource := replay.Provenance{Writer: "agent:evil", SignatureValid: true, WriterRegistered: true, Channel: replay.ChannelAuthenticated}
@@ -96,4 +99,59 @@ func BenchmarkExposureAll50k(b *testing.B) {
 }
 
 // benchDraws is the draws per query and budget of BenchmarkExposurePPR50k.
-const benchDraws = 100
+const benchDraws = 1000
+
+// benchDrawsOf runs the same 64 draws (half clean, half heavy) of query 0,
+// warm-started or cold: the ratio of the two is the warm start's gain,
+// measured inside one run.
+func benchDrawsOf(b *testing.B, cold bool) {
+	rp, qs := benchStore()
+	p, draws := drawSet(b, rp, qs[0], 64)
+	p.cold = cold
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.solve(draws[i%len(draws)])
+	}
+}
+
+// drawSet prepares a pusher for q and n draws (half clean, half heavy).
+func drawSet(tb testing.TB, rp *replay.Replayer, q replay.Query, n int) (*pusher, [][]extra) {
+	e, err := newEnv(rp, Options{Selectors: []string{PPR}, Damping: 0.5})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g := rp.Graph()
+	r, err := g.ResetVector(q.Reset)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := g.PPR(r, replay.SolveOptions{}, e.unauth)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := newPusher(e.adjA, 0.5, r, sc[0], e.isP, e.passages, 5)
+	var seeds []int32
+	for v, m := range r {
+		if m > 0 && !e.isP[v] {
+			seeds = append(seeds, int32(v))
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	var draws [][]extra
+	for i := 0; i < n; i++ {
+		t := e.passages[rng.IntN(len(e.passages))]
+		w := 1 + rng.Float64()
+		if i%2 == 1 {
+			w = 60
+		}
+		var es []extra
+		for j := 0; j < 3; j++ {
+			es = append(es, extra{seeds[rng.IntN(len(seeds))], t, w})
+		}
+		draws = append(draws, es)
+	}
+	return p, draws
+}
+
+func BenchmarkDrawWarm50k(b *testing.B) { benchDrawsOf(b, false) }
+func BenchmarkDrawCold50k(b *testing.B) { benchDrawsOf(b, true) }

@@ -36,6 +36,7 @@ type pusher struct {
 	isP   []bool    // passage nodes
 	order []int32   // passages by x0, best first (ties by node order)
 	k     int
+	maxP  int32 // a passage of largest strength (bounds unmoved passages' error)
 
 	dx, res, addW []float64
 	mark          []bool
@@ -44,6 +45,9 @@ type pusher struct {
 	inQ           []bool
 	ext           map[int32][]nbr
 	x, y          []float64 // sweep scratch
+	// cold solves every draw with sweeps from the reset vector instead of
+	// the view's scores: the baseline the warm start is measured against.
+	cold bool
 }
 
 func newPusher(a *adj, d float64, r, x0 []float64, isP []bool, passages []int32, k int) *pusher {
@@ -53,6 +57,11 @@ func newPusher(a *adj, d float64, r, x0 []float64, isP []bool, passages []int32,
 	for v, m := range r {
 		if m > 0 {
 			p.rsup = append(p.rsup, int32(v))
+		}
+	}
+	for _, v := range passages {
+		if a.str[v] > a.str[p.maxP] || !isP[p.maxP] {
+			p.maxP = v
 		}
 	}
 	p.order = append([]int32(nil), passages...)
@@ -72,10 +81,16 @@ func (p *pusher) touch(v int32) {
 	}
 }
 
+// over says whether v's residual is above theta times its strength (the
+// degree-normalised threshold of forward push).
+func (p *pusher) over(v int32, theta float64) bool {
+	return math.Abs(p.res[v]) > theta*(p.a.str[v]+p.addW[v])
+}
+
 func (p *pusher) addRes(v int32, m float64, theta float64) {
 	p.touch(v)
 	p.res[v] += m
-	if !p.inQ[v] && math.Abs(p.res[v]) > theta {
+	if !p.inQ[v] && p.over(v, theta) {
 		p.inQ[v] = true
 		p.queue = append(p.queue, v)
 	}
@@ -87,7 +102,10 @@ func (p *pusher) base() []int32 {
 }
 
 // solve returns the top-k passages of the view plus es, best first, and
-// whether the cut-off stayed a tie at the precision floor.
+// whether the cut-off stayed a tie at the precision floor. It stops as soon
+// as the question "did the selected set change?" is decided, so when the
+// set changed, members other than the one that decided it are the
+// estimate's.
 func (p *pusher) solve(es []extra) (top []int32, uncertain bool) {
 	defer p.reset()
 	d := p.d
@@ -105,7 +123,10 @@ func (p *pusher) solve(es []extra) (top []int32, uncertain bool) {
 			p.touch(s[0])
 		}
 	}
-	theta := 1e-6
+	if p.cold {
+		return p.sweeps()
+	}
+	theta := 1e-8
 	// Residual of x0 under the new graph: the columns of the endpoints.
 	for _, u := range ends {
 		s0 := p.a.str[u]
@@ -128,23 +149,37 @@ func (p *pusher) solve(es []extra) (top []int32, uncertain bool) {
 	}
 	for {
 		p.drain(theta)
-		var resid float64
+		// Undirected walks are reversible (s_u pi_u(v) = s_v pi_v(u)), so
+		// with every |res_u| <= eps s_u the error at v is at most
+		// eps s_v / (1 - d): tight for low-degree passages. A residual on
+		// a node with no edges would break that; then use the L1 bound.
+		var resid, eps float64
+		local := true
 		for _, v := range p.touched {
-			resid += math.Abs(p.res[v])
+			r := math.Abs(p.res[v])
+			resid += r
+			if s := p.a.str[v] + p.addW[v]; s > 0 {
+				eps = max(eps, r/s)
+			} else if r > 0 {
+				local = false
+			}
 		}
-		bound := resid / (1 - d)
-		top, decided := p.topK(2 * bound)
+		errOf := func(v int32) float64 { return eps * (p.a.str[v] + p.addW[v]) / (1 - d) }
+		if !local {
+			errOf = func(int32) float64 { return resid / (1 - d) }
+		}
+		top, decided := p.topK(errOf)
 		if decided || resid == 0 {
 			return top, false
 		}
-		if theta < 2e-8 || len(p.touched) > p.a.n/4 {
+		if theta < 1e-13 || len(p.touched) > p.a.n/4 {
 			// The correction is no longer local: whole-graph sweeps from
 			// the pushed estimate are cheaper than more pushes.
 			return p.sweeps()
 		}
 		theta /= 8
 		for _, v := range p.touched {
-			if !p.inQ[v] && math.Abs(p.res[v]) > theta {
+			if !p.inQ[v] && p.over(v, theta) {
 				p.inQ[v] = true
 				p.queue = append(p.queue, v)
 			}
@@ -171,6 +206,9 @@ func (p *pusher) sweeps() ([]int32, bool) {
 	}
 	for v := 0; v < n; v++ {
 		x[v] = p.x0[v] + p.dx[v]
+		if p.cold {
+			x[v] = p.r[v]
+		}
 		y[v] = x[v] * inv(v)
 	}
 	var dangling []int32
@@ -220,7 +258,7 @@ func (p *pusher) drain(theta float64) {
 		u := p.queue[h]
 		p.inQ[u] = false
 		rho := p.res[u]
-		if math.Abs(rho) <= theta {
+		if !p.over(u, theta) && !(rho != 0 && p.a.str[u]+p.addW[u] == 0) {
 			continue
 		}
 		p.res[u] = 0
@@ -250,7 +288,7 @@ func (p *pusher) drain(theta float64) {
 // base set on top with a k-th/(k+1)-th gap above slack; changed needs one
 // base member that at least k others certainly beat, or one outsider that
 // at most k-1 others can reach.
-func (p *pusher) topK(slack float64) ([]int32, bool) {
+func (p *pusher) topK(errOf func(int32) float64) ([]int32, bool) {
 	var cand []int32
 	moved := 0
 	for _, v := range p.touched {
@@ -260,17 +298,21 @@ func (p *pusher) topK(slack float64) ([]int32, bool) {
 		}
 	}
 	need := p.k + 1 + moved
+	// tail bounds every unmoved passage left out of cand: the best of them
+	// in base order, plus the largest error any passage can carry.
+	tail := math.Inf(-1)
 	for _, v := range p.order {
-		if need == 0 {
-			break
-		}
 		if p.isP[v] && p.dx[v] != 0 {
 			continue
+		}
+		if need == 0 {
+			tail = p.x0[v] + errOf(p.maxP)
+			break
 		}
 		cand = append(cand, v)
 		need--
 	}
-	return p.decide(cand, func(v int32) float64 { return p.x0[v] + p.dx[v] }, slack)
+	return p.decide(cand, func(v int32) float64 { return p.x0[v] + p.dx[v] }, errOf, tail)
 }
 
 // topKFull is topK over every passage with the sweep's scores.
@@ -286,11 +328,13 @@ func (p *pusher) topKFull(slack float64) ([]int32, bool) {
 			}
 		}
 	}
-	return p.decide(cand, func(v int32) float64 { return x[v] }, slack)
+	return p.decide(cand, func(v int32) float64 { return x[v] }, func(int32) float64 { return slack / 2 }, math.Inf(-1))
 }
 
-// decide sorts the candidates by score and answers topK's question.
-func (p *pusher) decide(cand []int32, score func(int32) float64, slack float64) ([]int32, bool) {
+// decide sorts the candidates by score and answers topK's question when
+// each score v may be off by errOf(v) and no passage outside cand can
+// score above tail.
+func (p *pusher) decide(cand []int32, score, errOf func(int32) float64, tail float64) ([]int32, bool) {
 	slices.SortFunc(cand, func(x, y int32) int {
 		if c := cmp.Compare(score(y), score(x)); c != 0 {
 			return c
@@ -302,17 +346,27 @@ func (p *pusher) decide(cand []int32, score func(int32) float64, slack float64) 
 	if len(cand) <= k || k == 0 {
 		return top, true
 	}
+	lo := func(v int32) float64 { return score(v) - errOf(v) }
+	hi := func(v int32) float64 { return score(v) + errOf(v) }
 	base := p.order[:min(p.k, len(p.order))]
 	if sameSet(top, base) {
-		return top, score(cand[k-1])-score(cand[k]) > slack
+		worst := math.Inf(1)
+		for _, v := range top {
+			worst = min(worst, lo(v))
+		}
+		best := tail
+		for _, v := range cand[k:] {
+			best = max(best, hi(v))
+		}
+		return top, worst > best
 	}
 	for i, v := range cand {
 		inBase := slices.Contains(base, v)
-		if !inBase && i < k {
-			// How many others might reach v?
+		if !inBase && i < k && tail < lo(v) {
+			// v is certainly in when at most k-1 others can reach it.
 			reach := 0
 			for j, w := range cand {
-				if j != i && score(w) >= score(v)-slack {
+				if j != i && hi(w) >= lo(v) {
 					reach++
 				}
 			}
@@ -321,9 +375,10 @@ func (p *pusher) decide(cand []int32, score func(int32) float64, slack float64) 
 			}
 		}
 		if inBase && i >= k {
+			// u is certainly out when k others certainly beat it.
 			beat := 0
 			for j, w := range cand {
-				if j != i && score(w) > score(v)+slack {
+				if j != i && lo(w) > hi(v) {
 					beat++
 				}
 			}

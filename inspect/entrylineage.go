@@ -150,11 +150,21 @@ func Preview(s string, n int) string {
 }
 
 // RenderSVG renders DOT with graphviz into path (an export the user asked
-// for; it never touches the evidence).
+// for). The file is created exclusively: an existing file, the snapshot
+// or any other evidence included, is never overwritten.
 func RenderSVG(ctx context.Context, dot, path string) error {
 	svg, err := dagdraw.SVG(ctx, dot)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, svg, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(svg); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
 }

@@ -26,6 +26,10 @@ func ReplayFindings(rows []replay.Row) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range rows {
 		subject := "query " + r.QueryID
+		if r.Err != nil {
+			out = append(out, finding.New(finding.ReplayUnavailable, subject, "this query could not be replayed: "+r.Err.Error()))
+			continue
+		}
 		if r.Class == diff.Diverge {
 			code := finding.ReplayDiverge
 			msg := fmt.Sprintf("top-%d on G and on G_auth select different passages", r.K)

@@ -227,6 +227,9 @@ func (s *Session) lineageEntry(i int) lineage.Entry {
 		e.Parents = append(e.Parents, g.ID(p.Node))
 		e.Weights = append(e.Weights, p.Weight)
 	}
+	// Parents outside the store still count (tombstoned or missing).
+	ids, ws := g.MissingParents(i)
+	e.Parents, e.Weights = append(e.Parents, ids...), append(e.Weights, ws...)
 	return e
 }
 

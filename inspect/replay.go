@@ -27,8 +27,16 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 		}
 		nodes = append(nodes, rn)
 	}
+	problems := s.sourceProblems(rep)
 	edges := make([]replay.Edge, 0, len(s.Writes))
+	seen := make(map[string]bool, len(s.Writes))
 	for _, w := range s.Writes {
+		// A duplicated write row (DUPLICATE_ID in verify) enters the graph
+		// once: the first row, as a store keyed by write id would keep it.
+		if seen[w.ID] {
+			continue
+		}
+		seen[w.ID] = true
 		codes := rep.WriteStatus[w.ID]
 		prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
 		for _, c := range codes {
@@ -41,6 +49,11 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 		}
 		if _, ok := rep.Channels[w.Writer]; !ok {
 			prov.WriterRegistered = false
+		}
+		for _, src := range w.Sources {
+			if why, bad := problems(src); bad {
+				prov.SourceProblems = append(prov.SourceProblems, src+": "+why)
+			}
 		}
 		if d, ok := declared[w.ID]; ok {
 			v := d
@@ -160,4 +173,28 @@ func (s *Session) declaredLabels() (map[string]bool, error) {
 		return nil, fmt.Errorf("%s: %w", s.Opts.Snapshot, err)
 	}
 	return m, nil
+}
+
+// sourceProblems says whether a cited source entry is missing or untrusted
+// after verification and lineage (at DefaultTau, fail-open): closure
+// min-inheritance makes a write that cites one unauthenticated. Without
+// loaded entries every source is reported as unchecked.
+func (s *Session) sourceProblems(rep *verify.Report) func(id string) (string, bool) {
+	labels, err := s.Labels(DefaultTau, false)
+	if err != nil {
+		return func(string) (string, bool) { return "entries not loaded: source not checked", true }
+	}
+	return func(id string) (string, bool) {
+		node, ok := s.Lineage.Index(id)
+		if !ok {
+			return "not in the store", true
+		}
+		if why := VerificationFailure(rep, id); why != "" {
+			return "failed verification (" + why + ")", true
+		}
+		if l := labels[node]; l.IsUntrusted() {
+			return l.String() + " after lineage", true
+		}
+		return "", false
+	}
 }

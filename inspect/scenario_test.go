@@ -42,6 +42,16 @@ func TestMain(m *testing.M) {
 // open loads a generated scenario with its pinned anchors.
 func open(t *testing.T, name string) (*Session, *scenario.Manifest) {
 	t.Helper()
+	s, m := openUnloaded(t, name)
+	if err := s.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, m
+}
+
+// openUnloaded opens a generated scenario without loading its entries.
+func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
+	t.Helper()
 	sdir := filepath.Join(scenarioDir, name)
 	m, err := scenario.ReadManifest(sdir)
 	if err != nil {
@@ -60,9 +70,6 @@ func open(t *testing.T, name string) (*Session, *scenario.Manifest) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if err := s.Load(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
 	return s, m
 }
 

@@ -130,8 +130,9 @@ type Session struct {
 
 	Lineage *lineage.Graph
 
-	mu     sync.Mutex
-	report *verify.Report
+	mu        sync.Mutex
+	report    *verify.Report
+	verifying chan struct{} // closed when the running verification ends
 	// linMu serialises feeding verification into the lineage graph with
 	// propagation; resolved says it was fed.
 	linMu    sync.Mutex
@@ -339,39 +340,71 @@ func lineageOf(r *loader.EntryRow, writer string) lineage.Entry {
 // Loaded is the number of Entries filled so far.
 func (s *Session) Loaded() int { return int(s.loaded.Load()) }
 
+// loadedGraph returns the lineage graph and the node-to-row map under the
+// lock Load publishes them with (other goroutines may call Index while
+// Load is still running).
+func (s *Session) loadedGraph() (*lineage.Graph, []int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Lineage, s.rowOf
+}
+
 // Index maps an entry id to its row in Entries (after Load).
 func (s *Session) Index(id string) (int, bool) {
-	if s.Lineage == nil {
+	g, rowOf := s.loadedGraph()
+	if g == nil {
 		return 0, false
 	}
-	j, ok := s.Lineage.Index(id)
+	j, ok := g.Index(id)
 	if !ok {
 		return 0, false
 	}
-	return int(s.rowOf[j]), true
+	return int(rowOf[j]), true
 }
 
-// RowOf maps a lineage node index to its row in Entries.
-func (s *Session) RowOf(node int) int { return int(s.rowOf[node]) }
+// RowOf maps a lineage node index to its row in Entries (after Load).
+func (s *Session) RowOf(node int) int {
+	_, rowOf := s.loadedGraph()
+	return int(rowOf[node])
+}
 
 // Verify runs the integrity verification once and caches the report.
+// Concurrent callers share one run: the others wait for it (or for their
+// own ctx). A run that fails is not cached; the next call tries again.
 func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*verify.Report, error) {
-	s.mu.Lock()
-	if s.report != nil {
-		r := s.report
+	for {
+		s.mu.Lock()
+		if r := s.report; r != nil {
+			s.mu.Unlock()
+			return r, nil
+		}
+		if wait := s.verifying; wait != nil {
+			s.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		s.verifying = done
 		s.mu.Unlock()
-		return r, nil
+
+		rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
+			TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
+		s.mu.Lock()
+		s.verifying = nil
+		if err == nil {
+			s.report = rep
+		}
+		s.mu.Unlock()
+		close(done)
+		if err != nil {
+			return nil, err
+		}
+		return rep, nil
 	}
-	s.mu.Unlock()
-	rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
-		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.report = rep
-	s.mu.Unlock()
-	return rep, nil
 }
 
 // Report returns the verification report if Verify has run.
@@ -393,7 +426,7 @@ func (s *Session) lineageActions() []lineage.Action {
 }
 
 func (s *Session) needLoaded() error {
-	if s.Lineage == nil {
+	if g, _ := s.loadedGraph(); g == nil {
 		return fmt.Errorf("inspect: entries not loaded")
 	}
 	return nil

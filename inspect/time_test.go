@@ -70,10 +70,26 @@ func TestAssumeCompromised(t *testing.T) {
 			t.Errorf("planner entry %s: assumed label %v, want External", id, changed[id])
 		}
 	}
-	if !slices.ContainsFunc(c.Verdicts, func(v VerdictChange) bool {
+	// In incident the search result behind plan-pay was deleted without a
+	// tombstone, so lineage (fail-closed) already refuses act-pay-chatwin;
+	// the verdict flip is seen on the clean store, where it is allowed.
+	cs, _ := open(t, "clean")
+	crp, err := cs.Replayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := cs.Timeline(crp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := cs.AssumeCompromised(context.Background(), crp, ctl, "agent:planner", 0, DefaultTau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(cc.Verdicts, func(v VerdictChange) bool {
 		return v.Action == "act-pay-chatwin" && v.Now == "allow" && v.Assume != "allow"
 	}) {
-		t.Fatalf("verdicts %+v", c.Verdicts)
+		t.Fatalf("verdicts %+v", cc.Verdicts)
 	}
 	// The indexer assumed compromised from the start: every edge it wrote
 	// leaves G_auth, so some query's class changes.

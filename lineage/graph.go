@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/memscope/memscope/finding"
 )
@@ -48,6 +49,9 @@ type Graph struct {
 	danglingW []float64
 	// dangling lists each input position's unknown parents, for Resolve.
 	dangling map[int32][]danglingEdge
+	// missingByNode is dangling keyed by node index, built on first use.
+	missingOnce   sync.Once
+	missingByNode map[int32][]danglingEdge
 
 	// Set by Resolve: entries that failed verification (forced External,
 	// with the reason) and edges to tombstoned parents, by node.

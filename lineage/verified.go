@@ -113,3 +113,19 @@ func ghostLabel(e ghostEdge, base *BaseLabels) Trust {
 	}
 	return max(e.label, base[e.wc])
 }
+
+// MissingParents lists node i's parents that are not in the store (deleted
+// or never present), with their weights, so a caller that rebuilds the
+// graph keeps them.
+func (g *Graph) MissingParents(i int) (ids []string, weights []float64) {
+	g.missingOnce.Do(func() {
+		g.missingByNode = make(map[int32][]danglingEdge, len(g.dangling))
+		for in, edges := range g.dangling {
+			g.missingByNode[g.nodeOf[in]] = edges
+		}
+	})
+	for _, e := range g.missingByNode[int32(i)] {
+		ids, weights = append(ids, e.parent), append(weights, e.w)
+	}
+	return ids, weights
+}

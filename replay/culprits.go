@@ -68,10 +68,10 @@ func (r *Replayer) culprits(reset []float64, k int, onG, onAuth []float64, row R
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		var f float64
 		if s := g.strength[a]; s > 0 {
-			f += ed.Weight * onG[a] / s
+			f += g.walkW[e] * onG[a] / s
 		}
 		if s := g.strength[b]; s > 0 {
-			f += ed.Weight * onG[b] / s
+			f += g.walkW[e] * onG[b] / s
 		}
 		flow[e] = f
 	}

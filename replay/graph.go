@@ -37,6 +37,11 @@ type Provenance struct {
 	Channel          string   // ChannelAuthenticated, ChannelUnauthenticated or "" (unknown)
 	Sources          []string // empty: a no-source write
 	Declared         *bool    // label declared by an importer, not verified
+	// SourceProblems names the cited sources that are missing or untrusted
+	// after verification and lineage ("id: why"), in source order. Under
+	// closure min-inheritance (paper 000, section 4) one such source makes
+	// the write unauthenticated.
+	SourceProblems []string
 }
 
 // Write channels.
@@ -87,6 +92,7 @@ type Graph struct {
 	weights  []float64
 	edgeOf   []int32
 	strength []float64 // summed incident walk weight per node on G
+	walkW    []float64 // per edge: the weight the walk uses (see walkWeights)
 	degree   []int32   // number of CSR entries per node on G
 }
 
@@ -163,6 +169,7 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 	g.edgeOf = make([]int32, nnz)
 	g.strength = make([]float64, n)
 	g.degree = count[:n]
+	g.walkW = walkWeights(edges)
 	fill := make([]int32, n)
 	copy(fill, g.offsets[:n])
 	put := func(v, u int32, w float64, e int) {
@@ -171,19 +178,53 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 		fill[v]++
 		g.strength[v] += w
 	}
-	for i, e := range edges {
+	for i := range edges {
 		a, b := ends[i][0], ends[i][1]
 		if !g.carriesWalk(i, a, b) {
 			continue
 		}
+		w := g.walkW[i]
 		if a == b {
-			put(a, a, 2*e.Weight, i)
+			put(a, a, 2*w, i)
 			continue
 		}
-		put(a, b, e.Weight, i)
-		put(b, a, e.Weight, i)
+		put(a, b, w, i)
+		put(b, a, w, i)
 	}
 	return g, nil
+}
+
+// Weight bounds of the walk. The format allows any finite non-negative
+// weight, from 5e-324 to MaxFloat64; summed strengths would overflow and
+// 1/strength of a subnormal is infinite. A transition is w/strength, which
+// one global scale leaves unchanged, so a graph whose largest weight is
+// over maxWalkWeight is scaled down by it, and a positive weight below
+// minWalkWeight (after scaling) counts as minWalkWeight: it still carries
+// the walk when it is a node's only edge, and is still negligible beside
+// any ordinary one. Graphs within the bounds are used exactly as written.
+const (
+	maxWalkWeight = 1e100
+	minWalkWeight = 1e-300
+)
+
+func walkWeights(edges []Edge) []float64 {
+	maxW := 0.0
+	for _, e := range edges {
+		maxW = max(maxW, e.Weight)
+	}
+	scale := 1.0
+	if maxW > maxWalkWeight {
+		scale = 1 / maxW
+	}
+	out := make([]float64, len(edges))
+	for i, e := range edges {
+		w := e.Weight * scale
+		if e.Weight > 0 && w < minWalkWeight {
+			w = minWalkWeight
+		}
+		out[i] = w
+	}
+	return out
 }
 
 // carriesWalk says whether edge i (between a and b) enters the walk at all.

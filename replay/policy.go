@@ -9,8 +9,9 @@ import (
 // Rules that decide an edge's label. Each label names the rule that decided
 // it, so a reviewer can see why an edge was kept in or removed from G_auth.
 const (
-	RuleAuthenticated       = "signed, registered, authenticated channel, sourced"
+	RuleAuthenticated       = "signed, registered, authenticated channel, sourced from trusted entries"
 	RuleNoSource            = "no-source write"
+	RuleSourceUntrusted     = "source untrusted"
 	RuleSignatureInvalid    = "signature invalid"
 	RuleWriterUnregistered  = "writer unregistered"
 	RuleChannelUnauthentic  = "channel unauthenticated"
@@ -30,6 +31,9 @@ type EdgeLabel struct {
 	Rule          string   // the rule that decided the label
 	Failed        []string // every failing rule, in check order (empty when authenticated)
 	Declared      bool     // the label was declared by an importer, not verified
+	// Source is the cited source that decided an unauthenticated label
+	// under min-inheritance ("id: why"), "" otherwise.
+	Source string
 }
 
 // LabelPolicy labels an edge from its write provenance alone.
@@ -60,16 +64,23 @@ func PolicyByName(name string) (LabelPolicy, error) {
 
 // verifiedPolicy is the default: an edge is authenticated only when its
 // signature verifies, its writer is a registered principal, it came through
-// an authenticated channel, and it names at least one source. A no-source
-// write is unauthenticated by construction (paper 000, L-prov).
+// an authenticated channel, and it names at least one source, every one of
+// which exists and is trusted after verification and lineage (closure
+// min-inheritance: a derived object carries the minimum integrity over its
+// derivation closure, paper 000, section 4). A no-source write is
+// unauthenticated by construction (paper 000, L-prov).
 type verifiedPolicy struct{}
 
 func (verifiedPolicy) Name() string { return PolicyDefault }
 
 func (verifiedPolicy) Label(e Edge) EdgeLabel {
 	var failed []string
+	src := ""
 	if len(e.Prov.Sources) == 0 {
 		failed = append(failed, RuleNoSource)
+	} else if len(e.Prov.SourceProblems) > 0 {
+		failed = append(failed, RuleSourceUntrusted)
+		src = e.Prov.SourceProblems[0]
 	}
 	if !e.Prov.SignatureValid {
 		failed = append(failed, RuleSignatureInvalid)
@@ -85,7 +96,11 @@ func (verifiedPolicy) Label(e Edge) EdgeLabel {
 		failed = append(failed, RuleChannelUnknown)
 	}
 	if len(failed) > 0 {
-		return EdgeLabel{Rule: failed[0], Failed: failed}
+		rule := failed[0]
+		if rule == RuleSourceUntrusted {
+			rule += ": " + src
+		}
+		return EdgeLabel{Rule: rule, Failed: failed, Source: src}
 	}
 	return EdgeLabel{Authenticated: true, Rule: RuleAuthenticated}
 }

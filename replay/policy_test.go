@@ -77,3 +77,25 @@ func TestGAuthDropsEdgesNotVertices(t *testing.T) {
 		t.Errorf("on G, b should receive walk mass from a")
 	}
 }
+
+// Closure min-inheritance: a write by an authenticated, registered writer
+// that cites a source which is missing or untrusted is unauthenticated,
+// and its label names the source that decided it.
+func TestMinInheritanceSourceDecides(t *testing.T) {
+	p, _ := PolicyByName(PolicyDefault)
+	e := Edge{ID: "peer", Src: "a", Dst: "b", Weight: 60, Prov: signed}
+	if l := p.Label(e); !l.Authenticated || l.Source != "" {
+		t.Fatalf("trusted source: %+v", l)
+	}
+	e.Prov.SourceProblems = []string{"doc: External after lineage"}
+	l := p.Label(e)
+	if l.Authenticated || l.Source != "doc: External after lineage" || l.Rule != RuleSourceUntrusted+": doc: External after lineage" {
+		t.Fatalf("untrusted source: %+v", l)
+	}
+	// The signature-only policy ignores sources: it shows what min-
+	// inheritance adds.
+	so, _ := PolicyByName(PolicySignatureOnly)
+	if !so.Label(e).Authenticated {
+		t.Error("signature-only policy refuses a signed write")
+	}
+}

@@ -111,7 +111,7 @@ func (g *Graph) newView(without []int32) *view {
 		touched[a], touched[b] = true, true
 	}
 	for _, e := range v.removed {
-		w := g.edges[e].Weight
+		w := g.walkW[e]
 		a, b := g.ends[e][0], g.ends[e][1]
 		if a == b {
 			v.corr = append(v.corr, correction{a, a, 2 * w})

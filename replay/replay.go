@@ -185,6 +185,9 @@ type Row struct {
 	Targets      []Lemma1    // one per passage selected on either side or recorded
 	Culprits     *Culprits   // nil unless Config.Culprits and the row is not SAME
 	Immune       []ImmuneRow // nil unless the query carries dense scores
+	// Err says why this query could not be replayed (Class is then
+	// diff.Failed and the selections are empty); the other rows stand.
+	Err error
 }
 
 // RecordedCheck compares the recorded selection with the replayed one on G.
@@ -292,7 +295,9 @@ func recordedItems(ids []string) []diff.Item {
 }
 
 // ReplayAll replays every query using up to workers goroutines (0: one per
-// CPU). Rows come back in query order; the first error stops the run.
+// CPU). Rows come back in query order. A query that cannot be replayed
+// (a reset vector naming no node, a bad recorded selection) gets a row of
+// class diff.Failed with Err saying why; every other row stands.
 func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -322,9 +327,11 @@ func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	// One unreplayable query fails alone: its row says why, every other
+	// row stands.
+	for i, err := range errs {
 		if err != nil {
-			return nil, err
+			rows[i] = Row{QueryID: qs[i].ID, K: qs[i].K, Class: diff.Failed, Err: err}
 		}
 	}
 	return rows, nil

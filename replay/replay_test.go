@@ -376,9 +376,55 @@ func TestReplayAllMatchesSequentialAndNamesBadQuery(t *testing.T) {
 			t.Errorf("query %s: parallel row differs from sequential", q.ID)
 		}
 	}
-	qs = append(qs, Query{ID: "broken", Reset: map[string]float64{"q": -1}})
-	if _, err := r.ReplayAll(qs, 2); err == nil || !strings.Contains(err.Error(), `query "broken"`) {
-		t.Errorf("bad query error %v, want it to name the query", err)
+	// One unreplayable query fails alone, with its reason; the others stand.
+	qs = append(qs[:2], Query{ID: "broken", Reset: map[string]float64{"q": -1}}, qs[2], Query{ID: "ghost", Reset: map[string]float64{"nowhere": 1}})
+	rows, err = r.ReplayAll(qs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rows {
+		bad := qs[i].ID == "broken" || qs[i].ID == "ghost"
+		if bad != (row.Err != nil) || bad != (row.Class == diff.Failed) || row.QueryID != qs[i].ID {
+			t.Errorf("row %d (%s): class %s, err %v", i, row.QueryID, row.Class, row.Err)
+		}
+	}
+	if !strings.Contains(rows[2].Err.Error(), `query "broken"`) || !strings.Contains(rows[4].Err.Error(), "nowhere") {
+		t.Errorf("reasons: %v; %v", rows[2].Err, rows[4].Err)
+	}
+}
+
+// Every weight the format allows replays: the smallest subnormal and
+// MaxFloat64 give the transitions their ratios say.
+func TestExtremeWeightsReplay(t *testing.T) {
+	nodes := []Node{{ID: "q", Kind: KindEntity}, {ID: "a", Kind: KindPassage}, {ID: "b", Kind: KindPassage}, {ID: "c", Kind: KindPassage}}
+	for _, w := range [][3]float64{{math.MaxFloat64, math.MaxFloat64, 5e-324}, {5e-324, 5e-324, 5e-324}, {1e308, 1e308, 1}} {
+		edges := []Edge{{ID: "qa", Src: "q", Dst: "a", Weight: w[0]}, {ID: "qb", Src: "q", Dst: "b", Weight: w[1]}, {ID: "qc", Src: "q", Dst: "c", Weight: w[2]}}
+		g, err := NewGraph(nodes, edges, DropSelfLoops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := NewReplayer(g, Config{K: 3})
+		row, err := r.Replay(Query{ID: "t", Reset: map[string]float64{"q": 1}})
+		if err != nil {
+			t.Fatalf("weights %v: %v", w, err)
+		}
+		sum := 0.0
+		for _, it := range row.G.Items {
+			if math.IsNaN(it.Score) || math.IsInf(it.Score, 0) {
+				t.Fatalf("weights %v: score %v", w, it.Score)
+			}
+			sum += it.Score
+		}
+		if sum <= 0 {
+			t.Fatalf("weights %v: no mass reached the passages", w)
+		}
+		sa, sc := row.G.Items[0].Score, row.G.Items[len(row.G.Items)-1].Score
+		if w[0] == w[2] && math.Abs(sa-sc) > 1e-9 {
+			t.Errorf("weights %v: equal weights, scores %v and %v", w, sa, sc)
+		}
+		if w[0] > w[2]*1e6 && !(sa > 10*sc) {
+			t.Errorf("weights %v: the heavy edges do not dominate (%v vs %v)", w, sa, sc)
+		}
 	}
 }
 

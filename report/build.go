@@ -107,7 +107,9 @@ func Build(ctx context.Context, s *inspect.Session, opt Options) (*Case, error) 
 		return nil, err
 	}
 	for _, t := range glossary.Terms {
-		c.Glossary = append(c.Glossary, Term{Term: t.Term, Meaning: t.Meaning})
+		if !t.InspectorOnly {
+			c.Glossary = append(c.Glossary, Term{Term: t.Term, Meaning: t.Meaning})
+		}
 	}
 	c.Verdict = composeVerdict(c)
 	return c, nil

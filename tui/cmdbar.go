@@ -9,7 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/glossary"
 	"github.com/memscope/memscope/idform"
 	"github.com/memscope/memscope/sanitize"
 )
@@ -118,7 +117,7 @@ func (m *Model) complete() tea.Cmd {
 		}
 	}
 	if strings.HasPrefix("glossary ", t) || strings.HasPrefix(t, "glossary ") {
-		for _, g := range glossary.Terms {
+		for _, g := range glossary {
 			if cand := "glossary " + g.Term; strings.HasPrefix(strings.ToLower(cand), t) {
 				add(cand)
 			}

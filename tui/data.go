@@ -92,6 +92,11 @@ type Source interface {
 
 	// Actions with the gate verdict recomputed at the default tau. Fast.
 	Actions() []lineage.GateResult
+
+	// Close releases what the Source opened (files, background loading).
+	// The one who opened the Source calls it once the inspector is done
+	// with it; it is safe to call more than once.
+	Close() error
 }
 
 // Relabeler is a Source that can recompute labels at another tau. The

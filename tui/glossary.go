@@ -3,10 +3,57 @@ package tui
 import (
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
+	shared "github.com/memscope/memscope/glossary"
 
-	"github.com/memscope/memscope/glossary"
+	tea "charm.land/bubbletea/v2"
 )
+
+// Term is one glossary entry: a word the inspector shows, in plain words.
+type Term struct {
+	Term, Means string
+}
+
+// glossary explains every label and word the views use: package
+// glossary's list, shared with the HTML report. docs/GLOSSARY.md holds the
+// same list (a test keeps them in step).
+var glossary = func() []Term {
+	var out []Term
+	for _, t := range shared.Terms {
+		if !t.ReportOnly {
+			out = append(out, Term{Term: t.Term, Means: t.Meaning})
+		}
+	}
+	return out
+}()
+
+// LookUp returns the glossary terms that start with q (or mention it), for
+// memscope help TERM.
+func LookUp(q string) []Term { return glossaryMatches(q) }
+
+// Glossary returns every term, in display order.
+func Glossary() []Term { return append([]Term(nil), glossary...) }
+
+// glossaryMatches are the terms whose name starts with q (or all for "*").
+func glossaryMatches(q string) []Term {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" || q == "*" {
+		return glossary
+	}
+	var out []Term
+	for _, t := range glossary {
+		if strings.HasPrefix(strings.ToLower(t.Term), q) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		for _, t := range glossary {
+			if strings.Contains(strings.ToLower(t.Term+" "+t.Means), q) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
 
 // helpKey: in the help screen j/k/pgup/pgdn/g/G scroll, typing looks a
 // term up in the glossary, backspace edits it, esc or ? closes.
@@ -61,13 +108,13 @@ func (m *Model) renderHelp(w, h int) []string {
 	if m.glossary != "" {
 		q := m.glossary
 		lines = append(lines, s.Title.Render("Glossary")+s.Dim.Render("  looking up: ")+s.Bold.Render(q)+s.Dim.Render("  (type to look up, backspace edits, esc all keys)"), "")
-		ts := glossary.Search(q)
+		ts := glossaryMatches(q)
 		if len(ts) == 0 {
 			lines = append(lines, s.Dim.Render("  no term matches"))
 		}
 		for _, t := range ts {
-			lines = append(lines, s.Bold.Render("  "+termName(t)))
-			lines = append(lines, wrapLine("    "+t.Meaning, w-2)...)
+			lines = append(lines, s.Bold.Render("  "+t.Term))
+			lines = append(lines, wrapLine("    "+t.Means, w-2)...)
 		}
 	} else {
 		lines = append(lines, s.Title.Render("Keys")+s.Dim.Render("  (effective bindings; remap in "+keyMapPathHint()+"; j/k scroll, esc closes; type a word to look it up)"), "")
@@ -82,8 +129,8 @@ func (m *Model) renderHelp(w, h int) []string {
 			lines = append(lines, "")
 		}
 		lines = append(lines, s.Title.Render("Glossary")+s.Dim.Render("  (type a term to look it up; also docs/GLOSSARY.md)"))
-		for _, t := range glossary.Terms {
-			lines = append(lines, wrapLine("  "+s.Bold.Render(termName(t))+"  "+t.Meaning, w-2)...)
+		for _, t := range glossary {
+			lines = append(lines, wrapLine("  "+s.Bold.Render(t.Term)+"  "+t.Means, w-2)...)
 		}
 	}
 	top := min(m.helpScroll, max(0, len(lines)-h))
@@ -94,12 +141,4 @@ func (m *Model) renderHelp(w, h int) []string {
 		out[len(out)-1] = s.Dim.Render(moreLine(len(lines)-end+1, s.Plain))
 	}
 	return out
-}
-
-// termName is a term with its aliases: "Derived-Trusted (DT)".
-func termName(t glossary.Term) string {
-	if len(t.Aliases) == 0 {
-		return t.Term
-	}
-	return t.Term + " (" + strings.Join(t.Aliases, ", ") + ")"
 }

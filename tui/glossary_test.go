@@ -1,10 +1,25 @@
 package tui_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/tui"
 )
+
+// docs/GLOSSARY.md holds the inspector's glossary word for word.
+func TestGlossaryDocMatches(t *testing.T) {
+	doc, err := os.ReadFile("../docs/GLOSSARY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range tui.Glossary() {
+		if row := "| `" + g.Term + "` | " + g.Means + " |"; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/GLOSSARY.md lacks (or words differently) %q", g.Term)
+		}
+	}
+}
 
 // ? then a word looks it up; the help screen scrolls.
 func TestHelpGlossaryLookupAndScroll(t *testing.T) {

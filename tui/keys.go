@@ -20,7 +20,8 @@ type KeyMap struct {
 	Left, Right                             key.Binding
 	NextView, PrevView                      key.Binding
 	Overview, Findings, Entries, Detail     key.Binding
-	Lineage, Replay, Log, Actions           key.Binding
+	Lineage, Replay, Log, Actions, Timeline key.Binding
+	Exposure                                key.Binding
 	Open, Back, Filter, Sort, Reverse       key.Binding
 	Severity, Group                         key.Binding
 	TauUp, TauDown                          key.Binding
@@ -50,6 +51,10 @@ func (k KeyMap) viewKey(v View) key.Binding {
 		return k.Log
 	case ViewActions:
 		return k.Actions
+	case ViewTimeline:
+		return k.Timeline
+	case ViewExposure:
+		return k.Exposure
 	}
 	return key.NewBinding(key.WithDisabled())
 }
@@ -78,6 +83,8 @@ func DefaultKeyMap() KeyMap {
 		Replay:        b([]string{"6"}, "6", "replay"),
 		Log:           b([]string{"7"}, "7", "log"),
 		Actions:       b([]string{"8"}, "8", "actions"),
+		Timeline:      b([]string{"9"}, "9", "timeline"),
+		Exposure:      b([]string{"0"}, "0", "exposure"),
 		Open:          b([]string{"enter"}, "enter", "open"),
 		Back:          b([]string{"esc", "backspace"}, "esc", "back"),
 		Filter:        b([]string{"/"}, "/", "filter"),
@@ -115,7 +122,7 @@ func (k *KeyMap) bindings() []namedBinding {
 		{"next_view", &k.NextView}, {"prev_view", &k.PrevView},
 		{"overview", &k.Overview}, {"findings", &k.Findings}, {"entries", &k.Entries},
 		{"detail", &k.Detail}, {"lineage", &k.Lineage}, {"replay", &k.Replay},
-		{"log", &k.Log}, {"actions", &k.Actions},
+		{"log", &k.Log}, {"actions", &k.Actions}, {"timeline", &k.Timeline}, {"exposure", &k.Exposure},
 		{"open", &k.Open}, {"back", &k.Back}, {"filter", &k.Filter}, {"sort", &k.Sort},
 		{"reverse", &k.Reverse}, {"severity", &k.Severity}, {"group", &k.Group},
 		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"story", &k.Story}, {"story_back", &k.StoryBack},
@@ -206,7 +213,7 @@ func (k *KeyMap) Apply(over map[string][]string) error {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Left, k.Right},
-		{k.NextView, k.PrevView, k.Overview, k.Findings, k.Entries, k.Detail, k.Lineage, k.Replay, k.Log, k.Actions},
+		{k.NextView, k.PrevView, k.Overview, k.Findings, k.Entries, k.Detail, k.Lineage, k.Replay, k.Log, k.Actions, k.Timeline, k.Exposure},
 		{k.Open, k.Back, k.Filter, k.Sort, k.Reverse, k.Severity, k.Group, k.TauUp, k.TauDown},
 		{k.Toggle, k.WhatIf, k.Story, k.StoryBack, k.Copy, k.CopyAll, k.ExportJSON, k.ExportDOT},
 		{k.Preview, k.PreviewShrink, k.PreviewGrow, k.PreviewUp, k.PreviewDown, k.Command, k.Picker, k.Help, k.Quit},

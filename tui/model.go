@@ -31,6 +31,8 @@ const (
 	ViewReplay
 	ViewLog
 	ViewActions
+	ViewTimeline
+	ViewExposure
 	viewCount
 )
 
@@ -127,6 +129,8 @@ type viewStates struct {
 	rep    replayState
 	logv   listCursor
 	act    actionsState
+	tl     timelineState
+	exp    exposureState
 	scroll [viewCount]int // document views' scroll offsets
 }
 
@@ -348,6 +352,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		return m, nil
+	case timelineMsg, divergingMsg:
+		return m, m.onTimelineMsg(msg)
+	case exposureMsg:
+		return m, m.onExposureMsg(msg)
 	case replayMsg:
 		m.rep.loading = false
 		m.rep.err = msg.err
@@ -649,6 +657,9 @@ func (m *Model) moveSel(d int) tea.Cmd {
 	if def := viewDefs[m.view]; def.move != nil {
 		def.move(m, d, h)
 		m.pv.scroll = 0
+		if def.follow != nil {
+			return def.follow(m)
+		}
 		return nil
 	}
 	m.scroll[m.view] = max(0, min(m.scroll[m.view]+d, 1<<30))

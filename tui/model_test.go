@@ -450,3 +450,40 @@ func TestVerificationFindingsReplaceOpenTimeOnes(t *testing.T) {
 	}
 	mustContain(t, s, fmt.Sprintf("%d of %d findings", len(f.VerifyFindings()), len(f.VerifyFindings())))
 }
+
+// The picker releases what it opens: the shown source when it is closed,
+// and a source whose open finishes after the picker was closed at once.
+func TestPickerClosesWhatItOpens(t *testing.T) {
+	t.Parallel()
+	sc := []tui.Scenario{{Name: "one", Description: "first"}}
+	var opened []*tuitest.Fake
+	openFn := func(string) (tui.Source, error) {
+		f := tuitest.New(10)
+		opened = append(opened, f)
+		return f, nil
+	}
+	p := tui.NewPicker(sc, openFn, tui.Options{Static: true}).(*tui.Picker)
+	var m tea.Model = p
+	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	m = press(t, m, "enter")
+	mustContain(t, screen(m), "[1 Overview]")
+	if len(opened) != 1 || opened[0].Closed.Load() != 0 {
+		t.Fatalf("opened %d, closed early", len(opened))
+	}
+	if err := p.Close(); err != nil || opened[0].Closed.Load() == 0 {
+		t.Fatalf("Close: %v, source closed %d times", err, opened[0].Closed.Load())
+	}
+
+	late := tui.NewPicker(sc, openFn, tui.Options{Static: true}).(*tui.Picker)
+	_, cmd := late.Update(keyMsg("enter"))
+	if cmd == nil {
+		t.Fatal("enter started no open")
+	}
+	late.Close()
+	if msg := cmd(); msg != nil {
+		t.Errorf("an open finishing after Close was delivered: %T", msg)
+	}
+	if len(opened) != 2 || opened[1].Closed.Load() == 0 {
+		t.Error("the source opened after Close was not released")
+	}
+}

@@ -2,11 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"os"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/memscope/memscope/sanitize"
 )
@@ -25,6 +26,12 @@ type Picker struct {
 	err       error
 	inner     *Model
 	help      bool
+
+	// Every source opened, shown or not (an open can finish after the user
+	// quit): Close releases them all.
+	mu     sync.Mutex
+	opened []Source
+	closed bool
 }
 
 // backToPickerMsg returns from a scenario to the picker.
@@ -69,6 +76,10 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p.err = fmt.Errorf("%s: %w", msg.name, msg.err)
 			return p, nil
 		}
+		if p.inner != nil {
+			p.inner.cancel()
+			_ = p.inner.src.Close() // no longer shown
+		}
 		p.inner = newModel(msg.src, p.opts)
 		p.inner.styles = p.styles
 		p.inner.width, p.inner.height = max(p.width, 20), max(p.height, 6)
@@ -77,9 +88,7 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case backToPickerMsg:
 		if p.inner != nil {
 			p.inner.cancel()
-			if c, ok := p.inner.src.(interface{ Close() error }); ok {
-				_ = c.Close()
-			}
+			_ = p.inner.src.Close()
 			p.inner = nil
 		}
 		return p, nil
@@ -141,8 +150,40 @@ func (p *Picker) openSelected() tea.Cmd {
 	p.opening, p.err = name, nil
 	return func() tea.Msg {
 		src, err := open(name)
+		if err == nil && !p.track(src) {
+			return nil // the picker was closed while this opened
+		}
 		return openedMsg{name: name, src: src, err: err}
 	}
+}
+
+// track records an opened source for Close; it closes src and reports
+// false when the picker is already closed.
+func (p *Picker) track(src Source) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		_ = src.Close()
+		return false
+	}
+	p.opened = append(p.opened, src)
+	return true
+}
+
+// Close releases every source the picker opened. Safe to call more than
+// once; sources opened afterwards are closed at once.
+func (p *Picker) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	var first error
+	for _, s := range p.opened {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	p.opened = nil
+	return first
 }
 
 func (p *Picker) View() tea.View {
@@ -278,9 +319,14 @@ func Run(src Source, opts Options) error {
 	return err
 }
 
-// RunPicker runs the demo scenario picker until the user quits.
+// RunPicker runs the demo scenario picker until the user quits, then
+// closes the source it opened.
 func RunPicker(scenarios []Scenario, open func(string) (Source, error), opts Options) error {
-	_, err := tea.NewProgram(NewPicker(scenarios, open, DefaultOptionsFromEnv(opts))).Run()
+	p := NewPicker(scenarios, open, DefaultOptionsFromEnv(opts)).(*Picker)
+	_, err := tea.NewProgram(p).Run()
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 

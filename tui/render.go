@@ -99,7 +99,7 @@ func (m *Model) renderTabs(w int) string {
 					name = ""
 				}
 			}
-			label := strings.TrimRight(fmt.Sprintf(" %d %s", v+1, name), " ") + " "
+			label := strings.TrimRight(fmt.Sprintf(" %d %s", (v+1)%10, name), " ") + " " // the tenth view is key 0
 			if v == m.view {
 				label = s.TabActive.Render("[" + strings.TrimSpace(label) + "]")
 			} else {

@@ -27,6 +27,8 @@ type viewDef struct {
 	selected func(m *Model) string
 	// activate runs when the view is shown (loads what it needs).
 	activate func(m *Model) tea.Cmd
+	// follow runs after the selection moved (nil: nothing to fetch).
+	follow func(m *Model) tea.Cmd
 }
 
 // viewDefs is indexed by View.
@@ -63,5 +65,9 @@ func init() {
 		ViewActions: {name: "Actions", render: (*Model).renderActions, key: (*Model).actionsKey,
 			move:    func(m *Model, d, h int) { m.act.cur.move(d, len(m.act.rows), h-2) },
 			preview: (*Model).actionPreview, selected: (*Model).actionSelected},
+		ViewTimeline: {name: "Timeline", render: (*Model).renderTimeline, activate: (*Model).activateTimeline,
+			move:    func(m *Model, d, h int) { m.timelineMove(d, h) },
+			preview: (*Model).timelinePreview, selected: (*Model).timelineSelected, follow: (*Model).fetchDiverging},
+		ViewExposure: {name: "Exposure", render: (*Model).renderExposure, activate: (*Model).activateExposure},
 	}
 }

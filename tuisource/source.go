@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/verify"
@@ -39,6 +40,9 @@ type Source struct {
 	problems   atomic.Pointer[[]string] // what is wrong, per row (statusByRow)
 	done       chan struct{}            // closed when loading ends
 	loadErr    error
+	stopLoad   context.CancelFunc // ends a background load (Close)
+	closeOnce  sync.Once
+	closeErr   error
 
 	log     *tlog.Reader // nil when the log could not be opened
 	logSize uint64
@@ -54,6 +58,7 @@ type Source struct {
 	report    *verify.Report
 	rp        *replay.Replayer
 	replayErr error
+	tr        *timeline.Replay // the timeline over rp, built on first use
 	cpStatus  []tui.CheckpointRow
 	tau       float64 // of recomputed and gate (Relabel)
 }
@@ -99,9 +104,25 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 			return nil, src.loadErr
 		}
 	} else {
-		go src.load(context.WithoutCancel(ctx))
+		// The load outlives New's ctx (the UI is already up); Close ends it.
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		src.stopLoad = cancel
+		go src.load(lctx)
 	}
 	return src, nil
+}
+
+// Close implements tui.Source: it stops a background load, waits for it,
+// and closes the snapshot. Safe to call more than once.
+func (src *Source) Close() error {
+	src.closeOnce.Do(func() {
+		if src.stopLoad != nil {
+			src.stopLoad()
+		}
+		<-src.done
+		src.closeErr = src.s.Close()
+	})
+	return src.closeErr
 }
 
 // Session exposes the underlying analyses (for exports and tests).

@@ -51,7 +51,7 @@ func openScenarioWith(t *testing.T, name string, edit func(*inspect.Options)) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { src.Session().Close() })
+	t.Cleanup(func() { src.Close() })
 	return src, m
 }
 
@@ -255,5 +255,25 @@ func TestRootCausesCoverEveryFindingOnce(t *testing.T) {
 	}
 	if !tile {
 		t.Error("no TILE_MISMATCH group with the inclusion failures it explains")
+	}
+}
+
+// Close stops a background load, waits for it and releases the snapshot;
+// a second Close is harmless. Run with -race.
+func TestCloseWhileLoading(t *testing.T) {
+	old := syncLoadLimit
+	syncLoadLimit = 0
+	defer func() { syncLoadLimit = old }()
+	src, _ := openScenario(t, "sleeper")
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-src.done:
+	default:
+		t.Fatal("the background load still runs after Close")
+	}
+	if err := src.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }

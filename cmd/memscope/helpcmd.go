@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/glossary"
+	"github.com/memscope/memscope/tui"
 )
 
 // runHelp explains a command, a word of the inspector's glossary or a
@@ -34,19 +34,12 @@ func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		fmt.Fprintf(stdout, "%s (%s, %s): %s\n", spec.Code, spec.Severity, spec.Family, spec.Meaning)
 		return exitOK, nil
 	}
-	terms := glossary.Search(topic)
-	if t, ok := glossary.Lookup(topic); ok {
-		terms = []glossary.Term{t}
-	}
+	terms := tui.LookUp(topic)
 	if len(terms) == 0 {
 		return exitUsage, usagef("no command, glossary term or finding code %q; 'memscope help' lists the commands, docs/GLOSSARY.md the terms", topic)
 	}
 	for _, t := range terms {
-		name := t.Term
-		if len(t.Aliases) > 0 {
-			name += " (" + strings.Join(t.Aliases, ", ") + ")"
-		}
-		fmt.Fprintf(stdout, "%s\n    %s\n", name, t.Meaning)
+		fmt.Fprintf(stdout, "%s\n    %s\n", t.Term, t.Means)
 	}
 	return exitOK, nil
 }

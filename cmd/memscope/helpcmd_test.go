@@ -24,7 +24,7 @@ func TestHelpOnStdout(t *testing.T) {
 func TestHelpTopicsAndVersion(t *testing.T) {
 	for topic, want := range map[string]string{
 		"tau":           "threshold of lineage",
-		"IFC-BLIND":     "provenance of what was retrieved",
+		"IFC-BLIND":     "provenance check",
 		"tile_mismatch": "TILE_MISMATCH (error, log)",
 		"bottle":        "weakest edge",
 		"DT":            "Derived-Trusted",

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/memscope/memscope/graphfile"
 	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/stores"
+	"github.com/memscope/memscope/stores/storeimport"
 )
 
-const importUsage = "memscope import --nodes FILE --edges FILE [--queries FILE] --out DIR [--format csv|jsonl] [--seed N] [--writer PRINCIPAL]"
+const importUsage = "memscope import --nodes FILE --edges FILE [--queries FILE] --out DIR [--format csv|jsonl] [--seed N] [--writer PRINCIPAL]\n       memscope import --from hipporag|lightrag|graphrag PATH [--queries FILE] --out DIR [--seed N]"
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("import", importUsage, stderr)
@@ -23,9 +27,20 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	format := fs.String("format", "", "csv or jsonl for every input (default: by file extension)")
 	seed := fs.Uint64("seed", 1, "key and id seed: the same input and seed give the same bytes")
 	defWriter := fs.String("writer", importer.DefaultWriter, "principal that signs rows naming no writer")
+	from := fs.String("from", "", "import a native store of this format from PATH: "+storeFormats())
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
+	}
+	if *from != "" {
+		if len(pos) != 1 || *out == "" || *nodes != "" || *edges != "" {
+			return exitUsage, usagef("--from takes one store PATH and --out, not --nodes/--edges; usage: %s", importUsage)
+		}
+		man, err := importStore(ctx, *from, pos[0], *queries, *out, *seed)
+		if err != nil {
+			return exitUsage, err
+		}
+		return exitOK, printImport(stdout, stderr, man, *out)
 	}
 	if len(pos) > 0 {
 		return exitUsage, usagef("unexpected argument %q; usage: %s", pos[0], importUsage)
@@ -52,8 +67,13 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		return exitUsage, err
 	}
+	return exitOK, printImport(stdout, stderr, man, *out)
+}
+
+// printImport reports an import and how to verify it.
+func printImport(stdout, stderr io.Writer, man *importer.Manifest, out string) error {
 	in := man.Import
-	fmt.Fprintf(stdout, "imported into %s\n", sanitize.Line(*out))
+	fmt.Fprintf(stdout, "imported into %s\n", sanitize.Line(out))
 	fmt.Fprintf(stdout, "  entries %d (passages), entity nodes %d, structural writes %d (%d no-source), queries %d\n",
 		in.Entries, in.Entities, in.Writes, in.NoSource, in.Queries)
 	fmt.Fprintf(stdout, "  declared labels: %d authenticated, %d unauthenticated (declared by the input, not verified)\n",
@@ -68,10 +88,53 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	args2 := make([]string, len(man.VerifyArgs))
 	for i, a := range man.VerifyArgs {
 		if !strings.HasPrefix(a, "--") {
-			a = filepath.Join(*out, a)
+			a = filepath.Join(out, a)
 		}
 		args2[i] = a
 	}
 	fmt.Fprintf(stdout, "\nverify with:\n  memscope verify %s\n", sanitize.Line(strings.Join(args2, " ")))
-	return exitOK, nil
+	return nil
+}
+
+// importStore keeps a signed copy of a native store: the importer signs
+// every record itself, with the store's own provenance as declared labels.
+func importStore(ctx context.Context, format, path, queries, out string, seed uint64) (*importer.Manifest, error) {
+	f, err := stores.ParseFormat(format)
+	if err != nil {
+		return nil, usagef("--from: %v", err)
+	}
+	st, err := stores.Open(ctx, path, f)
+	if err != nil {
+		return nil, err
+	}
+	g, ids, err := storeimport.Graph(st)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	var inputs []importer.InputFile
+	for _, sf := range st.Files {
+		inputs = append(inputs, importer.InputFile{Role: sf.Role, Name: filepath.Base(sf.Path), Format: importer.Format(st.Format), SHA256: sf.SHA256})
+	}
+	if queries != "" {
+		qf, err := graphfile.DetectFormat(queries, "")
+		if err != nil {
+			return nil, usagef("--queries: %v", err)
+		}
+		in, err := os.Open(queries)
+		if err != nil {
+			return nil, usagef("--queries: %v", err)
+		}
+		raw, err := graphfile.ReadQueries(queries, in, qf)
+		in.Close()
+		if err != nil {
+			return nil, errors.New(sanitize.Line(err.Error()))
+		}
+		g.Queries, g.QueriesFile = storeimport.Queries(raw, ids), queries
+		inputs = append(inputs, importer.InputFile{Role: "queries", Name: filepath.Base(queries), Format: qf, Rows: len(raw)})
+	}
+	man, err := importer.Write(ctx, g, inputs, importer.Options{Out: out, Seed: seed, DefaultWriter: storeimport.Writer(st.Format)})
+	if err != nil {
+		return nil, errors.New(sanitize.Line(err.Error()))
+	}
+	return man, nil
 }

@@ -46,7 +46,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		}
 		return exitUsage, err
 	}
-	defer src.Session().Close()
+	defer src.Close()
 	if err := tui.Run(src, opts); err != nil {
 		return exitUsage, err
 	}

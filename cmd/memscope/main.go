@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memscope/memscope/sanitize"
 	"io"
 	"os"
 	"os/signal"
@@ -78,6 +79,16 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// stderr carries errors and warnings that quote evidence (file names,
+	// ids, tool names): every line is sanitised.
+	errW := &termWriter{w: stderr}
+	defer errW.Flush()
+	stderr = errW
+	if len(args) > 0 && !rawStdout[args[0]] {
+		outW := &termWriter{w: stdout}
+		defer outW.Flush()
+		stdout = outW
+	}
 	if len(args) == 0 {
 		mainUsage(stderr)
 		return exitUsage
@@ -99,7 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			code, err := c.run(ctx, args[1:], stdout, stderr)
 			if err != nil {
-				fmt.Fprintf(stderr, "memscope %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "memscope %s: %s\n", c.name, sanitize.Line(err.Error()))
 				var ue usageError
 				if errors.As(err, &ue) || code == exitOK {
 					return exitUsage

@@ -86,6 +86,7 @@ type jsonRow struct {
 	CulpritsMode     string        `json:"culprits_mode,omitempty"`
 	CulpritsTimedOut bool          `json:"culprits_out_of_time,omitempty"`
 	RecordedMismatch *bool         `json:"recorded_mismatch,omitempty"`
+	Error            string        `json:"error,omitempty"` // class FAILED: why this query could not be replayed
 	Lemma1           []jsonLemma   `json:"lemma1"`
 	Immune           []jsonImmune  `json:"immune"`
 	WhatIf           *jsonWhatIf   `json:"what_if,omitempty"`
@@ -106,13 +107,16 @@ func items(sel replay.Selection) []jsonItem {
 func toJSONRow(r replay.Row, text string) jsonRow {
 	j := jsonRow{Query: sanitize.Line(r.QueryID), Text: sanitize.Line(text), K: r.K, TopKG: items(r.G), TopKAuth: items(r.GAuth),
 		Class: string(r.Class), IFCBlind: r.IFCBlind, Rank1Changed: r.Rank1Changed, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
+	if r.Err != nil {
+		j.Error = sanitize.Line(r.Err.Error())
+	}
 	if r.Culprits != nil {
 		j.CulpritsMinimal = r.Culprits.Minimal
 		j.CulpritsMode = string(r.Culprits.Mode)
 		j.CulpritsTimedOut = r.Culprits.OutOfTime
 		for _, c := range r.Culprits.Set {
-			j.Culprits = append(j.Culprits, c.EdgeID)
-			j.CulpritDetail = append(j.CulpritDetail, jsonCulprit{Edge: c.EdgeID, Src: sanitize.Line(c.Src), Dst: sanitize.Line(c.Dst), Weight: c.Weight,
+			j.Culprits = append(j.Culprits, sanitize.Line(c.EdgeID))
+			j.CulpritDetail = append(j.CulpritDetail, jsonCulprit{Edge: sanitize.Line(c.EdgeID), Src: sanitize.Line(c.Src), Dst: sanitize.Line(c.Dst), Weight: c.Weight,
 				Rule: c.Label.Rule, RestoresAlone: c.Restores, ChangesAlone: string(c.Changes.Class)})
 		}
 	}
@@ -277,7 +281,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			if err != nil {
 				return exitUsage, err
 			}
-			out[i].WhatIf = &jsonWhatIf{Removed: w.Removed, TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
+			out[i].WhatIf = &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
 		}
 	}
 	status := replayStatus(rows)
@@ -338,7 +342,11 @@ func writeReplayTable(w io.Writer, rows []jsonRow) {
 		if r.Tie {
 			tie = "tie"
 		}
-		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %s\n", r.Query, r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), r.Text)
+		text := r.Text
+		if r.Error != "" {
+			text = "not replayed: " + r.Error
+		}
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %s\n", clip(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), text)
 	}
 }
 
@@ -450,8 +458,8 @@ func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
 	edges, labels := rp.Graph().Edges(), rp.Labels()
 	out := make([]jsonLabel, len(edges))
 	for i, e := range edges {
-		out[i] = jsonLabel{Edge: e.ID, Src: sanitize.Line(e.Src), Dst: sanitize.Line(e.Dst), Weight: e.Weight, Writer: sanitize.Line(e.Prov.Writer),
-			Sources: len(e.Prov.Sources), Authenticated: labels[i].Authenticated, Rule: labels[i].Rule, Declared: labels[i].Declared}
+		out[i] = jsonLabel{Edge: sanitize.Line(e.ID), Src: sanitize.Line(e.Src), Dst: sanitize.Line(e.Dst), Weight: e.Weight, Writer: sanitize.Line(e.Prov.Writer),
+			Sources: len(e.Prov.Sources), Authenticated: labels[i].Authenticated, Rule: sanitize.Line(labels[i].Rule), Declared: labels[i].Declared}
 	}
 	if asJSON {
 		return writeJSON(w, out)
@@ -468,4 +476,14 @@ func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
 		fmt.Fprintf(w, "%-36s %-15s %-8g %s; %s; %s -> %s\n", l.Edge, label, l.Weight, l.Rule, l.Writer, l.Src, l.Dst)
 	}
 	return nil
+}
+
+// sanitizeAll sanitises each string (ids echoed from the command line or
+// the evidence).
+func sanitizeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = sanitize.Line(s)
+	}
+	return out
 }

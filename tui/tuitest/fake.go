@@ -42,6 +42,8 @@ type Fake struct {
 	N int
 	// VerifySteps is how many progress reports Verify sends.
 	VerifySteps int
+	// Closed counts Close calls.
+	Closed atomic.Int32
 	// FailDetail makes EntryDetail fail (error display tests).
 	FailDetail bool
 	// Extra findings Verify reports after the built-in ones.
@@ -355,6 +357,12 @@ func (f *Fake) Leaf(i int) tui.LeafRow {
 		return tui.LeafRow{Index: uint64(i), Kind: tui.LeafWrite, Subject: ID(i)}
 	}
 	return tui.LeafRow{Index: uint64(i), Kind: tui.LeafEntry, Subject: ID(i)}
+}
+
+// Close implements tui.Source; Closed counts the calls.
+func (f *Fake) Close() error {
+	f.Closed.Add(1)
+	return nil
 }
 
 func (f *Fake) Actions() []lineage.GateResult {

@@ -31,7 +31,8 @@ explains them): the AuthSelect attack. expected.json records igraph's top-5
 on G and on G_auth (G without every no-source write) for each store and query.
 
 Debian has no parquet writer (no pyarrow), so the vdb_*.parquet files are
-written by gen_parquet.go (parquet-go) from embeddings.json, following
+written afterwards by `go run gen_parquet.go` (parquet-go) from
+embeddings.json, following
 embedding_store.py EmbeddingStore._save_data (columns hash_id, content,
 embedding).
 """

@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memscope/memscope/exposure"
+)
+
+// ExposureSource is a Source that can estimate how open the memory is to
+// the selection channel (package exposure). Optional: without it the
+// Exposure view says so.
+type ExposureSource interface {
+	// Exposure runs the estimate over every stored query. Slow (Monte
+	// Carlo over bounded writes).
+	Exposure(ctx context.Context) (*exposure.Result, error)
+}
+
+type exposureState struct {
+	res     *exposure.Result
+	loading bool
+	err     error
+}
+
+type exposureMsg struct {
+	res *exposure.Result
+	err error
+}
+
+func (m *Model) activateExposure() tea.Cmd {
+	es, ok := m.src.(ExposureSource)
+	if !ok || m.exp.res != nil || m.exp.loading || m.exp.err != nil {
+		return nil
+	}
+	m.exp.loading = true
+	ctx := m.ctx
+	return tea.Batch(func() tea.Msg {
+		res, err := es.Exposure(ctx)
+		return exposureMsg{res: res, err: err}
+	}, m.startTick())
+}
+
+func (m *Model) onExposureMsg(msg exposureMsg) tea.Cmd {
+	m.exp.loading, m.exp.res, m.exp.err = false, msg.res, msg.err
+	return nil
+}
+
+// renderExposure is a document: the selectors side by side, the
+// harm-vs-writes curve of each structural selector drawn as columns, and
+// the queries most exposed first.
+func (m *Model) renderExposure(w, h int) []string {
+	if _, ok := m.src.(ExposureSource); !ok {
+		return []string{"Exposure: not available for this source."}
+	}
+	switch {
+	case m.exp.err != nil:
+		return []string{"Exposure failed: " + m.untrusted(m.exp.err.Error(), w-18)}
+	case m.exp.loading || m.exp.res == nil:
+		return []string{"Estimating exposure (Monte Carlo over bounded no-source writes)..."}
+	}
+	r := m.exp.res
+	o := r.Options
+	lines := []string{
+		fmt.Sprintf("Bounded no-source write: %d edges from a query's seed entities to one wrong passage; clean budget weight 1..%g, heavy %g; %d draws per query and budget (seed %d).",
+			o.Edges, o.CleanWeight, o.HeavyWeight, o.Draws, o.Seed),
+		"",
+		fmt.Sprintf("%-14s %-8s %7s %7s %9s", "SELECTOR", "EXPOSED", "S_DOM", "S_ADV", "S_ADV W<="+fmt.Sprint(o.CleanWeight)),
+	}
+	for _, s := range r.Selectors {
+		exp := "no"
+		if s.Exposed {
+			exp = "YES"
+		}
+		lines = append(lines, fmt.Sprintf("%-14s %-8s %7.3f %7.3f %9.3f", s.Name, exp, s.SDom, s.SAdv, s.SAdvClean))
+	}
+	for _, s := range r.Selectors {
+		if !s.Structural || len(s.Curve) == 0 {
+			continue
+		}
+		lines = append(lines, "", fmt.Sprintf("%s: share of selections changed after n accumulated clean-budget writes", s.Name))
+		lines = append(lines, curveColumns(s.Curve, 8, m.opts.Plain)...)
+	}
+	lines = append(lines, "", "Queries, most exposed first (PPR heavy S_adv; targets: low-floor or anchored by Lemma 1):")
+	ppr, _ := r.Selector(exposure.PPR)
+	for _, id := range r.Ranked {
+		line := "  " + m.untrusted(id, 40)
+		for _, q := range ppr.Queries {
+			if q.Query != id {
+				continue
+			}
+			line += fmt.Sprintf("  S_adv %.2f (clean %.2f)  %s", q.SAdv, q.SAdvClean, q.Class)
+			for _, t := range q.Targets {
+				kind := "low-floor"
+				if t.Anchored {
+					kind = "anchored"
+				}
+				lines = append(lines, line)
+				line = fmt.Sprintf("      %s %s floor %.4f, evicted %.0f%%", m.untrusted(t.Node, 36), kind, t.Floor, 100*t.Evicted)
+			}
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "", "RRF and dense read no structure; node-distance reorders a content-fixed pool. Harm here is selection change.")
+	return lines
+}
+
+// curveColumns draws shares in [0, 1] as columns of the given height, one
+// column per point, with the x axis numbered every fourth point.
+func curveColumns(c []float64, height int, plain bool) []string {
+	full, part := "█", "▄"
+	if plain {
+		full, part = "#", "."
+	}
+	var out []string
+	for row := height; row >= 1; row-- {
+		var b strings.Builder
+		label := "    "
+		if row == height {
+			label = "1.0 "
+		} else if row == (height+1)/2 {
+			label = "0.5 "
+		}
+		b.WriteString(label + "|")
+		for _, v := range c {
+			cells := v * float64(height)
+			switch {
+			case cells >= float64(row)-0.25:
+				b.WriteString(" " + full)
+			case cells >= float64(row)-0.75 && cells > 0:
+				b.WriteString(" " + part)
+			default:
+				b.WriteString("  ")
+			}
+		}
+		out = append(out, b.String())
+	}
+	axis := "0   +" + strings.Repeat("--", len(c))
+	var nums strings.Builder
+	nums.WriteString("     ")
+	for i := range c {
+		if (i+1)%4 == 0 || i == 0 {
+			nums.WriteString(fmt.Sprintf("%2d", i+1))
+		} else {
+			nums.WriteString("  ")
+		}
+	}
+	out = append(out, axis, nums.String()+"  writes")
+	var vals []string
+	for _, v := range c {
+		vals = append(vals, fmt.Sprintf("%.2f", math.Round(v*100)/100))
+	}
+	return append(out, "     values: "+strings.Join(vals, " "))
+}

@@ -1,0 +1,65 @@
+package tuisource
+
+import (
+	"context"
+
+	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/tui"
+)
+
+var _ tui.TimelineSource = (*Source)(nil)
+
+// timeReplay builds (once) the timeline over the verified write labels.
+func (src *Source) timeReplay(ctx context.Context) (*timeline.Replay, error) {
+	src.mu.Lock()
+	tr := src.tr
+	src.mu.Unlock()
+	if tr != nil {
+		return tr, nil
+	}
+	rp, err := src.replayer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tr, err = src.s.TimeReplay(rp)
+	if err != nil {
+		return nil, err
+	}
+	src.mu.Lock()
+	src.tr = tr
+	src.mu.Unlock()
+	return tr, nil
+}
+
+// Timeline implements tui.TimelineSource.
+func (src *Source) Timeline(ctx context.Context) (*timeline.Timeline, error) {
+	tr, err := src.timeReplay(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tr.Timeline(), nil
+}
+
+// DivergingAt implements tui.TimelineSource: every stored query replayed on
+// the graph as it stood before event cut.
+func (src *Source) DivergingAt(ctx context.Context, cut int) ([]string, error) {
+	tr, err := src.timeReplay(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, q := range src.s.ReplayQueries() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		row, err := tr.At(q, timeline.Cut{Index: cut})
+		if err != nil {
+			return nil, err
+		}
+		if row.Class == diff.Diverge {
+			out = append(out, q.ID)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,38 @@
+package tuisource
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/memscope/memscope/timeline"
+)
+
+// The scrubber's data: before the first injected write no query diverges;
+// right after it the attacked query does.
+func TestTimelineScrubber(t *testing.T) {
+	src, m := openScenario(t, "incident")
+	ctx := context.Background()
+	tl, err := src.Timeline(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, ok := tl.Index(timeline.KindWrite, m.Attack.FirstWrite)
+	if !ok {
+		t.Fatalf("first write %s not in the timeline", m.Attack.FirstWrite)
+	}
+	before, err := src.DivergingAt(ctx, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := src.DivergingAt(ctx, at+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(before, m.Attack.Query) || !slices.Contains(after, m.Attack.Query) {
+		t.Fatalf("diverging before the first write %v, after %v; want %s only after", before, after, m.Attack.Query)
+	}
+	if st := tl.StateAt(timeline.Cut{Index: at + 1}); st.UnauthWrites == 0 || st.Writes == 0 {
+		t.Fatalf("state after the first write: %+v", st)
+	}
+}
