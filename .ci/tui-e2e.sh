@@ -199,7 +199,7 @@ run_at() {
   keys '?'
   wait_for "Keys"
   keys End
-  wait_for "verdict"
+  wait_gone "more lines"
   keys Escape
   keys q
   for ((i = 0; i < 50; i++)); do
