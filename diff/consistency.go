@@ -11,23 +11,24 @@ import (
 
 // Checkpoint is the checkpoint a snapshot is compared at.
 type Checkpoint struct {
-	Present bool
-	Size    uint64
-	Root    []byte
+	Present bool   `json:"present"`
+	Size    uint64 `json:"size"`
+	Root    []byte `json:"root"`
 	// Signature is "verified" (by the user's log key), "unanchored" (no
 	// key given) or "signature invalid".
-	Signature string
+	Signature string `json:"signature"`
 	// Problem says why the checkpoint could not be read (Present false).
-	Problem string
+	Problem string `json:"problem"`
 }
 
 // Consistency is the verdict on the two checkpoints.
 type Consistency struct {
-	A, B Checkpoint
+	A Checkpoint `json:"a"`
+	B Checkpoint `json:"b"`
 	// Status: "consistent" (proof verified), "identical" (same size and
 	// root), "fork", "rollback" or "not checked".
-	Status string
-	Detail string
+	Status string `json:"status"`
+	Detail string `json:"detail"`
 }
 
 // ProofSource fetches a consistency proof from the log.

@@ -51,8 +51,8 @@ func (c Change) Arrow() string {
 
 // Item is one entry of a ranked list: its id and the score it was ranked by.
 type Item struct {
-	ID    string
-	Score float64
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
 }
 
 // Absent is the rank reported for an item missing from one side.
@@ -62,20 +62,20 @@ const Absent = -1
 // side the item is missing from. Shift is BeforeRank-AfterRank (positive
 // means the item moved up) and is 0 unless the item is on both sides.
 type RowItem struct {
-	ID          string
-	Change      Change
-	BeforeRank  int
-	AfterRank   int
-	BeforeScore float64
-	AfterScore  float64
-	Shift       int
+	ID          string  `json:"id"`
+	Change      Change  `json:"change"`
+	BeforeRank  int     `json:"before_rank"`
+	AfterRank   int     `json:"after_rank"`
+	BeforeScore float64 `json:"before_score"`
+	AfterScore  float64 `json:"after_score"`
+	Shift       int     `json:"shift"`
 }
 
 // Result is the comparison of two ranked lists. Items lists the after list
 // in order, followed by dropped items in their before order.
 type Result struct {
-	Class Class
-	Items []RowItem
+	Class Class     `json:"class"`
+	Items []RowItem `json:"items"`
 }
 
 // Compare classifies before against after and reports every item's change.

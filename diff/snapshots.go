@@ -13,10 +13,10 @@ import (
 // Row is one row of a snapshot table, streamed in key order. Bytes is the
 // signed record for signed tables and the row's whole content otherwise.
 type Row struct {
-	Key    string
-	Bytes  []byte
-	Signed bool
-	Leaf   int64 // -1: no leaf
+	Key    string `json:"key"`
+	Bytes  []byte `json:"bytes"`
+	Signed bool   `json:"signed"`
+	Leaf   int64  `json:"leaf"` // -1: no leaf
 }
 
 // Stream hands every row of one table of one snapshot to fn, in ascending
@@ -38,24 +38,28 @@ const (
 
 // RowChange is one difference between the snapshots.
 type RowChange struct {
-	Table  string
-	Key    string
-	Kind   ChangeKind
-	Signed bool
-	Leaf   int64
+	Table  string     `json:"table"`
+	Key    string     `json:"key"`
+	Kind   ChangeKind `json:"kind"`
+	Signed bool       `json:"signed"`
+	Leaf   int64      `json:"leaf"`
 }
 
 // Counts are one table's differences.
 type Counts struct {
-	Added, Removed, Tombstoned, Changed, Same int
+	Added      int `json:"added"`
+	Removed    int `json:"removed"`
+	Tombstoned int `json:"tombstoned"`
+	Changed    int `json:"changed"`
+	Same       int `json:"same"`
 }
 
 // SnapshotReport is the comparison of snapshot A (then) with B (now).
 type SnapshotReport struct {
-	Tables   map[string]*Counts
-	Findings []finding.Finding
+	Tables   map[string]*Counts `json:"tables"`
+	Findings []finding.Finding  `json:"findings"`
 	// Dropped counts findings left out past MaxFindings.
-	Dropped int
+	Dropped int `json:"dropped"`
 }
 
 // MaxFindings bounds the findings one comparison keeps, so a snapshot

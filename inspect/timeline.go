@@ -94,3 +94,25 @@ func (s *Session) PassageEntries() map[string]string {
 	}
 	return m
 }
+
+// RecordedAsRan replaces each row's recorded-selection check with the one
+// against the graph as it stood when the query ran, for every query placed
+// in the timeline (rows[i] is the replay of qs[i]). Comparing with the
+// final graph would report every query that ran before a later write; as it
+// ran, a mismatch means the evidence or the replay is wrong.
+func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
+	for i, q := range qs {
+		if q.Recorded == nil {
+			continue
+		}
+		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
+			continue
+		}
+		row, _, err := tr.AsRan(q)
+		if err != nil {
+			return err
+		}
+		rows[i].Recorded = row.Recorded
+	}
+	return nil
+}

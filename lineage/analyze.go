@@ -10,14 +10,14 @@ import (
 
 // Report is everything the lineage analysis says about a store at one tau.
 type Report struct {
-	Options    Options
-	Labels     []Trust // recomputed, indexed by node (see Graph.Index)
-	Laundering []Laundering
-	Gate       []GateResult
-	Violations []GateResult // dispatched actions the gate would have refused
+	Options    Options      `json:"options"`
+	Labels     []Trust      `json:"labels"` // recomputed, indexed by node (see Graph.Index)
+	Laundering []Laundering `json:"laundering"`
+	Gate       []GateResult `json:"gate"`
+	Violations []GateResult `json:"violations"` // dispatched actions the gate would have refused
 	// Findings are Build's structural findings followed by laundering and
 	// gate-violation findings.
-	Findings []finding.Finding
+	Findings []finding.Finding `json:"findings"`
 }
 
 // CodeGateViolation marks a dispatched action the recomputed gate refuses.

@@ -9,39 +9,40 @@ import (
 
 // PathEdge is one step of an explanation path, parent to child.
 type PathEdge struct {
-	Parent, Child string
-	Weight        float64
-	Strong        bool // Weight > tau
+	Parent string  `json:"parent"`
+	Child  string  `json:"child"`
+	Weight float64 `json:"weight"`
+	Strong bool    `json:"strong"` // Weight > tau
 }
 
 // Origin explains how one External ancestor reaches the explained entry.
 type Origin struct {
-	Ancestor string
+	Ancestor string `json:"ancestor"`
 	// Path is the widest path from Ancestor to the entry: among all paths,
 	// the one whose smallest edge weight is largest (ties broken by node
 	// order). If any all-strong path exists, this path is all-strong.
-	Path []PathEdge
+	Path []PathEdge `json:"path"`
 	// Bottleneck is the smallest weight on Path.
-	Bottleneck float64
+	Bottleneck float64 `json:"bottleneck"`
 	// Break is the index in Path of the first edge with weight <= tau, or -1
 	// when the whole path is strong and the External label propagates.
-	Break int
+	Break int `json:"break"`
 }
 
 // Explanation says why an entry has its recomputed label.
 type Explanation struct {
-	Entry      string
-	Tau        float64
-	Recorded   Trust
-	Recomputed Trust
+	Entry      string  `json:"entry"`
+	Tau        float64 `json:"tau"`
+	Recorded   Trust   `json:"recorded"`
+	Recomputed Trust   `json:"recomputed"`
 	// Origins has one element per External ancestor, widest first (ties:
 	// shorter path, then node order), at most maxOrigins of them.
-	Origins []Origin
+	Origins []Origin `json:"origins"`
 	// TotalOrigins counts all External ancestors, shown or not.
-	TotalOrigins int
+	TotalOrigins int `json:"total_origins"`
 	// Unverified says why the entry itself is External: its record failed
 	// verification ("" otherwise).
-	Unverified string
+	Unverified string `json:"unverified"`
 }
 
 // Explain finds, for every External ancestor of id (ancestors whose label in
@@ -208,9 +209,9 @@ func (q *widthQueue) Pop() any {
 
 // Relative is a node reached from another within a depth limit.
 type Relative struct {
-	Index int
-	ID    string
-	Depth int // 1 = direct parent or child
+	Index int    `json:"index"`
+	ID    string `json:"id"`
+	Depth int    `json:"depth"` // 1 = direct parent or child
 }
 
 // Ancestors lists ancestors of id breadth-first up to maxDepth steps
@@ -261,27 +262,28 @@ func (g *Graph) walk(id string, maxDepth, maxNodes int, start []int32, adj []int
 
 // SubNode is a node of a Neighbourhood.
 type SubNode struct {
-	Index  int
-	ID     string
-	Writer WriterClass
-	Label  Trust
+	Index  int         `json:"index"`
+	ID     string      `json:"id"`
+	Writer WriterClass `json:"writer"`
+	Label  Trust       `json:"label"`
 	// HiddenParents counts parents (including dangling ones) not in the
 	// neighbourhood: elided ancestry.
-	HiddenParents int
+	HiddenParents int `json:"hidden_parents"`
 }
 
 // SubEdge is an edge of a Neighbourhood, parent to child.
 type SubEdge struct {
-	Parent, Child int // positions in Neighbourhood.Nodes
-	Weight        float64
-	Strong        bool
+	Parent int     `json:"parent"` // positions in Neighbourhood.Nodes
+	Child  int     `json:"child"`  // positions in Neighbourhood.Nodes
+	Weight float64 `json:"weight"`
+	Strong bool    `json:"strong"`
 }
 
 // Neighbourhood is the part of the DAG around one entry, ready to draw.
 type Neighbourhood struct {
-	Center int // position of the centre entry in Nodes
-	Nodes  []SubNode
-	Edges  []SubEdge
+	Center int       `json:"center"` // position of the centre entry in Nodes
+	Nodes  []SubNode `json:"nodes"`
+	Edges  []SubEdge `json:"edges"`
 }
 
 // Neighbourhood collects id, its ancestors up to up steps and descendants up

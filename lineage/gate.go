@@ -8,27 +8,27 @@ import (
 
 // JustifyingEntry is one entry of an action's justification with its labels.
 type JustifyingEntry struct {
-	ID         string
-	Known      bool // false: the id is not in the store
-	Recorded   Trust
-	Recomputed Trust
+	ID         string `json:"id"`
+	Known      bool   `json:"known"` // false: the id is not in the store
+	Recorded   Trust  `json:"recorded"`
+	Recomputed Trust  `json:"recomputed"`
 }
 
 // GateResult is the recomputed gate decision for one action.
 type GateResult struct {
-	Action    string
-	Tool      string
-	Sensitive bool
-	Verdict   Verdict
+	Action    string  `json:"action"`
+	Tool      string  `json:"tool"`
+	Sensitive bool    `json:"sensitive"`
+	Verdict   Verdict `json:"verdict"`
 	// Entries is the justification with recomputed labels, in action order.
-	Entries []JustifyingEntry
+	Entries []JustifyingEntry `json:"entries"`
 	// Governed lists the policy's governed parameters present in the action.
-	Governed []string
+	Governed []string `json:"governed"`
 	// Dispatched copies Action.Dispatched; ShouldHaveRefused is
 	// Dispatched && Verdict != Allow.
-	Dispatched        bool
-	ShouldHaveRefused bool
-	Reason            string
+	Dispatched        bool   `json:"dispatched"`
+	ShouldHaveRefused bool   `json:"should_have_refused"`
+	Reason            string `json:"reason"`
 }
 
 // AuditGate recomputes the gate verdict of every action from the justifying

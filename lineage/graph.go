@@ -441,8 +441,8 @@ func (g *Graph) Recorded(i int) Trust { return g.recorded[i] }
 
 // Edge is one derivation edge seen from one of its ends.
 type Edge struct {
-	Node   int // the other end: the parent in Parents, the child in Children
-	Weight float64
+	Node   int     `json:"node"` // the other end: the parent in Parents, the child in Children
+	Weight float64 `json:"weight"`
 }
 
 // Parents returns node c's resolved parent edges (dangling, duplicate and

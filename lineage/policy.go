@@ -45,19 +45,19 @@ func ParseVerdict(s string) (Verdict, error) {
 type ToolRule struct {
 	// Verdict is given when the action's justification holds an untrusted
 	// entry. Never Allow.
-	Verdict Verdict
+	Verdict Verdict `json:"verdict"`
 	// Governed names the security-critical parameters. They are reported
 	// and are what Repair-and-Retry would rewrite.
-	Governed []string
+	Governed []string `json:"governed"`
 }
 
 // Policy decides which tools are sensitive and what the gate says when one
 // is justified by untrusted memory.
 type Policy struct {
-	Tools map[string]ToolRule
+	Tools map[string]ToolRule `json:"tools"`
 	// UnknownTools gives the rule for tools not listed; nil means unlisted
 	// tools are not sensitive.
-	UnknownTools *ToolRule
+	UnknownTools *ToolRule `json:"unknown_tools"`
 }
 
 // DefaultPolicy is the built-in policy: outbound messages, money, code

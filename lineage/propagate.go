@@ -11,19 +11,19 @@ import (
 type Options struct {
 	// Tau is the declassification threshold in [0,1]; an edge is strong when
 	// its weight is strictly greater than Tau.
-	Tau float64
+	Tau float64 `json:"tau"`
 	// FailClosed labels a derived entry with no strong parent
 	// Derived-Untrusted instead of the paper's fail-open Trusted.
-	FailClosed bool
+	FailClosed bool `json:"fail_closed"`
 	// DanglingTrusted ignores a strong edge to a parent missing from the
 	// store (and not deleted by a tombstone, see Graph.Resolve). Off by
 	// default: a missing ancestor is an edge to an External parent, so its
 	// descendants are untrusted (fail-closed), since nothing vouches for
 	// what was deleted without a trace. Turn it on to read a partial
 	// snapshot whose horizon is known to be benign.
-	DanglingTrusted bool
+	DanglingTrusted bool `json:"dangling_trusted"`
 	// Base overrides the writer-class base labels; nil uses DefaultBaseLabels.
-	Base *BaseLabels
+	Base *BaseLabels `json:"base"`
 }
 
 func (o Options) validate() error {
@@ -210,10 +210,10 @@ func (g *Graph) label(c int32, cur []Trust, base *BaseLabels, opt Options) Trust
 
 // Laundering is an entry whose recorded label is safer than the recomputed one.
 type Laundering struct {
-	Entry      string
-	Index      int
-	Recorded   Trust
-	Recomputed Trust
+	Entry      string `json:"entry"`
+	Index      int    `json:"index"`
+	Recorded   Trust  `json:"recorded"`
+	Recomputed Trust  `json:"recomputed"`
 }
 
 // Laundering lists entries whose recorded trust is smaller (safer) than

@@ -43,8 +43,8 @@ func (s Schedule) Weight(k int) (float64, error) {
 // Chain is one sleeper chain: an External root e0 and derived entries e1..eK,
 // each naming the previous one as its only parent.
 type Chain struct {
-	Schedule Schedule
-	Entries  []Entry
+	Schedule Schedule `json:"schedule"`
+	Entries  []Entry  `json:"entries"`
 }
 
 // SleeperChain generates a chain of k derived entries below an External
@@ -76,14 +76,14 @@ func SleeperChain(s Schedule, k int, prefix string) (Chain, error) {
 
 // SweepRow is one cell of the tau x K table.
 type SweepRow struct {
-	Schedule Schedule
-	Tau      float64
-	K        int
+	Schedule Schedule `json:"schedule"`
+	Tau      float64  `json:"tau"`
+	K        int      `json:"k"`
 	// Propagated is true when the External root's label reaches the chain
 	// tip as untrusted (recomputed label >= Derived-Untrusted).
-	Propagated bool
-	Tip        string
-	TipLabel   Trust
+	Propagated bool   `json:"propagated"`
+	Tip        string `json:"tip"`
+	TipLabel   Trust  `json:"tip_label"`
 }
 
 // Sweep runs the real propagation (fail-open, as in the paper) over each

@@ -33,23 +33,23 @@ const Untrusted = DerivedUntrusted
 // Entry is the lineage view of one memory entry. The loader fills it from a
 // verified ProvEntry record.
 type Entry struct {
-	ID       string    // canonical UUID text (eid)
-	Writer   string    // user | agent:i | tool:name | external:u
-	Recorded Trust     // the trust field as signed in the record
-	Parents  []string  // parent entry ids (P)
-	Weights  []float64 // attribution weights (W), matching Parents
-	TS       int64     // write time, ns
+	ID       string    `json:"id"`       // canonical UUID text (eid)
+	Writer   string    `json:"writer"`   // user | agent:i | tool:name | external:u
+	Recorded Trust     `json:"recorded"` // the trust field as signed in the record
+	Parents  []string  `json:"parents"`  // parent entry ids (P)
+	Weights  []float64 `json:"weights"`  // attribution weights (W), matching Parents
+	TS       int64     `json:"ts"`       // write time, ns
 }
 
 // Action is one recorded tool dispatch (or attempted dispatch) and the
 // memory entries the gate saw as its justification.
 type Action struct {
-	ID            string
-	Tool          string
-	Params        map[string]string
-	Justification []string // entry ids
-	Dispatched    bool
-	TS            int64
+	ID            string            `json:"id"`
+	Tool          string            `json:"tool"`
+	Params        map[string]string `json:"params"`
+	Justification []string          `json:"justification"` // entry ids
+	Dispatched    bool              `json:"dispatched"`
+	TS            int64             `json:"ts"`
 }
 
 // WriterClass is the principal class of an entry's writer.

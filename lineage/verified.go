@@ -10,12 +10,12 @@ import (
 // deleted entry's writer and trust, so it keeps its place in the lineage of
 // the entries derived from it.
 type Ghost struct {
-	Writer string
+	Writer string `json:"writer"`
 	// Recorded is the trust the deleted entry carried; Known is false when
 	// the tombstone does not say (an older tombstone), and the ghost is
 	// then External (nothing vouches for it).
-	Recorded Trust
-	Known    bool
+	Recorded Trust `json:"recorded"`
+	Known    bool  `json:"known"`
 }
 
 // ghostEdge is a parent edge to a ghost.

@@ -115,24 +115,70 @@ func OpenContext(ctx context.Context, path string) (*Snapshot, error) {
 	}
 	db.SetMaxOpenConns(2)
 	s := &Snapshot{Path: path, db: db, Meta: map[string]string{}, refused: map[string]string{}}
-	if err := s.checkStructure(ctx); err != nil {
-		db.Close()
+	if err := s.init(ctx); err != nil {
 		return nil, err
-	}
-	if why := s.refused["meta"]; why != "" {
-		db.Close()
-		return nil, &Error{File: path, Table: "meta", Err: fmt.Errorf("table meta %s; not a memscope snapshot that can be read", why)}
-	}
-	if err := s.readMeta(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if got := s.Meta[snapshot.MetaFormat]; got != snapshot.FormatName {
-		db.Close()
-		return nil, &Error{File: path, Table: "meta", Record: snapshot.MetaFormat, Err: fmt.Errorf("format %q, want %q", got, snapshot.FormatName)}
 	}
 	s.checkSidecars()
 	return s, nil
+}
+
+// OpenImage opens a snapshot held in memory (a SQLite database image, as
+// a fuzzer supplies it): the same structural checks and bounded reads as
+// OpenContext, with name standing for the file in errors. The image is
+// copied; it is never changed.
+func OpenImage(ctx context.Context, name string, image []byte) (*Snapshot, error) {
+	if len(image) < 16 || string(image[:15]) != "SQLite format 3" {
+		return nil, &Error{File: name, Err: errors.New("not a SQLite database (bad header)")}
+	}
+	db, err := sql.Open("sqlite", "file::memory:?_pragma=query_only(1)")
+	if err != nil {
+		return nil, &Error{File: name, Err: err}
+	}
+	// One connection: the image lives in it.
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err == nil {
+		err = conn.Raw(func(dc any) error {
+			d, ok := dc.(interface{ Deserialize([]byte) error })
+			if !ok {
+				return errors.New("the SQLite driver cannot load an image")
+			}
+			return d.Deserialize(append([]byte(nil), image...))
+		})
+		conn.Close()
+	}
+	if err != nil {
+		db.Close()
+		return nil, &Error{File: name, Err: err}
+	}
+	s := &Snapshot{Path: name, db: db, Meta: map[string]string{}, refused: map[string]string{}}
+	if err := s.init(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// init runs the checks every opening shares; it closes the database when
+// they fail.
+func (s *Snapshot) init(ctx context.Context) error {
+	path, db := s.Path, s.db
+	if err := s.checkStructure(ctx); err != nil {
+		db.Close()
+		return err
+	}
+	if why := s.refused["meta"]; why != "" {
+		db.Close()
+		return &Error{File: path, Table: "meta", Err: fmt.Errorf("table meta %s; not a memscope snapshot that can be read", why)}
+	}
+	if err := s.readMeta(ctx); err != nil {
+		db.Close()
+		return err
+	}
+	if got := s.Meta[snapshot.MetaFormat]; got != snapshot.FormatName {
+		db.Close()
+		return &Error{File: path, Table: "meta", Record: snapshot.MetaFormat, Err: fmt.Errorf("format %q, want %q", got, snapshot.FormatName)}
+	}
+	return nil
 }
 
 // readMeta reads the meta table with every cell and the row count bounded.

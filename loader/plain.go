@@ -119,30 +119,7 @@ func (s *Snapshot) Queries(ctx context.Context) ([]Query, error) {
 	var out []Query
 	bad := rowErrs{s: s, table: t}
 	err := s.streamBounded(ctx, t, queryCols, "", nil, func(r *row) error {
-		q := Query{ID: r.str(s, t, 0), Text: r.str(s, t, 1), K: int(r.int(s, t, 2, 0)), TS: r.int(s, t, 6, 0)}
-		reset, dense, sel := r.str(s, t, 3), r.vals[4], r.vals[5]
-		if r.err == nil {
-			if err := decodeJSON(reset, &q.Reset); err != nil {
-				r.fail(s, t, q.ID, "reset", "%v", err)
-			} else if err := finiteScores(q.Reset); err != nil {
-				r.fail(s, t, q.ID, "reset", "%v", err)
-			}
-		}
-		if r.err == nil && dense != nil {
-			if err := decodeJSON(r.str(s, t, 4), &q.Dense); err != nil {
-				r.fail(s, t, q.ID, "dense", "%v", err)
-			} else if err := finiteScores(q.Dense); err != nil {
-				r.fail(s, t, q.ID, "dense", "%v", err)
-			}
-		}
-		if r.err == nil && sel != nil {
-			if err := decodeJSON(r.str(s, t, 5), &q.Selected); err != nil {
-				r.fail(s, t, q.ID, "selected", "%v", err)
-			}
-		}
-		if r.err == nil && (q.K <= 0 || q.K > 1000) {
-			r.fail(s, t, q.ID, "k", "%d is outside 1..1000", q.K)
-		}
+		q := s.queryOf(r)
 		if r.err != nil {
 			bad.add(r.err)
 			return nil
@@ -233,19 +210,7 @@ func (s *Snapshot) GateEvents(ctx context.Context) ([]GateEvent, error) {
 	var out []GateEvent
 	bad := rowErrs{s: s, table: t}
 	err := s.streamBounded(ctx, t, gateCols, "", nil, func(r *row) error {
-		g := GateEvent{ID: r.str(s, t, 0), CandidateEID: r.str(s, t, 1), Verdict: r.str(s, t, 3), Reason: r.str(s, t, 4),
-			VersionBefore: r.int(s, t, 5, 0), VersionAfter: r.int(s, t, 6, 0), TS: r.int(s, t, 7, 0)}
-		h := r.str(s, t, 2)
-		if r.err == nil {
-			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
-				r.fail(s, t, g.ID, "candidate_hash", "want 64 hex digits, got %q", h)
-			} else {
-				copy(g.CandidateHash[:], b)
-			}
-		}
-		if r.err == nil && g.Verdict != snapshot.GateAccept && g.Verdict != snapshot.GateReject {
-			r.fail(s, t, g.ID, "verdict", "%q is not accept or reject", g.Verdict)
-		}
+		g := s.gateOf(r)
 		if r.err != nil {
 			bad.add(r.err)
 			return nil
@@ -274,4 +239,53 @@ func (s *Snapshot) Checkpoints(ctx context.Context) ([]CheckpointRow, error) {
 		return nil
 	})
 	return out, bad.result(err)
+}
+
+// queryOf decodes one queries row; problems are recorded on r.
+func (s *Snapshot) queryOf(r *row) Query {
+	const t = "queries"
+	q := Query{ID: r.str(s, t, 0), Text: r.str(s, t, 1), K: int(r.int(s, t, 2, 0)), TS: r.int(s, t, 6, 0)}
+	reset, dense, sel := r.str(s, t, 3), r.vals[4], r.vals[5]
+	if r.err == nil {
+		if err := decodeJSON(reset, &q.Reset); err != nil {
+			r.fail(s, t, q.ID, "reset", "%v", err)
+		} else if err := finiteScores(q.Reset); err != nil {
+			r.fail(s, t, q.ID, "reset", "%v", err)
+		}
+	}
+	if r.err == nil && dense != nil {
+		if err := decodeJSON(r.str(s, t, 4), &q.Dense); err != nil {
+			r.fail(s, t, q.ID, "dense", "%v", err)
+		} else if err := finiteScores(q.Dense); err != nil {
+			r.fail(s, t, q.ID, "dense", "%v", err)
+		}
+	}
+	if r.err == nil && sel != nil {
+		if err := decodeJSON(r.str(s, t, 5), &q.Selected); err != nil {
+			r.fail(s, t, q.ID, "selected", "%v", err)
+		}
+	}
+	if r.err == nil && (q.K <= 0 || q.K > 1000) {
+		r.fail(s, t, q.ID, "k", "%d is outside 1..1000", q.K)
+	}
+	return q
+}
+
+// gateOf decodes one gate_events row; problems are recorded on r.
+func (s *Snapshot) gateOf(r *row) GateEvent {
+	const t = "gate_events"
+	g := GateEvent{ID: r.str(s, t, 0), CandidateEID: r.str(s, t, 1), Verdict: r.str(s, t, 3), Reason: r.str(s, t, 4),
+		VersionBefore: r.int(s, t, 5, 0), VersionAfter: r.int(s, t, 6, 0), TS: r.int(s, t, 7, 0)}
+	h := r.str(s, t, 2)
+	if r.err == nil {
+		if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
+			r.fail(s, t, g.ID, "candidate_hash", "want 64 hex digits, got %q", h)
+		} else {
+			copy(g.CandidateHash[:], b)
+		}
+	}
+	if r.err == nil && g.Verdict != snapshot.GateAccept && g.Verdict != snapshot.GateReject {
+		r.fail(s, t, g.ID, "verdict", "%q is not accept or reject", g.Verdict)
+	}
+	return g
 }

@@ -24,35 +24,36 @@ type Culprits struct {
 	// those in a connected component of G that holds reset mass. Writes
 	// elsewhere carry zero walk mass in every subgraph, so leaving them out
 	// is exact.
-	Candidates int
-	Set        []Culprit
+	Candidates int       `json:"candidates"`
+	Set        []Culprit `json:"set"`
 	// Restores: removing Set from G restores the G_auth selection. False
 	// only when even removing every candidate does not (possible when the
 	// G_auth cut-off is a near-tie); Set is then empty.
-	Restores bool
+	Restores bool `json:"restores"`
 	// Minimal: the search finished within its budget, so Set is
 	// 1-minimal. False: the budget or the time ran out; Set still restores
 	// G_auth but may shrink.
-	Minimal   bool
-	OutOfTime bool // the time budget, not the solve budget, ran out
-	Mode      CulpritMode
-	Solves    int // PPR solves spent
-	Sweeps    int // Gauss-Seidel sweeps over the graph spent by those solves
+	Minimal   bool        `json:"minimal"`
+	OutOfTime bool        `json:"out_of_time"` // the time budget, not the solve budget, ran out
+	Mode      CulpritMode `json:"mode"`
+	Solves    int         `json:"solves"` // PPR solves spent
+	Sweeps    int         `json:"sweeps"` // Gauss-Seidel sweeps over the graph spent by those solves
 }
 
 // Culprit is one write of the culprit set with the effect of removing it
 // from G on its own.
 type Culprit struct {
-	EdgeID   string
-	Src, Dst string
-	Weight   float64
-	Label    EdgeLabel
+	EdgeID string    `json:"edge_id"`
+	Src    string    `json:"src"`
+	Dst    string    `json:"dst"`
+	Weight float64   `json:"weight"`
+	Label  EdgeLabel `json:"label"`
 	// Alone is the selection on G without this write only. Its ranking is
 	// exact; its scores are certified only to the precision that decides
 	// the ranking (see selectFrom), not to the full solve tolerance.
-	Alone    Selection
-	Changes  diff.Result // G (before) against G without this write (after)
-	Restores bool        // removing it alone restores the G_auth selection
+	Alone    Selection   `json:"alone"`
+	Changes  diff.Result `json:"changes"`  // G (before) against G without this write (after)
+	Restores bool        `json:"restores"` // removing it alone restores the G_auth selection
 }
 
 func (r *Replayer) culprits(reset []float64, k int, onG, onAuth []float64, row Row) (*Culprits, error) {

@@ -18,30 +18,30 @@ const (
 
 // Node is one vertex of the memory graph.
 type Node struct {
-	ID    string
-	Kind  string // KindPassage or KindEntity
-	Label string
+	ID    string `json:"id"`
+	Kind  string `json:"kind"` // KindPassage or KindEntity
+	Label string `json:"label"`
 	// Authenticated says the node's own record (the passage or entity write)
 	// carries authenticated provenance. A selected passage counts as an
 	// authenticated item exactly when this is true; it decides IFC-blind rows.
-	Authenticated bool
+	Authenticated bool `json:"authenticated"`
 }
 
 // Provenance is the write provenance of one structural write (edge, merge
 // link, relation). Edge integrity is decided from this alone, never from the
 // endpoints (paper 000, Definition 1).
 type Provenance struct {
-	Writer           string
-	SignatureValid   bool
-	WriterRegistered bool
-	Channel          string   // ChannelAuthenticated, ChannelUnauthenticated or "" (unknown)
-	Sources          []string // empty: a no-source write
-	Declared         *bool    // label declared by an importer, not verified
+	Writer           string   `json:"writer"`
+	SignatureValid   bool     `json:"signature_valid"`
+	WriterRegistered bool     `json:"writer_registered"`
+	Channel          string   `json:"channel"`  // ChannelAuthenticated, ChannelUnauthenticated or "" (unknown)
+	Sources          []string `json:"sources"`  // empty: a no-source write
+	Declared         *bool    `json:"declared"` // label declared by an importer, not verified
 	// SourceProblems names the cited sources that are missing or untrusted
 	// after verification and lineage ("id: why"), in source order. Under
 	// closure min-inheritance (paper 000, section 4) one such source makes
 	// the write unauthenticated.
-	SourceProblems []string
+	SourceProblems []string `json:"source_problems"`
 }
 
 // Write channels.
@@ -54,10 +54,11 @@ const (
 // non-negative; weight 0 edges are kept (so what-if can name them) but carry
 // no walk mass.
 type Edge struct {
-	ID       string
-	Src, Dst string
-	Weight   float64
-	Prov     Provenance
+	ID     string     `json:"id"`
+	Src    string     `json:"src"`
+	Dst    string     `json:"dst"`
+	Weight float64    `json:"weight"`
+	Prov   Provenance `json:"prov"`
 }
 
 // SelfLoopMode says how an edge from a node to itself enters the walk.

@@ -26,10 +26,11 @@ const (
 
 // ImmuneRow is an immune selector's answer on G and on G_auth.
 type ImmuneRow struct {
-	Selector string
-	G, GAuth Selection
-	Class    diff.Class
-	Changes  diff.Result // G_auth (before) against G (after)
+	Selector string      `json:"selector"`
+	G        Selection   `json:"g"`
+	GAuth    Selection   `json:"g_auth"`
+	Class    diff.Class  `json:"class"`
+	Changes  diff.Result `json:"changes"` // G_auth (before) against G (after)
 }
 
 func (r *Replayer) immune(q Query, reset []float64, k int) ([]ImmuneRow, error) {

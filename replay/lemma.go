@@ -18,23 +18,23 @@ import (
 // spread over many seeds less. A target whose floor is below the bound can
 // be pushed out of (or joined in) the top-k by structure alone.
 type Lemma1 struct {
-	NodeID       string
-	ResetMass    float64 // normalised reset mass r(target)
-	Floor        float64 // (1-d) * r(target)
-	CaptureBound float64 // (1-d) * d * r(strongest other seed)
-	Seed         string  // that seed ("" when the reset has no other node)
-	Evictable    bool    // Floor < CaptureBound
-	ScoreG       float64
-	ScoreGAuth   float64
+	NodeID       string  `json:"node_id"`
+	ResetMass    float64 `json:"reset_mass"`    // normalised reset mass r(target)
+	Floor        float64 `json:"floor"`         // (1-d) * r(target)
+	CaptureBound float64 `json:"capture_bound"` // (1-d) * d * r(strongest other seed)
+	Seed         string  `json:"seed"`          // that seed ("" when the reset has no other node)
+	Evictable    bool    `json:"evictable"`     // Floor < CaptureBound
+	ScoreG       float64 `json:"score_g"`
+	ScoreGAuth   float64 `json:"score_g_auth"`
 	// RankG is the 0-based rank on G, -1 when not selected there. Margin
 	// is the target's score on G minus the best passage outside the top-k
 	// on G (the (k+1)-th); NaN when the target is not selected on G or no
 	// passage is left out.
-	RankG  int
-	Margin float64
+	RankG  int     `json:"rank_g"`
+	Margin float64 `json:"margin"`
 	// Eviction is the smallest single-edge probe that evicts the target,
 	// set only when Config.Evictions is on and the target is selected on G.
-	Eviction *Eviction
+	Eviction *Eviction `json:"eviction"`
 }
 
 // Eviction is the result of the single-edge probe for one selected target:
@@ -42,11 +42,11 @@ type Lemma1 struct {
 // leave the top-k on G. Found is false when no probe up to MaxProbeWeight
 // evicts it.
 type Eviction struct {
-	Found  bool
-	Weight float64
-	Seed   string
-	Sink   string
-	Solves int // PPR solves spent
+	Found  bool    `json:"found"`
+	Weight float64 `json:"weight"`
+	Seed   string  `json:"seed"`
+	Sink   string  `json:"sink"`
+	Solves int     `json:"solves"` // PPR solves spent
 }
 
 // MaxProbeWeight caps the probe edge's weight: twice the heaviest attack

@@ -27,13 +27,13 @@ const (
 
 // EdgeLabel is the integrity label of one structural write.
 type EdgeLabel struct {
-	Authenticated bool
-	Rule          string   // the rule that decided the label
-	Failed        []string // every failing rule, in check order (empty when authenticated)
-	Declared      bool     // the label was declared by an importer, not verified
+	Authenticated bool     `json:"authenticated"`
+	Rule          string   `json:"rule"`     // the rule that decided the label
+	Failed        []string `json:"failed"`   // every failing rule, in check order (empty when authenticated)
+	Declared      bool     `json:"declared"` // the label was declared by an importer, not verified
 	// Source is the cited source that decided an unauthenticated label
 	// under min-inheritance ("id: why"), "" otherwise.
-	Source string
+	Source string `json:"source"`
 }
 
 // LabelPolicy labels an edge from its write provenance alone.

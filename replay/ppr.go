@@ -17,8 +17,8 @@ const (
 
 // SolveOptions tunes the PPR solve. Zero values take the defaults.
 type SolveOptions struct {
-	Damping   float64 // probability of following an edge; 1-Damping restarts by the reset vector
-	Tolerance float64 // stop when an iteration moves the scores less than this in L1
+	Damping   float64 `json:"damping"`   // probability of following an edge; 1-Damping restarts by the reset vector
+	Tolerance float64 `json:"tolerance"` // stop when an iteration moves the scores less than this in L1
 }
 
 func (o SolveOptions) normalised() (SolveOptions, error) {

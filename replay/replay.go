@@ -12,44 +12,45 @@ import (
 // Query is one stored query: what the agent asked, the reset vector the
 // selector used, and what the agent was shown.
 type Query struct {
-	ID, Text string
+	ID   string `json:"id"`
+	Text string `json:"text"`
 	// Reset maps node id -> reset mass as stored (HippoRAG2: seed entities at
 	// fact score / passages containing the entity, plus every passage at
 	// 0.05 x min-max normalised dense score). It is normalised on replay.
-	Reset map[string]float64
-	K     int // top-k; 0 takes Config.K
+	Reset map[string]float64 `json:"reset"`
+	K     int                `json:"k"` // top-k; 0 takes Config.K
 	// Recorded is the selection the agent saw, best first, if recorded.
-	Recorded []string
+	Recorded []string `json:"recorded"`
 	// DenseScores maps passage id -> the stored dense (embedding) similarity
 	// of that passage to the query. Only the immune selectors read it; a
 	// snapshot stores it per query so replay needs no embedding model.
-	DenseScores map[string]float64
+	DenseScores map[string]float64 `json:"dense_scores"`
 	// Center is the node the node-distance selector measures hops from.
 	// Empty: the node with the largest reset mass (ties by node order).
-	Center string
+	Center string `json:"center"`
 }
 
 // Config configures a Replayer. Zero values take the defaults.
 type Config struct {
-	Policy LabelPolicy // nil: PolicyDefault
-	Solve  SolveOptions
-	K      int // default top-k for queries that carry none (DefaultK)
+	Policy LabelPolicy  `json:"policy"` // nil: PolicyDefault
+	Solve  SolveOptions `json:"solve"`
+	K      int          `json:"k"` // default top-k for queries that carry none (DefaultK)
 	// Culprits searches, for every row whose G and G_auth selections
 	// differ, for a set of writes whose removal restores G_auth; each test
 	// is one PPR solve. CulpritMode says how (empty: CulpritsMinimal).
-	Culprits    bool
-	CulpritMode CulpritMode
+	Culprits    bool        `json:"culprits"`
+	CulpritMode CulpritMode `json:"culprit_mode"`
 	// Evictions runs the single-edge eviction probe for every target
 	// selected on G (see Eviction): up to about 9 + 24 PPR solves per
 	// evictable target, so callers turn it on for one query at a time.
-	Evictions bool
+	Evictions bool `json:"evictions"`
 	// CulpritBudget caps the PPR solves one culprit search may spend
 	// (0: DefaultCulpritBudget). A search that hits it reports Minimal=false.
-	CulpritBudget int
+	CulpritBudget int `json:"culprit_budget"`
 	// CulpritTime caps the wall time of one culprit search (0: the mode's
 	// default). A search that hits it reports the best set so far with
 	// Minimal=false.
-	CulpritTime time.Duration
+	CulpritTime time.Duration `json:"culprit_time"`
 }
 
 // CulpritMode chooses the culprit search.
@@ -161,42 +162,42 @@ func (r *Replayer) UnauthenticatedEdges() []string {
 
 // Row is the replay of one query.
 type Row struct {
-	QueryID string
-	K       int
-	G       Selection // top-k on the full graph
-	GAuth   Selection // top-k on the authenticated subgraph
-	Class   diff.Class
+	QueryID string     `json:"query_id"`
+	K       int        `json:"k"`
+	G       Selection  `json:"g"`      // top-k on the full graph
+	GAuth   Selection  `json:"g_auth"` // top-k on the authenticated subgraph
+	Class   diff.Class `json:"class"`
 	// Changes compares G_auth (before) with G (after): "new" items are the
 	// ones unauthenticated structure brought in, "dropped" the ones it pushed out.
-	Changes diff.Result
+	Changes diff.Result `json:"changes"`
 	// IFCBlind: the sets differ, yet every item selected on G is
 	// authenticated, so a faithful provenance check of the selected items
 	// passes the row (paper 000's divergence set D). Only replay finds it.
-	IFCBlind bool
+	IFCBlind bool `json:"ifc_blind"`
 	// TieDecided: the class may be an artefact of node-order tie breaking at
 	// the cut-off on either side.
-	TieDecided bool
+	TieDecided bool `json:"tie_decided"`
 	// Rank1Changed: the top passage differs between G and G_auth. On a
 	// REORDER row the set is the same yet what the agent read first is
 	// not: flagged because a reader that takes the first passage acts
 	// differently.
-	Rank1Changed bool
-	Recorded     *RecordedCheck
-	Targets      []Lemma1    // one per passage selected on either side or recorded
-	Culprits     *Culprits   // nil unless Config.Culprits and the row is not SAME
-	Immune       []ImmuneRow // nil unless the query carries dense scores
+	Rank1Changed bool           `json:"rank1_changed"`
+	Recorded     *RecordedCheck `json:"recorded"`
+	Targets      []Lemma1       `json:"targets"`  // one per passage selected on either side or recorded
+	Culprits     *Culprits      `json:"culprits"` // nil unless Config.Culprits and the row is not SAME
+	Immune       []ImmuneRow    `json:"immune"`   // nil unless the query carries dense scores
 	// Err says why this query could not be replayed (Class is then
 	// diff.Failed and the selections are empty); the other rows stand.
-	Err error
+	Err error `json:"err"`
 }
 
 // RecordedCheck compares the recorded selection with the replayed one on G.
 type RecordedCheck struct {
-	Recorded []string
+	Recorded []string `json:"recorded"`
 	// Changes compares the replay on G (before) with the recording (after).
-	Changes  diff.Result
-	Mismatch bool     // the recording differs from the replay: a finding
-	Unknown  []string // recorded ids that are not passage nodes of the graph
+	Changes  diff.Result `json:"changes"`
+	Mismatch bool        `json:"mismatch"` // the recording differs from the replay: a finding
+	Unknown  []string    `json:"unknown"`  // recorded ids that are not passage nodes of the graph
 }
 
 func (r *Replayer) queryK(q Query) (int, error) {
@@ -347,10 +348,10 @@ const (
 
 // WhatIf is a replay on a modified graph.
 type WhatIf struct {
-	Selection Selection
-	VsG       diff.Result // G (before) against the modified graph (after)
-	VsGAuth   diff.Result // G_auth (before) against the modified graph (after)
-	Removed   []string    // edges absent from the modified graph, in edge order
+	Selection Selection   `json:"selection"`
+	VsG       diff.Result `json:"vs_g"`      // G (before) against the modified graph (after)
+	VsGAuth   diff.Result `json:"vs_g_auth"` // G_auth (before) against the modified graph (after)
+	Removed   []string    `json:"removed"`   // edges absent from the modified graph, in edge order
 }
 
 // WhatIf replays q on base with the named edges removed and the named

@@ -14,22 +14,22 @@ const TieTolerance = 1e-9
 
 // Item is one selected passage.
 type Item struct {
-	NodeID        string
-	Label         string
-	Rank          int // 0-based
-	Score         float64
-	Authenticated bool // the passage's own record is authenticated
+	NodeID        string  `json:"node_id"`
+	Label         string  `json:"label"`
+	Rank          int     `json:"rank"` // 0-based
+	Score         float64 `json:"score"`
+	Authenticated bool    `json:"authenticated"` // the passage's own record is authenticated
 }
 
 // Selection is a top-k over passage nodes.
 type Selection struct {
-	Items []Item
+	Items []Item `json:"items"`
 	// Next is the best passage just outside the top-k, if any: the margin
 	// Items[k-1].Score - Next.Score says how firm the cut-off is.
-	Next *Item
+	Next *Item `json:"next"`
 	// TieAtCutoff is set when the last selected and the first excluded
 	// passage are within TieTolerance: node order, not score, decided.
-	TieAtCutoff bool
+	TieAtCutoff bool `json:"tie_at_cutoff"`
 }
 
 // IDs returns the selected node ids in rank order.

@@ -40,7 +40,9 @@ func ParseFormat(s string) (storemodel.Format, error) {
 // Detect tells a native store's format from its contents. ok is false when
 // path is none of them (a memscope snapshot, for instance).
 func Detect(path string) (storemodel.Format, bool) {
-	if _, err := os.Stat(path); err != nil {
+	// Only files and directories are sniffed: opening a FIFO or a device
+	// to look at it would block or never end.
+	if st, err := os.Stat(path); err != nil || !(st.Mode().IsRegular() || st.IsDir()) {
 		return "", false
 	}
 	if hipporag.Looks(path) {

@@ -33,6 +33,7 @@ package tui
 import (
 	"context"
 
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
@@ -92,6 +93,9 @@ type Source interface {
 
 	// Actions with the gate verdict recomputed at the default tau. Fast.
 	Actions() []lineage.GateResult
+	// ActionVerdicts is what each defence (none, IFC, MemLineage, AuthSelect,
+	// SMSR) says of every action; nil until verification has finished.
+	ActionVerdicts() []defences.Row
 
 	// Close releases what the Source opened (files, background loading).
 	// The one who opened the Source calls it once the inspector is done
@@ -125,30 +129,30 @@ type RootCause struct {
 
 // Overview is the store at a glance.
 type Overview struct {
-	Title       string // snapshot path or scenario name
-	Principals  int
-	Entries     int
-	Edges       int // structural writes
-	Queries     int
-	Actions     int
-	Tombstones  int
-	LogSize     uint64 // leaves in the log
-	Checkpoints int
-	Anchors     []Anchor
-	Tau         float64 // the tau the Entries view's recomputed labels use
+	Title       string   `json:"title"` // snapshot path or scenario name
+	Principals  int      `json:"principals"`
+	Entries     int      `json:"entries"`
+	Edges       int      `json:"edges"` // structural writes
+	Queries     int      `json:"queries"`
+	Actions     int      `json:"actions"`
+	Tombstones  int      `json:"tombstones"`
+	LogSize     uint64   `json:"log_size"` // leaves in the log
+	Checkpoints int      `json:"checkpoints"`
+	Anchors     []Anchor `json:"anchors"`
+	Tau         float64  `json:"tau"` // the tau the Entries view's recomputed labels use
 	// LabelPolicy names how unknown parents are labelled: "fail-closed"
 	// (they count as External) or "fail-open".
-	LabelPolicy string
+	LabelPolicy string `json:"label_policy"`
 	// Notes are short load-time remarks (for example "HMAC key not given:
 	// HMAC tags not checked").
-	Notes []string
+	Notes []string `json:"notes"`
 }
 
 // Anchor is one trust anchor and whether the user pinned it.
 type Anchor struct {
-	Name   string // "log key", "registry root"
-	Pinned bool   // supplied by the user; false: read from the snapshot
-	Detail string // key id or fingerprint
+	Name   string `json:"name"`   // "log key", "registry root"
+	Pinned bool   `json:"pinned"` // supplied by the user; false: read from the snapshot
+	Detail string `json:"detail"` // key id or fingerprint
 }
 
 // Status is a tri-state check result, always shown with a word, never by
@@ -171,21 +175,32 @@ func (s Status) String() string {
 	return "?"
 }
 
+// MarshalText gives JSON exports a word: "ok", "failed" or "not checked".
+func (s Status) MarshalText() ([]byte, error) {
+	switch s {
+	case OK:
+		return []byte("ok"), nil
+	case Failed:
+		return []byte("failed"), nil
+	}
+	return []byte("not checked"), nil
+}
+
 // EntryRow is one row of the entries table. Every field must be cheap.
 type EntryRow struct {
-	ID         string
-	Writer     string
-	Recorded   lineage.Trust
-	Recomputed lineage.Trust // at Overview().Tau
-	TimeNS     int64         // record ts in ns since the Unix epoch
-	Status     Status        // verification status of the record
+	ID         string        `json:"id"`
+	Writer     string        `json:"writer"`
+	Recorded   lineage.Trust `json:"recorded"`
+	Recomputed lineage.Trust `json:"recomputed"` // at Overview().Tau
+	TimeNS     int64         `json:"time_ns"`    // record ts in ns since the Unix epoch
+	Status     Status        `json:"status"`     // verification status of the record
 	// Problem names what is wrong in a few capitals (TOMBSTONED, PARENT?,
 	// HMAC?, SIG FAIL...) when Status is Failed; "" shows the status.
-	Problem string
-	Preview string // raw content, at least the first ~200 bytes
+	Problem string `json:"problem"`
+	Preview string `json:"preview"` // raw content, at least the first ~200 bytes
 	// Suspicious is sanitize.Findings of the whole content (not only the
 	// preview) and of the writer: non-zero flags the row.
-	Suspicious uint16
+	Suspicious uint16 `json:"suspicious"`
 }
 
 // Progress is one report of the background verification.
@@ -203,116 +218,108 @@ type Progress struct {
 
 // Field is one decoded record field.
 type Field struct {
-	Name, Value string
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // ProofStep is one level of an inclusion proof, from the leaf upwards.
 type ProofStep struct {
-	Sibling []byte // the proof hash at this level
-	Left    bool   // the sibling is the left child
-	Node    []byte // the hash computed at this level (the parent)
+	Sibling []byte `json:"sibling"` // the proof hash at this level
+	Left    bool   `json:"left"`    // the sibling is the left child
+	Node    []byte `json:"node"`    // the hash computed at this level (the parent)
 }
 
 // Inclusion is an entry's inclusion proof against a checkpoint.
 type Inclusion struct {
-	LeafIndex uint64
-	TreeSize  uint64
-	LeafHash  []byte
-	Steps     []ProofStep
-	Root      []byte // the checkpoint root
-	Verified  bool   // the last step's Node equals Root
-	Err       string // why the proof could not be fetched or checked
+	LeafIndex uint64      `json:"leaf_index"`
+	TreeSize  uint64      `json:"tree_size"`
+	LeafHash  []byte      `json:"leaf_hash"`
+	Steps     []ProofStep `json:"steps"`
+	Root      []byte      `json:"root"`     // the checkpoint root
+	Verified  bool        `json:"verified"` // the last step's Node equals Root
+	Err       string      `json:"err"`      // why the proof could not be fetched or checked
 }
 
 // Link is a parent or child edge of an entry.
 type Link struct {
-	ID     string
-	Weight float64
-	Strong bool // weight > tau
-	Trust  lineage.Trust
+	ID     string        `json:"id"`
+	Weight float64       `json:"weight"`
+	Strong bool          `json:"strong"` // weight > tau
+	Trust  lineage.Trust `json:"trust"`
 }
 
 // EntryDetail is everything about one entry.
 type EntryDetail struct {
-	Row         EntryRow
-	Fields      []Field // every field of the decoded record, in encoding order
-	Signature   Status
-	SigNote     string // "Ed25519 under key 1a2b... (agent:planner)", or why not
-	HMAC        Status
-	HMACNote    string
-	Inclusion   *Inclusion // nil: no leaf for this record
-	Parents     []Link
-	Children    []Link
-	SignedBytes []byte
+	Row         EntryRow   `json:"row"`
+	Fields      []Field    `json:"fields"` // every field of the decoded record, in encoding order
+	Signature   Status     `json:"signature"`
+	SigNote     string     `json:"sig_note"` // "Ed25519 under key 1a2b... (agent:planner)", or why not
+	HMAC        Status     `json:"hmac"`
+	HMACNote    string     `json:"hmac_note"`
+	Inclusion   *Inclusion `json:"inclusion"` // nil: no leaf for this record
+	Parents     []Link     `json:"parents"`
+	Children    []Link     `json:"children"`
+	SignedBytes []byte     `json:"signed_bytes"`
 }
 
 // LineageView is the lineage of one entry at one tau.
 type LineageView struct {
-	ID  string
-	Tau float64
+	ID  string  `json:"id"`
+	Tau float64 `json:"tau"`
 	// Rows are the DAG neighbourhood drawn by dagdraw, one string per row,
 	// with the centre at row Center. RowIDs[i] is the entry id on row i
 	// ("" for connector-only rows) so the selection can follow it.
-	Rows        []string
-	RowIDs      []string
-	Center      int
-	Explanation lineage.Explanation
-	DOT         string // the same neighbourhood as Graphviz DOT, for export
+	Rows        []string            `json:"rows"`
+	RowIDs      []string            `json:"row_i_ds"`
+	Center      int                 `json:"center"`
+	Explanation lineage.Explanation `json:"explanation"`
+	DOT         string              `json:"dot"` // the same neighbourhood as Graphviz DOT, for export
 }
 
 // ReplayView is the replay of every stored query.
 type ReplayView struct {
-	Rows []replay.Row
+	Rows []replay.Row `json:"rows"`
 	// Texts maps query id to the query text (raw).
-	Texts map[string]string
+	Texts map[string]string `json:"texts"`
 	// Unauthenticated are the unauthenticated structural writes a what-if
 	// can toggle, per query id, the culprits first. Queries with no entry
 	// have nothing to toggle.
-	Unauthenticated map[string][]UnauthEdge
+	Unauthenticated map[string][]UnauthEdge `json:"unauthenticated"`
 	// Nodes describes the passages of every selection: the entry behind
 	// the node and its text (raw), for the story's injected passage.
-	Nodes map[string]NodeInfo
+	Nodes map[string]NodeInfo `json:"nodes"`
 	// Followed maps a query id to the recorded actions justified by an
 	// entry behind a passage the query selected on G (the action that
 	// followed the retrieval), in action order.
-	Followed map[string][]string
-	// Verdicts maps an action id to what each defence decides of it, in
-	// the order views show the defences (nil: not computed).
-	Verdicts map[string][]DefenceVerdict
-}
-
-// DefenceVerdict is one defence's decision on one action.
-type DefenceVerdict struct {
-	Defence  string // none, ifc, memlineage, authselect, smsr
-	Decision string // allow, deny, accept, substitute, "not checked"...
-	Reason   string
+	Followed map[string][]string `json:"followed"`
 }
 
 // NodeInfo is a graph node's entry.
 type NodeInfo struct {
-	EntryID string
-	Text    string
+	EntryID string `json:"entry_id"`
+	Text    string `json:"text"`
 }
 
 // UnauthEdge is one unauthenticated structural write.
 type UnauthEdge struct {
-	ID       string
-	Src, Dst string
-	Weight   float64
-	Writer   string
-	Rule     string // the label rule that failed (replay.EdgeLabel.Rule)
-	NoSource bool   // a write with an empty source list
+	ID       string  `json:"id"`
+	Src      string  `json:"src"`
+	Dst      string  `json:"dst"`
+	Weight   float64 `json:"weight"`
+	Writer   string  `json:"writer"`
+	Rule     string  `json:"rule"`      // the label rule that failed (replay.EdgeLabel.Rule)
+	NoSource bool    `json:"no_source"` // a write with an empty source list
 }
 
 // CheckpointRow is one checkpoint of the log.
 type CheckpointRow struct {
-	Index      int
-	Size       uint64
-	Root       []byte
-	TimeNS     int64 // 0 when the checkpoint carries no time
-	Signature  Status
-	Consistent Status // with the previous checkpoint
-	Note       string
+	Index      int    `json:"index"`
+	Size       uint64 `json:"size"`
+	Root       []byte `json:"root"`
+	TimeNS     int64  `json:"time_ns"` // 0 when the checkpoint carries no time
+	Signature  Status `json:"signature"`
+	Consistent Status `json:"consistent"` // with the previous checkpoint
+	Note       string `json:"note"`
 }
 
 // LeafKind classifies a log leaf.
@@ -340,16 +347,19 @@ func (k LeafKind) String() string {
 	return "unknown"
 }
 
+// MarshalText gives JSON exports the kind's name.
+func (k LeafKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
 // LeafRow is one log leaf.
 type LeafRow struct {
-	Index   uint64
-	Kind    LeafKind
-	Subject string // the record id the leaf names
+	Index   uint64   `json:"index"`
+	Kind    LeafKind `json:"kind"`
+	Subject string   `json:"subject"` // the record id the leaf names
 }
 
 // Scenario is one entry of the demo picker.
 type Scenario struct {
-	Name        string
-	Description string
-	Expect      string // what the inspector should show (from the manifest)
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Expect      string `json:"expect"` // what the inspector should show (from the manifest)
 }

@@ -1,13 +1,14 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/memscope/memscope/jsonout"
 )
 
 // exportPath names an export file: memscope-<view>-<time>.<ext> in ExportDir.
@@ -16,8 +17,8 @@ func (m *Model) exportPath(ext string) string {
 	return filepath.Join(m.opts.ExportDir, name)
 }
 
-// exportJSON writes the current view's data (raw, as JSON escapes it) in a
-// background command. The entries view exports the filtered rows.
+// exportJSON writes the current view's data as the CLI's --json does
+// (package jsonout) in a background command. The entries view exports the filtered rows.
 func (m *Model) exportJSON() tea.Cmd {
 	path := m.exportPath("json")
 	var data func() any
@@ -95,9 +96,11 @@ func (m *Model) exportJSON() tea.Cmd {
 	}
 	m.setStatus("exporting %s...", path)
 	return func() tea.Msg {
-		b, err := json.MarshalIndent(data(), "", "  ")
+		// One schema with the CLI's --json: snake_case keys, every string
+		// sanitised (package jsonout).
+		b, err := jsonout.Marshal(data())
 		if err == nil {
-			err = writeNew(path, append(b, '\n'))
+			err = writeNew(path, b)
 		}
 		return exportMsg{path: path, err: err}
 	}

@@ -104,6 +104,24 @@ func (m *Model) renderExposure(w, h int) []string {
 		}
 		lines = append(lines, line)
 	}
+	lines = append(lines, "", "Ranked lists per query (top-k on G_auth, then on G where it differs):")
+	for qi, id := range queryOrder(r) {
+		lines = append(lines, "  "+m.untrusted(id, w-2))
+		for _, s := range r.Selectors {
+			if qi >= len(s.Queries) {
+				continue
+			}
+			q := s.Queries[qi]
+			if q.NotCheckable != "" {
+				lines = append(lines, fmt.Sprintf("    %-13s not checkable: %s", s.Name, q.NotCheckable))
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("    %-13s %-8s G_auth %s", s.Name, q.Class, m.untrusted(strings.Join(q.TopKAuth, ", "), max(10, w-35))))
+			if strings.Join(q.TopKG, ",") != strings.Join(q.TopKAuth, ",") {
+				lines = append(lines, fmt.Sprintf("    %-13s %-8s G      %s", "", "", m.untrusted(strings.Join(q.TopKG, ", "), max(10, w-35))))
+			}
+		}
+	}
 	lines = append(lines, "", "RRF and dense read no structure; node-distance reorders a content-fixed pool. Harm here is selection change.")
 	return lines
 }
@@ -154,4 +172,17 @@ func curveColumns(c []float64, height int, plain bool) []string {
 		vals = append(vals, fmt.Sprintf("%.2f", math.Round(v*100)/100))
 	}
 	return append(out, "     values: "+strings.Join(vals, " "))
+}
+
+// queryOrder lists the query ids in store order (the order of every
+// selector's Queries).
+func queryOrder(r *exposure.Result) []string {
+	if len(r.Selectors) == 0 {
+		return nil
+	}
+	var out []string
+	for _, q := range r.Selectors[0].Queries {
+		out = append(out, q.Query)
+	}
+	return out
 }

@@ -27,8 +27,8 @@ func TestExposureView(t *testing.T) {
 		Ranked: []string{"q-born-first"},
 		Selectors: []exposure.SelectorResult{
 			{Name: exposure.PPR, Structural: true, Exposed: true, SDom: 0.38, SAdv: 1, SAdvClean: 0.5, Curve: []float64{0.1, 0.5, 1, 1},
-				Queries: []exposure.QueryResult{{Query: "q-born-first", Class: "DIVERGE", SAdv: 1, Targets: []exposure.Target{{Node: "passage:chatwin", Anchored: true, Floor: 0.11}}}}},
-			{Name: exposure.Dense, SAdv: 0},
+				Queries: []exposure.QueryResult{{Query: "q-born-first", Class: "DIVERGE", SAdv: 1, TopKAuth: []string{"passage:chatwin", "passage:fowler"}, TopKG: []string{"passage:payee-fowler", "passage:chatwin"}, Targets: []exposure.Target{{Node: "passage:chatwin", Anchored: true, Floor: 0.11}}}}},
+			{Name: exposure.Dense, SAdv: 0, Queries: []exposure.QueryResult{{Query: "q-born-first", Class: "SAME", TopKAuth: []string{"passage:ledger"}, TopKG: []string{"passage:ledger"}}}},
 		}}
 	f := tuitest.New(10)
 	m := tui.New(exposureFake{f, res}, tui.Options{Static: true})
@@ -36,7 +36,7 @@ func TestExposureView(t *testing.T) {
 	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 60})
 	m = press(t, m, "0")
 	s := screen(m)
-	for _, want := range []string{"[0 Exposure]", "ppr", "YES", "1.000", "0.500", "dense", "writes", "q-born-first", "anchored", "values: 0.10 0.50 1.00 1.00"} {
+	for _, want := range []string{"[0 Exposure]", "ppr", "YES", "1.000", "0.500", "dense", "writes", "q-born-first", "anchored", "values: 0.10 0.50 1.00 1.00", "G_auth passage:chatwin, passage:fowler", "G      passage:payee-fowler, passage:chatwin", "G_auth passage:ledger"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("exposure view lacks %q:\n%s", want, s)
 		}

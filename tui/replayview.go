@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
@@ -669,20 +670,34 @@ func (m *Model) defenceVerdicts(g lineage.GateResult) []string {
 		}
 		return s.Error.Render(strings.ToUpper(d))
 	}
-	if m.rep.rv != nil {
-		if vs := m.rep.rv.Verdicts[g.Action]; len(vs) > 0 {
-			var out []string
-			for _, v := range vs {
-				name := defenceNames[v.Defence]
-				if name == "" {
-					name = v.Defence
-				}
-				out = append(out, "    "+padRight(sanitize.Line(name), 18)+word(v.Decision)+"  "+s.Dim.Render(m.untrusted(v.Reason, 1<<20)))
-			}
-			return out
+	for _, row := range m.src.ActionVerdicts() {
+		if row.Action != g.Action {
+			continue
 		}
+		// Every defence's decision, from package defences (after verify).
+		var out []string
+		if row.Headline {
+			out = append(out, s.Error.Render("    HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in"))
+		}
+		for _, d := range defences.Names {
+			v := row.Verdicts[d]
+			w := s.Good.Render(strings.ToUpper(v.Decision))
+			switch v.Decision {
+			case defences.Allow, defences.Accept:
+			case defences.NotChecked:
+				w = s.Dim.Render(strings.ToUpper(v.Decision))
+			default:
+				w = s.Error.Render(strings.ToUpper(v.Decision))
+			}
+			name := defenceNames[d]
+			if name == "" {
+				name = d
+			}
+			out = append(out, "    "+padRight(name, 18)+w+"  "+s.Dim.Render(m.untrusted(v.Reason, 1<<20)))
+		}
+		return out
 	}
-	return []string{"    " + padRight("MemLineage gate", 18) + word(g.Verdict.String()) + s.Dim.Render(fmt.Sprintf("  (recomputed from the lineage at tau %.2f; the other defences once Replay (6) has run)", m.tau))}
+	return []string{"    " + padRight("MemLineage gate", 18) + word(g.Verdict.String()) + s.Dim.Render(fmt.Sprintf("  (recomputed from the lineage at tau %.2f; every defence once verification has finished)", m.tau))}
 }
 
 func (m *Model) replaySelected() string {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
@@ -136,6 +135,10 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		}
 		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
 		if rows, err := src.replayAll(ctx); err == nil {
+			// Recordings are checked against the graph each query ran on.
+			if tr, err := src.timeReplay(ctx); err == nil {
+				_ = inspect.RecordedAsRan(tr, src.s.ReplayQueries(), rows)
+			}
 			findings = append(findings, inspect.ReplayFindings(rows)...)
 		} else {
 			findings = append(findings, finding.New(finding.ReplayUnavailable, "replay", err.Error()))
@@ -299,16 +302,6 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 			v.Followed[a.Query] = append(v.Followed[a.Query], a.ID)
 		}
 	}
-	if rows, err := src.s.ActionVerdicts(ctx); err == nil {
-		v.Verdicts = map[string][]tui.DefenceVerdict{}
-		for _, r := range rows {
-			for _, name := range defences.Names {
-				if d, ok := r.Verdicts[name]; ok {
-					v.Verdicts[r.Action] = append(v.Verdicts[r.Action], tui.DefenceVerdict{Defence: name, Decision: d.Decision, Reason: d.Reason})
-				}
-			}
-		}
-	}
 	return v, nil
 }
 
@@ -356,6 +349,13 @@ func (src *Source) selectionContext(rows []replay.Row) (map[string]tui.NodeInfo,
 		}
 		var first, rest []string
 		for _, a := range src.s.Actions {
+			if a.Query != "" {
+				// The action records the query it followed.
+				if a.Query == r.QueryID {
+					first = append(first, a.ID)
+				}
+				continue
+			}
 			inj, sel := false, false
 			for _, j := range a.Justification {
 				inj = inj || injected[j]

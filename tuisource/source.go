@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/memscope/memscope/dagdraw"
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
@@ -29,6 +30,10 @@ import (
 type Source struct {
 	s      *inspect.Session
 	glyphs dagdraw.Glyphs
+
+	// verdicts are the per-action defence verdicts, once (after Verify).
+	verdictsOnce sync.Once
+	verdicts     []defences.Row
 
 	// Rows are built on demand from the session's entries (no second copy
 	// of a million rows): flags[i] is sanitize.Findings of row i, set before
@@ -317,6 +322,25 @@ func (src *Source) Leaf(i int) tui.LeafRow {
 		lr.Subject = s.TombstoneLeaves[row].ID
 	}
 	return lr
+}
+
+// ActionVerdicts implements tui.Source: computed once, after Verify has
+// finished (nil before, or when the evaluation fails).
+func (src *Source) ActionVerdicts() []defences.Row {
+	if src.Report() == nil {
+		return nil
+	}
+	src.verdictsOnce.Do(func() {
+		rows, err := src.s.ActionVerdicts(context.Background())
+		if err == nil {
+			src.mu.Lock()
+			src.verdicts = rows
+			src.mu.Unlock()
+		}
+	})
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	return src.verdicts
 }
 
 // Actions implements tui.Source: empty until entries are loaded.

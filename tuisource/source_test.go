@@ -277,3 +277,32 @@ func TestCloseWhileLoading(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// The Actions view's defence verdicts: nothing before verification, then
+// act-pay-fowler as the headline (IFC allows, AuthSelect substitutes), the
+// same rows memscope actions prints.
+func TestActionVerdictsAfterVerify(t *testing.T) {
+	src, m := openScenario(t, "structural-write")
+	if err := src.WaitLoaded(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rows := src.ActionVerdicts(); rows != nil {
+		t.Fatalf("verdicts before verification: %+v", rows)
+	}
+	finish(t, src)
+	var found bool
+	for _, r := range src.ActionVerdicts() {
+		want := m.ExpectedActions[r.Action]
+		for d, dec := range want {
+			if r.Verdicts[d].Decision != dec {
+				t.Errorf("%s: %s says %s, manifest %s", r.Action, d, r.Verdicts[d].Decision, dec)
+			}
+		}
+		if r.Action == "act-pay-fowler" {
+			found = r.Headline && r.Query == m.Attack.Query
+		}
+	}
+	if !found {
+		t.Error("act-pay-fowler is not the headline following the attacked query")
+	}
+}

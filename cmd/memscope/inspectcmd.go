@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/memscope/memscope/stores"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,6 +30,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
+	}
+	if f, ok := stores.Detect(pos[0]); ok {
+		return exitUsage, usagef("%s is a %s store: the inspector does not open native stores yet; use memscope verify, replay or lineage on it, or memscope import --from to inspect a signed copy (docs/STORES.md)", pos[0], f)
 	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required; usage: %s", inspectUsage)

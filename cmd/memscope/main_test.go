@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/scenario"
 )
 
@@ -342,4 +346,79 @@ func TestActionsScenariosJSON(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The CLI never changes the evidence it reads: memscope verify, with and
+// without --json, leaves every file of the scenario directories it ran on
+// with the same bytes (no -journal, -wal or -shm appears), and exits 1
+// exactly when an error-severity finding is expected. (Moved here from the
+// loader's tests, which built the binary for it.)
+func TestVerifyNeverChangesEvidence(t *testing.T) {
+	names := []string{"clean", "tampered", "tombstone", "smsr"}
+	before := map[string]map[string]string{}
+	for _, name := range names {
+		before[name] = hashTree(t, filepath.Join(demoDir, name))
+	}
+	for _, name := range names {
+		sdir := filepath.Join(demoDir, name)
+		m, err := scenario.ReadManifest(sdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCode := exitOK
+		for _, c := range m.ExpectedFindings {
+			if spec, ok := finding.Lookup(finding.Code(c)); ok && spec.Severity == finding.SevError {
+				wantCode = exitFindings
+			}
+		}
+		for _, extra := range [][]string{nil, {"--json"}} {
+			code, _, errs := runIn(t, sdir, append(append([]string{"verify"}, m.VerifyArgs...), extra...)...)
+			if code != wantCode {
+				t.Errorf("%s: memscope verify %v exited %d, want %d\n%s", name, extra, code, wantCode, errs)
+			}
+		}
+	}
+	for _, name := range names {
+		after := hashTree(t, filepath.Join(demoDir, name))
+		for f, h := range after {
+			if b, ok := before[name][f]; !ok {
+				t.Errorf("%s: new file %s appeared", name, f)
+			} else if b != h {
+				t.Errorf("%s: %s changed", name, f)
+			}
+		}
+		for f := range before[name] {
+			if _, ok := after[f]; !ok {
+				t.Errorf("%s: %s disappeared", name, f)
+			}
+		}
+	}
+}
+
+// hashTree maps every file under dir (relative path) to its SHA-256, and
+// every directory to "dir".
+func hashTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		out[rel] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

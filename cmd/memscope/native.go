@@ -252,15 +252,9 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
 		if removed != nil || restored != nil {
-			base := replay.BaseG
-			if restored != nil {
-				base = replay.BaseGAuth
-			}
-			w, err := rp.WhatIf(qs[i], base, removed, restored)
-			if err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
 				return exitUsage, err
 			}
-			out[i].WhatIf = &jsonWhatIf{Removed: w.Removed, TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
 		}
 	}
 	status := replayStatus(rows)
@@ -279,4 +273,18 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 		}
 	}
 	return status, nil
+}
+
+// whatIfRow replays q with the named edges removed from G (or, with
+// restored, put back into G_auth) for the --without/--restore output.
+func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string) (*jsonWhatIf, error) {
+	base := replay.BaseG
+	if restored != nil {
+		base = replay.BaseGAuth
+	}
+	w, err := rp.WhatIf(q, base, removed, restored)
+	if err != nil {
+		return nil, err
+	}
+	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
 }

@@ -191,3 +191,11 @@ func TestImportFromHippoRAG(t *testing.T) {
 		t.Error("import wrote next to the evidence")
 	}
 }
+
+// The inspector says plainly that it does not open native stores.
+func TestInspectNativeStore(t *testing.T) {
+	code, _, errs := runCmd("inspect", filepath.Join(hippoFixtures, "clean"))
+	if code != exitUsage || !strings.Contains(errs, "does not open native stores") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -231,6 +231,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
+	if *asOf == "" {
+		if err := inspect.RecordedAsRan(tr, qs, rows); err != nil {
+			return exitUsage, err
+		}
+	}
 	if *asOf != "" {
 		c, err := parseMoment(tr.Timeline(), *asOf)
 		if err != nil {
@@ -238,8 +243,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		}
 		cut = &c
 		for i, q := range qs {
-			if rows[i], err = tr.At(q, c); err != nil {
-				return exitUsage, err
+			if rows[i].Err != nil {
+				continue
+			}
+			if row, err := tr.At(q, c); err != nil {
+				rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: err}
+			} else {
+				rows[i] = row
 			}
 		}
 	}
@@ -257,6 +267,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text)
+		if r.Err != nil {
+			// This query failed alone; its row says why.
+			continue
+		}
 		if cut != nil {
 			out[i].AsOf = cut.Desc
 		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
@@ -273,15 +287,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			}
 		}
 		if removed != nil || restored != nil {
-			base := replay.BaseG
-			if restored != nil {
-				base = replay.BaseGAuth
-			}
-			w, err := rp.WhatIf(qs[i], base, removed, restored)
-			if err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
 				return exitUsage, err
 			}
-			out[i].WhatIf = &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}
 		}
 	}
 	status := replayStatus(rows)

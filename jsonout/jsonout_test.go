@@ -1,4 +1,4 @@
-package main
+package jsonout
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ func TestWriteJSONSanitisesEveryString(t *testing.T) {
 	hostile := "a\x1b[2J\u009b31m\u202egnp.exe\u200b\x07"
 	v := map[string]any{"msg": hostile, "list": []any{hostile, 1.5, true}, hostile: map[string]any{"n": 42}}
 	var out bytes.Buffer
-	if err := writeJSON(&out, v); err != nil {
+	if err := Write(&out, v); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
