@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/finding"
@@ -45,12 +44,25 @@ func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 }
 
 // runVersion prints the module version and the VCS revision it was built
-// from (toolVersion, as the report stamps it).
+// from.
 func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	if len(args) > 0 {
 		fmt.Fprintln(stdout, "usage: memscope version")
 		return exitOK, nil
 	}
-	fmt.Fprintf(stdout, "memscope %s %s\n", toolVersion(), runtime.Version())
+	b, ok := readBuild()
+	if ok {
+		fmt.Fprintf(stdout, "memscope %s", b.version)
+		if b.revision != "" {
+			dirty := ""
+			if b.modified {
+				dirty = " (modified)"
+			}
+			fmt.Fprintf(stdout, " revision %s%s", b.revision, dirty)
+		}
+		fmt.Fprintf(stdout, " %s\n", b.goVersion)
+		return exitOK, nil
+	}
+	fmt.Fprintf(stdout, "memscope %s\n", b.version)
 	return exitOK, nil
 }
