@@ -276,14 +276,16 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
 			// The recording is compared with the graph the query ran on:
 			// a mismatch there means the evidence or the replay is wrong.
-			if out[i].AsRan, err = asRanJSON(tr, qs[i]); err != nil {
-				return exitUsage, err
+			// A query that cannot be replayed then keeps its row as it is
+			// (it replayed now); the others stand.
+			if ar, err := asRanJSON(tr, qs[i]); err == nil {
+				out[i].AsRan = ar
+				out[i].RecordedMismatch = ar.RecordedMismatch
 			}
-			out[i].RecordedMismatch = out[i].AsRan.RecordedMismatch
 		}
 		if *flip && r.Class == diff.Diverge && cut == nil {
 			if out[i].FirstFlip, err = firstFlip(s, tr, qs[i], r, *scan); err != nil {
-				return exitUsage, err
+				out[i].Error = sanitize.Line("first flip: " + err.Error())
 			}
 		}
 		if removed != nil || restored != nil {
