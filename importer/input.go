@@ -42,8 +42,6 @@ var (
 	ReadQueries  = graphfile.ReadQueries
 )
 
-func short(s string) string { return graphfile.Short(s) }
-
 func nameProblem(s string) string { return record.NameProblem(s) }
 
 func principalProblem(s string) string { return record.PrincipalProblem(s) }

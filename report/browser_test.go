@@ -386,6 +386,7 @@ func runNamed(name string) bool {
 }
 
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	// A browser start costs seconds on a loaded machine: the test runs when
 	// asked for (.ci/run sets MEMSCOPE_BROWSER_TEST=1) or when -run names it.
 	if os.Getenv("MEMSCOPE_BROWSER_TEST") == "" && !runNamed("TestBrowser") {
@@ -399,30 +400,30 @@ func TestBrowser(t *testing.T) {
 	trapPayload := hostile + fmt.Sprintf(`<img src="%[1]s/img"><link rel=stylesheet href="%[1]s/css"><script src="%[1]s/js"></script>`+
 		`<style>@import "%[1]s/imp"; body{background:url(%[1]s/bg)}</style><svg><image href="%[1]s/svg"/></svg><meta http-equiv=refresh content="0;url=%[1]s/go">`, trap.URL)
 
-	cases := []struct {
+	// Every demo scenario (the attacked query, where the manifest names
+	// one, must be on the first screen) and the hostile store.
+	type browserCase struct {
 		name  string
 		build func(t *testing.T) (*Case, string) // the case and its attacked query text
-	}{
-		{"structural-write", func(t *testing.T) (*Case, string) {
-			c, _, _ := buildCase(t, "structural-write", true)
-			_, m := scenarioDir(t, "structural-write")
+	}
+	var cases []browserCase
+	for _, name := range scenarioNames {
+		cases = append(cases, browserCase{name, func(t *testing.T) (*Case, string) {
+			c, _, _ := buildCase(t, name, true)
+			_, m := scenarioDir(t, name)
+			if m.Attack == nil || m.Attack.Query == "" {
+				return c, ""
+			}
 			for _, d := range c.Replay.Details {
 				if string(d.ID) == m.Attack.Query {
 					return c, string(d.Text)
 				}
 			}
-			t.Fatalf("attacked query %s not in the report", m.Attack.Query)
+			t.Fatalf("attacked query %s is not among the report's diverging queries", m.Attack.Query)
 			return nil, ""
-		}},
-		{"tampered", func(t *testing.T) (*Case, string) {
-			c, _, _ := buildCase(t, "tampered", true)
-			return c, ""
-		}},
-		{"hostile", func(t *testing.T) (*Case, string) {
-			c := hostileCase(t, trapPayload)
-			return c, ""
-		}},
+		}})
 	}
+	cases = append(cases, browserCase{"hostile", func(t *testing.T) (*Case, string) { return hostileCase(t, trapPayload), "" }})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

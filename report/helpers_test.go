@@ -29,8 +29,15 @@ var scen struct {
 	err  error
 }
 
-// scenarioNames are the scenarios the tests read (generated once).
-var scenarioNames = []string{"clean", "memorygraft", "sleeper", "structural-write", "tampered", "smsr"}
+// scenarioNames are the scenarios the tests read: every demo scenario
+// (generated once, on first use).
+var scenarioNames = func() []string {
+	var out []string
+	for _, s := range scenario.Specs {
+		out = append(out, s.Name)
+	}
+	return out
+}()
 
 func TestMain(m *testing.M) {
 	// Tessera logs its lifecycle through klog while scenarios are written.

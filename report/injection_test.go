@@ -275,3 +275,15 @@ func hostileCase(t *testing.T, payload string) *Case {
 	}
 	return c
 }
+
+// Every demo scenario's report builds, renders and is inert.
+func TestEveryScenarioInert(t *testing.T) {
+	t.Parallel()
+	for _, name := range scenarioNames {
+		c, page, js := buildCase(t, name, true)
+		checkInert(t, page)
+		if c.Verdict.Headline == "" || len(c.Verdict.Paragraph) == 0 || !json.Valid(js) {
+			t.Errorf("%s: empty verdict or invalid case file", name)
+		}
+	}
+}

@@ -88,6 +88,7 @@ func codeSet(fs []finding.Finding) []string {
 }
 
 func TestEveryScenarioYieldsExactlyItsExpectedFindings(t *testing.T) {
+	t.Parallel()
 	root, mans := generated(t)
 	if len(mans) != len(scenario.Specs) {
 		t.Fatalf("generated %d scenarios, want %d", len(mans), len(scenario.Specs))
@@ -129,6 +130,7 @@ func TestEveryScenarioYieldsExactlyItsExpectedFindings(t *testing.T) {
 // TestUnanchoredCleanWarnsOnly: without user anchors the clean store still
 // verifies, but both anchors are reported as unanchored warnings.
 func TestUnanchoredCleanWarnsOnly(t *testing.T) {
+	t.Parallel()
 	root, _ := generated(t)
 	dir := filepath.Join(root, "clean")
 	rep, err := verify.Run(context.Background(), verify.Options{Snapshot: filepath.Join(dir, scenario.SnapshotFile), Log: filepath.Join(dir, scenario.LogDir)})
@@ -166,6 +168,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 }
 
 func TestSameSeedSameBytes(t *testing.T) {
+	t.Parallel()
 	root, _ := generated(t)
 	again := t.TempDir()
 	if _, err := scenario.GenerateAll(context.Background(), again, nil, scenario.Options{Seed: 1}); err != nil {
@@ -188,6 +191,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 }
 
 func TestOtherSeedOtherKeys(t *testing.T) {
+	t.Parallel()
 	root, mans := generated(t)
 	other := t.TempDir()
 	m2, err := scenario.GenerateAll(context.Background(), other, []string{"clean"}, scenario.Options{Seed: 2})
@@ -244,6 +248,7 @@ func contains(xs []string, x string) bool {
 }
 
 func TestGenerateRefusesExistingDirAndUnknownName(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "clean"), 0o755); err != nil {
 		t.Fatal(err)

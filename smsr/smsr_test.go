@@ -14,6 +14,7 @@ import (
 // The brief's check values: m=20, k=5, n=5, t=1 gives delta 0.1035, and 21 is
 // the smallest pool with delta <= 0.10 at t=1.
 func TestCertificateCheckValues(t *testing.T) {
+	t.Parallel()
 	c, err := Certify(20, 5, 5, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestCertificateCheckValues(t *testing.T) {
 // On each the microsecond truncation memscope used before gives another
 // answer (.123456, .000000, 0.999999), so a tag made by SMSR would fail.
 func TestFormatTimestampRoundsAsPython(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		ns        int64
 		python    string
@@ -59,6 +61,7 @@ func TestFormatTimestampRoundsAsPython(t *testing.T) {
 // When python3 is installed, compare with it on many timestamps, including
 // ones a microsecond boundary splits.
 func TestFormatTimestampAgainstPython(t *testing.T) {
+	t.Parallel()
 	py, err := exec.LookPath("python3")
 	if err != nil || testing.Short() {
 		t.Skip("python3 not installed or -short")
@@ -94,6 +97,7 @@ func TestFormatTimestampAgainstPython(t *testing.T) {
 }
 
 func TestCertifyRejectsBadParameters(t *testing.T) {
+	t.Parallel()
 	for _, p := range [][4]int{{0, 1, 1, 0}, {5, 6, 1, 0}, {5, 1, 0, 0}, {5, 1, 1, -1}, {5, 1, 1, 6}} {
 		if _, err := Certify(p[0], p[1], p[2], p[3]); err == nil {
 			t.Errorf("Certify%v: want error", p)
@@ -102,6 +106,7 @@ func TestCertifyRejectsBadParameters(t *testing.T) {
 }
 
 func TestTagMatchesSMSRLayout(t *testing.T) {
+	t.Parallel()
 	key := []byte("k")
 	ts := int64(1700000000123456789)
 	if got := FormatTimestamp(ts); got != "1700000000.123457" {
@@ -134,6 +139,7 @@ func TestTagMatchesSMSRLayout(t *testing.T) {
 // Delta grows with the number of adversarial memories and shrinks with the
 // pool; more runs (n = 7) certify more at small t, as in Figure 3.
 func TestCurvesAreMonotone(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{5, 7} {
 		ct, err := CurveT(20, 5, n, 8)
 		if err != nil {
@@ -168,6 +174,7 @@ func TestCurvesAreMonotone(t *testing.T) {
 }
 
 func TestSummarise(t *testing.T) {
+	t.Parallel()
 	s, err := Summarise(20, 5, 5, 1)
 	if err != nil {
 		t.Fatal(err)

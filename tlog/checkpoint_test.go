@@ -20,6 +20,7 @@ func signedNote(t testing.TB, signer note.Signer, text string) []byte {
 }
 
 func TestParseCheckpointValid(t *testing.T) {
+	t.Parallel()
 	signer, verifier := testKey(t, testOrigin, 1)
 	other, otherV := testKey(t, "witness.example/w1", 7)
 	root := sha256.Sum256([]byte("root"))
@@ -83,6 +84,7 @@ func TestParseCheckpointValid(t *testing.T) {
 }
 
 func TestParseCheckpointRejects(t *testing.T) {
+	t.Parallel()
 	signer, verifier := testKey(t, testOrigin, 1)
 	root := sha256.Sum256([]byte("root"))
 	b64 := base64.StdEncoding.EncodeToString(root[:])
@@ -137,6 +139,7 @@ func TestParseCheckpointRejects(t *testing.T) {
 }
 
 func TestSignCheckpointRejects(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	root := make([]byte, 32)
 	if _, err := SignCheckpoint(signer, testOrigin, 1, root[:31]); err == nil {
@@ -151,6 +154,7 @@ func TestSignCheckpointRejects(t *testing.T) {
 }
 
 func TestVerifyRejectsBadHashSizesAndSizeZero(t *testing.T) {
+	t.Parallel()
 	leaves := testLeaves(5)
 	root := naiveRoot(leaves)
 	r3 := naiveRoot(leaves[:3])

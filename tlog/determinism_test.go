@@ -16,6 +16,7 @@ import (
 // were fed in (one by one, in batches, with Flushes that make Tessera
 // write intermediate partial tiles).
 func TestDeterministicDirectory(t *testing.T) {
+	t.Parallel()
 	// The appender hands leaves to Tessera in chunks of this many.
 	const submitChunk = 8 * layout.EntryBundleWidth
 	signer, _ := testKey(t, testOrigin, 1)
@@ -78,6 +79,7 @@ func TestDeterministicDirectory(t *testing.T) {
 // The checkpoint Close returns is exactly SignCheckpoint over the writer's
 // own root: the two code paths (Tessera's publisher and ours) agree.
 func TestCloseCheckpointMatchesSignCheckpoint(t *testing.T) {
+	t.Parallel()
 	signer, verifier := testKey(t, testOrigin, 1)
 	leaves := testLeaves(1000)
 	ctx := context.Background()
@@ -137,6 +139,7 @@ func TestCloseCheckpointMatchesSignCheckpoint(t *testing.T) {
 }
 
 func TestCreateRefusesNonEmptyDir(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	dir, _ := writeLog(t, signer, testLeaves(3))
 	if _, err := appender.Create(context.Background(), dir, signer); err == nil {
@@ -145,6 +148,7 @@ func TestCreateRefusesNonEmptyDir(t *testing.T) {
 }
 
 func TestAppendRejectsOversizedLeaf(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	ctx := context.Background()
 	w, err := appender.Create(ctx, filepath.Join(t.TempDir(), "log"), signer)

@@ -28,6 +28,7 @@ func naiveRoot(leaves [][]byte) []byte {
 }
 
 func TestRoundTripSizes(t *testing.T) {
+	t.Parallel()
 	signer, verifier := testKey(t, testOrigin, 1)
 	for _, n := range []uint64{1, 2, 255, 256, 257, 511, 512, 513, 3000} {
 		leaves := testLeaves(n)
@@ -188,6 +189,7 @@ func equalProofs(a, b [][]byte) bool {
 
 // One Reader serves concurrent proofs (run with -race).
 func TestReaderConcurrentProofs(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	const n = 1500
 	leaves := testLeaves(n)

@@ -67,6 +67,7 @@ func truncateFile(t *testing.T, path string, n int64) {
 }
 
 func TestCheckDetectsTampering(t *testing.T) {
+	t.Parallel()
 	signer, verifier := testKey(t, testOrigin, 1)
 	leaves := testLeaves(tamperN)
 	pristine, cpRaw := writeLog(t, signer, leaves)
@@ -197,6 +198,7 @@ func problemList(ps []Problem) string {
 }
 
 func TestCheckWrongRootAndForeignCheckpoint(t *testing.T) {
+	t.Parallel()
 	signer, verifier := testKey(t, testOrigin, 1)
 	other, _ := testKey(t, testOrigin, 99) // same name, different key
 	leaves := testLeaves(600)
@@ -250,6 +252,7 @@ func TestCheckWrongRootAndForeignCheckpoint(t *testing.T) {
 }
 
 func TestReaderLeavesDirectoryUnchanged(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	leaves := testLeaves(700)
 	dir, cpRaw := writeLog(t, signer, leaves)
@@ -283,6 +286,7 @@ func TestReaderLeavesDirectoryUnchanged(t *testing.T) {
 }
 
 func TestReaderErrors(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	dir, cpRaw := writeLog(t, signer, testLeaves(300))
 	ctx := context.Background()
@@ -327,6 +331,7 @@ func TestReaderErrors(t *testing.T) {
 }
 
 func TestHTTPErrorsNameTheURL(t *testing.T) {
+	t.Parallel()
 	signer, _ := testKey(t, testOrigin, 1)
 	dir, _ := writeLog(t, signer, testLeaves(300))
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))

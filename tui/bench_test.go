@@ -81,6 +81,7 @@ func BenchmarkFirstFrame1M(b *testing.B) {
 // TestMemory1MFiltered reports the heap the model itself holds for a 1M-row
 // table sorted and filtered (the Source's own memory is the lead's).
 func TestMemory1MFiltered(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds 1M-row index slices")
 	}

@@ -15,7 +15,6 @@ type detailState struct {
 	loading bool
 	err     error
 	d       *EntryDetail
-	scroll  int
 }
 
 func shortHash(b []byte) string {

@@ -23,6 +23,7 @@ func (f exposureFake) Exposure(context.Context) (*exposure.Result, error) { retu
 // Key 0 opens the Exposure view: the selectors side by side, and the curve
 // drawn as columns that rise with the number of writes.
 func TestExposureView(t *testing.T) {
+	t.Parallel()
 	res := &exposure.Result{Options: exposure.Options{Edges: 3, CleanWeight: 2, HeavyWeight: 60, Draws: 200, Seed: 1},
 		Ranked: []string{"q-born-first"},
 		Selectors: []exposure.SelectorResult{

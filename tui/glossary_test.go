@@ -10,6 +10,7 @@ import (
 
 // docs/GLOSSARY.md holds the inspector's glossary word for word.
 func TestGlossaryDocMatches(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../docs/GLOSSARY.md")
 	if err != nil {
 		t.Fatal(err)
@@ -23,6 +24,7 @@ func TestGlossaryDocMatches(t *testing.T) {
 
 // ? then a word looks it up; the help screen scrolls.
 func TestHelpGlossaryLookupAndScroll(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 20, 80, 24, tui.Options{})
 	m = press(t, m, "?")
 	first := screen(m)

@@ -15,6 +15,7 @@ var goldenSizes = [][2]int{{80, 24}, {200, 50}}
 // TestGoldenViews renders every view at 80x24 and 200x50 with the Ascii
 // profile.
 func TestGoldenViews(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		keys []string
@@ -50,6 +51,7 @@ func TestGoldenViews(t *testing.T) {
 }
 
 func TestGoldenPicker(t *testing.T) {
+	t.Parallel()
 	sc := []tui.Scenario{
 		{Name: "clean", Description: "an intact store", Expect: "nothing"},
 		{Name: "structural-write", Description: "unauthenticated edges of weight 60 hijack a selection", Expect: "replay shows q-born-first DIVERGE and IFC-blind"},

@@ -35,6 +35,7 @@ func (g *growing) Verify(ctx context.Context) <-chan tui.Progress {
 }
 
 func TestEntriesGrowWhileLoading(t *testing.T) {
+	t.Parallel()
 	for _, filtered := range []bool{false, true} {
 		src := &growing{Fake: tuitest.New(30)}
 		var m tea.Model = tui.New(src, tui.Options{Static: true})

@@ -18,6 +18,7 @@ import (
 )
 
 func TestFrameFillsTheWindowAtAnySize(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 500, 120, 40, tui.Options{})
 	for _, size := range [][2]int{{120, 40}, {80, 24}, {200, 60}, {40, 10}, {20, 6}} {
 		m = send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
@@ -37,6 +38,7 @@ func TestFrameFillsTheWindowAtAnySize(t *testing.T) {
 }
 
 func TestViewSwitchingByNumberTabAndClick(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 50, 120, 40, tui.Options{})
 	mustContain(t, screen(m), "[1 Overview]", "principals")
 	m = press(t, m, "3")
@@ -51,6 +53,7 @@ func TestViewSwitchingByNumberTabAndClick(t *testing.T) {
 }
 
 func TestOverviewShowsProgressThenFindingsByFamily(t *testing.T) {
+	t.Parallel()
 	f := tuitest.New(10)
 	m := tui.New(f, tui.Options{Static: true})
 	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -80,6 +83,7 @@ func TestOverviewShowsProgressThenFindingsByFamily(t *testing.T) {
 }
 
 func TestEntriesScrollAndMouseWheel(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 1000, 120, 40, tui.Options{})
 	m = press(t, m, "3", "G")
 	mustContain(t, screen(m), short(999), "1000/1000")
@@ -93,6 +97,7 @@ func TestEntriesScrollAndMouseWheel(t *testing.T) {
 }
 
 func TestFilterKeepsSelectionAndEscClears(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 2000, 120, 40, tui.Options{})
 	m = press(t, m, "3")
 	for i := 0; i < 97; i++ {
@@ -140,6 +145,7 @@ func selectedLine(s string) string {
 }
 
 func TestSortByTimeDescending(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 300, 120, 40, tui.Options{})
 	m = press(t, m, "3")
 	// s cycles: id, writer, recorded, recomputed, time.
@@ -157,6 +163,7 @@ func TestSortByTimeDescending(t *testing.T) {
 
 // Hostile payloads must reach the screen as visible escapes only.
 func TestHostileContentIsShownEscaped(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 20, 200, 40, tui.Options{})
 	m = press(t, m, "3", "p") // the list alone, as wide as it gets
 	raw := m.View().Content
@@ -222,6 +229,7 @@ func assertNoTerminalControls(t *testing.T, frame string) {
 }
 
 func TestFindingsFilterAndJump(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 50, 140, 40, tui.Options{})
 	m = press(t, m, "2")
 	mustContain(t, screen(m), "6 of 6 findings", "SIG_INVALID", "REGISTRY_ROOT_UNANCHORED")
@@ -257,6 +265,7 @@ func TestFindingsFilterAndJump(t *testing.T) {
 }
 
 func TestLineageTauUpdatesLabelsAndExplanation(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 50, 120, 40, tui.Options{})
 	m = press(t, m, "3")
 	for i := 0; i < 10; i++ {
@@ -276,6 +285,7 @@ func TestLineageTauUpdatesLabelsAndExplanation(t *testing.T) {
 }
 
 func TestReplayWhatIfRestoresGAuth(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 50, 120, 40, tui.Options{})
 	m = press(t, m, "6")
 	s := screen(m)
@@ -309,6 +319,7 @@ func TestReplayWhatIfRestoresGAuth(t *testing.T) {
 }
 
 func TestActionsShouldHaveRefusedFirst(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 50, 120, 40, tui.Options{})
 	m = press(t, m, "8")
 	s := screen(m)
@@ -323,6 +334,7 @@ func TestActionsShouldHaveRefusedFirst(t *testing.T) {
 }
 
 func TestDetailErrorIsShownWithWhatToDo(t *testing.T) {
+	t.Parallel()
 	m, f := open(t, 50, 120, 40, tui.Options{})
 	f.FailDetail = true
 	m = press(t, m, "3", "enter")
@@ -330,6 +342,7 @@ func TestDetailErrorIsShownWithWhatToDo(t *testing.T) {
 }
 
 func TestHelpShowsRemappedKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "keys.json")
 	if err := os.WriteFile(path, []byte(`{"down": ["n"], "quit": ["Q"]}`), 0o644); err != nil {
@@ -355,6 +368,7 @@ func TestHelpShowsRemappedKeys(t *testing.T) {
 }
 
 func TestLoadKeyMapErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"unknown": `{"jump": ["j"]}`,
@@ -375,6 +389,7 @@ func TestLoadKeyMapErrors(t *testing.T) {
 }
 
 func TestCopySanitisesAndExportWritesJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m, _ := open(t, 20, 120, 40, tui.Options{ExportDir: dir})
 	m = press(t, m, "3", "j", "y")
@@ -400,6 +415,7 @@ func TestCopySanitisesAndExportWritesJSON(t *testing.T) {
 }
 
 func TestPlainModeUsesASCIIMarkers(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 20, 120, 40, tui.Options{Plain: true, NoColor: true})
 	m = press(t, m, "3")
 	s := screen(m)
@@ -412,6 +428,7 @@ func TestPlainModeUsesASCIIMarkers(t *testing.T) {
 }
 
 func TestQuitCancelsBackgroundWork(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 10, 80, 24, tui.Options{})
 	_, cmd := m.Update(keyMsg("q"))
 	if cmd == nil {
@@ -423,6 +440,7 @@ func TestQuitCancelsBackgroundWork(t *testing.T) {
 }
 
 func TestPickerOpensScenarioAndShowsErrors(t *testing.T) {
+	t.Parallel()
 	sc := []tui.Scenario{{Name: "broken", Description: "cannot open"}, {Name: "structural-write", Description: "attack"}}
 	openFn := func(name string) (tui.Source, error) {
 		if name == "broken" {

@@ -14,6 +14,7 @@ import (
 
 // Enter pushes, esc pops back to the same view, row, filter and scroll.
 func TestEscReturnsToTheExactPlace(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 500, 80, 24, tui.Options{})
 	m = press(t, m, "3", "/")
 	m = typeText(t, m, "topic 1")
@@ -37,6 +38,7 @@ func TestEscReturnsToTheExactPlace(t *testing.T) {
 
 // : jumps to an entry by the short id the table shows, and completes views.
 func TestCommandBarJumpsToShortID(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 300, 120, 40, tui.Options{})
 	id := tuitest.ID(123)
 	short := id[:8] + "…" + id[len(id)-5:]
@@ -67,6 +69,7 @@ func TestCommandBarJumpsToShortID(t *testing.T) {
 // The preview pane shows a cell in full that the list cuts, and moves
 // below the list on narrow terminals; p hides it.
 func TestPreviewShowsTheWholeRow(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("very long message ", 12) + "THE END"
 	f := tuitest.New(30)
 	f.Extra = append(f.Extra, findingWith(long))
@@ -91,6 +94,7 @@ func TestPreviewShowsTheWholeRow(t *testing.T) {
 
 // Changing tau relabels every view, and the header says which tau.
 func TestTauIsGlobal(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 50, 120, 40, tui.Options{})
 	m = press(t, m, "3")
 	mustContain(t, screen(m), "tau 0.30", "EXT*")
@@ -106,6 +110,7 @@ func TestTauIsGlobal(t *testing.T) {
 
 // The AuthSelect story: each n shows the next part, the fix re-ranks.
 func TestStorySteps(t *testing.T) {
+	t.Parallel()
 	for _, sz := range [][2]int{{80, 24}, {200, 50}} {
 		m, _ := open(t, 40, sz[0], sz[1], tui.Options{})
 		m = press(t, m, "6")
@@ -126,6 +131,7 @@ func TestStorySteps(t *testing.T) {
 
 // Plain mode prints no ellipsis and no arrows.
 func TestPlainHasNoEllipsisOrArrows(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 40, 80, 24, tui.Options{Plain: true, NoColor: true})
 	for _, keys := range [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"6", "enter"}, {"esc", "7"}, {"8"}, {"?"}} {
 		m = press(t, m, keys...)
@@ -139,6 +145,7 @@ func TestPlainHasNoEllipsisOrArrows(t *testing.T) {
 
 // P (and :picker) go back to the demo picker from any view.
 func TestBackToPicker(t *testing.T) {
+	t.Parallel()
 	sc := []tui.Scenario{{Name: "one", Description: "first", Expect: "something specific"}, {Name: "two", Description: "second"}}
 	var m tea.Model = tui.NewPicker(sc, func(string) (tui.Source, error) { return tuitest.New(20), nil }, tui.Options{Static: true})
 	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -38,6 +38,7 @@ func (f *timelineFake) DivergingAt(_ context.Context, cut int) ([]string, error)
 }
 
 func TestTimelineViewScrubs(t *testing.T) {
+	t.Parallel()
 	f := &timelineFake{Fake: tuitest.New(5)}
 	m := tui.New(f, tui.Options{Static: true})
 	m = drive(t, m, m.Init())
@@ -54,6 +55,7 @@ func TestTimelineViewScrubs(t *testing.T) {
 }
 
 func TestTimelineViewWithoutSource(t *testing.T) {
+	t.Parallel()
 	m, _ := open(t, 5, 120, 30, tui.Options{})
 	m = press(t, m, "9")
 	mustContain(t, screen(m), "This source has no timeline.")

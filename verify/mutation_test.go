@@ -237,6 +237,7 @@ func signedFindings(rep *verify.Report) []finding.Finding {
 }
 
 func TestPristineBaselines(t *testing.T) {
+	t.Parallel()
 	rep := baseline(t, "clean")
 	if f := signedFindings(rep); len(f) != 0 {
 		t.Fatalf("clean scenario has findings: %+v", f)
@@ -256,6 +257,7 @@ func TestPristineBaselines(t *testing.T) {
 }
 
 func TestMutateSignedRecordBytes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ table, key string }{{"entries", "eid"}, {"writes", "wid"}, {"principals", "rid"}} {
 		for _, id := range keysOf(t, "clean", tc.table, tc.key, "") {
 			for _, where := range []string{"first", "middle", "last"} {
@@ -278,6 +280,7 @@ func TestMutateSignedRecordBytes(t *testing.T) {
 }
 
 func TestMutateEntryColumns(t *testing.T) {
+	t.Parallel()
 	edits := map[string]string{
 		"content": "UPDATE entries SET content = content || ' (edited)' WHERE eid = ?",
 		"writer":  "UPDATE entries SET writer = CASE writer WHEN 'user' THEN 'agent:planner' ELSE 'user' END WHERE eid = ?",
@@ -303,6 +306,7 @@ func TestMutateEntryColumns(t *testing.T) {
 }
 
 func TestDeleteEntryRowLeavesOrphanLeaf(t *testing.T) {
+	t.Parallel()
 	for _, eid := range keysOf(t, "clean", "entries", "eid", "") {
 		t.Run(eid, func(t *testing.T) {
 			dir := mutableCopy(t, "clean")
@@ -319,6 +323,7 @@ func TestDeleteEntryRowLeavesOrphanLeaf(t *testing.T) {
 }
 
 func TestDeletePrincipalRowUnregistersItsWriters(t *testing.T) {
+	t.Parallel()
 	// Principals that signed at least one record in the clean store.
 	where := "WHERE principal IN (SELECT writer FROM entries UNION SELECT writer FROM writes)"
 	for _, name := range keysOf(t, "clean", "principals", "principal", where) {
@@ -338,6 +343,7 @@ func TestDeletePrincipalRowUnregistersItsWriters(t *testing.T) {
 }
 
 func TestChangeLeafIndex(t *testing.T) {
+	t.Parallel()
 	for _, eid := range keysOf(t, "clean", "entries", "eid", "") {
 		for name, q := range map[string]string{
 			"next":   "UPDATE entries SET leaf_index = (leaf_index + 1) % (SELECT count(*) FROM entries) WHERE eid = ?",
@@ -370,6 +376,7 @@ func logFile(t *testing.T, dir, sub string) string {
 }
 
 func TestDamageLogFiles(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"0", "entries"} {
 		for _, where := range []string{"first", "middle", "last"} {
 			t.Run("flip/"+sub+"/"+where, func(t *testing.T) {
@@ -409,6 +416,7 @@ func TestDamageLogFiles(t *testing.T) {
 }
 
 func TestCheckpointSignedByAnotherKey(t *testing.T) {
+	t.Parallel()
 	dir := mutableCopy(t, "clean")
 	path := filepath.Join(dir, scenario.LogDir, "checkpoint")
 	raw, err := os.ReadFile(path)
@@ -439,6 +447,7 @@ func TestCheckpointSignedByAnotherKey(t *testing.T) {
 }
 
 func TestDeleteTombstoneRow(t *testing.T) {
+	t.Parallel()
 	dir := mutableCopy(t, "tombstone")
 	withDB(t, dir, func(db *sql.DB) { exec(t, db, "DELETE FROM tombstones WHERE seq = (SELECT min(seq) FROM tombstones)") })
 	// The deleted entry's child now names a parent that is neither present
@@ -447,6 +456,7 @@ func TestDeleteTombstoneRow(t *testing.T) {
 }
 
 func TestGateEventAdvancesVersion(t *testing.T) {
+	t.Parallel()
 	for _, id := range keysOf(t, "lategate", "gate_events", "id", "WHERE verdict = 'reject' AND version_after = version_before") {
 		t.Run(id, func(t *testing.T) {
 			dir := mutableCopy(t, "lategate")
@@ -466,6 +476,7 @@ func TestGateEventAdvancesVersion(t *testing.T) {
 }
 
 func TestClearHMACTag(t *testing.T) {
+	t.Parallel()
 	// Entries whose tags are valid (the scenario's session-6 tags are
 	// already missing or wrong).
 	for _, eid := range keysOf(t, "smsr", "entries", "eid", "WHERE hmac_tag IS NOT NULL AND session_id != 'session-6'") {
@@ -486,6 +497,7 @@ func TestClearHMACTag(t *testing.T) {
 // The mutation helpers must never reach the pristine files: the pristine
 // clean store still verifies after every other test.
 func TestPristineUntouched(t *testing.T) {
+	t.Parallel()
 	if f := signedFindings(runScenario(t, pristine(t, "clean"))); len(f) != 0 {
 		t.Fatalf("pristine clean store changed: %+v", f)
 	}

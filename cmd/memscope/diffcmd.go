@@ -7,15 +7,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/tui"
 )
 
-const diffUsage = "memscope diff A B [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json]"
+const diffUsage = "memscope diff A B [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
 
 type jsonChange struct {
 	Table  string `json:"table"`
@@ -87,6 +92,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	cpB := fs.Int("b-checkpoint", 0, "take B at its M-th checkpoint (1-based; default: the latest, every row)")
 	k := fs.Int("k", 0, "top-k for the per-query selections (default: each query's own)")
 	asJSON := fs.Bool("json", false, "print JSON (streamed: changes first, then the summary)")
+	inspectMode := fs.Bool("inspect", false, "open the inspector's diff mode on the differences (a terminal is needed)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -97,6 +103,12 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	an, err := ef.resolve()
 	if err != nil {
 		return exitUsage, err
+	}
+	if *inspectMode {
+		if *asJSON {
+			return exitUsage, usagef("--inspect and --json exclude each other")
+		}
+		return runDiffInspector(ctx, inspect.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k})
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	defer w.Flush()
@@ -210,4 +222,53 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		fmt.Fprintf(w, "  (%d more findings not kept)\n", res.Report.Dropped)
 	}
 	return status, nil
+}
+
+// maxInspectedChanges bounds the changes the diff mode holds in memory;
+// the rest are counted (the streaming text and JSON list them all).
+const maxInspectedChanges = 200000
+
+// diffData is the diff mode's view of a finished comparison.
+func diffData(o inspect.DiffOptions, res *inspect.DiffResult, changes []diff.RowChange, omitted int) tui.DiffData {
+	d := tui.DiffData{A: o.A, B: o.B, Consistency: res.Consistency.Status, Detail: res.Consistency.Detail, Findings: res.Findings,
+		Changes: changes, Omitted: omitted}
+	for _, t := range loader.KeyedTables {
+		if c := res.Report.Tables[t]; c != nil {
+			d.Tables = append(d.Tables, tui.DiffTable{Name: t, Added: c.Added, Removed: c.Removed, Tombstoned: c.Tombstoned, Changed: c.Changed, Same: c.Same})
+		}
+	}
+	for _, q := range res.Queries {
+		d.Queries = append(d.Queries, tui.DiffQuery{Query: q.Query, Class: q.Class, Then: q.Then, Now: q.Now, Problem: q.Problem})
+	}
+	return d
+}
+
+func runDiffInspector(ctx context.Context, o inspect.DiffOptions) (int, error) {
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return exitUsage, usagef("--inspect needs a terminal; use the text output or --json when piped")
+	}
+	var changes []diff.RowChange
+	omitted := 0
+	res, err := inspect.DiffSnapshots(ctx, o, func(c diff.RowChange) error {
+		if len(changes) < maxInspectedChanges {
+			changes = append(changes, c)
+		} else {
+			omitted++
+		}
+		return nil
+	})
+	if err != nil {
+		return exitUsage, err
+	}
+	opts, err := tuiOptions(false, "")
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := tui.RunDiff(diffData(o, res, changes, omitted), opts); err != nil {
+		return exitUsage, err
+	}
+	if errs, _, _ := finding.Count(res.Findings); errs > 0 {
+		return exitFindings, nil
+	}
+	return exitOK, nil
 }

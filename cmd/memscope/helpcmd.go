@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/memscope/memscope/finding"
@@ -51,28 +50,19 @@ func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		fmt.Fprintln(stdout, "usage: memscope version")
 		return exitOK, nil
 	}
-	v, rev, dirty := "(devel)", "", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = " (modified)"
-				}
+	b, ok := readBuild()
+	if ok {
+		fmt.Fprintf(stdout, "memscope %s", b.version)
+		if b.revision != "" {
+			dirty := ""
+			if b.modified {
+				dirty = " (modified)"
 			}
+			fmt.Fprintf(stdout, " revision %s%s", b.revision, dirty)
 		}
-		fmt.Fprintf(stdout, "memscope %s", v)
-		if rev != "" {
-			fmt.Fprintf(stdout, " revision %s%s", rev, dirty)
-		}
-		fmt.Fprintf(stdout, " %s\n", bi.GoVersion)
+		fmt.Fprintf(stdout, " %s\n", b.goVersion)
 		return exitOK, nil
 	}
-	fmt.Fprintf(stdout, "memscope %s\n", v)
+	fmt.Fprintf(stdout, "memscope %s\n", b.version)
 	return exitOK, nil
 }

@@ -348,6 +348,43 @@ func TestActionsScenariosJSON(t *testing.T) {
 	}
 }
 
+// Closure min-inheritance on a generated store: the peer's sourced edges
+// cite an External entry, so they and only they are unauthenticated, each
+// label naming the source that decided it, and they are the culprits.
+func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
+	sdir := filepath.Join(demoDir, "peer-cites-external")
+	m, _ := scenario.ReadManifest(sdir)
+	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--labels", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var labels []struct {
+		Edge          string `json:"edge"`
+		Authenticated bool   `json:"authenticated"`
+		Rule          string `json:"rule"`
+		Sources       int    `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(out), &labels); err != nil {
+		t.Fatal(err)
+	}
+	var unauth []string
+	for _, l := range labels {
+		if !l.Authenticated {
+			unauth = append(unauth, l.Edge)
+			if l.Sources == 0 || !strings.HasPrefix(l.Rule, "source untrusted: ") || !strings.Contains(l.Rule, "External") {
+				t.Errorf("edge %s: %d sources, rule %q", l.Edge, l.Sources, l.Rule)
+			}
+		}
+	}
+	if strings.Join(unauth, ",") != strings.Join(m.Attack.Edges, ",") {
+		t.Errorf("unauthenticated %v, want the peer's %v", unauth, m.Attack.Edges)
+	}
+	_, out, _ = runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
+	if !strings.Contains(out, `"class": "DIVERGE"`) || !strings.Contains(out, m.Attack.Edges[0]) {
+		t.Errorf("attacked query does not diverge on the peer's edges:\n%s", out)
+	}
+}
+
 // The CLI never changes the evidence it reads: memscope verify, with and
 // without --json, leaves every file of the scenario directories it ran on
 // with the same bytes (no -journal, -wal or -shm appears), and exits 1

@@ -135,30 +135,48 @@ func reportDate(flagValue string) (time.Time, error) {
 	return time.Now().UTC().Truncate(time.Second), nil
 }
 
-// toolVersion names this build: the module version, and the VCS revision
-// when the binary was built from a checkout.
-func toolVersion() string {
+// build is what the binary knows of its own build.
+type build struct {
+	version, revision, goVersion string
+	modified                     bool
+}
+
+// readBuild reads the module version ("(devel)" for a checkout build), the
+// VCS revision and whether the tree was modified.
+func readBuild() (build, bool) {
+	b := build{version: "(devel)"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "unknown"
+		return b, false
 	}
-	v := bi.Main.Version
-	var rev, dirty string
+	if bi.Main.Version != "" {
+		b.version = bi.Main.Version
+	}
+	b.goVersion = bi.GoVersion
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value
+			b.revision = s.Value
 		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
+			b.modified = s.Value == "true"
 		}
 	}
-	if rev != "" {
+	return b, true
+}
+
+// toolVersion names this build for the report: the module version, and
+// the VCS revision when the binary was built from a checkout.
+func toolVersion() string {
+	b, _ := readBuild()
+	v := b.version
+	if rev := b.revision; rev != "" {
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		v += " (" + rev + dirty + ")"
+		if b.modified {
+			rev += "+modified"
+		}
+		v += " (" + rev + ")"
 	}
 	return v
 }
