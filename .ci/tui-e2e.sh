@@ -111,7 +111,7 @@ run_at() {
   keys 2
   wait_for "[2 Findings]"
   wait_for "TILE_MISMATCH"
-  wait_for "likely cause: a hash tile"
+  wait_for "was altered"
   keys /
   typed "leaf 0: the inclusion"
   keys Enter
@@ -199,7 +199,7 @@ run_at() {
   keys '?'
   wait_for "Keys"
   keys End
-  wait_for "verdict"
+  wait_gone "more lines"
   keys Escape
   keys q
   for ((i = 0; i < 50; i++)); do

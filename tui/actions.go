@@ -117,8 +117,6 @@ func (m *Model) actionPreview() []string {
 		out = append(out, "governed parameters: "+sanitize.Line(strings.Join(r.Governed, ", ")))
 	}
 	out = append(out, m.wrapUntrusted("reason: ", r.Reason)...)
-	out = append(out, "", s.Title.Render("Verdicts"))
-	out = append(out, m.defenceVerdicts(r)...)
 	out = append(out, "", s.Title.Render("Justification")+s.Dim.Render("  ("+m.keys.Open.Help().Key+" opens the first untrusted entry)"))
 	for _, e := range r.Entries {
 		known := ""
@@ -131,5 +129,7 @@ func (m *Model) actionPreview() []string {
 		}
 		out = append(out, fmt.Sprintf("%s%s recorded %s, recomputed %s%s", mark, m.untrusted(e.ID, 1<<20), trustWord(e.Recorded), trustWord(e.Recomputed), known))
 	}
+	out = append(out, "", s.Title.Render("Verdicts"))
+	out = append(out, m.defenceVerdicts(r)...)
 	return append(out, m.relatedFindings("action "+r.Action, "", nil)...)
 }

@@ -112,6 +112,21 @@ type Relabeler interface {
 	Relabel(ctx context.Context, tau float64) error
 }
 
+// Grouper is a Source that folds findings under their root causes
+// (inspect.GroupFindings: one altered tile explains the inclusion failures
+// under it, a wrong registry root the unregistered writers). Optional:
+// without it the findings view groups by code.
+type Grouper interface {
+	RootCauses(fs []finding.Finding) []RootCause
+}
+
+// RootCause is one group of findings with one cause.
+type RootCause struct {
+	Headline string // the cause in a sentence
+	HasCause bool   // Members[0] explains the others
+	Members  []int  // indices into the findings given, the cause first
+}
+
 // Overview is the store at a glance.
 type Overview struct {
 	Title       string   `json:"title"` // snapshot path or scenario name

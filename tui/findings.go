@@ -29,29 +29,12 @@ const (
 
 var groupNames = [groupModes]string{"root cause", "code", "severity", "subject", "none"}
 
-// rootCauses fold the findings a root cause explains under it, with the
-// likely cause in words. Presentation only: verify reports every finding;
-// this says which ones one fault can explain.
-var rootCauses = []struct {
-	root  string
-	folds []string
-	why   string
-}{
-	{"TILE_MISMATCH", []string{"INCLUSION_FAILED"},
-		"a hash tile of the log was altered: every inclusion proof that passes through it fails"},
-	{"REGISTRY_SIG_INVALID", []string{"WRITER_UNREGISTERED", "SIG_INVALID", "KEY_OUTSIDE_VALIDITY"},
-		"the principal registry is not signed by the root you gave: most likely a wrong --trust key (or a forged registry), so every writer looks unregistered"},
-	{"CHECKPOINT_SIG_INVALID", []string{"CHECKPOINT_FORK"},
-		"the checkpoint is not signed by the log key you gave: most likely a wrong --log-key"},
-	{"LOG_UNREADABLE", []string{"RECORD_NOT_IN_LOG", "INCLUSION_FAILED", "TOMBSTONE_NOT_IN_LOG"},
-		"the log could not be read, so nothing can be found in it"},
-}
-
 type findingsState struct {
 	sev     int    // index in sevCycle
 	text    string // code/subject/message filter
 	editing bool
 	group   int
+	causes  []RootCause     // from the Source's Grouper; nil: by code
 	open    map[string]bool // expanded groups, by key
 	rows    []fRow          // what the list shows
 	groups  []fGroup
@@ -107,37 +90,31 @@ func (f *findingsState) rebuild(all []finding.Finding) {
 			f.groups[g].errs++
 		}
 	}
-	// Root causes present in the filtered set.
-	cause := map[string]int{} // folded code -> rootCauses index
-	if f.group == groupCause {
-		present := map[string]bool{}
-		for _, i := range idx {
-			present[string(all[i].Code)] = true
-		}
-		for ci, rc := range rootCauses {
-			if !present[rc.root] {
-				continue
-			}
-			for _, c := range rc.folds {
-				if _, taken := cause[c]; !taken {
-					cause[c] = ci
+	keep := make(map[int]bool, len(idx))
+	for _, i := range idx {
+		keep[i] = true
+	}
+	if f.group == groupCause && f.causes != nil {
+		// The analysis' groups, narrowed to what the filters keep.
+		for ci, rc := range f.causes {
+			for _, i := range rc.Members {
+				if !keep[i] {
+					continue
 				}
+				why := ""
+				if rc.HasCause && len(rc.Members) > 1 {
+					why = rc.Headline
+				}
+				title := string(all[rc.Members[0]].Code)
+				addTo(fmt.Sprintf("cause:%d", ci), title, why, i)
 			}
 		}
+		idx = nil
 	}
 	for _, i := range idx {
 		x := all[i]
 		switch f.group {
-		case groupCause:
-			if ci, ok := cause[string(x.Code)]; ok {
-				rc := rootCauses[ci]
-				addTo("cause:"+rc.root, rc.root, rc.why, i)
-			} else if rc := rootCauseOf(string(x.Code)); rc >= 0 {
-				addTo("cause:"+string(x.Code), string(x.Code), rootCauses[rc].why, i)
-			} else {
-				addTo("code:"+string(x.Code), string(x.Code), "", i)
-			}
-		case groupCode:
+		case groupCause, groupCode:
 			addTo("code:"+string(x.Code), string(x.Code), "", i)
 		case groupSeverity:
 			addTo("sev:"+string(x.Severity), strings.ToUpper(string(x.Severity)), "", i)
@@ -166,15 +143,6 @@ func (f *findingsState) rebuild(all []finding.Finding) {
 		}
 	}
 	f.cur.clamp(len(f.rows), 1<<30)
-}
-
-func rootCauseOf(code string) int {
-	for i, rc := range rootCauses {
-		if rc.root == code {
-			return i
-		}
-	}
-	return -1
 }
 
 // selected is the finding under the cursor; on a headline, the group's
@@ -361,7 +329,7 @@ func (m *Model) renderFindings(w, h int) []string {
 				title += fmt.Sprintf(" (%d errors)", g.errs)
 			}
 			if g.why != "" {
-				title += "  likely cause: " + g.why
+				title += "  " + g.why
 			}
 			line = s.Bold.Render(title)
 		} else {
@@ -406,7 +374,7 @@ func (m *Model) findingPreview() []string {
 	if g, ok := m.fnd.selectedGroup(); ok {
 		out := []string{s.Bold.Render(sanitize.Line(g.title)) + fmt.Sprintf("  %d findings, %d errors", len(g.members), g.errs)}
 		if g.why != "" {
-			out = append(out, "likely cause: "+g.why)
+			out = append(out, "likely cause: "+sanitize.Line(g.why))
 		}
 		counts := map[string]int{}
 		var codes []string

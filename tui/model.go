@@ -189,6 +189,7 @@ func newModel(src Source, opts Options) *Model {
 	m.styles = NewStyles(m.dark, opts.NoColor, opts.Plain)
 	m.ov = src.Overview()
 	m.findings = append([]finding.Finding(nil), src.Findings()...)
+	m.groupFindings()
 	m.fnd.rebuild(m.findings)
 	m.ent.init(src.EntryCount())
 	m.tau = m.ov.Tau
@@ -306,6 +307,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// show one finding twice.
 			m.findings = append([]finding.Finding(nil), msg.p.Findings...)
 		}
+		m.groupFindings()
 		m.fnd.rebuild(m.findings)
 		// Verification updates per-row status, checkpoints and labels.
 		m.ent.cache = nil
@@ -821,4 +823,12 @@ func (m *Model) growEntries(finished bool) tea.Cmd {
 		return sortCmd(m.src, e.gen, e.n, e.sortCol, e.desc, e.selectedEntry())
 	}
 	return e.refilter(m.src)
+}
+
+// groupFindings asks the Source for the root causes of the findings.
+func (m *Model) groupFindings() {
+	m.fnd.causes = nil
+	if g, ok := m.src.(Grouper); ok {
+		m.fnd.causes = g.RootCauses(m.findings)
+	}
 }

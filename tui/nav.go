@@ -64,6 +64,7 @@ func (m *Model) pop() tea.Cmd {
 	// Findings may have grown since: rebuild with the frame's filters and
 	// keep its row.
 	sel, top := m.fnd.cur.sel, m.fnd.cur.top
+	m.fnd.causes = cur.fnd.causes
 	m.fnd.rebuild(m.findings)
 	m.fnd.cur.sel, m.fnd.cur.top = sel, top
 	m.fnd.cur.clamp(m.fnd.len(), 1<<30)

@@ -157,6 +157,7 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Toggle) && r.open:
 		if e, ok := r.selectedEdge(); ok {
 			r.removed[e.ID] = !r.removed[e.ID]
+			r.follow = true // keep the toggled write on screen
 			return m.runWhatIf()
 		}
 	case key.Matches(msg, k.WhatIf) && r.open:
@@ -473,8 +474,9 @@ func (m *Model) renderQuery(w, h int) []string {
 	if r.follow && selLine >= 0 {
 		if selLine < r.doc {
 			r.doc = selLine
-		} else if selLine >= r.doc+h {
-			r.doc = selLine - h + 1
+		} else if selLine >= r.doc+h-1 {
+			// h-1: the last line may become the "more lines" mark.
+			r.doc = selLine - h + 2
 		}
 		r.follow = false
 	}
@@ -645,18 +647,28 @@ func (m *Model) followingActions(queryID string, w int) []string {
 		}
 		lines = append(lines, "  "+s.Bold.Render(sanitize.Line(g.Action))+"  "+sanitize.Line(g.Tool)+"  "+disp)
 		lines = append(lines, wrapLine("    "+m.untrusted(g.Reason, 1<<20), w-2)...)
-		lines = append(lines, m.defenceVerdicts(g)...)
+		for _, l := range m.defenceVerdicts(g) {
+			lines = append(lines, wrapLine(l, w-2)...)
+		}
 	}
 	return lines
 }
 
-// defenceVerdicts is the action's verdict under each defence.
+// defenceNames are the defences as the views name them.
+var defenceNames = map[string]string{"none": "no defence", "ifc": "IFC (provenance)", "memlineage": "MemLineage gate", "authselect": "AuthSelect", "smsr": "SMSR"}
+
+// defenceVerdicts is the action's verdict under each defence: all five once
+// the replay has computed them, else the MemLineage gate alone.
 func (m *Model) defenceVerdicts(g lineage.GateResult) []string {
 	s := m.styles
-	v := g.Verdict.String()
-	word := s.Good.Render(strings.ToUpper(v))
-	if g.Verdict != lineage.Allow {
-		word = s.Error.Render(strings.ToUpper(v))
+	word := func(d string) string {
+		switch d {
+		case "allow", "accept":
+			return s.Good.Render(strings.ToUpper(d))
+		case "not checked":
+			return s.Dim.Render(d)
+		}
+		return s.Error.Render(strings.ToUpper(d))
 	}
 	for _, row := range m.src.ActionVerdicts() {
 		if row.Action != g.Action {
@@ -677,12 +689,15 @@ func (m *Model) defenceVerdicts(g lineage.GateResult) []string {
 			default:
 				w = s.Error.Render(strings.ToUpper(v.Decision))
 			}
-			out = append(out, "    "+padRight(d, 12)+w)
-			out = append(out, m.wrapUntrusted("      ", v.Reason)...)
+			name := defenceNames[d]
+			if name == "" {
+				name = d
+			}
+			out = append(out, "    "+padRight(name, 18)+w+"  "+s.Dim.Render(m.untrusted(v.Reason, 1<<20)))
 		}
 		return out
 	}
-	return []string{"    " + padRight("MemLineage gate", 18) + word + s.Dim.Render("  (recomputed from the lineage at the default tau)")}
+	return []string{"    " + padRight("MemLineage gate", 18) + word(g.Verdict.String()) + s.Dim.Render(fmt.Sprintf("  (recomputed from the lineage at tau %.2f; every defence once verification has finished)", m.tau))}
 }
 
 func (m *Model) replaySelected() string {

@@ -289,7 +289,19 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 			v.Unauthenticated[q.ID] = list
 		}
 	}
+	recorded := map[string]bool{}
 	v.Nodes, v.Followed = src.selectionContext(rows)
+	// The store's own record of which query an action followed wins over
+	// the justification look-up.
+	for _, a := range src.s.Actions {
+		if a.Query != "" {
+			if _, seen := recorded[a.Query]; !seen {
+				v.Followed[a.Query] = nil
+				recorded[a.Query] = true
+			}
+			v.Followed[a.Query] = append(v.Followed[a.Query], a.ID)
+		}
+	}
 	return v, nil
 }
 

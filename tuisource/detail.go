@@ -9,7 +9,6 @@ import (
 
 	"github.com/transparency-dev/merkle/rfc6962"
 
-	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/tui"
@@ -42,8 +41,9 @@ func (src *Source) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, err
 		d.Inclusion = src.inclusion(ctx, uint64(leaf), record.RecordLeaf(r.Entry.EID, r.Entry.Sig))
 	}
 	if err := src.WaitLoaded(ctx); err == nil {
-		labels, _ := src.labelsAt(inspect.DefaultTau)
-		d.Parents, d.Children = src.links(row.ID, labels, inspect.DefaultTau)
+		tau := src.currentTau() // the inspector's one tau (Relabel)
+		labels, _ := src.labelsAt(tau)
+		d.Parents, d.Children = src.links(row.ID, labels, tau)
 	}
 	return d, nil
 }

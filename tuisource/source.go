@@ -376,3 +376,30 @@ func (src *Source) currentTau() float64 {
 	defer src.mu.Unlock()
 	return src.tau
 }
+
+// RootCauses implements tui.Grouper with inspect.GroupFindings, mapping the
+// groups back to positions in fs.
+func (src *Source) RootCauses(fs []finding.Finding) []tui.RootCause {
+	type key struct {
+		code             finding.Code
+		subject, message string
+	}
+	pos := map[key][]int{}
+	for i, f := range fs {
+		k := key{f.Code, f.Subject, f.Message}
+		pos[k] = append(pos[k], i)
+	}
+	var out []tui.RootCause
+	for _, g := range inspect.GroupFindings(fs, src.s.Principals) {
+		rc := tui.RootCause{Headline: g.Headline, HasCause: g.Cause != nil}
+		for _, f := range g.Findings {
+			k := key{f.Code, f.Subject, f.Message}
+			if ps := pos[k]; len(ps) > 0 {
+				rc.Members = append(rc.Members, ps[0])
+				pos[k] = ps[1:]
+			}
+		}
+		out = append(out, rc)
+	}
+	return out
+}

@@ -226,6 +226,38 @@ func TestInspectorShowsVerifyFindingsOnce(t *testing.T) {
 	}
 }
 
+// The inspector's root-cause groups are inspect.GroupFindings' and name
+// every finding once; the tampered tile explains inclusion failures.
+func TestRootCausesCoverEveryFindingOnce(t *testing.T) {
+	src, _ := openScenario(t, "tampered")
+	p := finish(t, src)
+	groups := src.RootCauses(p.Findings)
+	seen := map[int]bool{}
+	tile := false
+	for _, g := range groups {
+		for _, i := range g.Members {
+			if seen[i] || i < 0 || i >= len(p.Findings) {
+				t.Fatalf("finding %d listed twice or out of range", i)
+			}
+			seen[i] = true
+		}
+		if g.HasCause && p.Findings[g.Members[0]].Code == finding.TileMismatch && len(g.Members) > 1 {
+			tile = true
+			for _, i := range g.Members[1:] {
+				if p.Findings[i].Code != finding.InclusionFailed {
+					t.Errorf("tile group holds %s", p.Findings[i].Code)
+				}
+			}
+		}
+	}
+	if len(seen) != len(p.Findings) {
+		t.Errorf("%d of %d findings grouped", len(seen), len(p.Findings))
+	}
+	if !tile {
+		t.Error("no TILE_MISMATCH group with the inclusion failures it explains")
+	}
+}
+
 // Close stops a background load, waits for it and releases the snapshot;
 // a second Close is harmless. Run with -race.
 func TestCloseWhileLoading(t *testing.T) {

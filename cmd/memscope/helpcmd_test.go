@@ -23,10 +23,11 @@ func TestHelpOnStdout(t *testing.T) {
 
 func TestHelpTopicsAndVersion(t *testing.T) {
 	for topic, want := range map[string]string{
-		"tau":           "weight threshold",
+		"tau":           "threshold of lineage",
 		"IFC-BLIND":     "provenance check",
 		"tile_mismatch": "TILE_MISMATCH (error, log)",
-		"1-minimal":     "cannot lose any single member",
+		"bottle":        "weakest edge",
+		"DT":            "Derived-Trusted",
 	} {
 		code, out, errs := runIn(t, demoDir, "help", topic)
 		if code != exitOK || !strings.Contains(out, want) {
