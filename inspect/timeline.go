@@ -102,6 +102,7 @@ func (s *Session) PassageEntries() map[string]string {
 // ran, a mismatch means the evidence or the replay is wrong.
 func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
 	for i, q := range qs {
+		// A query that failed to replay keeps its own row and reason.
 		if q.Recorded == nil || rows[i].Err != nil {
 			continue
 		}
