@@ -105,7 +105,8 @@ func (s *Session) PassageEntries() map[string]string {
 // rows stand.
 func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
 	for i, q := range qs {
-		if q.Recorded == nil {
+		// A query that failed to replay keeps its own row and reason.
+		if q.Recorded == nil || rows[i].Err != nil {
 			continue
 		}
 		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
