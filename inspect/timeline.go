@@ -112,9 +112,6 @@ func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) er
 		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
 			continue
 		}
-		if rows[i].Err != nil {
-			continue // already failed alone, with its reason
-		}
 		row, _, err := tr.AsRan(q)
 		if err != nil {
 			// One query that cannot be replayed as it ran fails alone.
