@@ -102,7 +102,8 @@ func (s *Session) PassageEntries() map[string]string {
 // ran, a mismatch means the evidence or the replay is wrong.
 func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
 	for i, q := range qs {
-		if q.Recorded == nil {
+		// A query that failed alone (its row carries Err) stays failed.
+		if q.Recorded == nil || rows[i].Err != nil {
 			continue
 		}
 		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
