@@ -6,15 +6,28 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/timeline"
 )
 
-func TestBlastRadiusOfCompromisedPeer(t *testing.T) {
-	s, m := open(t, "incident")
+// timeOf is the replayer and timeline of an opened scenario.
+func timeOf(t *testing.T, s *Session) (*replay.Replayer, *timeline.Timeline) {
+	t.Helper()
 	rp, err := s.Replayer(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := s.TimeReplay(rp)
+	tl, err := s.Timeline(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rp, tl
+}
+
+func TestBlastRadiusOfCompromisedPeer(t *testing.T) {
+	s, m := open(t, "incident")
+	rp, tl := timeOf(t, s)
+	tr, err := timeline.NewReplay(rp, tl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +55,7 @@ func TestBlastRadiusOfCompromisedPeer(t *testing.T) {
 
 func TestAssumeCompromised(t *testing.T) {
 	s, _ := open(t, "clean")
-	rp, err := s.Replayer(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := s.Timeline(rp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rp, tl := timeOf(t, s)
 	// The planner's entries become External: each of them changes label
 	// (none was External), and the dispatched transfer it planned is now
 	// refused by the gate.
@@ -107,14 +113,7 @@ func TestAssumeCompromised(t *testing.T) {
 // rebuilt lineage must keep that parent reference as the original does).
 func TestAssumeCompromisedNothingChanges(t *testing.T) {
 	s, _ := open(t, "incident")
-	rp, err := s.Replayer(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := s.Timeline(rp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rp, tl := timeOf(t, s)
 	for _, who := range []string{"tool:search", "agent:peer", "agent:planner"} {
 		c, err := s.AssumeCompromised(context.Background(), rp, tl, who, 1<<62, DefaultTau)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/tlog"
@@ -99,10 +100,13 @@ func (s *Session) PassageEntries() map[string]string {
 // against the graph as it stood when the query ran, for every query placed
 // in the timeline (rows[i] is the replay of qs[i]). Comparing with the
 // final graph would report every query that ran before a later write; as it
-// ran, a mismatch means the evidence or the replay is wrong.
+// ran, a mismatch means the evidence or the replay is wrong. A query that
+// cannot be replayed as it ran gets a failed row with the reason; the other
+// rows stand.
 func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
 	for i, q := range qs {
-		if q.Recorded == nil {
+		// A query that failed to replay keeps its own row and reason.
+		if q.Recorded == nil || rows[i].Err != nil {
 			continue
 		}
 		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
@@ -110,7 +114,9 @@ func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) er
 		}
 		row, _, err := tr.AsRan(q)
 		if err != nil {
-			return err
+			// One query that cannot be replayed as it ran fails alone.
+			rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}
+			continue
 		}
 		rows[i].Recorded = row.Recorded
 	}

@@ -3,8 +3,6 @@ package replay
 import (
 	"fmt"
 	"sync/atomic"
-
-	"github.com/memscope/memscope/diff"
 )
 
 // solveCounter counts PPR views solved through ReplayPresent, so callers
@@ -48,21 +46,7 @@ func (r *Replayer) ReplayPresent(q Query, present func(edge int) bool) (Row, err
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
 	r.counter.n.Add(2)
-	row := Row{QueryID: q.ID, K: k}
-	row.G = r.g.selectPassages(scores[0], k)
-	row.GAuth = r.g.selectPassages(scores[1], k)
-	if row.Changes, err = diff.Compare(row.GAuth.DiffItems(), row.G.DiffItems()); err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
-	}
-	row.Class = row.Changes.Class
-	row.IFCBlind = row.Class == diff.Diverge && row.G.AllAuthenticated()
-	row.TieDecided = row.Class != diff.Same && (row.G.TieAtCutoff || row.GAuth.TieAtCutoff)
-	if q.Recorded != nil {
-		if row.Recorded, err = r.checkRecorded(q, row.G); err != nil {
-			return Row{}, err
-		}
-	}
-	return row, nil
+	return r.baseRow(q, k, scores[0], scores[1])
 }
 
 // SelectPresent solves one view, G restricted to the edges for which

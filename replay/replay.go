@@ -234,20 +234,9 @@ func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
-	row := Row{QueryID: q.ID, K: k}
-	row.G = r.g.selectPassages(scores[0], k)
-	row.GAuth = r.g.selectPassages(scores[1], k)
-	row.Changes, err = diff.Compare(row.GAuth.DiffItems(), row.G.DiffItems())
+	row, err := r.baseRow(q, k, scores[0], scores[1])
 	if err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
-	}
-	row.Class = row.Changes.Class
-	row.IFCBlind = row.Class == diff.Diverge && row.G.AllAuthenticated()
-	row.TieDecided = row.Class != diff.Same && (row.G.TieAtCutoff || row.GAuth.TieAtCutoff)
-	if q.Recorded != nil {
-		if row.Recorded, err = r.checkRecorded(q, row.G); err != nil {
-			return Row{}, err
-		}
+		return Row{}, err
 	}
 	row.Rank1Changed = len(row.G.Items) > 0 && len(row.GAuth.Items) > 0 && row.G.Items[0].NodeID != row.GAuth.Items[0].NodeID
 	row.Targets = r.lemma1(q, reset, k, scores[0], scores[1], row)
@@ -265,6 +254,27 @@ func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
 	}
 	if q.DenseScores != nil {
 		if row.Immune, err = r.immune(q, reset, k); err != nil {
+			return Row{}, err
+		}
+	}
+	return row, nil
+}
+
+// baseRow selects the top-k on both sides and classifies the row: the part
+// of a replay every caller needs (Replay adds the diagnostics).
+func (r *Replayer) baseRow(q Query, k int, onG, onAuth []float64) (Row, error) {
+	row := Row{QueryID: q.ID, K: k}
+	row.G = r.g.selectPassages(onG, k)
+	row.GAuth = r.g.selectPassages(onAuth, k)
+	var err error
+	if row.Changes, err = diff.Compare(row.GAuth.DiffItems(), row.G.DiffItems()); err != nil {
+		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	row.Class = row.Changes.Class
+	row.IFCBlind = row.Class == diff.Diverge && row.G.AllAuthenticated()
+	row.TieDecided = row.Class != diff.Same && (row.G.TieAtCutoff || row.GAuth.TieAtCutoff)
+	if q.Recorded != nil {
+		if row.Recorded, err = r.checkRecorded(q, row.G); err != nil {
 			return Row{}, err
 		}
 	}

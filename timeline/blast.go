@@ -25,6 +25,9 @@ type Blast struct {
 	// Actions ran after an impacted query and cite an entry shown by a
 	// passage the writes brought in.
 	Actions []string
+	// Failed are queries that could not be replayed (their reset vector
+	// is bad): not counted either way.
+	Failed []string
 	// Solves counts the PPR views solved (one or two per query that ran
 	// after the first of the writes).
 	Solves int64
@@ -64,11 +67,13 @@ func (r *Replay) BlastRadius(writes []string, queries []replay.Query, entryOf ma
 		cut := a.cut
 		with, err := r.rp.SelectPresent(a.q, func(e int) bool { return r.pos[e] < cut })
 		if err != nil {
-			return nil, err
+			b.Failed = append(b.Failed, a.q.ID)
+			continue
 		}
 		without, err := r.rp.SelectPresent(a.q, func(e int) bool { return r.pos[e] < cut && !gone[e] })
 		if err != nil {
-			return nil, err
+			b.Failed = append(b.Failed, a.q.ID)
+			continue
 		}
 		c, err := diff.ClassifyIDs(without.IDs(), with.IDs())
 		if err != nil {

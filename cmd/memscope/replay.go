@@ -276,10 +276,15 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
 			// The recording is compared with the graph the query ran on:
 			// a mismatch there means the evidence or the replay is wrong.
-			if out[i].AsRan, err = asRanJSON(tr, qs[i]); err != nil {
-				return exitUsage, err
+			asRan, err := asRanJSON(tr, qs[i])
+			if err != nil {
+				// This query fails alone; the others are still reported.
+				rows[i] = replay.Row{QueryID: qs[i].ID, K: qs[i].K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}
+				out[i] = toJSONRow(rows[i], qs[i].Text)
+				continue
 			}
-			out[i].RecordedMismatch = out[i].AsRan.RecordedMismatch
+			out[i].AsRan = asRan
+			out[i].RecordedMismatch = asRan.RecordedMismatch
 		}
 		if *flip && r.Class == diff.Diverge && cut == nil {
 			if out[i].FirstFlip, err = firstFlip(s, tr, qs[i], r, *scan); err != nil {
