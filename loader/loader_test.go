@@ -2,9 +2,7 @@ package loader_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -19,6 +17,8 @@ import (
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 var (
@@ -67,32 +67,6 @@ func copyFile(t *testing.T, src string) string {
 	return dst
 }
 
-func hashTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel+"/"] = "dir"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		out[rel] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // streamAll reads every table of a snapshot through the loader.
 func streamAll(ctx context.Context, s *loader.Snapshot) error {
 	for _, table := range []string{"principals", "entries", "nodes", "writes", "tombstones", "queries", "actions", "gate_events", "checkpoints"} {
@@ -129,7 +103,7 @@ func streamAll(ctx context.Context, s *loader.Snapshot) error {
 func TestEvidenceNeverChanges(t *testing.T) {
 	t.Parallel()
 	root := generated(t)
-	before := hashTree(t, root)
+	before := evidencetest.HashTree(t, root)
 	ctx := context.Background()
 	for _, name := range scenarioNames {
 		dir := filepath.Join(root, name)
@@ -149,7 +123,7 @@ func TestEvidenceNeverChanges(t *testing.T) {
 			t.Fatalf("%s: verify.Run: %v", name, err)
 		}
 	}
-	after := hashTree(t, root)
+	after := evidencetest.HashTree(t, root)
 	for f, h := range after {
 		if b, ok := before[f]; !ok {
 			t.Errorf("new file %s appeared", f)

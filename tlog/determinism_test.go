@@ -10,6 +10,8 @@ import (
 	"github.com/transparency-dev/tessera/api/layout"
 
 	"github.com/memscope/memscope/tlog/appender"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 // Same leaves and key give byte-identical directories, however the leaves
@@ -52,7 +54,7 @@ func TestDeterministicDirectory(t *testing.T) {
 	if !bytes.Equal(cpA, cpB) {
 		t.Fatalf("checkpoints differ:\n%s\n%s", cpA, cpB)
 	}
-	a, b := treeDigest(t, dirA), treeDigest(t, dirB)
+	a, b := evidencetest.HashTree(t, dirA), evidencetest.HashTree(t, dirB)
 	if d := diffDigests(a, b); len(d) != 0 {
 		sort.Strings(d)
 		t.Fatalf("directories differ: %v", d)

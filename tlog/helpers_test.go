@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,34 +112,6 @@ func writeLogAt(t testing.TB, dir string, signer note.Signer, leaves [][]byte) [
 		t.Fatal(err)
 	}
 	return cp
-}
-
-// treeDigest maps every regular file under dir (relative path) to its
-// SHA-256, and every directory to "dir".
-func treeDigest(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel] = "dir"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		h := sha256.Sum256(b)
-		out[rel] = string(h[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func diffDigests(a, b map[string]string) []string {

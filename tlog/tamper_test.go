@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/transparency-dev/tessera/api/layout"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 // 3000 leaves: 11 full bundles and tiles, partial bundle/tile of 184 at
@@ -256,7 +258,7 @@ func TestReaderLeavesDirectoryUnchanged(t *testing.T) {
 	signer, _ := testKey(t, testOrigin, 1)
 	leaves := testLeaves(700)
 	dir, cpRaw := writeLog(t, signer, leaves)
-	before := treeDigest(t, dir)
+	before := evidencetest.HashTree(t, dir)
 	ctx := context.Background()
 	r, err := Open(ctx, dir)
 	if err != nil {
@@ -280,7 +282,7 @@ func TestReaderLeavesDirectoryUnchanged(t *testing.T) {
 	if probs, err := r.Check(ctx, 700, cp.Root); err != nil || len(probs) != 0 {
 		t.Fatal(probs, err)
 	}
-	if d := diffDigests(before, treeDigest(t, dir)); len(d) != 0 {
+	if d := diffDigests(before, evidencetest.HashTree(t, dir)); len(d) != 0 {
 		t.Fatalf("reading changed the log directory: %v", d)
 	}
 }

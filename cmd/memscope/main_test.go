@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +13,8 @@ import (
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/scenario"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 var demoDir string
@@ -394,7 +393,7 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 	names := []string{"clean", "tampered", "tombstone", "smsr"}
 	before := map[string]map[string]string{}
 	for _, name := range names {
-		before[name] = hashTree(t, filepath.Join(demoDir, name))
+		before[name] = evidencetest.HashTree(t, filepath.Join(demoDir, name))
 	}
 	for _, name := range names {
 		sdir := filepath.Join(demoDir, name)
@@ -416,7 +415,7 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 		}
 	}
 	for _, name := range names {
-		after := hashTree(t, filepath.Join(demoDir, name))
+		after := evidencetest.HashTree(t, filepath.Join(demoDir, name))
 		for f, h := range after {
 			if b, ok := before[name][f]; !ok {
 				t.Errorf("%s: new file %s appeared", name, f)
@@ -430,32 +429,4 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 			}
 		}
 	}
-}
-
-// hashTree maps every file under dir (relative path) to its SHA-256, and
-// every directory to "dir".
-func hashTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel+"/"] = "dir"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		out[rel] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
