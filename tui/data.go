@@ -288,6 +288,12 @@ type ReplayView struct {
 	// Nodes describes the passages of every selection: the entry behind
 	// the node and its text (raw), for the story's injected passage.
 	Nodes map[string]NodeInfo `json:"nodes"`
+	// AsRan holds, for Rows[i], the replay on the graph as it stood when
+	// that query ran (only the writes logged before it), and AsRanAt says
+	// which moment that was. A zero Row (empty QueryID) means the query has
+	// no place in the evidence's timeline or could not be replayed then.
+	AsRan   []replay.Row `json:"as_ran"`
+	AsRanAt []string     `json:"as_ran_at"`
 	// Followed maps a query id to the recorded actions justified by an
 	// entry behind a passage the query selected on G (the action that
 	// followed the retrieval), in action order.

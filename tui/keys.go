@@ -26,6 +26,7 @@ type KeyMap struct {
 	Severity, Group                         key.Binding
 	TauUp, TauDown                          key.Binding
 	Toggle, WhatIf, Story, StoryBack        key.Binding
+	AsRan                                   key.Binding
 	Copy, CopyAll, ExportJSON, ExportDOT    key.Binding
 	Preview, PreviewGrow, PreviewShrink     key.Binding
 	PreviewUp, PreviewDown                  key.Binding
@@ -96,6 +97,7 @@ func DefaultKeyMap() KeyMap {
 		TauDown:       b([]string{"-", "_"}, "-", "tau down"),
 		Toggle:        b([]string{"x"}, "x", "toggle edge"),
 		WhatIf:        b([]string{"w"}, "w", "what-if"),
+		AsRan:         b([]string{"t"}, "t", "replay as each query ran / now"),
 		Story:         b([]string{"n"}, "n", "next story step"),
 		StoryBack:     b([]string{"N"}, "N", "previous story step"),
 		Copy:          b([]string{"y"}, "y", "copy id"),
@@ -125,7 +127,7 @@ func (k *KeyMap) bindings() []namedBinding {
 		{"log", &k.Log}, {"actions", &k.Actions}, {"timeline", &k.Timeline}, {"exposure", &k.Exposure},
 		{"open", &k.Open}, {"back", &k.Back}, {"filter", &k.Filter}, {"sort", &k.Sort},
 		{"reverse", &k.Reverse}, {"severity", &k.Severity}, {"group", &k.Group},
-		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"story", &k.Story}, {"story_back", &k.StoryBack},
+		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"as_ran", &k.AsRan}, {"story", &k.Story}, {"story_back", &k.StoryBack},
 		{"copy", &k.Copy}, {"copy_all", &k.CopyAll}, {"export_json", &k.ExportJSON}, {"export_dot", &k.ExportDOT},
 		{"preview", &k.Preview}, {"preview_grow", &k.PreviewGrow}, {"preview_shrink", &k.PreviewShrink},
 		{"preview_up", &k.PreviewUp}, {"preview_down", &k.PreviewDown},

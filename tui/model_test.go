@@ -551,3 +551,26 @@ func TestExportsUseSnakeCaseKeys(t *testing.T) {
 		walk(f, v)
 	}
 }
+
+// t switches the replay between the graph as each query ran and as it is
+// now; what-ifs run only on the graph as it is now.
+func TestReplayAsRanToggle(t *testing.T) {
+	t.Parallel()
+	m, f := open(t, 50, 120, 40, tui.Options{})
+	f.WithAsRan = true
+	m = press(t, m, "6")
+	mustContain(t, screen(m), "3 queries: 1 DIVERGE, 1 REORDER, 1 IFC-blind", "graph: now (every write)   t: as each query ran")
+	m = press(t, m, "t")
+	s := screen(m)
+	mustContain(t, s, "3 queries: 0 DIVERGE, 1 REORDER, 0 IFC-blind", "graph: as each query ran")
+	m = press(t, m, "G", "enter")
+	s = screen(m)
+	mustContain(t, s, "Query q-attack", "replayed as of leaf 41 (before query q-attack)")
+	m = press(t, m, "x")
+	mustContain(t, screen(m), "what-ifs run on the graph as it is now")
+	m = press(t, m, "esc", "t")
+	mustContain(t, screen(m), "3 queries: 1 DIVERGE, 1 REORDER, 1 IFC-blind", "graph: now (every write)")
+	// The refused toggle left the what-if set empty.
+	m = press(t, m, "g", "enter")
+	mustContain(t, screen(m), "Query q-attack", "what-if: none")
+}

@@ -35,6 +35,11 @@ type replayState struct {
 	anchors [secCount]int
 	story   int // presenter step (0: not presenting)
 
+	// asRan: Rows show each query replayed on the graph as it stood when
+	// it ran (the rows are swapped with ReplayView.AsRan), not on the
+	// graph as it is now.
+	asRan bool
+
 	wi        *replay.WhatIf
 	wiGen     int
 	wiLoading bool
@@ -154,6 +159,9 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) tea.Cmd {
 			r.resetWhatIf()
 			return m.runWhatIf()
 		}
+	case (key.Matches(msg, k.Toggle) || key.Matches(msg, k.WhatIf)) && r.open && r.asRan:
+		// Refused before the global what-if set changes.
+		m.setErr("what-ifs run on the graph as it is now: press %s to return to it", m.keys.AsRan.Help().Key)
 	case key.Matches(msg, k.Toggle) && r.open:
 		if e, ok := r.selectedEdge(); ok {
 			r.removed[e.ID] = !r.removed[e.ID]
@@ -162,6 +170,8 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.WhatIf) && r.open:
 		return m.toggleCulprits()
+	case key.Matches(msg, k.AsRan):
+		return m.toggleAsRan()
 	case key.Matches(msg, k.Story):
 		return m.storyStep(1)
 	case key.Matches(msg, k.StoryBack):
@@ -170,6 +180,53 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.unused()
 	}
 	return nil
+}
+
+// toggleAsRan switches every row between the replay on the graph as it
+// is now and the replay on the graph as it stood when the query ran. The
+// what-if set is kept, but what-ifs run on the graph as it is now, so they
+// are refused while the rows show the past.
+func (m *Model) toggleAsRan() tea.Cmd {
+	r := &m.rep
+	n := 0
+	for i := range r.rv.AsRan {
+		if i < len(r.rv.Rows) && r.rv.AsRan[i].QueryID != "" {
+			r.rv.Rows[i], r.rv.AsRan[i] = r.rv.AsRan[i], r.rv.Rows[i]
+			n++
+		}
+	}
+	if n == 0 {
+		m.setErr("no query has a place in the timeline: there is only the graph as it is now")
+		return nil
+	}
+	r.asRan = !r.asRan
+	sel := ""
+	if row, ok := r.selectedRow(); ok {
+		sel = row.QueryID
+	}
+	r.sortRows()
+	for p, i := range r.order {
+		if r.rv.Rows[i].QueryID == sel {
+			r.list.sel = p
+		}
+	}
+	r.wi, r.wiErr, r.wiLoading = nil, nil, false
+	r.wiGen++
+	if r.open && !r.asRan {
+		return m.runWhatIf()
+	}
+	return nil
+}
+
+// graphLine says which graph the rows were replayed on.
+func (r *replayState) graphLine(m *Model) string {
+	if r.asRan {
+		return fmt.Sprintf("graph: as each query ran (only writes logged before it)   %s: now", m.keys.AsRan.Help().Key)
+	}
+	if len(r.rv.AsRan) == 0 {
+		return "graph: now (every write)"
+	}
+	return fmt.Sprintf("graph: now (every write)   %s: as each query ran", m.keys.AsRan.Help().Key)
 }
 
 // toggleCulprits removes every culprit of the open query at once (or puts
@@ -238,6 +295,10 @@ func (m *Model) runWhatIf() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	if r.asRan {
+		m.setErr("what-ifs run on the graph as it is now: press %s to return to it", m.keys.AsRan.Help().Key)
+		return nil
+	}
 	var remove []string
 	for _, e := range r.edges() {
 		if r.removed[e.ID] {
@@ -295,8 +356,13 @@ func (m *Model) renderReplay(w, h int) []string {
 	}
 	lines := []string{fmt.Sprintf("%d queries: %d DIVERGE, %d REORDER, %d IFC-blind   (enter opens a query, %s tells its story)", len(r.rv.Rows), nd, nr, nb, m.keys.Story.Help().Key),
 		s.Header.Render(fit(fmt.Sprintf("  %-8s %-9s %-16s %-9s %s", "CLASS", "IFC", "QUERY", "CULPRITS", "TEXT"), w))}
-	m.listTop = headerRows + 3
-	rows := h - 2
+	if len(r.rv.AsRan) > 0 {
+		// The store has a timeline: say which graph the rows were
+		// replayed on, and how to switch.
+		lines = append([]string{lines[0], fit(r.graphLine(m), w)}, lines[1:]...)
+	}
+	m.listTop = headerRows + 1 + len(lines)
+	rows := h - len(lines)
 	r.list.clamp(len(r.order), rows)
 	for p := r.list.top; p < len(r.order) && p < r.list.top+rows; p++ {
 		row := r.rv.Rows[r.order[p]]
@@ -357,6 +423,16 @@ func (m *Model) renderQuery(w, h int) []string {
 		title += "  " + s.Error.Render("IFC-BLIND")
 	}
 	lines = append(lines, title)
+	if len(r.rv.AsRan) > 0 {
+		lines = append(lines, fit("  "+r.graphLine(m), w))
+		if r.asRan {
+			if r.list.sel >= len(r.order) {
+				// nothing selected
+			} else if i := r.order[r.list.sel]; i < len(r.rv.AsRanAt) && r.rv.AsRanAt[i] != "" {
+				lines = append(lines, wrapLine(s.Dim.Render("  replayed as of "+sanitize.Line(r.rv.AsRanAt[i])), w-2)...)
+			}
+		}
+	}
 	lines = append(lines, wrapLine("  "+m.untrusted(r.rv.Texts[row.QueryID], 1<<20), w-2)...)
 	if row.IFCBlind {
 		lines = append(lines, wrapLine(s.Dim.Render("  every item selected on G is authenticated, so a provenance check of what was retrieved passes; only replay shows the attack"), w-2)...)

@@ -258,6 +258,7 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 		return tui.ReplayView{}, err
 	}
 	v := tui.ReplayView{Rows: rows, Texts: map[string]string{}, Unauthenticated: map[string][]tui.UnauthEdge{}}
+	src.asRan(ctx, qs, &v)
 	labels := r.Labels()
 	edges := r.Graph().Edges()
 	for i, q := range qs {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/tui"
 )
@@ -62,4 +63,34 @@ func (src *Source) DivergingAt(ctx context.Context, cut int) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// asRan fills v.AsRan: each query replayed on the graph as it stood when it
+// ran. A query with no place in the timeline, or one that cannot be
+// replayed then, keeps a zero row (the view shows it as it is now).
+func (src *Source) asRan(ctx context.Context, qs []replay.Query, v *tui.ReplayView) {
+	tr, err := src.timeReplay(ctx)
+	if err != nil {
+		return
+	}
+	rows := make([]replay.Row, len(qs))
+	at := make([]string, len(qs))
+	placed := 0
+	for i, q := range qs {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
+			continue
+		}
+		row, cut, err := tr.AsRan(q)
+		if err != nil || row.Err != nil {
+			continue
+		}
+		rows[i], at[i] = row, cut.Desc
+		placed++
+	}
+	if placed > 0 {
+		v.AsRan, v.AsRanAt = rows, at
+	}
 }

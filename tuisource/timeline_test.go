@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/timeline"
 )
@@ -47,5 +48,38 @@ func TestNoRecordedMismatchAsRan(t *testing.T) {
 		if f.Code == finding.ReplayRecordedMismatch {
 			t.Fatalf("recorded mismatch reported: %+v", f)
 		}
+	}
+}
+
+// The replay view carries each query replayed as it ran: a query that ran
+// before the compromise is SAME then and DIVERGE on the graph as it is now.
+func TestReplayAsRan(t *testing.T) {
+	src, _ := openScenario(t, "incident")
+	ctx := context.Background()
+	v, err := src.Replay(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.AsRan) != len(v.Rows) || len(v.AsRanAt) != len(v.Rows) {
+		t.Fatalf("%d as-ran rows and %d moments for %d rows", len(v.AsRan), len(v.AsRanAt), len(v.Rows))
+	}
+	found := false
+	for i, row := range v.Rows {
+		ran := v.AsRan[i]
+		if ran.QueryID == "" {
+			continue
+		}
+		if ran.QueryID != row.QueryID || v.AsRanAt[i] == "" {
+			t.Fatalf("row %d: now %s, as ran %s at %q", i, row.QueryID, ran.QueryID, v.AsRanAt[i])
+		}
+		if row.QueryID == "q-born-first-clean" {
+			found = true
+			if row.Class != diff.Diverge || ran.Class != diff.Same {
+				t.Errorf("q-born-first-clean: now %s, as it ran %s; want DIVERGE now and SAME as it ran", row.Class, ran.Class)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("q-born-first-clean has no as-ran replay")
 	}
 }
