@@ -129,6 +129,21 @@ type Row struct {
 	Headline bool `json:"headline"`
 }
 
+// RefusedBy lists, in Names order, the defences (other than none) that
+// would not have let the action run as emitted; "not checked" is no
+// refusal.
+func (r Row) RefusedBy() []string {
+	var out []string
+	for _, d := range Names[1:] {
+		switch r.Verdicts[d].Decision {
+		case Allow, Accept, NotChecked, "":
+		default:
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Evaluate computes every action's row, in action order.
 func Evaluate(in Input) []Row {
 	if in.Policy == nil {

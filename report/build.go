@@ -250,16 +250,11 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *inspect.Session, li
 	for _, g := range gate {
 		gateByAction[g.Action] = g
 	}
-	// refusedBy lists the defences (other than none) that would not have
-	// let the action run as emitted; "not checked" is no refusal.
+	// refusedBy names, by title, the defences that refuse the action.
 	refusedBy := func(r defences.Row) []string {
 		var out []string
-		for _, d := range defences.Names[1:] {
-			switch r.Verdicts[d].Decision {
-			case defences.Allow, defences.Accept, defences.NotChecked, "":
-			default:
-				out = append(out, defenceTitle[d])
-			}
+		for _, d := range r.RefusedBy() {
+			out = append(out, defenceTitle[d])
 		}
 		return out
 	}

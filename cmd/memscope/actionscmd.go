@@ -79,7 +79,7 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		}
 		// A dispatched action that a defence refuses is an error-severity
 		// result, as a refused dispatched action is for lineage.
-		if r.Dispatched && refused(r) {
+		if r.Dispatched && len(r.RefusedBy()) > 0 {
 			status = exitFindings
 		}
 	}
@@ -88,20 +88,6 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	writeActions(stdout, out)
 	return status, nil
-}
-
-// refused: some defence other than "none" would not have let the action
-// run as emitted.
-func refused(r defences.Row) bool {
-	for k, v := range r.Verdicts {
-		switch {
-		case k == defences.None:
-		case v.Decision == defences.Allow || v.Decision == defences.Accept || v.Decision == defences.NotChecked:
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 func writeActions(w io.Writer, rows []jsonActionRow) {
