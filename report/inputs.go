@@ -2,14 +2,13 @@ package report
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // Input names one input the report should hash: a file, or a directory
@@ -86,30 +85,11 @@ func hashFile(ctx context.Context, role, path string, info fs.FileInfo) (InputFi
 		out.Note = "not a regular file (" + info.Mode().Type().String() + "): not hashed"
 		return out, nil
 	}
-	f, err := os.Open(path) // read-only: evidence is never modified
+	n, sum, err := evidence.HashFile(ctx, path) // read-only: evidence is never modified
 	if err != nil {
 		return out, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, ctxReader{ctx, f})
-	if err != nil {
-		return out, fmt.Errorf("%s: %w", path, err)
-	}
 	out.Size = n
-	out.SHA256 = hex.EncodeToString(h.Sum(nil))
+	out.SHA256 = sum
 	return out, nil
-}
-
-// ctxReader stops a long hash when the context ends (Ctrl-C).
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/stores/storemodel"
 )
 
@@ -92,27 +93,9 @@ func ReadAll(ctx context.Context, path, role string, max int64) ([]byte, storemo
 // Describe digests a file without keeping its bytes (for files another
 // library opens itself, such as SQLite databases).
 func Describe(ctx context.Context, path, role string) (storemodel.File, error) {
-	f, err := os.Open(path)
+	n, sum, err := evidence.HashFile(ctx, path)
 	if err != nil {
 		return storemodel.File{}, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, ctxReader{ctx, f})
-	if err != nil {
-		return storemodel.File{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return storemodel.File{Path: path, Role: role, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return storemodel.File{Path: path, Role: role, Size: n, SHA256: sum}, nil
 }
