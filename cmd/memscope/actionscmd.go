@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
 )
 
@@ -52,14 +50,8 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
 	}
 	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed}
-	if *policyFile != "" {
-		b, err := os.ReadFile(*policyFile)
-		if err != nil {
-			return exitUsage, usagef("--policy: %v", err)
-		}
-		if opts.GatePolicy, err = lineage.ParsePolicy(b); err != nil {
-			return exitUsage, usagef("--policy %s: %v", *policyFile, err)
-		}
+	if opts.GatePolicy, err = readGatePolicy("--policy", *policyFile); err != nil {
+		return exitUsage, err
 	}
 	s, err := ef.open(ctx, pos[0], opts)
 	if err != nil {

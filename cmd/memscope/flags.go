@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/tlog"
 )
 
@@ -141,4 +142,21 @@ func short(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// readGatePolicy reads the gate policy file named by flag (nil when path is
+// empty: the default policy).
+func readGatePolicy(flag, path string) (*lineage.Policy, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("%s: %v", flag, err)
+	}
+	p, err := lineage.ParsePolicy(b)
+	if err != nil {
+		return nil, usagef("%s %s: %v", flag, path, err)
+	}
+	return p, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/memscope/memscope/idform"
 	"io"
-	"os"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
@@ -48,14 +47,8 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
 	}
 	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed}
-	if *policyFile != "" {
-		b, err := os.ReadFile(*policyFile)
-		if err != nil {
-			return exitUsage, usagef("--policy: %v", err)
-		}
-		if opts.GatePolicy, err = lineage.ParsePolicy(b); err != nil {
-			return exitUsage, usagef("--policy %s: %v", *policyFile, err)
-		}
+	if opts.GatePolicy, err = readGatePolicy("--policy", *policyFile); err != nil {
+		return exitUsage, err
 	}
 	s, err := ef.open(ctx, pos[0], opts)
 	if err != nil {

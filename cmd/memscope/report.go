@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/report"
 )
@@ -61,14 +60,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed, K: *k, Damping: *damping, ReplayPolicy: *labelPolicy, Title: *title}
 	gateName := ""
+	if opts.GatePolicy, err = readGatePolicy("--gate-policy", *gatePolicy); err != nil {
+		return exitUsage, err
+	}
 	if *gatePolicy != "" {
-		b, err := os.ReadFile(*gatePolicy)
-		if err != nil {
-			return exitUsage, usagef("--gate-policy: %v", err)
-		}
-		if opts.GatePolicy, err = lineage.ParsePolicy(b); err != nil {
-			return exitUsage, usagef("--gate-policy %s: %v", *gatePolicy, err)
-		}
 		gateName = *gatePolicy
 	}
 	s, err := ef.open(ctx, pos[0], opts)
