@@ -14,9 +14,9 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/internal/par"
 	"github.com/memscope/memscope/leiden"
 	"github.com/memscope/memscope/replay"
 )
@@ -187,30 +187,13 @@ func Analyze(ctx context.Context, rp *replay.Replayer, queries []replay.Query, o
 	per := make([][]QueryResult, len(queries)) // per query, per selector
 	curves := make([][][]float64, len(queries))
 	errs := make([]error, len(queries))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < min(opt.Workers, max(1, len(queries))); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(queries) {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				per[i], curves[i], errs[i] = e.query(ctx, i, queries[i])
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(len(queries), opt.Workers, func(i int) {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			return
+		}
+		per[i], curves[i], errs[i] = e.query(ctx, i, queries[i])
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

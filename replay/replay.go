@@ -3,10 +3,10 @@ package replay
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/internal/par"
 )
 
 // Query is one stored query: what the agent asked, the reset vector the
@@ -315,29 +315,10 @@ func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
 	}
 	rows := make([]Row, len(qs))
 	errs := make([]error, len(qs))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(qs) {
-					return
-				}
-				// With a query per core, splitting each query's two views
-				// over the cores as well would only make the workers queue
-				// for them: each worker solves its pair fused.
-				rows[i], errs[i] = r.replay(qs[i], workers > 1)
-			}
-		}()
-	}
-	wg.Wait()
+	// With a query per core, splitting each query's two views over the
+	// cores as well would only make the workers queue for them: each
+	// worker solves its pair fused.
+	par.Each(len(qs), workers, func(i int) { rows[i], errs[i] = r.replay(qs[i], workers > 1) })
 	// One unreplayable query fails alone: its row says why, every other
 	// row stands.
 	for i, err := range errs {
