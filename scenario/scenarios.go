@@ -243,6 +243,9 @@ func (e *env) bulk(n int) error {
 	ids := make([]record.ID, 0, n)
 	labels := make([]record.Trust, 0, n)
 	for i := 0; i < n; i++ {
+		if err := e.ctx.Err(); err != nil {
+			return err // Ctrl-C while generating a large store
+		}
 		wi := e.gen.Rand().IntN(len(writers))
 		ts := uint64(e.clock) + uint64(i)*1e6
 		en := &record.Entry{EID: e.newID(ts), Writer: writers[wi], TS: ts, Nonce: e.nonce(),
