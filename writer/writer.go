@@ -14,8 +14,10 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -123,6 +125,7 @@ queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts) VALUES(?,?,?,
 actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts,query,sources) VALUES(?,?,?,?,?,?,?,?,?)
 gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts) VALUES(?,?,?,?,?,?,?,?,?)
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
+vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec) VALUES(?,?,?,?,?)
 meta|INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)
 `
 
@@ -508,6 +511,26 @@ type GateEvent struct {
 func (s *Store) AddGateEvent(g GateEvent) error {
 	return s.exec("gate_events", s.nextSeq("gate_events"), g.ID, g.CandidateEID.String(), fmt.Sprintf("%x", g.CandidateHash[:]),
 		g.Verdict, g.Reason, int64(g.VersionBefore), int64(g.VersionAfter), g.TS)
+}
+
+// AddVector records a vector index entry for the memory eid whose signed
+// bytes hash to contentHash. The first call creates the optional vector
+// table (snapshot.VectorSchema): a store that never indexes vectors has
+// none, which readers tell apart from an empty index.
+func (s *Store) AddVector(eid record.ID, contentHash [32]byte, vec []float32) error {
+	if len(vec) == 0 {
+		return fmt.Errorf("writer: vector for %s is empty", eid)
+	}
+	if s.seq[snapshot.VectorTable] == 0 {
+		if _, err := s.tx.Exec(snapshot.VectorSchema); err != nil {
+			return fmt.Errorf("writer: %s: create vector table: %w", s.cfg.SnapshotPath, err)
+		}
+	}
+	b := make([]byte, 4*len(vec))
+	for i, x := range vec {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return s.exec(snapshot.VectorTable, s.nextSeq(snapshot.VectorTable), eid.String(), fmt.Sprintf("%x", contentHash[:]), len(vec), b)
 }
 
 // Version is the store's version counter: one step per accepted write.

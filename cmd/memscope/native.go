@@ -16,6 +16,8 @@ import (
 	"github.com/memscope/memscope/stores"
 	"github.com/memscope/memscope/stores/storemodel"
 	"github.com/memscope/memscope/stores/storereplay"
+	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/tuisource"
 )
 
 func storeFormats() string {
@@ -142,15 +144,6 @@ type jsonNativeReplay struct {
 	Rows     []jsonRow         `json:"rows"`
 }
 
-// replayNote says what a native replay is, per format.
-func replayNote(f storemodel.Format) string {
-	switch f {
-	case storemodel.HippoRAG:
-		return "HippoRAG 2's own selection (PPR, damping 0.5, prpack semantics) on G and on G_auth; the LLM recognition filter that picks the seed facts is not reproduced: seeds come from --queries"
-	}
-	return "a what-if: HippoRAG 2's selector (PPR over passages joined to their entities) run over this store's graph, which its own system does not retrieve with"
-}
-
 func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, queries string, ef evidenceFlags, ro replayOutput, cfg replay.Config, policy string) (int, error) {
 	st, err := openStore(ctx, path, format, ef)
 	if err != nil {
@@ -184,11 +177,11 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, querie
 	fs := stores.Findings(st)
 	if !ro.asJSON {
 		writeStoreHeader(stdout, head)
-		fmt.Fprintf(stdout, "replay: %s\n\n", replayNote(st.Format))
+		fmt.Fprintf(stdout, "replay: %s\n\n", storereplay.Note(st.Format))
 		writeFindingList(stdout, fs)
 	}
 	return ro.run(stdout, rp, qs, path, func(rows []jsonRow) any {
-		return jsonNativeReplay{Store: head, Findings: fs, Replay: replayNote(st.Format), Rows: rows}
+		return jsonNativeReplay{Store: head, Findings: fs, Replay: storereplay.Note(st.Format), Rows: rows}
 	})
 }
 
@@ -287,4 +280,57 @@ func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string) 
 		return nil, err
 	}
 	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
+}
+
+// runInspectNative opens the inspector on a native store: every view its
+// contents support, each saying the store is unsigned.
+func runInspectNative(ctx context.Context, path, format, queries string, ef evidenceFlags, plain bool, keys string) (int, error) {
+	src, err := openNativeInspector(ctx, path, format, queries, ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	opts, err := tuiOptions(plain, keys)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer src.Close()
+	if err := tui.Run(src, opts); err != nil {
+		return exitUsage, err
+	}
+	return exitOK, nil
+}
+
+// openNativeInspector reads the store, its --queries and --hmac-key into the
+// inspector's source (separate from running it, for tests).
+func openNativeInspector(ctx context.Context, path, format, queries string, ef evidenceFlags) (*tuisource.Native, error) {
+	hmacKey := ef.hmacKey
+	ef.hmacKey = ""
+	st, err := openStore(ctx, path, format, ef)
+	if err != nil {
+		return nil, err
+	}
+	var o tuisource.NativeOptions
+	if hmacKey != "" {
+		if st.Format != storemodel.SMSR {
+			return nil, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)
+		}
+		an, err := (&anchorFlags{hmacKey: hmacKey}).resolve()
+		if err != nil {
+			return nil, err
+		}
+		o.HMACKey = an.HMAC
+	}
+	if queries != "" {
+		if len(st.Nodes) == 0 {
+			return nil, usagef("--queries: %s stores keep no graph to replay", st.Format)
+		}
+		g, _, err := storereplay.Graph(st)
+		if err != nil {
+			return nil, err
+		}
+		if o.Queries, err = readStoreQueries(g, queries); err != nil {
+			return nil, err
+		}
+	}
+	return tuisource.NewNative(st, o)
 }
