@@ -115,7 +115,6 @@ type Model struct {
 
 	tabHits []hit
 	listTop int // screen row of the current view's first list row
-	logRows int // visible leaf rows of the log view (set by render)
 	// onPicker, when set, returns to the demo's scenario picker.
 	onPicker func() tea.Cmd
 }
@@ -127,7 +126,7 @@ type viewStates struct {
 	det    detailState
 	lin    lineageState
 	rep    replayState
-	logv   listCursor
+	logv   logState
 	act    actionsState
 	tl     timelineState
 	exp    exposureState
@@ -677,6 +676,9 @@ func (m *Model) click(x, y int) tea.Cmd {
 		}
 		return nil
 	}
+	if m.view == ViewLog && !m.showHelp {
+		return m.logClick(y)
+	}
 	row := y - m.listTop
 	if row < 0 || m.listTop == 0 {
 		return nil
@@ -686,8 +688,6 @@ func (m *Model) click(x, y int) tea.Cmd {
 		return m.moveSel(m.fnd.cur.top + row - m.fnd.cur.sel)
 	case ViewEntries:
 		return m.moveSel(m.ent.cur.top + row - m.ent.cur.sel)
-	case ViewLog:
-		return m.moveSel(m.logv.top + row - m.logv.sel)
 	case ViewActions:
 		return m.moveSel(m.act.cur.top + row - m.act.cur.sel)
 	case ViewReplay:
