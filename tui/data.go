@@ -156,6 +156,9 @@ type Overview struct {
 	// Notes are short load-time remarks (for example "HMAC key not given:
 	// HMAC tags not checked").
 	Notes []string `json:"notes"`
+	// Unsigned is set for a native store (docs/STORES.md): it has no
+	// signatures, so the inspector says "checked", never "verified".
+	Unsigned bool `json:"unsigned"`
 }
 
 // Anchor is one trust anchor and whether the user pinned it.

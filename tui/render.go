@@ -160,10 +160,14 @@ func (m *Model) findingsSummary() string {
 		}
 	}
 	s := m.styles
-	if e+wn+in == 0 {
-		return s.Good.Render("verified: no findings")
+	word := "verified"
+	if m.ov.Unsigned {
+		word = "checked (unsigned store)"
 	}
-	return fmt.Sprintf("verified: %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", e)),
+	if e+wn+in == 0 {
+		return s.Good.Render(word + ": no findings")
+	}
+	return fmt.Sprintf(word+": %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", e)),
 		s.Warning.Render(fmt.Sprintf("%d warnings", wn)), s.Info.Render(fmt.Sprintf("%d info", in)))
 }
 
