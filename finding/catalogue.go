@@ -39,6 +39,7 @@ const (
 	MWPCandidateHashMismatch Code = "MWP_CANDIDATE_HASH_MISMATCH"
 	MWPNonceReuse            Code = "MWP_NONCE_REUSE"
 	MWPVersionChainBroken    Code = "MWP_VERSION_CHAIN_BROKEN"
+	MWPVectorResidue         Code = "MWP_VECTOR_RESIDUE"
 )
 
 // Codes of the rules a responder assumes: unique ids, tombstones that
@@ -53,6 +54,7 @@ const (
 	TimeBackwards          Code = "TIME_BACKWARDS"
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
+	QueryUnknownNode       Code = "QUERY_UNKNOWN_NODE"
 )
 
 // Codes of the snapshot file as a whole (the loader's structural checks).
@@ -205,6 +207,7 @@ var Catalogue = Catalog{
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+	{QueryUnknownNode, FamReferences, SevError, "a recorded query's reset vector, dense scores or selection name a node the nodes table does not have; replay fails that query alone"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
 	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},
@@ -247,6 +250,7 @@ var Catalogue = Catalog{
 	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
 	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
 	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
+	{MWPVectorResidue, FamMWP, SevError, "the store's vector table holds an entry for a rejected candidate (its id or the SHA-256 its gate event recorded): the rejection left a vector behind (MWP's alpha_vec)"},
 
 	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
 	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},

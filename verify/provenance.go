@@ -7,8 +7,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/internal/par"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 )
@@ -28,10 +26,6 @@ type Provenance struct {
 	v *verifier
 }
 
-// writeBatch is how many write rows are held at once while their
-// signatures are checked in parallel.
-const writeBatch = 4096
-
 // OpenProvenance reads the log, applies the registry and checks every
 // structural write's signature on opts.Workers cores.
 func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
@@ -46,7 +40,7 @@ func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
 			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
 		}
 	}
-	v := newVerifier(opts, snap, logVerifier)
+	v := newVerifier(ctx, opts, snap, logVerifier)
 	v.rep.Partial = true
 	if err := v.registryLog(ctx, logVerifier); err != nil {
 		return nil, err
@@ -108,30 +102,21 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 }
 
 // writeSignatures fills WriteStatus as writes() does, checking signatures
-// in parallel batches.
+// on every worker.
 func (v *verifier) writeSignatures(ctx context.Context) error {
-	batch := make([]*loader.WriteRow, 0, writeBatch)
-	codes := make([]finding.Code, writeBatch)
-	flush := func() {
-		par.Each(len(batch), v.opts.Workers, func(i int) { codes[i], _ = v.writeSigner(batch[i]) })
-		for i, r := range batch {
-			if codes[i] != "" {
-				v.rep.BadRecords[r.WID] = true
-				v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], codes[i])
-			}
+	return fanOut(v.opts.Workers, func(yield func(*loader.WriteRow) error) error {
+		return v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+			v.rep.Edges++
+			return yield(r)
+		})
+	}, func(r *loader.WriteRow) {
+		if code, _ := v.writeSigner(r); code != "" {
+			v.mu.Lock()
+			v.rep.BadRecords[r.WID] = true
+			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], code)
+			v.mu.Unlock()
 		}
-		batch = batch[:0]
-	}
-	err := v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
-		v.rep.Edges++
-		batch = append(batch, r)
-		if len(batch) == cap(batch) {
-			flush()
-		}
-		return ctx.Err()
-	})
-	flush()
-	return err
+	}, nil)
 }
 
 // CheckEntry checks one entry row (decoded by the caller, as
