@@ -14,6 +14,7 @@ import (
 
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/verify"
 )
 
 // allScenarios generates every demo scenario once for the provenance tests
@@ -54,12 +55,15 @@ type replayFacts struct {
 	Labels []replay.EdgeLabel
 	Nodes  []bool
 	Rows   []string
+	// Coverage is what replay's unsigned labels read.
+	Coverage []verify.TableCoverage
 }
 
 func factsOf(t *testing.T, s *Session, rp *replay.Replayer) replayFacts {
 	t.Helper()
 	var f replayFacts
 	f.Edges, f.Labels = rp.Graph().Edges(), rp.Labels()
+	f.Coverage = s.coverageReport().Coverage
 	for _, n := range rp.Graph().Nodes() {
 		f.Nodes = append(f.Nodes, n.Authenticated)
 	}

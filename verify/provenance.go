@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -49,6 +50,9 @@ func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
 		return nil, err
 	}
 	if err := v.writeSignatures(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.provenanceCoverage(ctx); err != nil {
 		return nil, err
 	}
 	// Only the ids the registry needed stay: the leaf table of a big log
@@ -99,6 +103,36 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 	v.leafByID, v.logOK, v.rep.LogChecked, v.findings = nil, false, false, nil
 	v.tombLeaves, v.tombLeafData = map[record.ID]uint64{}, map[record.ID][]byte{}
 	return v.openLog(ctx, lv)
+}
+
+// provenanceCoverage counts the tables as Run's phases do and reports
+// their coverage through the same code, so that replay's unsigned labels
+// are those a verification gives.
+func (v *verifier) provenanceCoverage(ctx context.Context) error {
+	n, err := v.snap.Count(ctx, "entries")
+	if err != nil {
+		return err
+	}
+	v.rep.Entries = n
+	if err := v.snap.EachTombstone(ctx, func(*loader.TombstoneRow) error {
+		v.rep.Tombstones++
+		return nil
+	}); err != nil {
+		return err
+	}
+	if rows, err := v.snap.Checkpoints(ctx); err == nil {
+		v.rep.Checkpoints = len(rows)
+	}
+	events, err := v.snap.GateEvents(ctx)
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
+	}
+	return v.plainRows(ctx)
 }
 
 // writeSignatures fills WriteStatus as writes() does, checking signatures

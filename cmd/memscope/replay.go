@@ -208,9 +208,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return exitUsage, usagef("--culprits: %v", err)
 	}
 	// Replaying the queries now and as they ran needs no entry beyond those
-	// the provenance pass reads; moments, flips, blast radii and
-	// compromise assumptions read every entry.
-	light := *asOf == "" && !*flip && *blast == "" && *assume == ""
+	// the provenance pass reads; moments, flips, blast radii, compromise
+	// assumptions and one query's actions (with every defence's verdict)
+	// read every entry.
+	light := *asOf == "" && !*flip && *blast == "" && *assume == "" && *queryID == ""
 	open := ef.open
 	if light {
 		open = ef.openSmall
