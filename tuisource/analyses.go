@@ -375,7 +375,7 @@ func (src *Source) Lineage(ctx context.Context, id string, tau float64) (tui.Lin
 	if err != nil {
 		return tui.LineageView{}, err
 	}
-	v, err := src.s.EntryLineageWith(id, labels, tau, src.s.Opts.FailClosed, 3, src.glyphs)
+	v, err := src.s.EntryLineageWith(id, labels, tau, src.failClosed(), 3, src.glyphs)
 	if err != nil {
 		return tui.LineageView{}, err
 	}

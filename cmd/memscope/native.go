@@ -20,6 +20,7 @@ import (
 	"github.com/memscope/memscope/stores/storereplay"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tuisource"
+	"github.com/memscope/memscope/verify"
 )
 
 func storeFormats() string {
@@ -208,6 +209,9 @@ func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
 type replayOutput struct {
 	queryID, without, restore string
 	labels, asJSON            bool
+	// cov labels the rows; nil: everything the store declares is
+	// unsigned.
+	cov coverageOf
 }
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
@@ -215,6 +219,9 @@ type replayOutput struct {
 func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
 	if o.labels {
 		return exitOK, writeLabels(stdout, rp, o.asJSON)
+	}
+	if o.cov == nil {
+		o.cov = nativeCoverage
 	}
 	if o.without != "" && o.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
@@ -245,9 +252,9 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
-		out[i] = toJSONRow(r, qs[i].Text)
+		out[i] = toJSONRow(r, qs[i].Text, o.cov)
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored, o.cov); err != nil {
 				return exitUsage, err
 			}
 		}
@@ -272,7 +279,7 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 
 // whatIfRow replays q with the named edges removed from G (or, with
 // restored, put back into G_auth) for the --without/--restore output.
-func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string) (*jsonWhatIf, error) {
+func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
 	base := replay.BaseG
 	if restored != nil {
 		base = replay.BaseGAuth
@@ -281,7 +288,17 @@ func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string) 
 	if err != nil {
 		return nil, err
 	}
-	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
+	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection, cov), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
+}
+
+// nativeCoverage labels a native store's nodes unsigned (the store
+// declares them and signs nothing); queries come from the user's
+// --queries file, not from the evidence, and carry no label.
+func nativeCoverage(table, _ string) string {
+	if table == verify.TableQueries {
+		return ""
+	}
+	return verify.LabelUnsigned
 }
 
 // runInspectNative opens the inspector on a native store: every view its
