@@ -113,6 +113,10 @@ type Report struct {
 	// Unsigned names the tables (and columns) with rows no signature or tag
 	// covers.
 	Unsigned []string `json:"unsigned"`
+	// SignedRows lists, for a partially covered table, the row ids a
+	// signature or tag covers (see Covered); fully signed and unsigned
+	// tables need no list.
+	SignedRows map[string]map[string]bool `json:"-"`
 }
 
 // TableCoverage is how many rows of one table a signature or tag covers.
@@ -931,14 +935,14 @@ func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err e
 func (v *verifier) coverage(plain map[string]int) {
 	r := v.rep
 	cov := func(table string, rows, signed int, by string) {
-		st := "signed"
+		st := StatusSigned
 		switch {
 		case rows == 0:
-			st = "empty"
+			st = StatusEmpty
 		case signed == 0:
-			st = "unsigned"
+			st = StatusUnsigned
 		case signed < rows:
-			st = "partial"
+			st = StatusPartial
 		}
 		r.Coverage = append(r.Coverage, TableCoverage{Table: table, Rows: rows, Signed: signed, By: by, Status: st})
 	}
@@ -948,21 +952,21 @@ func (v *verifier) coverage(plain map[string]int) {
 	if r.HMACChecked {
 		sess = r.Entries
 	}
-	cov("entries.session_id", r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov(TableSessions, r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
 	cov("writes", r.Edges, r.Edges, "writer signature")
 	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
 	cps := 0
 	if r.Anchors.LogKey == "pinned" {
 		cps = r.Checkpoints
 	}
-	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
-	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
+	cov(TableCheckpoints, r.Checkpoints, cps, "log key (only with --log-key)")
+	for _, t := range []string{TableNodes, TableQueries, TableActions, TableGateEvents} {
 		cov(t, plain[t], 0, "nothing")
 	}
 	var unsigned []string
 	for i, c := range r.Coverage {
-		if c.Status == "unsigned" || c.Status == "partial" {
-			if c.Table == "checkpoints" {
+		if c.Status == StatusUnsigned || c.Status == StatusPartial {
+			if c.Table == TableCheckpoints {
 				continue // CHECKPOINT_UNANCHORED already says it
 			}
 			unsigned = append(unsigned, c.Table)

@@ -246,6 +246,18 @@ type EntryOptions struct {
 // AddEntry signs an entry with the writer principal's key, appends its leaf
 // and stores it. The entry's V, Kind and KID are filled in.
 func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.PrivateKey, opt EntryOptions) error {
+	raw, err := SignEntry(e, key)
+	if err != nil {
+		return err
+	}
+	return s.AddSignedEntry(ctx, e, raw, opt)
+}
+
+// SignEntry fills in an entry's V, Kind, KID and signature with the writer
+// principal's key and returns its encoding. It touches no store, so a bulk
+// writer can sign on every core and add the entries in order with
+// AddSignedEntry; the result is the same as AddEntry's.
+func SignEntry(e *record.Entry, key ed25519.PrivateKey) ([]byte, error) {
 	e.V, e.Kind = record.FormatVersion, record.KindEntry
 	e.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
 	if e.Parents == nil {
@@ -255,12 +267,14 @@ func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.Priva
 		e.Weights = []float64{}
 	}
 	if err := record.Sign(e, key); err != nil {
-		return err
+		return nil, err
 	}
-	raw, err := record.Encode(e)
-	if err != nil {
-		return err
-	}
+	return record.Encode(e)
+}
+
+// AddSignedEntry appends the leaf of an entry SignEntry prepared (raw is
+// what it returned) and stores the entry.
+func (s *Store) AddSignedEntry(ctx context.Context, e *record.Entry, raw []byte, opt EntryOptions) error {
 	idx, err := s.AppendLeaf(ctx, record.RecordLeaf(e.EID, e.Sig))
 	if err != nil {
 		return err

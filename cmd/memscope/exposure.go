@@ -12,6 +12,7 @@ import (
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/verify"
 )
 
 const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--k 5] [--json]"
@@ -31,6 +32,9 @@ type jsonExposureQuery struct {
 	Targets      []jsonTarget    `json:"targets,omitempty"`
 	SMSR         *jsonSMSRSimple `json:"smsr,omitempty"`
 	NotCheckable string          `json:"not_checkable,omitempty"`
+	// Coverage is "unsigned" when no signature covers the query row whose
+	// reset vector the draws start from.
+	Coverage string `json:"coverage,omitempty"`
 }
 
 type jsonTarget struct {
@@ -90,6 +94,9 @@ type jsonExposure struct {
 	EquiMem   *jsonEquiMem            `json:"equimem"`
 	MWP       *jsonMWP                `json:"mwp"`
 	Notes     []string                `json:"notes"`
+	// QueryCoverage maps each query whose row no signature covers to its
+	// label ("unsigned"); covered queries are absent.
+	QueryCoverage map[string]string `json:"query_coverage"`
 }
 
 type jsonEquiWrite struct {
@@ -187,6 +194,18 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	res := ex.Result
 	out := toJSONExposure(pos[0], ex)
+	for name, sel := range out.Selectors {
+		for i := range sel.Queries {
+			sel.Queries[i].Coverage = s.Coverage(verify.TableQueries, sel.Queries[i].Query)
+		}
+		out.Selectors[name] = sel
+	}
+	out.QueryCoverage = map[string]string{}
+	for _, q := range ex.Queries {
+		if l := s.Coverage(verify.TableQueries, q.ID); l != "" {
+			out.QueryCoverage[q.ID] = l
+		}
+	}
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
 	}
@@ -281,7 +300,7 @@ func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result) {
 	fmt.Fprintln(w, "\nqueries, most exposed first (PPR targets: anchored = teleport floor above the capture bound)")
 	ppr, hasPPR := res.Selector(exposure.PPR)
 	for _, id := range res.Ranked {
-		fmt.Fprintf(w, "  %s\n", clip(id, 60))
+		fmt.Fprintf(w, "  %s%s\n", clip(id, 60), bracket(out.QueryCoverage[id]))
 		if !hasPPR {
 			continue
 		}
