@@ -8,6 +8,7 @@ import (
 	"github.com/memscope/memscope/exposure"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/verify"
 )
 
 // ExposureDraws is the report's Monte Carlo budget per query and write
@@ -73,10 +74,13 @@ type ExposureQuery struct {
 
 // RankedQuery is a query in exposure order with PPR's targets.
 type RankedQuery struct {
-	Query   Text          `json:"query"`
-	SAdv    float64       `json:"s_adv"`
-	SMSR    string        `json:"smsr,omitempty"` // "delta 0.1035 (m 20, t 1)"
-	Targets []TargetFloor `json:"targets"`
+	Query Text `json:"query"`
+	// Coverage is "unsigned" when no signature covers the query row whose
+	// reset vector the draws start from (inspect.Session.Coverage).
+	Coverage string        `json:"coverage,omitempty"`
+	SAdv     float64       `json:"s_adv"`
+	SMSR     string        `json:"smsr,omitempty"` // "delta 0.1035 (m 20, t 1)"
+	Targets  []TargetFloor `json:"targets"`
 }
 
 // TargetFloor is a PPR-selected passage: anchored by its teleport floor or
@@ -258,7 +262,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 	ppr, hasPPR := ex.Result.Selector(exposure.PPR)
 	sec.Queries = len(ex.Result.Ranked)
 	for _, id := range ex.Result.Ranked[:min(len(ex.Result.Ranked), lim.QueryRows)] {
-		rq := RankedQuery{Query: Text(id), Targets: []TargetFloor{}}
+		rq := RankedQuery{Query: Text(id), Coverage: s.Coverage(verify.TableQueries, id), Targets: []TargetFloor{}}
 		if c, ok := ex.QuerySMSR[id]; ok {
 			rq.SMSR = fmt.Sprintf("delta %.4f (m %d, k %d, t %d)", c.Delta, c.M, c.K, c.T)
 		}
