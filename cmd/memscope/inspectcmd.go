@@ -50,12 +50,12 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		// On a terminal the error gets the inspector's error screen, with
 		// what to do; piped, it is a plain message on stderr.
 		if term.IsTerminal(os.Stdout.Fd()) {
-			_ = tui.RunError("memscope inspect", err, inspectHint, opts)
+			_ = onTerminal(func() error { return tui.RunError("memscope inspect", err, inspectHint, opts) })
 		}
 		return exitUsage, err
 	}
 	defer src.Close()
-	if err := tui.Run(src, opts); err != nil {
+	if err := onTerminal(func() error { return tui.Run(src, opts) }); err != nil {
 		return exitUsage, err
 	}
 	return exitOK, nil
@@ -127,5 +127,5 @@ func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, p
 		}
 		return tuisource.New(ctx, inspect.Options{Snapshot: vo.Snapshot, Log: vo.Log, LogKey: vo.LogKey, TrustRoots: vo.TrustRoots, HMACKey: vo.HMACKey, Title: name}, plain)
 	}
-	return tui.RunPicker(list, open, opts)
+	return onTerminal(func() error { return tui.RunPicker(list, open, opts) })
 }
