@@ -189,7 +189,9 @@ run_at() {
   step "c in the Detail view: every cell in full, one copied"
   keys c
   wait_for "Copy a cell of Detail"
-  wait_for "leaf hash"
+  keys G
+  wait_for "signed bytes (hex) in full"
+  keys g
   keys 1
   wait_for "copied id"
   keys Escape
