@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // KeyMap is the one key map. Help and the footer are built from it, so a
@@ -162,7 +164,7 @@ func LoadKeyMap(path string) (KeyMap, error) {
 	if path == "" {
 		return km, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := evidence.ReadFile(path, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return km, nil
 	}

@@ -5,11 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/graphfile"
 	"github.com/memscope/memscope/replay"
@@ -193,12 +193,12 @@ func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
 	if err != nil {
 		return nil, usagef("--queries: %v", err)
 	}
-	in, err := os.Open(file)
+	in, err := evidence.OpenFile(file, maxQueriesFile)
 	if err != nil {
 		return nil, usagef("--queries: %v", err)
 	}
 	defer in.Close()
-	raw, err := graphfile.ReadQueries(file, in, f)
+	raw, err := graphfile.ReadQueries(file, io.LimitReader(in, maxQueriesFile), f)
 	if err != nil {
 		return nil, err
 	}
