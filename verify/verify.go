@@ -139,6 +139,9 @@ type key struct {
 }
 
 type verifier struct {
+	// ctx is Run's: the per-record helpers (inLog's proofs read tiles)
+	// must stop on Ctrl-C like the loops that call them.
+	ctx      context.Context
 	opts     Options
 	snap     *loader.Snapshot
 	log      *tlog.Reader
@@ -194,7 +197,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
 		}
 	}
-	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
+	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
 		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
@@ -359,7 +362,10 @@ func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, lea
 	// CheckLeaf proves each full tile once and then compares leaf hashes:
 	// the answer of one inclusion proof per record, at a fraction of the
 	// hashing.
-	ok, err := v.log.CheckLeaf(context.Background(), rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, v.root)
+	ok, err := v.log.CheckLeaf(v.ctx, rfc6962.DefaultHasher.HashLeaf(leaf), idx, v.size, v.root)
+	if err != nil && v.ctx.Err() != nil {
+		return nil // interrupted: the calling loop reports it, not a finding
+	}
 	if err != nil {
 		fail(finding.InclusionFailed, fmt.Sprintf("leaf %d: cannot build inclusion proof: %v", idx, err))
 		return
@@ -923,6 +929,7 @@ func (v *verifier) plainRows(ctx context.Context) error {
 	if err := count("queries", len(q), err); err != nil {
 		return err
 	}
+	v.queryNodes(n, q)
 	a, err := v.snap.Actions(ctx)
 	if err := count("actions", len(a), err); err != nil {
 		return err
@@ -930,6 +937,46 @@ func (v *verifier) plainRows(ctx context.Context) error {
 	rows["gate_events"] = v.gateRows
 	v.coverage(rows)
 	return nil
+}
+
+// queryNodes reports each recorded query whose selector input names a node
+// the nodes table lacks: replay cannot run that query (it fails alone), so
+// verify says so instead of passing what replay refuses.
+func (v *verifier) queryNodes(nodes []loader.Node, queries []loader.Query) {
+	known := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		known[n.ID] = true
+	}
+	for i, q := range queries {
+		var missing []string
+		add := func(where, id string) {
+			if !known[id] && len(missing) < 4 {
+				missing = append(missing, fmt.Sprintf("%s %q", where, id))
+			}
+		}
+		for _, id := range sortedKeys(q.Reset) {
+			add("reset node", id)
+		}
+		for _, id := range sortedKeys(q.Dense) {
+			add("dense-score node", id)
+		}
+		for _, id := range q.Selected {
+			add("selected node", id)
+		}
+		if len(missing) > 0 {
+			v.add(phaseRows, int64(i), finding.QueryUnknownNode, "query "+q.ID,
+				"the query names nodes the nodes table does not have ("+strings.Join(missing, ", ")+"); replay cannot run it")
+		}
+	}
+}
+
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // rowErrors reports each malformed row of a table read as ROW_MALFORMED

@@ -274,7 +274,7 @@ func runDiffInspector(ctx context.Context, o inspect.DiffOptions) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	if err := tui.RunDiff(diffData(o, res, changes, omitted), opts); err != nil {
+	if err := onTerminal(func() error { return tui.RunDiff(diffData(o, res, changes, omitted), opts) }); err != nil {
 		return exitUsage, err
 	}
 	if errs, _, _ := finding.Count(res.Findings); errs > 0 {
