@@ -38,6 +38,10 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
+	// DeferEntries: Open does not allocate Entries, Load does. Set it only
+	// when nothing reads Entries while Load runs (the CLI); it keeps a
+	// million empty rows out of memory for commands that never load them.
+	DeferEntries bool
 	// CulpritMode is how replay searches for culprit writes ("": fast).
 	CulpritMode replay.CulpritMode
 	// Evictions runs replay's single-edge eviction probe (slow: one
@@ -105,6 +109,7 @@ type Session struct {
 	// snapshot is immutable, so the row count is exact) and filled by
 	// Load; Loaded says how many are filled.
 	Entries []Entry
+	total   int // entry rows counted by Open
 	loaded  atomic.Int64
 	rowOf   []int32 // lineage node index -> row in Entries
 
@@ -176,7 +181,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Entries = make([]Entry, total)
+	s.total = total
+	if !opts.DeferEntries {
+		s.Entries = make([]Entry, total)
+	}
 	// A malformed row is skipped and listed; the other rows are kept.
 	issue := func(err error) error {
 		if err == nil {
@@ -304,7 +312,10 @@ func (s *Session) ensureLoaded(ctx context.Context) error {
 }
 
 func (s *Session) load(ctx context.Context, progress func(done, total int), onEntry []func(i int, e *Entry)) error {
-	total := len(s.Entries)
+	total := s.total
+	if s.Entries == nil {
+		s.Entries = make([]Entry, total)
+	}
 	lin := make([]lineage.Entry, 0, total)
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {

@@ -164,7 +164,7 @@ type verifier struct {
 
 	entryIDs idSet // every entry id of the snapshot, sorted
 	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
-	facts           []fact
+	facts           factStore
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix

@@ -42,6 +42,7 @@ func (e *evidenceFlags) openSmall(ctx context.Context, snapshot string, opts ins
 		return nil, err
 	}
 	opts.Snapshot, opts.Log = snapshot, e.log
+	opts.DeferEntries = true // the CLI reads Entries only after Load
 	opts.LogKey, opts.TrustRoots, opts.HMACKey, opts.LogOptions = an.LogKey, an.Roots, an.HMAC, an.Log
 	return inspect.Open(ctx, opts)
 }
