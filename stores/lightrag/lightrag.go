@@ -220,9 +220,9 @@ type docStatus struct {
 }
 
 type docTables struct {
-	full     map[string]bool // nil: kv_store_full_docs.json absent
-	status   map[string]docStatus
-	inList   map[string]bool // chunks some chunks_list names
+	full   map[string]bool // nil: kv_store_full_docs.json absent
+	status map[string]docStatus
+	inList map[string]bool // chunks some chunks_list names
 }
 
 func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables, error) {
