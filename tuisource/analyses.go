@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,7 +174,13 @@ func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
 	problems := make([]string, len(src.s.Entries))
 	for i, e := range src.s.Entries {
 		out[i] = tui.OK
-		codes := rep.Entry(e.ID).Codes
+		ev := rep.Entry(e.ID)
+		codes := ev.Codes
+		if ev.Inclusion == verify.Failed && !slices.Contains(codes, ev.InclusionCode) {
+			// Inclusion failures are kept apart from the entry's codes (a
+			// tile can fail them all); the row must not read "ok".
+			codes = append(slices.Clip(codes), ev.InclusionCode)
+		}
 		if e.DecodeErr != nil || len(codes) > 0 {
 			out[i] = tui.Failed
 			problems[i] = problemWord(codes, e.DecodeErr != nil)
