@@ -162,7 +162,7 @@ type verifier struct {
 	tombLeaves map[record.ID]uint64
 	seenLeaf   []bool
 
-	entryIDs idSet // every entry id of the snapshot, sorted
+	entryIDs *entrySet // every entry id of the snapshot
 	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
 	facts           factStore
 	tombs           []tombFact
@@ -586,7 +586,11 @@ func (v *verifier) entries(ctx context.Context) error {
 	}
 	// A first, cheap pass collects every entry id, so that workers can
 	// check parent references without holding them back until the end.
-	v.entryIDs = make(idSet, 0, total)
+	var leaves uint64
+	if v.logOK {
+		leaves = v.size
+	}
+	v.entryIDs = newEntrySet(v.logPos, leaves)
 	err = v.snap.EachEntryID(ctx, func(eid string) error {
 		if id, err := record.ParseID(eid); err == nil {
 			v.entryIDs.add(id)
