@@ -165,4 +165,3 @@ func NativeNames() []string {
 	}
 	return out
 }
-
