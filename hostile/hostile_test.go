@@ -164,26 +164,23 @@ func digest(t *testing.T, dir string) map[string]string {
 }
 
 // commands are the analysing commands run on each case; out is a directory
-// outside the evidence for the report's new files.
+// outside the evidence for the report's new files. --json runs only for
+// verify and replay: JSON escapes every control character by encoding, and
+// each further run costs the whole suite a case's worth of time.
 func commands(c Case, anchors, out string) [][]string {
 	s, l := c.Snapshot, c.Log
 	return [][]string{
 		{"verify", s, "--log", l, "--anchors", anchors},
 		{"verify", s, "--log", l, "--json"},
 		{"lineage", s, "--log", l},
-		{"lineage", s, "--log", l, "--json"},
 		{"lineage", "sweep", s},
 		{"replay", s, "--log", l, "--anchors", anchors},
 		{"replay", s, "--log", l, "--labels"},
 		{"replay", s, "--log", l, "--json"},
 		{"actions", s, "--log", l, "--anchors", anchors},
-		{"actions", s, "--log", l, "--json"},
 		{"timeline", s, "--log", l},
-		{"timeline", s, "--log", l, "--json"},
 		{"diff", s, s, "--log", l},
-		{"diff", s, s, "--log", l, "--json"},
 		{"exposure", s, "--log", l, "--anchors", anchors, "--draws", "50", "--curve-draws", "4"},
-		{"exposure", s, "--log", l, "--json", "--draws", "50", "--curve-draws", "4"},
 		{"report", s, "--log", l, "--anchors", anchors, "--out", filepath.Join(out, "report.html"), "--json", filepath.Join(out, "case.json")},
 		{"inspect", s, "--log", l},
 	}
@@ -288,7 +285,8 @@ func TestHostileEvidence(t *testing.T) {
 
 // The foreign-store readers under the same limits: verify, lineage,
 // replay and inspect on hostile HippoRAG, LightRAG, GraphRAG, Mem0 and
-// SMSR stores. verify on a foreign store never passes (it is unsigned).
+// SMSR stores. verify may exit 0 on one (escaped text is no finding: it is
+// shown sanitised, and the store is reported unsigned either way).
 func TestHostileNativeStores(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("ulimit -v and FIFOs: linux only")
@@ -313,7 +311,7 @@ func TestHostileNativeStores(t *testing.T) {
 				cmds = cmds[:1]
 			}
 			for _, args := range cmds {
-				checkRun(t, args, runLimited(t, bin, cdir, args...), c.About, false)
+				checkRun(t, args, runLimited(t, bin, cdir, args...), c.About, true)
 			}
 			checkUnchanged(t, cdir, before)
 		})

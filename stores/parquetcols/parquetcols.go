@@ -10,6 +10,7 @@ package parquetcols
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,11 @@ func Open(name string, b []byte) (f *File, err error) {
 	}()
 	if len(b) < 12 || !bytes.Equal(b[:4], []byte("PAR1")) || !bytes.Equal(b[len(b)-4:], []byte("PAR1")) {
 		return nil, fmt.Errorf("%s: not a parquet file, or truncated (no PAR1 magic at both ends)", name)
+	}
+	// parquet-go allocates the footer length it reads before reading the
+	// footer: a 16 KB file claiming a 4 GB footer would exhaust memory.
+	if footer := int64(binary.LittleEndian.Uint32(b[len(b)-8:])); footer > int64(len(b))-12 {
+		return nil, fmt.Errorf("%s: malformed parquet: the footer claims %d bytes, more than the %d-byte file holds", name, footer, len(b))
 	}
 	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {

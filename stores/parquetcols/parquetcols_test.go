@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,4 +66,13 @@ func FuzzOpen(f *testing.F) {
 			pf.Floats(ctx, c)
 		}
 	})
+}
+
+// A footer length larger than the file is refused before parquet-go
+// allocates it (a 16 KB file claimed 4 GB and the process died).
+func TestFooterLongerThanFile(t *testing.T) {
+	b := []byte("PAR1" + strings.Repeat("\x00", 4000) + "\xff\xff\xff\xf0PAR1")
+	if _, err := Open("huge-footer.parquet", b); err == nil || !strings.Contains(err.Error(), "footer claims") {
+		t.Fatalf("err = %v", err)
+	}
 }
