@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -18,6 +19,10 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
+	return s.timeline(rp, s.Entries), nil
+}
+
+func (s *Session) timeline(rp *replay.Replayer, entries []Entry) *timeline.Timeline {
 	var auth map[string]bool
 	if rp != nil {
 		auth = make(map[string]bool, len(rp.Labels()))
@@ -25,13 +30,13 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 			auth[e.ID] = rp.Labels()[i].Authenticated
 		}
 	}
-	n := len(s.PrincipalEvents) + len(s.Entries) + len(s.Writes) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
+	n := len(s.PrincipalEvents) + len(entries) + len(s.Writes) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
 	ev := make([]timeline.Event, 0, n)
 	for _, p := range s.PrincipalEvents {
 		ev = append(ev, timeline.Event{Kind: timeline.KindPrincipal, ID: p.ID, Leaf: p.Leaf, TS: p.TS, Principal: p.Principal,
 			Summary: fmt.Sprintf("%s %s (%s)", p.Op, p.Principal, p.Channel)})
 	}
-	for _, e := range s.Entries {
+	for _, e := range entries {
 		ev = append(ev, timeline.Event{Kind: timeline.KindEntry, ID: e.ID, Leaf: e.Leaf, TS: e.TS, Principal: e.Writer,
 			Summary: Preview(e.Content, 60)})
 	}
@@ -72,7 +77,7 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 		}
 		ev = append(ev, e)
 	}
-	return timeline.Build(ev), nil
+	return timeline.Build(ev)
 }
 
 // TimeReplay ties the replayer to the snapshot's timeline, for replays as
@@ -83,6 +88,22 @@ func (s *Session) TimeReplay(rp *replay.Replayer) (*timeline.Replay, error) {
 		return nil, err
 	}
 	return timeline.NewReplay(rp, tl)
+}
+
+// AsRanReplay ties the replayer to a timeline that places every query
+// among the writes exactly as TimeReplay's does, for replaying each query
+// as it ran. Without loaded entries (after the provenance pass) it holds
+// only the entries that can change that order (see asRanEntries): use it
+// for AsRan and At at a query's cut, not for counts or moments.
+func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeline.Replay, error) {
+	if s.needLoaded() == nil {
+		return s.TimeReplay(rp)
+	}
+	p, err := s.provenancePass(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return timeline.NewReplay(rp, s.timeline(rp, p.ordering))
 }
 
 // PassageEntries maps each passage node to the entry it shows.
@@ -96,6 +117,33 @@ func (s *Session) PassageEntries() map[string]string {
 	return m
 }
 
+// AsRanRow is one query replayed on the graph as it stood when it ran.
+type AsRanRow struct {
+	// Placed: the query has a place in the timeline and was replayed.
+	Placed bool
+	Row    replay.Row
+	Cut    timeline.Cut
+	Err    error
+}
+
+// ReplayAsRan replays each query that need accepts (every query when need
+// is nil) and that the timeline places, as it ran: once, for both the
+// recorded-selection check (ApplyAsRan) and the views that show the past.
+func ReplayAsRan(tr *timeline.Replay, qs []replay.Query, need func(i int) bool) []AsRanRow {
+	out := make([]AsRanRow, len(qs))
+	for i, q := range qs {
+		if need != nil && !need(i) {
+			continue
+		}
+		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
+			continue
+		}
+		row, cut, err := tr.AsRan(q)
+		out[i] = AsRanRow{Placed: true, Row: row, Cut: cut, Err: err}
+	}
+	return out
+}
+
 // RecordedAsRan replaces each row's recorded-selection check with the one
 // against the graph as it stood when the query ran, for every query placed
 // in the timeline (rows[i] is the replay of qs[i]). Comparing with the
@@ -104,21 +152,28 @@ func (s *Session) PassageEntries() map[string]string {
 // cannot be replayed as it ran gets a failed row with the reason; the other
 // rows stand.
 func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
+	ApplyAsRan(qs, rows, ReplayAsRan(tr, qs, func(i int) bool { return recordedCheck(qs[i], rows[i]) }))
+	return nil
+}
+
+// recordedCheck: the row's recorded selection is checked as it ran (a
+// query that failed to replay keeps its own row and reason).
+func recordedCheck(q replay.Query, row replay.Row) bool {
+	return q.Recorded != nil && row.Err == nil
+}
+
+// ApplyAsRan is RecordedAsRan with the as-ran replays already made (ran
+// from ReplayAsRan over the same queries).
+func ApplyAsRan(qs []replay.Query, rows []replay.Row, ran []AsRanRow) {
 	for i, q := range qs {
-		// A query that failed to replay keeps its own row and reason.
-		if q.Recorded == nil || rows[i].Err != nil {
+		if !recordedCheck(q, rows[i]) || !ran[i].Placed {
 			continue
 		}
-		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
-			continue
-		}
-		row, _, err := tr.AsRan(q)
-		if err != nil {
+		if err := ran[i].Err; err != nil {
 			// One query that cannot be replayed as it ran fails alone.
 			rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}
 			continue
 		}
-		rows[i].Recorded = row.Recorded
+		rows[i].Recorded = ran[i].Row.Recorded
 	}
-	return nil
 }

@@ -110,6 +110,10 @@ type Report struct {
 	// Coverage says, per table (and per unsigned column of a signed
 	// table), how many rows a signature or tag covers.
 	Coverage []TableCoverage `json:"coverage"`
+	// Partial is set on a Provenance report: only the registry, the
+	// writes' signatures and the entries given to CheckEntry were checked,
+	// and there are no findings. It is never a verification.
+	Partial bool `json:"-"`
 	// Unsigned names the tables (and columns) with rows no signature or tag
 	// covers.
 	Unsigned []string `json:"unsigned"`
@@ -160,7 +164,7 @@ type verifier struct {
 
 	entryIDs idSet // every entry id of the snapshot, sorted
 	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
-	facts           []fact
+	facts           factStore
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
@@ -197,19 +201,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
 		}
 	}
-	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
-			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
-	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
-	v.rep.HMACChecked = opts.HMACKey != nil
-	if logVerifier != nil {
-		v.rep.Anchors.LogKey = "pinned"
-	}
-	if len(opts.TrustRoots) > 0 {
-		v.rep.Anchors.Registry = "pinned"
-	}
-
+	v := newVerifier(ctx, opts, snap, logVerifier)
 	for i, p := range snap.Problems() {
 		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
 	}
@@ -242,6 +234,22 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return v.finish(), nil
 }
 
+func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVerifier note.Verifier) *verifier {
+	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
+		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
+			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
+	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	v.rep.HMACChecked = opts.HMACKey != nil
+	if logVerifier != nil {
+		v.rep.Anchors.LogKey = "pinned"
+	}
+	if len(opts.TrustRoots) > 0 {
+		v.rep.Anchors.Registry = "pinned"
+	}
+	return v
+}
+
 const (
 	phaseSnapshot = iota
 	phaseLog
@@ -257,6 +265,14 @@ const (
 )
 
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
+	return v.readLog(ctx, lv, true, nil)
+}
+
+// readLog reads the published checkpoint and the leaves. With check, the
+// tiles are checked against the checkpoint (Run always does). keep, when
+// set, limits the leaf table to the record ids it accepts (the provenance
+// pass needs only the registry's); tombstone leaves are always kept.
+func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, keep func(record.ID) bool) error {
 	r, err := tlog.OpenWith(ctx, v.opts.Log, v.opts.LogOptions)
 	if err != nil {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
@@ -298,15 +314,19 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
-	problems, err := r.Check(ctx, cp.Size, cp.Root)
-	if err != nil {
-		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
-		return nil
+	if check {
+		problems, err := r.Check(ctx, cp.Size, cp.Root)
+		if err != nil {
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
+			return nil
+		}
+		for _, p := range problems {
+			v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
+		}
 	}
-	for _, p := range problems {
-		v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
+	if keep == nil {
+		v.seenLeaf = make([]bool, cp.Size)
 	}
-	v.seenLeaf = make([]bool, cp.Size)
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
 			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
@@ -319,7 +339,7 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
-		default:
+		case keep == nil || keep(pl.ID):
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
 	}
@@ -341,7 +361,8 @@ func leafSubject(i uint64) string { return "leaf " + strconv.FormatUint(i, 10) }
 // inLog checks that a record's leaf is in the log at the index the snapshot
 // names, and that the leaf's inclusion proof verifies against the root.
 func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) (failed []finding.Code) {
-	if !v.logOK {
+	// A provenance pass proves no inclusion: no label reads it.
+	if !v.logOK || v.rep.Partial {
 		return nil
 	}
 	fail := func(code finding.Code, msg string) {
@@ -656,13 +677,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
 		v.claimLeaf(r.EID)
-		if errors.Is(r.DecodeErr, loader.ErrRow) {
-			flag(finding.RowMalformed, r.DecodeErr.Error())
-		} else if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
-			flag(finding.RecordNotCanonical, r.DecodeErr.Error())
-		} else {
-			flag(finding.RecordMalformed, r.DecodeErr.Error())
-		}
+		flag(entryDecodeCode(r.DecodeErr), r.DecodeErr.Error())
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
@@ -723,6 +738,29 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	}
 }
 
+// entryDecodeCode is the finding code of an entry row whose record could
+// not be decoded.
+func entryDecodeCode(err error) finding.Code {
+	switch {
+	case errors.Is(err, loader.ErrRow):
+		return finding.RowMalformed
+	case errors.Is(err, record.ErrNotCanonical):
+		return finding.RecordNotCanonical
+	}
+	return finding.RecordMalformed
+}
+
+// writeSigner is the code that makes a structural write's signature
+// unusable for its label (WriteStatus), or "": an undecodable record, an
+// unregistered writer, a bad signature or one outside the key's validity.
+func (v *verifier) writeSigner(r *loader.WriteRow) (finding.Code, string) {
+	if r.DecodeErr != nil {
+		return finding.RecordMalformed, r.DecodeErr.Error()
+	}
+	w := r.Write
+	return v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS)
+}
+
 func (v *verifier) writes(ctx context.Context) error {
 	return fanOut(v.opts.Workers, func(yield func(*loader.WriteRow) error) error {
 		return v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
@@ -746,7 +784,8 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if r.DecodeErr != nil {
 		v.claimLeaf(r.WID)
 		v.recordFinding(phaseWrites, r.Seq, subj, r.DecodeErr)
-		bad(finding.RecordMalformed)
+		code, _ := v.writeSigner(r)
+		bad(code)
 		return
 	}
 	w := r.Write
@@ -754,7 +793,7 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 		v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 	}
-	if code, msg := v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS); code != "" {
+	if code, msg := v.writeSigner(r); code != "" {
 		v.add(phaseWrites, r.Seq, code, subj, msg)
 		bad(code)
 	}

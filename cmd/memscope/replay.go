@@ -208,7 +208,16 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if err != nil {
 		return exitUsage, usagef("--culprits: %v", err)
 	}
-	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
+	// Replaying the queries now and as they ran needs no entry beyond those
+	// the provenance pass reads; moments, flips, blast radii, compromise
+	// assumptions and one query's actions (with every defence's verdict)
+	// read every entry.
+	light := *asOf == "" && !*flip && *blast == "" && *assume == "" && *queryID == ""
+	open := ef.open
+	if light {
+		open = ef.openSmall
+	}
+	s, err := open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
@@ -241,7 +250,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if err != nil {
 		return exitUsage, err
 	}
-	tr, err := s.TimeReplay(rp)
+	timeReplay := s.TimeReplay
+	if light {
+		timeReplay = func(rp *replay.Replayer) (*timeline.Replay, error) { return s.AsRanReplay(ctx, rp) }
+	}
+	tr, err := timeReplay(rp)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -249,10 +262,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
+	var ran []inspect.AsRanRow
 	if *asOf == "" {
-		if err := inspect.RecordedAsRan(tr, qs, rows); err != nil {
-			return exitUsage, err
-		}
+		// Each query is replayed as it ran once, for the recorded check
+		// and for its as-ran columns.
+		ran = inspect.ReplayAsRan(tr, qs, func(i int) bool { return rows[i].Err == nil })
+		inspect.ApplyAsRan(qs, rows, ran)
 	}
 	if *asOf != "" {
 		c, err := parseMoment(tr.Timeline(), *asOf)
@@ -291,10 +306,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		}
 		if cut != nil {
 			out[i].AsOf = cut.Desc
-		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
+		} else if ran[i].Placed {
 			// The recording is compared with the graph the query ran on:
 			// a mismatch there means the evidence or the replay is wrong.
-			asRan, err := asRanJSON(tr, qs[i], s.Coverage)
+			asRan, err := asRanJSON(ran[i], s.Coverage)
 			if err != nil {
 				// This query fails alone; the others are still reported.
 				rows[i] = replay.Row{QueryID: qs[i].ID, K: qs[i].K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}

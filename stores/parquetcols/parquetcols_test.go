@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -50,6 +49,10 @@ func FuzzOpen(f *testing.F) {
 		f.Add(b)
 		f.Add(b[:len(b)/2])
 	}
+	// What fuzzing found: a footer length past the file's start.
+	f.Add([]byte("PAR1\x15\x06\x15\xd8PAR1"))
+	// Run with -fuzzminimizetime 0s: minimising a 4 KB input through
+	// parquet-go's instrumented decoder takes the whole run otherwise.
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pf, err := Open("fuzz.parquet", b)
 		if err != nil {
@@ -66,13 +69,4 @@ func FuzzOpen(f *testing.F) {
 			pf.Floats(ctx, c)
 		}
 	})
-}
-
-// A footer length larger than the file is refused before parquet-go
-// allocates it (a 16 KB file claimed 4 GB and the process died).
-func TestFooterLongerThanFile(t *testing.T) {
-	b := []byte("PAR1" + strings.Repeat("\x00", 4000) + "\xff\xff\xff\xf0PAR1")
-	if _, err := Open("huge-footer.parquet", b); err == nil || !strings.Contains(err.Error(), "footer claims") {
-		t.Fatalf("err = %v", err)
-	}
 }
