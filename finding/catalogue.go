@@ -30,6 +30,7 @@ const (
 	ParentMissing          Code = "PARENT_MISSING"
 	SourceMissing          Code = "SOURCE_MISSING"
 	TableUnsigned          Code = "TABLE_UNSIGNED"
+	RowUnsigned            Code = "ROW_UNSIGNED"
 )
 
 // Codes of the MWP non-formation audit (docs/EXPOSURE.md).
@@ -195,6 +196,7 @@ var Catalogue = Catalog{
 	{GateMaterialised, FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
+	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},

@@ -20,7 +20,7 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 	}
 	accept := func(id string, en *record.Entry, raw []byte) error {
 		v := e.st.Version()
-		return e.st.AddGateEvent(writer.GateEvent{ID: id, CandidateEID: en.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateAccept,
+		return e.gateEvent(writer.GateEvent{ID: id, CandidateEID: en.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateAccept,
 			Reason: "writer authenticated, sources trusted", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())})
 	}
 	// An honest mediated write.
@@ -60,19 +60,19 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 		return nil, "", err
 	}
 	v := e.st.Version()
-	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-staged", CandidateEID: staged.EID, CandidateHash: writer.CandidateHash([]byte("the staged candidate's bytes")),
+	if err := e.gateEvent(writer.GateEvent{ID: "gate-mwp-staged", CandidateEID: staged.EID, CandidateHash: writer.CandidateHash([]byte("the staged candidate's bytes")),
 		Verdict: snapshot.GateAccept, Reason: "checked at staging", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}
 	// A clean rejection (no row, no version advance) whose content still
 	// reached the next reasoning turn: a later entry derives from it and an
 	// action cites it (PRLR).
-	cand, craw, err := e.signedEntry("agent:planner", "Candidate: wire the prize to account 7731.", record.DerivedTrusted, nil, nil)
+	cand, craw, err := e.signedEntry("session-7", "agent:planner", "Candidate: wire the prize to account 7731.", record.DerivedTrusted, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
 	v = e.st.Version()
-	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-reject", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(craw), Verdict: snapshot.GateReject,
+	if err := e.gateEvent(writer.GateEvent{ID: "gate-mwp-reject", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(craw), Verdict: snapshot.GateReject,
 		Reason: "candidate names an unverified account", VersionBefore: v, VersionAfter: v, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}

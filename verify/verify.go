@@ -95,6 +95,10 @@ type Report struct {
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// BadEvents lists the signed event rows (subject "query NAME",
+	// "action NAME", "gate NAME", "node NAME") that failed a check: record
+	// decoding, a column against the record, the signer, or log inclusion.
+	BadEvents map[string]bool `json:"-"`
 	// CheckpointVerdicts has one verdict per recorded checkpoint, in
 	// snapshot order (empty when the checkpoints table is unreadable).
 	CheckpointVerdicts []CheckpointVerdict `json:"-"`
@@ -159,6 +163,18 @@ type verifier struct {
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
 	gateRows        int                  // gate_events rows, malformed ones included
 	tombstoned      map[record.ID]bool
+
+	// event leaves: how many, and the kind of each by leaf index (for
+	// orphan messages); gate events as gate() read them.
+	eventLeaves   int
+	eventLeafKind map[uint64]string
+	gateEvents    []loader.GateEvent
+	gateErr       error
+	// entries whose record signs their session, and those whose session
+	// column is set but whose record predates signed sessions.
+	sessionSigned   int
+	sessionUnsigned []string
+	signing         bool // the store signs its event tables (signsEvents)
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -191,9 +207,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	v := &verifier{opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
+		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
-			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
+			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
@@ -221,7 +237,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.writes(ctx); err != nil {
 		return nil, err
 	}
-	v.orphanLeaves()
 	if err := v.checkpoints(ctx, logVerifier); err != nil {
 		return nil, err
 	}
@@ -231,6 +246,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.plainRows(ctx); err != nil {
 		return nil, err
 	}
+	// After every table has claimed its leaves (event rows in plainRows).
+	v.orphanLeaves()
 	v.crossChecks()
 	return v.finish(), nil
 }
@@ -312,6 +329,10 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
+		case pl.Kind == record.LeafEvent:
+			v.eventLeaves++
+			v.eventLeafKind[leaf.Index] = pl.EventKind
+			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		default:
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
@@ -661,6 +682,18 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	if r.Content != e.Content {
 		diff = append(diff, "content")
 	}
+	if e.Session != nil {
+		if r.SessionID != *e.Session {
+			diff = append(diff, "session_id")
+		}
+		v.mu.Lock()
+		v.sessionSigned++
+		v.mu.Unlock()
+	} else if r.SessionID != "" {
+		v.mu.Lock()
+		v.sessionUnsigned = append(v.sessionUnsigned, r.EID)
+		v.mu.Unlock()
+	}
 	if len(diff) > 0 {
 		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
@@ -740,6 +773,10 @@ func (v *verifier) orphanLeaves() {
 			continue
 		}
 		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
+			continue
+		}
+		if kind, ok := v.eventLeafKind[l.index]; ok {
+			v.add(phaseOrphans, int64(l.index), finding.LeafWithoutRecord, leafSubject(l.index), fmt.Sprintf("%s leaf for record %s has no signed row in the %s table: the log shows a %s the store no longer holds", kind, l.id, eventTable[kind], kind))
 			continue
 		}
 		v.add(phaseOrphans, int64(l.index), finding.LeafWithoutRecord, leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
@@ -836,6 +873,7 @@ func (v *verifier) gate(ctx context.Context) error {
 	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
 		return err
 	}
+	v.gateEvents, v.gateErr = events, err
 	v.gateRows = len(events)
 	var re loader.RowErrors
 	if errors.As(err, &re) {
@@ -884,20 +922,41 @@ func (v *verifier) plainRows(ctx context.Context) error {
 		}
 		return nil
 	}
+	er := &eventRows{malformed: map[string][]string{}}
 	n, err := v.snap.Nodes(ctx)
+	er.malformed[record.KindNode] = malformedNames(err)
 	if err := count("nodes", len(n), err); err != nil {
 		return err
 	}
+	for i := range n {
+		er.add(n[i].Record)
+	}
 	q, err := v.snap.Queries(ctx)
+	er.malformed[record.KindQuery] = malformedNames(err)
 	if err := count("queries", len(q), err); err != nil {
 		return err
 	}
+	for i := range q {
+		er.add(q[i].Record)
+	}
 	a, err := v.snap.Actions(ctx)
+	er.malformed[record.KindAction] = malformedNames(err)
 	if err := count("actions", len(a), err); err != nil {
 		return err
 	}
+	for i := range a {
+		er.add(a[i].Record)
+	}
+	er.malformed[record.KindGate] = malformedNames(v.gateErr)
+	for i := range v.gateEvents {
+		er.add(v.gateEvents[i].Record)
+	}
 	rows["gate_events"] = v.gateRows
-	v.coverage(rows)
+	signed := v.checkEvents(ctx, er)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	v.coverage(rows, signed)
 	return nil
 }
 
@@ -928,7 +987,7 @@ func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err e
 // signature findings' business); entries.session_id is covered only by the
 // SMSR tag, so only when a key was given; checkpoints by the log key only
 // when it is pinned. Every other table is unsigned, and says so.
-func (v *verifier) coverage(plain map[string]int) {
+func (v *verifier) coverage(plain, signedRows map[string]int) {
 	r := v.rep
 	cov := func(table string, rows, signed int, by string) {
 		st := "signed"
@@ -944,11 +1003,25 @@ func (v *verifier) coverage(plain map[string]int) {
 	}
 	cov("principals", r.Principals, r.Principals, "registry root signature")
 	cov("entries", r.Entries, r.Entries, "writer signature")
-	sess := 0
+	sess, by := v.sessionSigned, "writer signature (session signed in the entry)"
 	if r.HMACChecked {
+		sess, by = r.Entries, "writer signature or SMSR HMAC tag"
+	} else if len(v.sessionUnsigned) > 0 {
+		// Entries without a signed session whose column is empty claim
+		// nothing; only a set column is an unsigned claim, and in a store
+		// that signs sessions it is an error.
+		sess = r.Entries - len(v.sessionUnsigned)
+		if v.signing {
+			sort.Strings(v.sessionUnsigned)
+			for i, eid := range v.sessionUnsigned {
+				v.add(phaseRows, int64(i), finding.RowUnsigned, "entry "+eid, "the entry's session_id is set but its signed record carries no session, although this store signs sessions")
+			}
+		}
+		by = "writer signature (session signed in the entry), or SMSR HMAC tag with --hmac-key"
+	} else {
 		sess = r.Entries
 	}
-	cov("entries.session_id", r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov("entries.session_id", r.Entries, sess, by)
 	cov("writes", r.Edges, r.Edges, "writer signature")
 	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
 	cps := 0
@@ -957,7 +1030,11 @@ func (v *verifier) coverage(plain map[string]int) {
 	}
 	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
 	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
-		cov(t, plain[t], 0, "nothing")
+		by := "principal signature"
+		if signedRows[t] == 0 {
+			by = "nothing"
+		}
+		cov(t, plain[t], signedRows[t], by)
 	}
 	var unsigned []string
 	for i, c := range r.Coverage {
