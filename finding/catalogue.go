@@ -40,6 +40,7 @@ const (
 	MWPCandidateHashMismatch Code = "MWP_CANDIDATE_HASH_MISMATCH"
 	MWPNonceReuse            Code = "MWP_NONCE_REUSE"
 	MWPVersionChainBroken    Code = "MWP_VERSION_CHAIN_BROKEN"
+	MWPVectorResidue         Code = "MWP_VECTOR_RESIDUE"
 )
 
 // Codes of the rules a responder assumes: unique ids, tombstones that
@@ -249,6 +250,7 @@ var Catalogue = Catalog{
 	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
 	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
 	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},
+	{MWPVectorResidue, FamMWP, SevError, "the store's vector table holds an entry for a rejected candidate (its id or the SHA-256 its gate event recorded): the rejection left a vector behind (MWP's alpha_vec)"},
 
 	{DiffFork, FamDiff, SevError, "the two snapshots' checkpoints are not consistent: same size with different roots, or the consistency proof fails (a fork)"},
 	{DiffRollback, FamDiff, SevError, "snapshot B's checkpoint is smaller than A's: B is older, or the log was rolled back"},

@@ -25,6 +25,9 @@ type RefusedAction struct {
 	Tool    string   `json:"tool"`
 	Verdict string   `json:"verdict"`
 	Reasons []string `json:"reasons"`
+	// Coverage is "unsigned" (or "not checked") when no signature covers
+	// the action row: the action itself is then a claim.
+	Coverage string `json:"coverage,omitempty"`
 }
 
 // LineageSummary is the store-wide lineage result at one tau.
@@ -52,6 +55,7 @@ type GateRow struct {
 	Dispatched        bool   `json:"dispatched"`
 	ShouldHaveRefused bool   `json:"should_have_refused"`
 	Reason            string `json:"reason"`
+	Coverage          string `json:"coverage,omitempty"` // as RefusedAction.Coverage
 }
 
 func (s *Session) propagateOptions(tau float64, failClosed bool) lineage.Options {
@@ -139,11 +143,11 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 	}
 	for _, g := range gate {
 		sum.Gate = append(sum.Gate, GateRow{Action: g.Action, Tool: g.Tool, Sensitive: g.Sensitive, Verdict: g.Verdict.String(),
-			Dispatched: g.Dispatched, ShouldHaveRefused: g.ShouldHaveRefused, Reason: g.Reason})
+			Dispatched: g.Dispatched, ShouldHaveRefused: g.ShouldHaveRefused, Reason: g.Reason, Coverage: s.Coverage(verify.TableActions, g.Action)})
 		if !g.ShouldHaveRefused {
 			continue
 		}
-		ra := RefusedAction{Action: g.Action, Tool: g.Tool, Verdict: g.Verdict.String(), Reasons: []string{g.Reason}}
+		ra := RefusedAction{Action: g.Action, Tool: g.Tool, Verdict: g.Verdict.String(), Reasons: []string{g.Reason}, Coverage: s.Coverage(verify.TableActions, g.Action)}
 		for _, e := range g.Entries {
 			switch {
 			case !e.Known:

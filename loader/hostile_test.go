@@ -13,6 +13,7 @@ import (
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/snapshot"
 )
 
 // run executes statements on a test copy (never on generated evidence).
@@ -290,5 +291,57 @@ func TestJournalAndNonRegularFiles(t *testing.T) {
 	s.Close()
 	if _, err := loader.Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("a directory opened as a snapshot: %v", err)
+	}
+}
+
+// The optional vector table: absent is no problem; present, its rows are
+// read with a bad row named and skipped; a view by its name is refused.
+func TestOptionalVectorTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := cleanCopy(t)
+	s, err := loader.OpenContext(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Has(snapshot.VectorTable) || len(s.Problems()) != 0 {
+		t.Fatalf("clean store: Has(vectors) %v, problems %v", s.Has(snapshot.VectorTable), s.Problems())
+	}
+	if vs, err := s.Vectors(ctx); vs != nil || err != nil {
+		t.Fatalf("absent table read %v, %v", vs, err)
+	}
+	s.Close()
+
+	good := copyFile(t, p)
+	run(t, good, snapshot.VectorSchema,
+		"INSERT INTO vectors VALUES (1, 'e1', '"+strings.Repeat("ab", 32)+"', 2, zeroblob(8))",
+		"INSERT INTO vectors VALUES (2, 'e2', 'nothex', 2, zeroblob(8))",
+		"INSERT INTO vectors VALUES (3, 'e3', '"+strings.Repeat("cd", 32)+"', 3, zeroblob(8))")
+	s, err = loader.OpenContext(ctx, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	vs, err := s.Vectors(ctx)
+	var bad loader.RowErrors
+	if !errors.As(err, &bad) || len(bad) != 2 || bad[0].Field != "content_hash" || bad[1].Field != "vec" {
+		t.Fatalf("row errors %v, want content_hash of e2 and vec of e3", err)
+	}
+	if !s.Has(snapshot.VectorTable) || len(vs) != 1 || vs[0].EID != "e1" || vs[0].ContentHash[0] != 0xab {
+		t.Fatalf("vectors %+v", vs)
+	}
+
+	view := copyFile(t, p)
+	run(t, view, "CREATE VIEW vectors AS SELECT 1 AS seq, 'x' AS eid, '' AS content_hash, 1 AS dim, zeroblob(900000000) AS vec")
+	sv, err := loader.OpenContext(ctx, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close()
+	if sv.Has(snapshot.VectorTable) {
+		t.Fatal("a vectors view is read")
+	}
+	if _, ok := problemKinds(sv)[key(loader.ProblemNotTable, "vectors")]; !ok {
+		t.Fatalf("no %s for the vectors view: %v", loader.ProblemNotTable, sv.Problems())
 	}
 }

@@ -327,3 +327,48 @@ func (s *Snapshot) gateOf(r *row) GateEvent {
 	}
 	return g
 }
+
+// Vector is one row of the optional vector index: the entry whose signed
+// bytes were embedded and their SHA-256. The embedding itself is not read.
+type Vector struct {
+	Seq         int64
+	EID         string
+	ContentHash [32]byte
+	Dim         int64
+}
+
+// maxVecCell bounds one embedding (64k float32 values).
+const maxVecCell = 1 << 18
+
+var vectorCols = []column{{"eid", maxIDCell, false}, {"content_hash", maxIDCell, false}, {"dim", maxNumCell, false}, {"vec", maxVecCell, false}}
+
+// Vectors reads the optional vector index; nil with no error when the
+// snapshot has no vector table (Has(snapshot.VectorTable) tells). A
+// malformed row is skipped and listed in the returned RowErrors.
+func (s *Snapshot) Vectors(ctx context.Context) ([]Vector, error) {
+	const t = snapshot.VectorTable
+	var out []Vector
+	bad := rowErrs{s: s, table: t}
+	err := s.streamBounded(ctx, t, vectorCols, "", nil, func(r *row) error {
+		v := Vector{Seq: r.seq, EID: r.str(s, t, 0), Dim: r.int(s, t, 2, 0)}
+		h := r.str(s, t, 1)
+		vec := r.blob(s, t, 3)
+		if r.err == nil {
+			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
+				r.fail(s, t, v.EID, "content_hash", "want 64 hex digits, got %q", h)
+			} else {
+				copy(v.ContentHash[:], b)
+			}
+		}
+		if r.err == nil && (v.Dim <= 0 || int64(len(vec)) != 4*v.Dim) {
+			r.fail(s, t, v.EID, "vec", "%d bytes for dim %d, want 4 bytes per dimension", len(vec), v.Dim)
+		}
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, bad.result(err)
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/snapshot"
 )
 
 // Problem is something wrong with the snapshot file as a whole rather than
@@ -32,6 +33,11 @@ const (
 // Tables are the format's tables, in schema order, meta first.
 var Tables = []string{"meta", "principals", "entries", "nodes", "writes", "tombstones", "queries", "actions", "gate_events", "checkpoints"}
 
+// OptionalTables are tables the format allows but does not require: an
+// absent one is no problem (it reads as absent, see Has), a view or virtual
+// table by that name is refused like a format table.
+var OptionalTables = []string{snapshot.VectorTable}
+
 // maxSchemaObjects bounds the schema read: the format has a dozen objects
 // (tables and their unique indexes); a file with thousands is hostile.
 const maxSchemaObjects = 4096
@@ -50,6 +56,9 @@ func (s *Snapshot) checkStructure(ctx context.Context) error {
 	defer rows.Close()
 	format := map[string]bool{}
 	for _, t := range Tables {
+		format[t] = true
+	}
+	for _, t := range OptionalTables {
 		format[t] = true
 	}
 	found := map[string]bool{}
@@ -96,6 +105,20 @@ func (s *Snapshot) checkStructure(ctx context.Context) error {
 		return &Error{File: s.Path, Table: "sqlite_schema", Err: err}
 	}
 	rows.Close()
+	for _, t := range OptionalTables {
+		if !found[t] {
+			s.refused[t] = "is absent (optional)"
+			continue
+		}
+		if s.refused[t] != "" {
+			continue
+		}
+		if gen, err := s.generatedColumns(ctx, t); err != nil {
+			return err
+		} else if len(gen) > 0 {
+			s.refuse(t, "has generated column(s) "+strings.Join(gen, ", ")+" (computed on read)")
+		}
+	}
 	for _, t := range Tables {
 		if !found[t] {
 			s.problems = append(s.problems, Problem{ProblemTableMissing, t, "table " + t + " is missing"})
@@ -151,6 +174,12 @@ func (s *Snapshot) problem(kind finding.Code, object, msg string) {
 // Problems returns what is wrong with the snapshot file as a whole, in the
 // order found. Refused tables read as empty; each has a problem here.
 func (s *Snapshot) Problems() []Problem { return append([]Problem(nil), s.problems...) }
+
+// Has reports whether an optional table is present and readable: false
+// when the snapshot has none, or when it was refused (see Problems).
+func (s *Snapshot) Has(table string) bool {
+	return s.refused[table] == ""
+}
 
 // Refused says why a format table is not read, or "" when it is read.
 func (s *Snapshot) Refused(table string) string { return s.refused[table] }

@@ -2,6 +2,7 @@ package mwp
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/memscope/memscope/loader"
@@ -94,6 +95,19 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool) (I
 	}
 	for _, q := range qs {
 		in.Queries = append(in.Queries, Query{ID: q.ID, Selected: q.Selected})
+	}
+	if s.Has(snapshot.VectorTable) {
+		vs, err := s.Vectors(ctx)
+		var bad loader.RowErrors
+		if errors.As(err, &bad) {
+			in.BadVectors = len(bad)
+		} else if err != nil {
+			return in, err
+		}
+		in.HasVectorTable = true
+		for _, v := range vs {
+			in.Vectors = append(in.Vectors, Vector{EID: v.EID, ContentHash: v.ContentHash})
+		}
 	}
 	nodes, err := s.Nodes(ctx)
 	if err != nil {

@@ -73,6 +73,18 @@ type Input struct {
 	StoreVersion  *int64
 	// HasVectorTable: the store keeps a vector index the audit can read.
 	HasVectorTable bool
+	// Vectors are the vector index's rows (with HasVectorTable).
+	Vectors []Vector
+	// BadVectors counts vector rows that could not be read (each an error
+	// of the loader's, not searched).
+	BadVectors int
+}
+
+// Vector is one vector index row: the memory it embeds and the SHA-256 of
+// the signed bytes that were embedded.
+type Vector struct {
+	EID         string
+	ContentHash [32]byte
 }
 
 // Check statuses.
@@ -259,10 +271,40 @@ func Audit(in Input) Report {
 	}
 	rep.Checks = append(rep.Checks, chain)
 
+	// alpha_vec: a rejected candidate leaves no vector entry. A vector is
+	// the candidate's when it is keyed by the candidate's id or embeds the
+	// bytes its gate event hashed (a re-keyed vector of the same content).
 	vec := Check{Name: "alpha_vec", Status: StatusNotCheckable, Detail: "the store has no vector table: whether a rejected candidate left a vector entry cannot be seen"}
 	if in.HasVectorTable {
-		vec.Status = StatusNotChecked
-		vec.Detail = "the store has a vector table; this audit does not read it yet"
+		vec.Status = StatusChecked
+		stored := map[string]bool{}
+		for _, r := range in.Records {
+			stored[r.ID] = true
+		}
+		orphans := 0
+		for _, v := range in.Vectors {
+			g, byID := rejected[v.EID]
+			if !byID {
+				g, byID = rejHash[v.ContentHash]
+				if byID {
+					add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("a vector keyed %s embeds the bytes of rejected candidate %s (hash %s)", v.EID, g.CandidateEID, short(g.CandidateHash)))
+					continue
+				}
+			} else {
+				add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("rejected candidate %s has a vector entry: the rejection left it in the vector index", v.EID))
+				continue
+			}
+			if !stored[v.EID] {
+				orphans++
+			}
+		}
+		vec.Detail = fmt.Sprintf("%d vector entries searched for the ids and hashes of %d rejected candidates", len(in.Vectors), len(rejected))
+		if in.BadVectors > 0 {
+			vec.Detail += fmt.Sprintf("; %d malformed vector rows could not be read and were not searched", in.BadVectors)
+		}
+		if orphans > 0 {
+			vec.Detail += fmt.Sprintf("; %d vectors name no stored record and no rejected candidate (not a finding: the audit cannot tell whose they are)", orphans)
+		}
 	}
 	rep.Checks = append(rep.Checks, vec)
 	return rep

@@ -3,6 +3,7 @@ package mwp
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/finding"
@@ -41,7 +42,7 @@ func TestMWPScenarioCaught(t *testing.T) {
 	t.Parallel()
 	r := audit(t, "mwp")
 	c := codes(r)
-	for _, code := range []finding.Code{finding.MWPGateBypass, finding.MWPNonceReuse, finding.MWPCandidateHashMismatch, finding.MWPVersionChainBroken} {
+	for _, code := range []finding.Code{finding.MWPGateBypass, finding.MWPNonceReuse, finding.MWPCandidateHashMismatch, finding.MWPVersionChainBroken, finding.MWPVectorResidue} {
 		if c[code] != 1 {
 			t.Errorf("%s: %d findings, want 1 (%v)", code, c[code], r.Findings)
 		}
@@ -52,13 +53,9 @@ func TestMWPScenarioCaught(t *testing.T) {
 	}
 	for _, ch := range r.Checks {
 		switch ch.Name {
-		case "gate_bypass", "prlr", "nonce_reuse", "version_chain", "candidate_hash":
+		case "gate_bypass", "prlr", "nonce_reuse", "version_chain", "candidate_hash", "alpha_vec":
 			if ch.Status != StatusChecked {
 				t.Errorf("%s: %s, want checked", ch.Name, ch.Status)
-			}
-		case "alpha_vec":
-			if ch.Status != StatusNotCheckable {
-				t.Errorf("alpha_vec: %s, want not checkable (no vector table)", ch.Status)
 			}
 		}
 	}
@@ -75,6 +72,9 @@ func TestCleanHasNoMWPFinding(t *testing.T) {
 	for _, ch := range r.Checks {
 		if ch.Name == "gate_bypass" && ch.Status != StatusNotCheckable {
 			t.Errorf("gate_bypass on a store without a declared gate: %s", ch.Status)
+		}
+		if ch.Name == "alpha_vec" && ch.Status != StatusNotCheckable {
+			t.Errorf("alpha_vec on a store without a vector table: %s", ch.Status)
 		}
 	}
 	if r.Accepted != 1 || r.Rejected != 1 {
@@ -102,5 +102,56 @@ func TestAuditUnits(t *testing.T) {
 	}
 	if Audit(Input{}).Checks[4].Status != StatusNotCheckable {
 		t.Error("no gate events: the version chain is not checkable")
+	}
+}
+
+// alpha_vec on hand-made input: a vector keyed by a rejected candidate, a
+// re-keyed vector of a rejected candidate's bytes, an accepted entry's
+// vector (no finding) and an orphan (counted, no finding).
+func TestAlphaVec(t *testing.T) {
+	t.Parallel()
+	rejHash := [32]byte{7}
+	in := Input{
+		Gate: []GateEvent{
+			{ID: "g-acc", CandidateEID: "ok", Accept: true, VersionBefore: 0, VersionAfter: 1},
+			{ID: "g-rej", CandidateEID: "rej", CandidateHash: [32]byte{9}, VersionBefore: 1, VersionAfter: 1},
+			{ID: "g-rej2", CandidateEID: "rej2", CandidateHash: rejHash, VersionBefore: 1, VersionAfter: 1},
+		},
+		Records:        []Record{{Kind: "entry", ID: "ok", Nonce: [16]byte{1}}},
+		HasVectorTable: true,
+		Vectors: []Vector{
+			{EID: "ok", ContentHash: [32]byte{1}},
+			{EID: "rej"},
+			{EID: "renamed", ContentHash: rejHash},
+			{EID: "orphan", ContentHash: [32]byte{3}},
+		},
+	}
+	r := Audit(in)
+	var vec Check
+	for _, c := range r.Checks {
+		if c.Name == "alpha_vec" {
+			vec = c
+		}
+	}
+	if vec.Status != StatusChecked || vec.Findings != 2 {
+		t.Fatalf("alpha_vec %+v, want checked with 2 findings", vec)
+	}
+	subjects := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Code == finding.MWPVectorResidue {
+			subjects[f.Subject] = true
+		}
+	}
+	if !subjects["gate g-rej"] || !subjects["gate g-rej2"] {
+		t.Errorf("residue subjects %v, want both rejections", subjects)
+	}
+	if !strings.Contains(vec.Detail, "1 vectors name no stored record") {
+		t.Errorf("orphan not counted: %q", vec.Detail)
+	}
+	in.HasVectorTable, in.Vectors = false, nil
+	for _, c := range Audit(in).Checks {
+		if c.Name == "alpha_vec" && (c.Status != StatusNotCheckable || c.Findings != 0) {
+			t.Errorf("no vector table: %+v, want not checkable", c)
+		}
 	}
 }

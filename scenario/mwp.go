@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"crypto/sha256"
 	"strconv"
 
 	"github.com/memscope/memscope/record"
@@ -18,8 +19,13 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 	if err := e.st.SetMeta(snapshot.MetaGateMediatedSince, strconv.FormatInt(since, 10)); err != nil {
 		return nil, "", err
 	}
+	// The store keeps a vector index (MWP's mock vector store): every
+	// accepted entry is embedded.
 	accept := func(id string, en *record.Entry, raw []byte) error {
 		v := e.st.Version()
+		if err := e.st.AddVector(en.EID, writer.CandidateHash(raw), embed(raw)); err != nil {
+			return err
+		}
 		return e.gateEvent(writer.GateEvent{ID: id, CandidateEID: en.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateAccept,
 			Reason: "writer authenticated, sources trusted", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())})
 	}
@@ -77,6 +83,20 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 		return nil, "", err
 	}
 	e.byName["mwp-rejected"] = cand.EID
+	// A rejection whose row never formed and whose version did not advance,
+	// but whose vector the write-first index had already taken (alpha_vec).
+	vcand, vraw, err := e.signedEntry("session-7", "agent:planner", "Candidate: the prize committee now meets at account 7731.", record.DerivedTrusted, nil, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := e.st.AddVector(vcand.EID, writer.CandidateHash(vraw), embed(vraw)); err != nil {
+		return nil, "", err
+	}
+	v = e.st.Version()
+	if err := e.gateEvent(writer.GateEvent{ID: "gate-mwp-vector", CandidateEID: vcand.EID, CandidateHash: writer.CandidateHash(vraw), Verdict: snapshot.GateReject,
+		Reason: "candidate names an unverified account", VersionBefore: v, VersionAfter: v, TS: int64(e.tick())}); err != nil {
+		return nil, "", err
+	}
 	leak, err := e.entry("mwp-leak", "agent:planner", "Plan: wire the prize to account 7731 as discussed.", record.DerivedTrusted, []string{"mwp-rejected"}, []float64{0.9}, "session-7")
 	if err != nil {
 		return nil, "", err
@@ -98,5 +118,16 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 	if _, err := e.st.Checkpoint(int64(e.tick())); err != nil {
 		return nil, "", err
 	}
-	return []string{"PARENT_MISSING"}, "verify: mwp-leak names a parent that is not in the store (PARENT_MISSING); the MWP audit in memscope exposure: MWP_GATE_BYPASS (mwp-bypass), MWP_VERSION_CHAIN_BROKEN (the version steps mwp-bypass took without a gate), MWP_NONCE_REUSE (the replayed entry), MWP_CANDIDATE_HASH_MISMATCH (gate-mwp-staged) and MWP_PRLR_TRACE (the rejected candidate as a parent and in act-wire-7731's justification).", nil
+	return []string{"PARENT_MISSING"}, "verify: mwp-leak names a parent that is not in the store (PARENT_MISSING); the MWP audit in memscope exposure: MWP_GATE_BYPASS (mwp-bypass), MWP_VERSION_CHAIN_BROKEN (the version steps mwp-bypass took without a gate), MWP_NONCE_REUSE (the replayed entry), MWP_CANDIDATE_HASH_MISMATCH (gate-mwp-staged), MWP_VECTOR_RESIDUE (gate-mwp-vector's candidate left a vector entry) and MWP_PRLR_TRACE (the rejected candidate as a parent and in act-wire-7731's justification).", nil
+}
+
+// embed is a deterministic stand-in embedding: eight values from the
+// record's hash. Only the vector table's keys matter to the audit.
+func embed(raw []byte) []float32 {
+	h := sha256.Sum256(raw)
+	out := make([]float32, 8)
+	for i := range out {
+		out[i] = float32(h[i]) / 255
+	}
+	return out
 }

@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
+	"github.com/memscope/memscope/internal/par"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/smsr"
@@ -238,39 +240,106 @@ func buildClean(e *env, opt Options) ([]string, string, error) {
 // bulk adds about n honest entries with lineage, for benchmarks. Recorded
 // labels are an upper bound of what propagation can compute at any tau, so
 // the scaled store stays clean.
+// bulkBatch is how many bulk entries are drawn, then signed on every core,
+// then stored, at a time: large enough to keep both cores busy, small
+// enough that a batch in flight costs a few MB.
+const bulkBatch = 4096
+
+// bulk adds n entries with random parents. The draws happen in order on one
+// goroutine and Ed25519 signatures are deterministic, so signing on several
+// cores and storing in order writes the same bytes as one core would;
+// storing (SQLite and the log) overlaps the signing of the next batch.
 func (e *env) bulk(n int) error {
 	writers := []string{"agent:planner", "tool:search", "user", "agent:indexer"}
 	base := []record.Trust{record.DerivedTrusted, record.DerivedTrusted, record.Trusted, record.DerivedTrusted}
+	keys := make([]ed25519.PrivateKey, len(writers))
+	for i, w := range writers {
+		keys[i] = e.key(w)
+	}
 	ids := make([]record.ID, 0, n)
 	labels := make([]record.Trust, 0, n)
-	for i := 0; i < n; i++ {
-		wi := e.gen.Rand().IntN(len(writers))
-		ts := uint64(e.clock) + uint64(i)*1e6
-		en := &record.Entry{EID: e.newID(ts), Writer: writers[wi], TS: ts, Nonce: e.nonce(),
-			Content: fmt.Sprintf("Observation %d: %s noted item %d of the daily review.", i, writers[wi], e.gen.Rand().IntN(100000))}
-		trust := base[wi]
-		if len(ids) > 0 {
-			for k := e.gen.Rand().IntN(4); k > 0; k-- {
-				p := e.gen.Rand().IntN(len(ids))
-				if containsID(en.Parents, ids[p]) {
-					continue
+
+	type signed struct {
+		en  *record.Entry
+		raw []byte
+	}
+	batches := make(chan []signed, 1)
+	stored := make(chan error, 1)
+	var failed atomic.Bool
+	go func() {
+		var err error
+		for b := range batches {
+			for _, s := range b {
+				if err != nil {
+					break
 				}
-				en.Parents = append(en.Parents, ids[p])
-				en.Weights = append(en.Weights, math.Round(e.gen.Rand().Float64()*1000)/1000)
-				trust = max(trust, labels[p])
+				err = e.st.AddSignedEntry(e.ctx, s.en, s.raw, writer.EntryOptions{SessionID: bulkSession})
+			}
+			if err != nil {
+				failed.Store(true)
 			}
 		}
-		en.Trust = trust
-		en.HSrc[0], en.HCtx[0] = byte(i), byte(i>>8)
-		if err := e.st.AddEntry(e.ctx, en, e.key(en.Writer), writer.EntryOptions{SessionID: "bulk"}); err != nil {
-			return err
+		stored <- err
+	}()
+	var err error
+	for lo := 0; lo < n && err == nil && !failed.Load(); lo += bulkBatch {
+		if err = e.ctx.Err(); err != nil {
+			break
 		}
-		ids = append(ids, en.EID)
-		labels = append(labels, trust)
+		batch := make([]signed, min(bulkBatch, n-lo))
+		wi := make([]int, len(batch))
+		for j := range batch {
+			i := lo + j
+			wi[j] = e.gen.Rand().IntN(len(writers))
+			ts := uint64(e.clock) + uint64(i)*1e6
+			en := &record.Entry{EID: e.newID(ts), Writer: writers[wi[j]], TS: ts, Nonce: e.nonce(),
+				Content: fmt.Sprintf("Observation %d: %s noted item %d of the daily review.", i, writers[wi[j]], e.gen.Rand().IntN(100000))}
+			trust := base[wi[j]]
+			if len(ids) > 0 {
+				for k := e.gen.Rand().IntN(4); k > 0; k-- {
+					p := e.gen.Rand().IntN(len(ids))
+					if containsID(en.Parents, ids[p]) {
+						continue
+					}
+					en.Parents = append(en.Parents, ids[p])
+					en.Weights = append(en.Weights, math.Round(e.gen.Rand().Float64()*1000)/1000)
+					trust = max(trust, labels[p])
+				}
+			}
+			en.Trust = trust
+			en.HSrc[0], en.HCtx[0] = byte(i), byte(i>>8)
+			en.Session = &bulkSession
+			batch[j].en = en
+			ids = append(ids, en.EID)
+			labels = append(labels, trust)
+		}
+		errs := make([]error, len(batch))
+		par.Each(len(batch), 0, func(j int) {
+			batch[j].raw, errs[j] = writer.SignEntry(batch[j].en, keys[wi[j]])
+		})
+		for _, err2 := range errs {
+			if err2 != nil {
+				err = err2
+				break
+			}
+		}
+		if err == nil {
+			batches <- batch
+		}
+	}
+	close(batches)
+	if serr := <-stored; err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
 	}
 	e.clock += int64(n) * 1e6
 	return nil
 }
+
+// bulkSession is the session of every bulk entry (signed in each).
+var bulkSession = "bulk"
 
 func containsID(xs []record.ID, x record.ID) bool {
 	for _, y := range xs {

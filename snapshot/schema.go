@@ -113,6 +113,26 @@ CREATE TABLE checkpoints (
 );
 `
 
+// VectorTable is the optional vector index of a snapshot: one row per
+// embedded memory, keyed by the entry id whose signed bytes were embedded,
+// with the SHA-256 of those bytes (content_hash, hex) and the embedding as
+// dim little-endian float32 values. A store without a vector index has no
+// such table (the writer creates it with the first vector), so an old
+// snapshot reads as "no vector table", never as an empty index. The MWP
+// audit reads it for alpha_vec: a rejected candidate must leave no vector.
+const VectorTable = "vectors"
+
+// VectorSchema creates the vector table.
+const VectorSchema = `
+CREATE TABLE vectors (
+  seq          INTEGER PRIMARY KEY,
+  eid          TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  dim          INTEGER NOT NULL,
+  vec          BLOB NOT NULL
+);
+`
+
 // Meta keys.
 const (
 	MetaFormat       = "format"

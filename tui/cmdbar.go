@@ -30,7 +30,7 @@ func (c *cmdState) start() {
 }
 
 // cmdWords are the commands besides view names.
-var cmdWords = []string{"picker", "quit", "help", "tau ", "glossary "}
+var cmdWords = []string{"picker", "quit", "help", "tau ", "labels fail-open", "labels fail-closed", "glossary "}
 
 type cmdEntriesMsg struct {
 	gen int
@@ -197,6 +197,15 @@ func (m *Model) runCommand(text string) tea.Cmd {
 			return nil
 		}
 		return m.setTau(t)
+	case "labels", "policy":
+		switch rest {
+		case "fail-open", "open":
+			return m.setPolicy(false)
+		case "fail-closed", "closed":
+			return m.setPolicy(true)
+		}
+		m.setErr("labels wants fail-open or fail-closed, got %q", sanitize.Line(rest))
+		return nil
 	case "leaf", "checkpoint", "query", "action":
 		m.push()
 		return m.jump(word + " " + text[len(word)+1:])
@@ -244,7 +253,7 @@ func (m *Model) cmdResolved(msg cmdResolvedMsg) tea.Cmd {
 func (m *Model) renderCmdLine(w int) string {
 	s := m.styles
 	return s.FilterPrompt.Render(":") + sanitize.Line(m.cmd.text) + s.Bold.Render("_") +
-		s.Dim.Render("   view, id or short id, query, action, tau N, glossary TERM, picker  (tab completes, esc cancels)")
+		s.Dim.Render("   view, id or short id, query, action, tau N, labels fail-closed, glossary TERM, picker  (tab completes, esc cancels)")
 }
 
 func (m *Model) renderCompletions(w int) string {

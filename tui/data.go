@@ -112,6 +112,16 @@ type Relabeler interface {
 	Relabel(ctx context.Context, tau float64) error
 }
 
+// PolicyRelabeler is a Relabeler that can also switch the label policy:
+// fail-open (a derived entry with no strong parent edge keeps its trust)
+// or fail-closed (it becomes Derived-Untrusted). The inspector calls it
+// from a tea.Cmd; from then on Entry, Actions, Lineage and Overview (its
+// LabelPolicy) follow both. Optional: without it the policy is the one
+// the store was opened with and the header says so.
+type PolicyRelabeler interface {
+	RelabelPolicy(ctx context.Context, tau float64, failClosed bool) error
+}
+
 // Grouper is a Source that folds findings under their root causes
 // (inspect.GroupFindings: one altered tile explains the inclusion failures
 // under it, a wrong registry root the unregistered writers). Optional:
@@ -146,6 +156,9 @@ type Overview struct {
 	// Notes are short load-time remarks (for example "HMAC key not given:
 	// HMAC tags not checked").
 	Notes []string `json:"notes"`
+	// Unsigned is set for a native store (docs/STORES.md): it has no
+	// signatures, so the inspector says "checked", never "verified".
+	Unsigned bool `json:"unsigned"`
 }
 
 // Anchor is one trust anchor and whether the user pinned it.

@@ -40,7 +40,11 @@ func (m *Model) detailLines(w int) []string {
 		lines = append(lines, "  "+s.Error.Render("LAUNDERED: recorded trust is safer than recomputed"))
 	}
 	lines = append(lines, "  time "+time.Unix(0, r.TimeNS).UTC().Format(time.RFC3339Nano))
-	sec("Fields (decoded from the signed bytes)")
+	if m.ov.Unsigned {
+		sec("Fields (as the store holds them; unsigned)")
+	} else {
+		sec("Fields (decoded from the signed bytes)")
+	}
 	for _, f := range d.Fields {
 		name := padRight(sanitize.Line(f.Name), 10)
 		if f.Name == "content" {
@@ -62,7 +66,9 @@ func (m *Model) detailLines(w int) []string {
 	lines = append(lines, "  signature "+s.status(d.Signature)+"  "+m.untrusted(d.SigNote, 1<<20))
 	lines = append(lines, "  hmac      "+s.status(d.HMAC)+"  "+m.untrusted(d.HMACNote, 1<<20))
 	sec("Log inclusion")
-	if inc := d.Inclusion; inc == nil {
+	if inc := d.Inclusion; inc == nil && m.ov.Unsigned {
+		lines = append(lines, "  not checked: an unsigned store has no log")
+	} else if inc == nil {
 		lines = append(lines, "  "+s.Error.Render("no leaf in the log for this record"))
 	} else {
 		lines = append(lines, fmt.Sprintf("  leaf %d of tree size %d", inc.LeafIndex, inc.TreeSize))
@@ -99,8 +105,10 @@ func (m *Model) detailLines(w int) []string {
 	}
 	links("Parents", d.Parents)
 	links("Children", d.Children)
-	sec(fmt.Sprintf("Signed bytes (%d)", len(d.SignedBytes)))
-	lines = append(lines, hexDump(d.SignedBytes)...)
+	if !m.ov.Unsigned {
+		sec(fmt.Sprintf("Signed bytes (%d)", len(d.SignedBytes)))
+		lines = append(lines, hexDump(d.SignedBytes)...)
+	}
 	return lines
 }
 

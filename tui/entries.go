@@ -463,6 +463,9 @@ func (m *Model) entryLine(r EntryRow, w int) string {
 		flag = s.Error.Render("!")
 	}
 	ts := time.Unix(0, r.TimeNS).UTC().Format("2006-01-02 15:04:05")
+	if r.TimeNS == 0 && m.ov.Unsigned {
+		ts = "-" // a native store's graph nodes carry no time
+	}
 	rec, now := r.Recorded.Short(), r.Recomputed.Short()
 	nowS := padRight(now, 4)
 	if r.Recomputed != r.Recorded && r.Recomputed > r.Recorded {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -212,72 +211,11 @@ func (m *Model) findingsKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if x, ok := f.selected(m.findings); ok {
 			m.push()
-			return m.jump(x.Subject)
+			return m.jumpFinding(x)
 		}
 	default:
 		return m.unused()
 	}
-	return nil
-}
-
-// maxLeafScan bounds the leaf search of a jump (one keypress).
-const maxLeafScan = 1 << 20
-
-// jump opens the subject of a finding: an entry, a leaf or checkpoint, a
-// query or an action.
-func (m *Model) jump(subject string) tea.Cmd {
-	word, rest, _ := strings.Cut(subject, " ")
-	switch word {
-	case "leaf":
-		if n, err := strconv.Atoi(rest); err == nil && n >= 0 && n < m.src.LeafCount() {
-			m.view = ViewLog
-			m.logv.sel = n
-			m.moveSel(0)
-			return nil
-		}
-	case "checkpoint":
-		m.view = ViewLog
-		m.setStatus("%s: the checkpoints are at the top of the Log view", sanitize.Line(subject))
-		return nil
-	case "query":
-		cmd := m.switchTo(ViewReplay)
-		m.rep.want = rest
-		m.rep.sortRows()
-		if m.rep.openPending && m.rep.rv != nil {
-			m.rep.openPending = false
-			return tea.Batch(cmd, m.runWhatIf())
-		}
-		return cmd
-	case "entry":
-		return m.openEntryID(rest)
-	case "action":
-		m.view = ViewActions
-		for i, r := range m.act.rows {
-			if r.Action == rest {
-				m.act.cur.sel = i
-			}
-		}
-		m.moveSel(0)
-		return nil
-	}
-	if _, ok := m.src.EntryIndex(subject); ok {
-		return m.openEntryID(subject)
-	}
-	// "principal ID", "tombstone ID", "write ID": the log leaf naming ID.
-	if rest != "" {
-		if n := m.src.LeafCount(); n <= maxLeafScan {
-			for i := 0; i < n; i++ {
-				if m.src.Leaf(i).Subject == rest {
-					m.view = ViewLog
-					m.logv.sel = i
-					m.moveSel(0)
-					m.setStatus("%s: its log leaf %d", sanitize.Line(subject), i)
-					return nil
-				}
-			}
-		}
-	}
-	m.setErr("cannot open %q: not an entry, leaf, checkpoint, query or action", sanitize.Line(subject))
 	return nil
 }
 

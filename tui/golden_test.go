@@ -9,10 +9,11 @@ import (
 	"github.com/memscope/memscope/tui"
 )
 
-// goldenSizes are the smallest supported terminal and a wide one.
-var goldenSizes = [][2]int{{80, 24}, {200, 50}}
+// goldenSizes are the smallest supported terminal, a wide one and the
+// widest the layouts are made for.
+var goldenSizes = [][2]int{{80, 24}, {200, 50}, {250, 60}}
 
-// TestGoldenViews renders every view at 80x24 and 200x50 with the Ascii
+// TestGoldenViews renders every view at each golden size with the Ascii
 // profile.
 func TestGoldenViews(t *testing.T) {
 	t.Parallel()
@@ -32,6 +33,7 @@ func TestGoldenViews(t *testing.T) {
 		{"replay-query", []string{"6", "enter"}, tui.Options{}},
 		{"replay-whatif", []string{"6", "enter", "w"}, tui.Options{}},
 		{"log", []string{"7"}, tui.Options{}},
+		{"log-leaf", []string{"7", "j", "j", "j", "j"}, tui.Options{}},
 		{"actions", []string{"8"}, tui.Options{}},
 		{"help", []string{"?"}, tui.Options{}},
 		{"glossary", []string{"?", "t", "a", "u"}, tui.Options{}},

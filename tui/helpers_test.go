@@ -18,76 +18,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// drive runs cmd and every command it leads to, feeding messages back into
-// the model, the way the Bubble Tea runtime would (minus the renderer).
+// drive, send, press and keyMsg are tuitest's, under the names these
+// tests have always used.
 func drive(t testing.TB, m tea.Model, cmd tea.Cmd) tea.Model {
 	t.Helper()
-	queue := []tea.Cmd{cmd}
-	for steps := 0; len(queue) > 0; steps++ {
-		if steps > 10000 {
-			t.Fatal("command loop did not settle")
-		}
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case tea.QuitMsg:
-			return m
-		default:
-			var next tea.Cmd
-			m, next = m.Update(msg)
-			queue = append(queue, next)
-		}
-	}
-	return m
+	return tuitest.Drive(t, m, cmd)
 }
 
-// send delivers one message and runs the commands it produces.
 func send(t testing.TB, m tea.Model, msg tea.Msg) tea.Model {
 	t.Helper()
-	m, cmd := m.Update(msg)
-	return drive(t, m, cmd)
+	return tuitest.Send(t, m, msg)
 }
 
-// press sends keys by name: "enter", "esc", "tab", "up", "down",
-// "backspace", or single characters.
 func press(t testing.TB, m tea.Model, keys ...string) tea.Model {
 	t.Helper()
-	for _, k := range keys {
-		m = send(t, m, keyMsg(k))
-	}
-	return m
+	return tuitest.Press(t, m, keys...)
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	}
-	r := []rune(k)
-	return tea.KeyPressMsg{Code: r[0], Text: k}
-}
+func keyMsg(k string) tea.KeyPressMsg { return tuitest.KeyMsg(k) }
 
 // typeText sends each rune of s as a key.
 func typeText(t testing.TB, m tea.Model, s string) tea.Model {

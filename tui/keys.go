@@ -24,7 +24,7 @@ type KeyMap struct {
 	Exposure                                key.Binding
 	Open, Back, Filter, Sort, Reverse       key.Binding
 	Severity, Group                         key.Binding
-	TauUp, TauDown                          key.Binding
+	TauUp, TauDown, Policy                  key.Binding
 	Toggle, WhatIf, Story, StoryBack        key.Binding
 	AsRan                                   key.Binding
 	Copy, CopyAll, ExportJSON, ExportDOT    key.Binding
@@ -95,6 +95,7 @@ func DefaultKeyMap() KeyMap {
 		Group:         b([]string{"o"}, "o", "group findings by"),
 		TauUp:         b([]string{"+", "="}, "+", "tau up"),
 		TauDown:       b([]string{"-", "_"}, "-", "tau down"),
+		Policy:        b([]string{"L"}, "L", "label policy fail-open/closed"),
 		Toggle:        b([]string{"x"}, "x", "toggle edge"),
 		WhatIf:        b([]string{"w"}, "w", "what-if"),
 		AsRan:         b([]string{"t"}, "t", "replay as each query ran / now"),
@@ -127,7 +128,7 @@ func (k *KeyMap) bindings() []namedBinding {
 		{"log", &k.Log}, {"actions", &k.Actions}, {"timeline", &k.Timeline}, {"exposure", &k.Exposure},
 		{"open", &k.Open}, {"back", &k.Back}, {"filter", &k.Filter}, {"sort", &k.Sort},
 		{"reverse", &k.Reverse}, {"severity", &k.Severity}, {"group", &k.Group},
-		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"as_ran", &k.AsRan}, {"story", &k.Story}, {"story_back", &k.StoryBack},
+		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"label_policy", &k.Policy}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"as_ran", &k.AsRan}, {"story", &k.Story}, {"story_back", &k.StoryBack},
 		{"copy", &k.Copy}, {"copy_all", &k.CopyAll}, {"export_json", &k.ExportJSON}, {"export_dot", &k.ExportDOT},
 		{"preview", &k.Preview}, {"preview_grow", &k.PreviewGrow}, {"preview_shrink", &k.PreviewShrink},
 		{"preview_up", &k.PreviewUp}, {"preview_down", &k.PreviewDown},
@@ -216,8 +217,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Left, k.Right},
 		{k.NextView, k.PrevView, k.Overview, k.Findings, k.Entries, k.Detail, k.Lineage, k.Replay, k.Log, k.Actions, k.Timeline, k.Exposure},
-		{k.Open, k.Back, k.Filter, k.Sort, k.Reverse, k.Severity, k.Group, k.TauUp, k.TauDown},
-		{k.Toggle, k.WhatIf, k.Story, k.StoryBack, k.Copy, k.CopyAll, k.ExportJSON, k.ExportDOT},
+		{k.Open, k.Back, k.Filter, k.Sort, k.Reverse, k.Severity, k.Group, k.TauUp, k.TauDown, k.Policy},
+		{k.Toggle, k.WhatIf, k.AsRan, k.Story, k.StoryBack, k.Copy, k.CopyAll, k.ExportJSON, k.ExportDOT},
 		{k.Preview, k.PreviewShrink, k.PreviewGrow, k.PreviewUp, k.PreviewDown, k.Command, k.Picker, k.Help, k.Quit},
 	}
 }

@@ -19,6 +19,13 @@ type lineageState struct {
 	err     error
 	lv      *LineageView
 	cur     listCursor
+	policy  string // the Source's label policy when lv was loaded
+}
+
+// lineageStale says the drawing was made at another tau or label policy
+// than the ones in force.
+func (m *Model) lineageStale() bool {
+	return m.lin.lv != nil && (m.lin.lv.Tau != m.tau || m.lin.policy != m.ov.LabelPolicy)
 }
 
 // stepTau moves tau to the next ladder value above or below the current one.

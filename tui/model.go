@@ -101,7 +101,8 @@ type Model struct {
 
 	// One state for the whole inspector: every view uses this tau.
 	tau        float64
-	relabeling int // generation of the latest Relabel
+	failClosed bool // the label policy: fail-closed (true) or fail-open
+	relabeling int  // generation of the latest Relabel
 
 	// Where the user is, per view; a navigation frame is a copy of it.
 	viewStates
@@ -115,7 +116,6 @@ type Model struct {
 
 	tabHits []hit
 	listTop int // screen row of the current view's first list row
-	logRows int // visible leaf rows of the log view (set by render)
 	// onPicker, when set, returns to the demo's scenario picker.
 	onPicker func() tea.Cmd
 }
@@ -127,7 +127,7 @@ type viewStates struct {
 	det    detailState
 	lin    lineageState
 	rep    replayState
-	logv   listCursor
+	logv   logState
 	act    actionsState
 	tl     timelineState
 	exp    exposureState
@@ -193,6 +193,7 @@ func newModel(src Source, opts Options) *Model {
 	m.fnd.rebuild(m.findings)
 	m.ent.init(src.EntryCount())
 	m.tau = m.ov.Tau
+	m.failClosed = m.ov.LabelPolicy == "fail-closed"
 	if opts.Tau > 0 && opts.Tau <= 1 {
 		m.tau = opts.Tau
 	}
@@ -319,8 +320,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case relabelMsg:
-		m.relabeled(msg)
-		return m, nil
+		return m, m.relabeled(msg)
 	case cmdResolvedMsg:
 		return m, m.cmdResolved(msg)
 	case filterMsg:
@@ -471,6 +471,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.TauUp), key.Matches(msg, k.TauDown):
 		return m.setTau(stepTau(m.tau, key.Matches(msg, k.TauUp)))
+	case key.Matches(msg, k.Policy):
+		return m.setPolicy(!m.failClosed)
 	case key.Matches(msg, k.Copy):
 		return m.copySelected()
 	case key.Matches(msg, k.CopyAll):
@@ -565,7 +567,7 @@ func (m *Model) activateLineage() tea.Cmd {
 		}
 		return m.loadLineage(m.src.Entry(i).ID)
 	}
-	if m.lin.lv != nil && m.lin.lv.Tau != m.tau && !m.lin.loading {
+	if m.lineageStale() && !m.lin.loading {
 		return m.loadLineage(m.lin.id)
 	}
 	return nil
@@ -600,55 +602,12 @@ func (m *Model) openEntryID(id string) tea.Cmd {
 func (m *Model) loadLineage(id string) tea.Cmd {
 	m.view = ViewLineage
 	m.lin.gen++
-	m.lin.id, m.lin.loading, m.lin.err = id, true, nil
+	m.lin.id, m.lin.loading, m.lin.err, m.lin.policy = id, true, nil, m.ov.LabelPolicy
 	gen, src, ctx, tau := m.lin.gen, m.src, m.ctx, m.tau
 	return tea.Batch(func() tea.Msg {
 		lv, err := src.Lineage(ctx, id, tau)
 		return lineageMsg{gen: gen, lv: lv, err: err}
 	}, m.startTick())
-}
-
-// setTau changes the one tau every view uses and reloads what depends on it.
-func (m *Model) setTau(t float64) tea.Cmd {
-	if t == m.tau {
-		return nil
-	}
-	m.tau = t
-	var cmds []tea.Cmd
-	if rl, ok := m.src.(Relabeler); ok {
-		m.relabeling++
-		gen, ctx := m.relabeling, m.ctx
-		cmds = append(cmds, func() tea.Msg { return relabelMsg{gen: gen, tau: t, err: rl.Relabel(ctx, t)} }, m.startTick())
-		m.setStatus("tau = %.2f: recomputing every label...", t)
-	} else {
-		m.setStatus("tau = %.2f (this store's labels are fixed: only Lineage follows)", t)
-	}
-	if m.view == ViewLineage && m.lin.id != "" {
-		cmds = append(cmds, m.loadLineage(m.lin.id))
-	}
-	return tea.Batch(cmds...)
-}
-
-type relabelMsg struct {
-	gen int
-	tau float64
-	err error
-}
-
-func (m *Model) relabeled(msg relabelMsg) {
-	if msg.gen != m.relabeling {
-		return
-	}
-	if msg.err != nil {
-		m.setErr("relabel at tau %.2f: %v", msg.tau, msg.err)
-		return
-	}
-	m.ov = m.src.Overview()
-	m.ent.cache = nil
-	sel := m.act.cur
-	m.act.init(m.src.Actions())
-	m.act.cur = sel
-	m.setStatus("tau = %.2f: every view shows labels recomputed at this tau", msg.tau)
 }
 
 // moveSel moves the current view's selection, or scrolls a document view.
@@ -677,6 +636,9 @@ func (m *Model) click(x, y int) tea.Cmd {
 		}
 		return nil
 	}
+	if m.view == ViewLog && !m.showHelp {
+		return m.logClick(y)
+	}
 	row := y - m.listTop
 	if row < 0 || m.listTop == 0 {
 		return nil
@@ -686,8 +648,6 @@ func (m *Model) click(x, y int) tea.Cmd {
 		return m.moveSel(m.fnd.cur.top + row - m.fnd.cur.sel)
 	case ViewEntries:
 		return m.moveSel(m.ent.cur.top + row - m.ent.cur.sel)
-	case ViewLog:
-		return m.moveSel(m.logv.top + row - m.logv.sel)
 	case ViewActions:
 		return m.moveSel(m.act.cur.top + row - m.act.cur.sel)
 	case ViewReplay:

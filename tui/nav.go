@@ -76,7 +76,7 @@ func (m *Model) pop() tea.Cmd {
 		m.view = v
 	}
 	m.lin.gen = cur.lin.gen + 1
-	if m.lin.id != "" && (m.lin.loading || (m.lin.lv != nil && m.lin.lv.Tau != m.tau)) {
+	if m.lin.id != "" && (m.lin.loading || m.lineageStale()) {
 		v, sel := m.view, m.lin.cur
 		cmds = append(cmds, m.loadLineage(m.lin.id))
 		m.view, m.lin.keepCur = v, &sel
@@ -166,7 +166,7 @@ func (m *Model) stateLine() string {
 	}
 	pol := ""
 	if m.ov.LabelPolicy != "" {
-		pol = "  labels: " + m.ov.LabelPolicy
+		pol = "  labels: " + policyName(m.failClosed)
 	}
 	return fmt.Sprintf("tau %.2f%s  %s", m.tau, pol, wi)
 }

@@ -185,3 +185,38 @@ func previewText(s string) string {
 	}
 	return strings.Join(strings.Fields(b.String()), "")
 }
+
+// The label policy is global like tau: L (or :labels) switches it, every
+// view relabels and the header says which is in force.
+func TestLabelPolicyIsGlobal(t *testing.T) {
+	t.Parallel()
+	m, _ := open(t, 50, 200, 50, tui.Options{})
+	m = press(t, m, "3")
+	row := func() string {
+		for _, l := range strings.Split(screen(m), "\n") {
+			if strings.Contains(l, "…00013 ") {
+				return strings.TrimSuffix(strings.Fields(l)[3], "*") // NOW (* marks a change)
+			}
+		}
+		t.Fatalf("no row 13:\n%s", screen(m))
+		return ""
+	}
+	mustContain(t, screen(m), "labels: fail-open")
+	if row() != "DT" {
+		t.Fatalf("row 13 under fail-open: %q", row())
+	}
+	m = press(t, m, "L")
+	mustContain(t, screen(m), "labels: fail-closed", "labels fail-closed: every view")
+	if row() != "DU" {
+		t.Errorf("row 13 kept its fail-open label: %q", row())
+	}
+	m = press(t, m, "1")
+	mustContain(t, screen(m), "labels       fail-closed")
+	m = press(t, m, ":")
+	m = typeText(t, m, "labels fail-open")
+	m = press(t, m, "enter", "3")
+	mustContain(t, screen(m), "labels: fail-open")
+	if row() != "DT" {
+		t.Errorf("row 13 under fail-open again: %q", row())
+	}
+}

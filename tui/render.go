@@ -160,10 +160,14 @@ func (m *Model) findingsSummary() string {
 		}
 	}
 	s := m.styles
-	if e+wn+in == 0 {
-		return s.Good.Render("verified: no findings")
+	word := "verified"
+	if m.ov.Unsigned {
+		word = "checked (unsigned store)"
 	}
-	return fmt.Sprintf("verified: %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", e)),
+	if e+wn+in == 0 {
+		return s.Good.Render(word + ": no findings")
+	}
+	return fmt.Sprintf(word+": %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", e)),
 		s.Warning.Render(fmt.Sprintf("%d warnings", wn)), s.Info.Render(fmt.Sprintf("%d info", in)))
 }
 
@@ -181,7 +185,7 @@ func (m *Model) renderShortHelp(w int) string {
 	case ViewFindings:
 		bs = append(bs, k.Severity, k.Filter)
 	case ViewLineage:
-		bs = append(bs, k.TauUp, k.TauDown, k.ExportDOT)
+		bs = append(bs, k.TauUp, k.TauDown, k.Policy, k.ExportDOT)
 	case ViewReplay:
 		bs = append(bs, k.Toggle, k.WhatIf, k.Back)
 	}
@@ -223,10 +227,13 @@ func (m *Model) renderOverview(w, h int) []string {
 		fmt.Sprintf("  edges        %d  (structural writes)", ov.Edges),
 		fmt.Sprintf("  queries      %d    actions %d    tombstones %d", ov.Queries, ov.Actions, ov.Tombstones),
 		fmt.Sprintf("  log size     %d leaves, %d checkpoints", ov.LogSize, ov.Checkpoints),
-		fmt.Sprintf("  tau          %.2f", ov.Tau),
-		"",
-		s.Title.Render("Trust anchors"),
+		fmt.Sprintf("  tau          %.2f  (%s/%s change it in every view)", ov.Tau, m.keys.TauDown.Help().Key, m.keys.TauUp.Help().Key),
 	}
+	if ov.LabelPolicy != "" {
+		lines = append(lines, fmt.Sprintf("  labels       %s  (%s switches fail-open/fail-closed)", ov.LabelPolicy, m.keys.Policy.Help().Key))
+	}
+	lines = append(lines, "",
+		s.Title.Render("Trust anchors"))
 	if len(ov.Anchors) == 0 {
 		lines = append(lines, "  "+s.Warning.Render("none given: nothing is anchored"))
 	}

@@ -38,6 +38,9 @@ type timelineState struct {
 	divErr    error
 	divBusy   bool
 	divWanted int
+	// want is the event a jump asked for, selected when the timeline
+	// arrives.
+	want *eventRef
 }
 
 type (
@@ -70,6 +73,7 @@ func (m *Model) onTimelineMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case timelineMsg:
 		m.tl.loading, m.tl.tl, m.tl.err = false, msg.tl, msg.err
+		m.selectWantedEvent()
 		return m.fetchDiverging()
 	case divergingMsg:
 		if msg.gen != m.tl.gen {

@@ -60,7 +60,7 @@ func init() {
 		ViewReplay: {name: "Replay", render: (*Model).renderReplay, key: (*Model).replayKey, activate: (*Model).activateReplay,
 			move: func(m *Model, d, h int) { m.rep.move(m, d, h) }, preview: (*Model).replayPreview, selected: (*Model).replaySelected},
 		ViewLog: {name: "Log", render: (*Model).renderLog, key: (*Model).logKey,
-			move:    func(m *Model, d, h int) { m.logv.move(d, m.src.LeafCount(), m.logRows) },
+			move:    func(m *Model, d, h int) { m.logMove(d) },
 			preview: (*Model).leafPreview, selected: (*Model).leafSelected},
 		ViewActions: {name: "Actions", render: (*Model).renderActions, key: (*Model).actionsKey,
 			move:    func(m *Model, d, h int) { m.act.cur.move(d, len(m.act.rows), h-2) },

@@ -259,34 +259,9 @@ func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
 	}
 	v := tui.ReplayView{Rows: rows, Texts: map[string]string{}, Unauthenticated: map[string][]tui.UnauthEdge{}}
 	src.asRan(ctx, qs, &v)
-	labels := r.Labels()
-	edges := r.Graph().Edges()
 	for i, q := range qs {
 		v.Texts[q.ID] = q.Text
-		seen := map[string]bool{}
-		var list []tui.UnauthEdge
-		add := func(ei int) {
-			e := edges[ei]
-			if seen[e.ID] {
-				return
-			}
-			seen[e.ID] = true
-			list = append(list, tui.UnauthEdge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight, Writer: e.Prov.Writer,
-				Rule: labels[ei].Rule, NoSource: len(e.Prov.Sources) == 0})
-		}
-		if c := rows[i].Culprits; c != nil {
-			for _, cu := range c.Set {
-				if ei, ok := r.Graph().EdgeIndex(cu.EdgeID); ok {
-					add(ei)
-				}
-			}
-		}
-		for ei, l := range labels {
-			if !l.Authenticated && len(list) < 64 {
-				add(ei)
-			}
-		}
-		if len(list) > 0 {
+		if list := unauthEdges(r, rows[i]); len(list) > 0 {
 			v.Unauthenticated[q.ID] = list
 		}
 	}
@@ -400,7 +375,7 @@ func (src *Source) Lineage(ctx context.Context, id string, tau float64) (tui.Lin
 	if err != nil {
 		return tui.LineageView{}, err
 	}
-	v, err := src.s.EntryLineageWith(id, labels, tau, src.s.Opts.FailClosed, 3, src.glyphs)
+	v, err := src.s.EntryLineageWith(id, labels, tau, src.failClosed(), 3, src.glyphs)
 	if err != nil {
 		return tui.LineageView{}, err
 	}

@@ -58,14 +58,15 @@ type Source struct {
 	leafMu   sync.RWMutex
 
 	mu        sync.Mutex
-	labels    map[float64][]lineage.Trust
+	labels    map[labelKey][]lineage.Trust
 	gate      []lineage.GateResult
 	report    *verify.Report
 	rp        *replay.Replayer
 	replayErr error
 	tr        *timeline.Replay // the timeline over rp, built on first use
 	cpStatus  []tui.CheckpointRow
-	tau       float64 // of recomputed and gate (Relabel)
+	tau       float64              // of recomputed and gate (Relabel)
+	policy    atomic.Pointer[bool] // label policy of RelabelPolicy (nil: the session's)
 }
 
 var _ tui.Source = (*Source)(nil)
@@ -81,7 +82,7 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 		return nil, err
 	}
 	total := len(s.Entries)
-	src := &Source{s: s, glyphs: dagdraw.Box, flags: make([]uint16, total), done: make(chan struct{}), labels: map[float64][]lineage.Trust{}}
+	src := &Source{s: s, glyphs: dagdraw.Box, flags: make([]uint16, total), done: make(chan struct{}), labels: map[labelKey][]lineage.Trust{}}
 	if plain {
 		src.glyphs = dagdraw.ASCII
 	}
@@ -176,20 +177,28 @@ func (src *Source) byRow(labels []lineage.Trust) *[]lineage.Trust {
 	return &out
 }
 
-// labelsAt recomputes (or reuses) every entry's label at tau.
+// labelsAt recomputes (or reuses) every entry's label at tau under the
+// label policy in force.
 func (src *Source) labelsAt(tau float64) ([]lineage.Trust, error) {
+	return src.labelsWith(tau, src.failClosed())
+}
+
+// labelsWith recomputes (or reuses) every entry's label at tau under a
+// label policy.
+func (src *Source) labelsWith(tau float64, failClosed bool) ([]lineage.Trust, error) {
+	k := labelKey{tau, failClosed}
 	src.mu.Lock()
-	l, ok := src.labels[tau]
+	l, ok := src.labels[k]
 	src.mu.Unlock()
 	if ok {
 		return l, nil
 	}
-	l, err := src.s.Labels(tau, src.s.Opts.FailClosed)
+	l, err := src.s.Labels(tau, failClosed)
 	if err != nil {
 		return nil, err
 	}
 	src.mu.Lock()
-	src.labels[tau] = l
+	src.labels[k] = l
 	src.mu.Unlock()
 	return l, nil
 }
@@ -206,7 +215,7 @@ func (src *Source) Overview() tui.Overview {
 	s := src.s
 	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: len(s.Entries), Edges: len(s.Writes), Queries: len(s.Queries),
 		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: src.currentTau(), LabelPolicy: "fail-open"}
-	if s.Opts.FailClosed {
+	if src.failClosed() {
 		o.LabelPolicy = "fail-closed"
 	}
 	o.Anchors = []tui.Anchor{
@@ -350,25 +359,11 @@ func (src *Source) Actions() []lineage.GateResult {
 	return src.gate
 }
 
-// Relabel recomputes every entry's label and the gate audit at tau; Entry,
-// Actions and Overview use them from then on (the inspector's one tau).
+// Relabel recomputes every entry's label and the gate audit at tau under
+// the label policy in force; Entry, Actions and Overview use them from then
+// on (the inspector's one tau).
 func (src *Source) Relabel(ctx context.Context, tau float64) error {
-	if err := src.WaitLoaded(ctx); err != nil {
-		return err
-	}
-	labels, err := src.labelsAt(tau)
-	if err != nil {
-		return err
-	}
-	gate, err := src.s.GateAudit(labels)
-	if err != nil {
-		return err
-	}
-	src.recomputed.Store(src.byRow(labels))
-	src.mu.Lock()
-	src.gate, src.tau = gate, tau
-	src.mu.Unlock()
-	return nil
+	return src.RelabelPolicy(ctx, tau, src.failClosed())
 }
 
 func (src *Source) currentTau() float64 {

@@ -117,6 +117,10 @@ type Report struct {
 	// Unsigned names the tables (and columns) with rows no signature or tag
 	// covers.
 	Unsigned []string `json:"unsigned"`
+	// SignedRows lists, for a partially covered table, the row ids a
+	// signature or tag covers (see Covered); fully signed and unsigned
+	// tables need no list.
+	SignedRows map[string]map[string]bool `json:"-"`
 }
 
 // TableCoverage is how many rows of one table a signature or tag covers.
@@ -990,14 +994,14 @@ func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err e
 func (v *verifier) coverage(plain, signedRows map[string]int) {
 	r := v.rep
 	cov := func(table string, rows, signed int, by string) {
-		st := "signed"
+		st := StatusSigned
 		switch {
 		case rows == 0:
-			st = "empty"
+			st = StatusEmpty
 		case signed == 0:
-			st = "unsigned"
+			st = StatusUnsigned
 		case signed < rows:
-			st = "partial"
+			st = StatusPartial
 		}
 		r.Coverage = append(r.Coverage, TableCoverage{Table: table, Rows: rows, Signed: signed, By: by, Status: st})
 	}
@@ -1021,15 +1025,15 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 	} else {
 		sess = r.Entries
 	}
-	cov("entries.session_id", r.Entries, sess, by)
+	cov(TableSessions, r.Entries, sess, by)
 	cov("writes", r.Edges, r.Edges, "writer signature")
 	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
 	cps := 0
 	if r.Anchors.LogKey == "pinned" {
 		cps = r.Checkpoints
 	}
-	cov("checkpoints", r.Checkpoints, cps, "log key (only with --log-key)")
-	for _, t := range []string{"nodes", "queries", "actions", "gate_events"} {
+	cov(TableCheckpoints, r.Checkpoints, cps, "log key (only with --log-key)")
+	for _, t := range []string{TableNodes, TableQueries, TableActions, TableGateEvents} {
 		by := "principal signature"
 		if signedRows[t] == 0 {
 			by = "nothing"
@@ -1038,8 +1042,8 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 	}
 	var unsigned []string
 	for i, c := range r.Coverage {
-		if c.Status == "unsigned" || c.Status == "partial" {
-			if c.Table == "checkpoints" {
+		if c.Status == StatusUnsigned || c.Status == StatusPartial {
+			if c.Table == TableCheckpoints {
 				continue // CHECKPOINT_UNANCHORED already says it
 			}
 			unsigned = append(unsigned, c.Table)

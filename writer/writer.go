@@ -14,8 +14,10 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -123,6 +125,7 @@ queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts,leaf_index,rec
 actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts,query,sources,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
+vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec) VALUES(?,?,?,?,?)
 meta|INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)
 `
 
@@ -243,6 +246,20 @@ type EntryOptions struct {
 // AddEntry signs an entry with the writer principal's key, appends its leaf
 // and stores it. The entry's V, Kind and KID are filled in.
 func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.PrivateKey, opt EntryOptions) error {
+	sess := opt.SessionID
+	e.Session = &sess
+	raw, err := SignEntry(e, key)
+	if err != nil {
+		return err
+	}
+	return s.AddSignedEntry(ctx, e, raw, opt)
+}
+
+// SignEntry fills in an entry's V, Kind, KID and signature with the writer
+// principal's key and returns its encoding. It touches no store, so a bulk
+// writer can sign on every core and add the entries in order with
+// AddSignedEntry; the result is the same as AddEntry's.
+func SignEntry(e *record.Entry, key ed25519.PrivateKey) ([]byte, error) {
 	e.V, e.Kind = record.FormatVersion, record.KindEntry
 	e.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
 	if e.Parents == nil {
@@ -252,16 +269,21 @@ func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.Priva
 		e.Weights = []float64{}
 	}
 	// The session is signed with the entry ("" for none), so that the
-	// session_id column is evidence rather than a claim.
-	sess := opt.SessionID
-	e.Session = &sess
+	// session_id column is evidence rather than a claim: the caller sets
+	// e.Session to the session AddSignedEntry will store.
+	if e.Session == nil {
+		none := ""
+		e.Session = &none
+	}
 	if err := record.Sign(e, key); err != nil {
-		return err
+		return nil, err
 	}
-	raw, err := record.Encode(e)
-	if err != nil {
-		return err
-	}
+	return record.Encode(e)
+}
+
+// AddSignedEntry appends the leaf of an entry SignEntry prepared (raw is
+// what it returned) and stores the entry.
+func (s *Store) AddSignedEntry(ctx context.Context, e *record.Entry, raw []byte, opt EntryOptions) error {
 	idx, err := s.AppendLeaf(ctx, record.RecordLeaf(e.EID, e.Sig))
 	if err != nil {
 		return err
@@ -615,6 +637,26 @@ func (s *Store) RecordGateEvent(ctx context.Context, g GateEvent, sg Signer) err
 func (s *Store) insertGateEvent(g GateEvent, leaf *uint64, raw []byte) error {
 	return s.exec("gate_events", s.nextSeq("gate_events"), g.ID, g.CandidateEID.String(), fmt.Sprintf("%x", g.CandidateHash[:]),
 		g.Verdict, g.Reason, int64(g.VersionBefore), int64(g.VersionAfter), g.TS, nullIndex(leaf), nullBlob(raw))
+}
+
+// AddVector records a vector index entry for the memory eid whose signed
+// bytes hash to contentHash. The first call creates the optional vector
+// table (snapshot.VectorSchema): a store that never indexes vectors has
+// none, which readers tell apart from an empty index.
+func (s *Store) AddVector(eid record.ID, contentHash [32]byte, vec []float32) error {
+	if len(vec) == 0 {
+		return fmt.Errorf("writer: vector for %s is empty", eid)
+	}
+	if s.seq[snapshot.VectorTable] == 0 {
+		if _, err := s.tx.Exec(snapshot.VectorSchema); err != nil {
+			return fmt.Errorf("writer: %s: create vector table: %w", s.cfg.SnapshotPath, err)
+		}
+	}
+	b := make([]byte, 4*len(vec))
+	for i, x := range vec {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return s.exec(snapshot.VectorTable, s.nextSeq(snapshot.VectorTable), eid.String(), fmt.Sprintf("%x", contentHash[:]), len(vec), b)
 }
 
 // Version is the store's version counter: one step per accepted write.

@@ -8,6 +8,7 @@ import (
 	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/verify"
 )
 
 const actionsUsage = "memscope actions SNAPSHOT --log DIR|URL [anchors] [--hmac-key FILE] [--tau T] [--fail-closed] [--policy FILE] [--json]"
@@ -21,6 +22,11 @@ type jsonActionRow struct {
 	Dispatched bool                      `json:"dispatched"`
 	Headline   bool                      `json:"headline"`
 	Verdicts   map[string]jsonActVerdict `json:"verdicts"`
+	// Coverage is "unsigned" when no signature covers the action row (its
+	// tool, parameters, justification, query and dispatch are claims);
+	// QueryCoverage says the same of the query row it followed.
+	Coverage      string `json:"coverage,omitempty"`
+	QueryCoverage string `json:"query_coverage,omitempty"`
 }
 
 type jsonActVerdict struct {
@@ -62,13 +68,9 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, err
 	}
-	out := make([]jsonActionRow, len(rows))
+	out := actionRows(s, rows)
 	status := exitOK
-	for i, r := range rows {
-		out[i] = jsonActionRow{Action: sanitize.Line(r.Action), Tool: sanitize.Line(r.Tool), Query: sanitize.Line(r.Query), Dispatched: r.Dispatched, Headline: r.Headline, Verdicts: map[string]jsonActVerdict{}}
-		for k, v := range r.Verdicts {
-			out[i].Verdicts[k] = jsonActVerdict{Decision: v.Decision, Reason: sanitize.Line(v.Reason)}
-		}
+	for _, r := range rows {
 		// A dispatched action that a defence refuses is an error-severity
 		// result, as a refused dispatched action is for lineage.
 		if r.Dispatched && len(r.RefusedBy()) > 0 {
@@ -82,12 +84,51 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return status, nil
 }
 
+// actionRows turns the defences' rows into the JSON rows, each with its
+// coverage labels.
+func actionRows(s *inspect.Session, rows []defences.Row) []jsonActionRow {
+	out := make([]jsonActionRow, len(rows))
+	for i, r := range rows {
+		out[i] = jsonActionRow{Action: sanitize.Line(r.Action), Tool: sanitize.Line(r.Tool), Query: sanitize.Line(r.Query), Dispatched: r.Dispatched, Headline: r.Headline, Verdicts: map[string]jsonActVerdict{},
+			Coverage: s.Coverage(verify.TableActions, r.Action)}
+		if r.Query != "" {
+			out[i].QueryCoverage = s.Coverage(verify.TableQueries, r.Query)
+		}
+		for k, v := range r.Verdicts {
+			out[i].Verdicts[k] = jsonActVerdict{Decision: v.Decision, Reason: sanitize.Line(v.Reason)}
+		}
+	}
+	return out
+}
+
+// writeActionDetail prints one action with every defence's verdict.
+func writeActionDetail(w io.Writer, r jsonActionRow) {
+	disp := "not dispatched"
+	if r.Dispatched {
+		disp = "dispatched"
+	}
+	fmt.Fprintf(w, "\n%s (%s, %s)%s", r.Action, r.Tool, disp, bracket(r.Coverage))
+	if r.Query != "" {
+		fmt.Fprintf(w, " after query %s%s", r.Query, bracket(r.QueryCoverage))
+	}
+	if r.Headline {
+		fmt.Fprint(w, "  HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in")
+	}
+	fmt.Fprintln(w)
+	for _, d := range defences.Names {
+		v := r.Verdicts[d]
+		fmt.Fprintf(w, "  %-11s %-16s %s\n", d, v.Decision, v.Reason)
+	}
+}
+
 func writeActions(w io.Writer, rows []jsonActionRow) {
 	fmt.Fprintf(w, "%-2s %-22s %-15s %-14s", "", "ACTION", "TOOL", "QUERY")
 	for _, d := range defences.Names {
 		fmt.Fprintf(w, " %-16s", d)
 	}
 	fmt.Fprintln(w)
+	writeCoverageNote(w, "actions", rows, func(r jsonActionRow) string { return r.Coverage })
+	writeCoverageNote(w, "queries", rows, func(r jsonActionRow) string { return r.QueryCoverage })
 	for _, r := range rows {
 		mark := "  "
 		if r.Headline {
@@ -104,18 +145,6 @@ func writeActions(w io.Writer, rows []jsonActionRow) {
 		fmt.Fprintln(w)
 	}
 	for _, r := range rows {
-		disp := "not dispatched"
-		if r.Dispatched {
-			disp = "dispatched"
-		}
-		fmt.Fprintf(w, "\n%s (%s, %s)", r.Action, r.Tool, disp)
-		if r.Headline {
-			fmt.Fprint(w, "  HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in")
-		}
-		fmt.Fprintln(w)
-		for _, d := range defences.Names {
-			v := r.Verdicts[d]
-			fmt.Fprintf(w, "  %-11s %-16s %s\n", d, v.Decision, v.Reason)
-		}
+		writeActionDetail(w, r)
 	}
 }

@@ -103,7 +103,7 @@ func TestExposureJSON(t *testing.T) {
 }
 
 // The MWP scenario through memscope exposure: each planted failure is
-// caught, and alpha_vec says "not checkable".
+// caught, alpha_vec included (the scenario keeps a vector table).
 func TestExposureMWPAudit(t *testing.T) {
 	sdir := filepath.Join(demoDir, "mwp")
 	code, out, errs := runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "10", "--curve-draws", "0", "--selectors", "ppr", "--json")
@@ -133,13 +133,13 @@ func TestExposureMWPAudit(t *testing.T) {
 	for _, f := range got.MWP.Findings {
 		seen[f.Code] = true
 	}
-	for _, c := range []string{"MWP_PRLR_TRACE", "MWP_GATE_BYPASS", "MWP_NONCE_REUSE", "MWP_CANDIDATE_HASH_MISMATCH", "MWP_VERSION_CHAIN_BROKEN"} {
+	for _, c := range []string{"MWP_PRLR_TRACE", "MWP_GATE_BYPASS", "MWP_NONCE_REUSE", "MWP_CANDIDATE_HASH_MISMATCH", "MWP_VERSION_CHAIN_BROKEN", "MWP_VECTOR_RESIDUE"} {
 		if !seen[c] {
 			t.Errorf("%s not reported: %+v", c, got.MWP.Findings)
 		}
 	}
 	for _, c := range got.MWP.Checks {
-		if c.Name == "alpha_vec" && c.Status != "not checkable" {
+		if c.Name == "alpha_vec" && c.Status != "checked" {
 			t.Errorf("alpha_vec: %s", c.Status)
 		}
 	}

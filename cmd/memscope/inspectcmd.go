@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/memscope/memscope/stores"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 	"github.com/memscope/memscope/tuisource"
 )
 
-const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]"
+const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE] [--hmac-key FILE] [--plain] [--keys FILE]"
 
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("inspect", inspectUsage, stderr)
@@ -24,6 +23,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	ef.register(fs)
 	plain := fs.Bool("plain", false, "accessible mode: no box borders, ASCII markers and spinner")
 	keys := fs.String("keys", "", "key map file (default: "+tui.DefaultKeyMapPath()+" when it exists)")
+	format := fs.String("format", "", "open a native store of this format: "+storeFormats()+" (default: detected from the contents)")
+	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -31,8 +32,11 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
 	}
-	if f, ok := stores.Detect(pos[0]); ok {
-		return exitUsage, usagef("%s is a %s store: the inspector does not open native stores yet; use memscope verify, replay or lineage on it, or memscope import --from to inspect a signed copy (docs/STORES.md)", pos[0], f)
+	if *format != "" || isNativeStore(pos[0]) {
+		return runInspectNative(ctx, pos[0], *format, *queries, ef, *plain, *keys)
+	}
+	if *queries != "" {
+		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
 	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required; usage: %s", inspectUsage)

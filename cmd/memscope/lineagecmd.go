@@ -139,6 +139,7 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 		fmt.Fprintf(w, "  %s  recorded %s, recomputed %s\n", sanitize.Line(l.Entry), l.Recorded, l.Recomputed)
 	}
 	fmt.Fprintf(w, "\ngate audit: %d action(s), %d dispatched that the gate would have refused\n", len(s.Gate), len(s.RefusedActions))
+	writeCoverageNote(w, "actions", s.Gate, func(g inspect.GateRow) string { return g.Coverage })
 	for _, g := range s.Gate {
 		mark := "  "
 		if g.ShouldHaveRefused {
@@ -148,10 +149,10 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 		if g.Dispatched {
 			disp = "dispatched"
 		}
-		fmt.Fprintf(w, "  %s%-22s %-15s %-17s %s: %s\n", mark, sanitize.Line(g.Action), sanitize.Line(g.Tool), g.Verdict, disp, sanitize.Line(g.Reason))
+		fmt.Fprintf(w, "  %s%-22s %-15s %-17s %s%s: %s\n", mark, sanitize.Line(g.Action), sanitize.Line(g.Tool), g.Verdict, disp, bracket(g.Coverage), sanitize.Line(g.Reason))
 	}
 	for _, r := range s.RefusedActions {
-		fmt.Fprintf(w, "\n  %s should have been refused (%s):\n", sanitize.Line(r.Action), r.Verdict)
+		fmt.Fprintf(w, "\n  %s%s should have been refused (%s):\n", sanitize.Line(r.Action), bracket(r.Coverage), r.Verdict)
 		for _, x := range r.Reasons {
 			fmt.Fprintf(w, "    - %s\n", sanitize.Line(x))
 		}

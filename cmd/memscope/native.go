@@ -16,6 +16,9 @@ import (
 	"github.com/memscope/memscope/stores"
 	"github.com/memscope/memscope/stores/storemodel"
 	"github.com/memscope/memscope/stores/storereplay"
+	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/tuisource"
+	"github.com/memscope/memscope/verify"
 )
 
 func storeFormats() string {
@@ -142,15 +145,6 @@ type jsonNativeReplay struct {
 	Rows     []jsonRow         `json:"rows"`
 }
 
-// replayNote says what a native replay is, per format.
-func replayNote(f storemodel.Format) string {
-	switch f {
-	case storemodel.HippoRAG:
-		return "HippoRAG 2's own selection (PPR, damping 0.5, prpack semantics) on G and on G_auth; the LLM recognition filter that picks the seed facts is not reproduced: seeds come from --queries"
-	}
-	return "a what-if: HippoRAG 2's selector (PPR over passages joined to their entities) run over this store's graph, which its own system does not retrieve with"
-}
-
 func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, queries string, ef evidenceFlags, ro replayOutput, cfg replay.Config, policy string) (int, error) {
 	st, err := openStore(ctx, path, format, ef)
 	if err != nil {
@@ -184,11 +178,11 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, querie
 	fs := stores.Findings(st)
 	if !ro.asJSON {
 		writeStoreHeader(stdout, head)
-		fmt.Fprintf(stdout, "replay: %s\n\n", replayNote(st.Format))
+		fmt.Fprintf(stdout, "replay: %s\n\n", storereplay.Note(st.Format))
 		writeFindingList(stdout, fs)
 	}
 	return ro.run(stdout, rp, qs, path, func(rows []jsonRow) any {
-		return jsonNativeReplay{Store: head, Findings: fs, Replay: replayNote(st.Format), Rows: rows}
+		return jsonNativeReplay{Store: head, Findings: fs, Replay: storereplay.Note(st.Format), Rows: rows}
 	})
 }
 
@@ -213,6 +207,9 @@ func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
 type replayOutput struct {
 	queryID, without, restore string
 	labels, asJSON            bool
+	// cov labels the rows; nil: everything the store declares is
+	// unsigned.
+	cov coverageOf
 }
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
@@ -220,6 +217,9 @@ type replayOutput struct {
 func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
 	if o.labels {
 		return exitOK, writeLabels(stdout, rp, o.asJSON)
+	}
+	if o.cov == nil {
+		o.cov = nativeCoverage
 	}
 	if o.without != "" && o.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
@@ -250,9 +250,9 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
-		out[i] = toJSONRow(r, qs[i].Text)
+		out[i] = toJSONRow(r, qs[i].Text, o.cov)
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored, o.cov); err != nil {
 				return exitUsage, err
 			}
 		}
@@ -277,7 +277,7 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 
 // whatIfRow replays q with the named edges removed from G (or, with
 // restored, put back into G_auth) for the --without/--restore output.
-func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string) (*jsonWhatIf, error) {
+func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
 	base := replay.BaseG
 	if restored != nil {
 		base = replay.BaseGAuth
@@ -286,5 +286,68 @@ func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string) 
 	if err != nil {
 		return nil, err
 	}
-	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
+	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection, cov), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
+}
+
+// nativeCoverage labels a native store's nodes unsigned (the store
+// declares them and signs nothing); queries come from the user's
+// --queries file, not from the evidence, and carry no label.
+func nativeCoverage(table, _ string) string {
+	if table == verify.TableQueries {
+		return ""
+	}
+	return verify.LabelUnsigned
+}
+
+// runInspectNative opens the inspector on a native store: every view its
+// contents support, each saying the store is unsigned.
+func runInspectNative(ctx context.Context, path, format, queries string, ef evidenceFlags, plain bool, keys string) (int, error) {
+	src, err := openNativeInspector(ctx, path, format, queries, ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	opts, err := tuiOptions(plain, keys)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer src.Close()
+	if err := tui.Run(src, opts); err != nil {
+		return exitUsage, err
+	}
+	return exitOK, nil
+}
+
+// openNativeInspector reads the store, its --queries and --hmac-key into the
+// inspector's source (separate from running it, for tests).
+func openNativeInspector(ctx context.Context, path, format, queries string, ef evidenceFlags) (*tuisource.Native, error) {
+	hmacKey := ef.hmacKey
+	ef.hmacKey = ""
+	st, err := openStore(ctx, path, format, ef)
+	if err != nil {
+		return nil, err
+	}
+	var o tuisource.NativeOptions
+	if hmacKey != "" {
+		if st.Format != storemodel.SMSR {
+			return nil, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)
+		}
+		an, err := (&anchorFlags{hmacKey: hmacKey}).resolve()
+		if err != nil {
+			return nil, err
+		}
+		o.HMACKey = an.HMAC
+	}
+	if queries != "" {
+		if len(st.Nodes) == 0 {
+			return nil, usagef("--queries: %s stores keep no graph to replay", st.Format)
+		}
+		g, _, err := storereplay.Graph(st)
+		if err != nil {
+			return nil, err
+		}
+		if o.Queries, err = readStoreQueries(g, queries); err != nil {
+			return nil, err
+		}
+	}
+	return tuisource.NewNative(st, o)
 }

@@ -192,10 +192,40 @@ func TestImportFromHippoRAG(t *testing.T) {
 	}
 }
 
-// The inspector says plainly that it does not open native stores.
+// The inspector opens a native store with its queries, reads nothing it
+// should not, writes nothing next to it, and refuses what cannot apply.
 func TestInspectNativeStore(t *testing.T) {
-	code, _, errs := runCmd("inspect", filepath.Join(hippoFixtures, "clean"))
-	if code != exitUsage || !strings.Contains(errs, "does not open native stores") {
-		t.Errorf("exit %d, stderr %q", code, errs)
+	before := treeDigest(t, hippoFixtures)
+	ctx := context.Background()
+	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov := src.Overview(); !ov.Unsigned || ov.Queries != 1 {
+		t.Errorf("overview %+v", ov)
+	}
+	for _, c := range []struct {
+		name    string
+		format  string
+		path    string
+		queries string
+		ef      evidenceFlags
+		want    string
+	}{
+		{"hmac key on a graph store", "", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{anchorFlags: anchorFlags{hmacKey: "00"}}, "carry no HMAC tags"},
+		{"log on a native store", "", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{log: "x"}, "no Merkle log"},
+		{"queries on mem0", "", "../../stores/mem0db/testdata/history.db", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{}, "keep no graph"},
+		{"wrong format forced", "smsr", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{}, ""},
+	} {
+		_, err := openNativeInspector(ctx, c.path, c.format, c.queries, c.ef)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	if code, _, errs := runCmd("inspect", filepath.Join(hippoFixtures, "clean"), "--log", "x"); code != exitUsage || !strings.Contains(errs, "no Merkle log") {
+		t.Errorf("inspect --log on a native store: exit %d, %q", code, errs)
+	}
+	if after := treeDigest(t, hippoFixtures); after != before {
+		t.Error("the inspector wrote next to the evidence")
 	}
 }

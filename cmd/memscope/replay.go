@@ -15,6 +15,7 @@ import (
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/verify"
 )
 
 const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--blast WRITE|principal:P [--from T]] [--assume-compromised P@T] [--json]"
@@ -25,6 +26,10 @@ type jsonItem struct {
 	Score         float64 `json:"score"`
 	Rank          int     `json:"rank"`
 	Authenticated bool    `json:"authenticated"`
+	// Coverage is "unsigned" when no signature covers the node row that
+	// declares which entry the passage is (so whether it is authenticated
+	// rests on a claim).
+	Coverage string `json:"coverage,omitempty"`
 }
 
 type jsonCulprit struct {
@@ -71,7 +76,11 @@ type jsonWhatIf struct {
 }
 
 type jsonRow struct {
-	Query            string        `json:"query"`
+	Query string `json:"query"`
+	// Coverage is "unsigned" when no signature covers the query row: its
+	// text, k, reset vector, dense scores and recorded selection are
+	// claims.
+	Coverage         string        `json:"coverage,omitempty"`
 	Text             string        `json:"text"`
 	K                int           `json:"k"`
 	TopKG            []jsonItem    `json:"topk_g"`
@@ -94,18 +103,26 @@ type jsonRow struct {
 	AsOf      string     `json:"as_of,omitempty"`
 	AsRan     *jsonAsRan `json:"as_ran,omitempty"`
 	FirstFlip *jsonFlip  `json:"first_flip,omitempty"`
+	// Actions (with --query) are the recorded actions that followed this
+	// query's selection, each with every defence's verdict, as the
+	// actions command gives them.
+	Actions []jsonActionRow `json:"actions,omitempty"`
 }
 
-func items(sel replay.Selection) []jsonItem {
+// coverageOf answers a row's coverage label (inspect.Session.Coverage, or
+// "unsigned" for everything a native store declares).
+type coverageOf func(table, id string) string
+
+func items(sel replay.Selection, cov coverageOf) []jsonItem {
 	out := make([]jsonItem, 0, len(sel.Items))
 	for _, it := range sel.Items {
-		out = append(out, jsonItem{Node: sanitize.Line(it.NodeID), Score: it.Score, Rank: it.Rank + 1, Authenticated: it.Authenticated})
+		out = append(out, jsonItem{Node: sanitize.Line(it.NodeID), Score: it.Score, Rank: it.Rank + 1, Authenticated: it.Authenticated, Coverage: cov(verify.TableNodes, it.NodeID)})
 	}
 	return out
 }
 
-func toJSONRow(r replay.Row, text string) jsonRow {
-	j := jsonRow{Query: sanitize.Line(r.QueryID), Text: sanitize.Line(text), K: r.K, TopKG: items(r.G), TopKAuth: items(r.GAuth),
+func toJSONRow(r replay.Row, text string, cov coverageOf) jsonRow {
+	j := jsonRow{Query: sanitize.Line(r.QueryID), Coverage: cov(verify.TableQueries, r.QueryID), Text: sanitize.Line(text), K: r.K, TopKG: items(r.G, cov), TopKAuth: items(r.GAuth, cov),
 		Class: string(r.Class), IFCBlind: r.IFCBlind, Rank1Changed: r.Rank1Changed, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
 	if r.Err != nil {
 		j.Error = sanitize.Line(r.Err.Error())
@@ -266,7 +283,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	}
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
-		out[i] = toJSONRow(r, qs[i].Text)
+		out[i] = toJSONRow(r, qs[i].Text, s.Coverage)
 		if r.Err != nil {
 			// This query failed alone; its row says why.
 			continue
@@ -276,11 +293,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
 			// The recording is compared with the graph the query ran on:
 			// a mismatch there means the evidence or the replay is wrong.
-			asRan, err := asRanJSON(tr, qs[i])
+			asRan, err := asRanJSON(tr, qs[i], s.Coverage)
 			if err != nil {
 				// This query fails alone; the others are still reported.
 				rows[i] = replay.Row{QueryID: qs[i].ID, K: qs[i].K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}
-				out[i] = toJSONRow(rows[i], qs[i].Text)
+				out[i] = toJSONRow(rows[i], qs[i].Text, s.Coverage)
 				continue
 			}
 			out[i].AsRan = asRan
@@ -292,12 +309,23 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			}
 		}
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored); err != nil {
+			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored, s.Coverage); err != nil {
 				return exitUsage, err
 			}
 		}
 	}
 	status := replayStatus(rows)
+	if *queryID != "" && len(out) == 1 {
+		acts, err := s.ActionVerdicts(ctx)
+		if err != nil {
+			return exitUsage, err
+		}
+		for _, a := range actionRows(s, acts) {
+			if a.Query == out[0].Query {
+				out[0].Actions = append(out[0].Actions, a)
+			}
+		}
+	}
 	if *asJSON {
 		return status, writeJSON(stdout, out)
 	}
@@ -317,6 +345,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			writeReplayDetail(stdout, r, out[i])
 		}
 	}
+	if *queryID != "" && len(out) == 1 {
+		fmt.Fprintf(stdout, "\nactions that followed this query's selection: %d\n", len(out[0].Actions))
+		for _, a := range out[0].Actions {
+			writeActionDetail(stdout, a)
+		}
+	}
 	return status, nil
 }
 
@@ -333,7 +367,9 @@ func replayStatus(rows []replay.Row) int {
 }
 
 func writeReplayTable(w io.Writer, rows []jsonRow) {
-	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "TEXT")
+	writeCoverageNote(w, "queries", rows, func(r jsonRow) string { return r.Coverage })
+	writeCoverageNote(w, "nodes", rows, func(r jsonRow) string { return itemsCoverage(r.TopKG, r.TopKAuth) })
+	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %-11s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "ROW", "TEXT")
 	for _, r := range rows {
 		asRan, rec := "-", "-"
 		if r.AsRan != nil {
@@ -359,12 +395,37 @@ func writeReplayTable(w io.Writer, rows []jsonRow) {
 		if r.Error != "" {
 			text = "not replayed: " + r.Error
 		}
-		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %s\n", clip(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), text)
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %-11s %s\n", clip(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), rowLabel(r.Coverage), text)
 	}
 }
 
+// rowLabel is a coverage label for a table column: "signed" for a covered
+// row.
+func rowLabel(label string) string {
+	if label == "" {
+		return "signed"
+	}
+	return label
+}
+
+// itemsCoverage is the first coverage label among selected items ("" when
+// every node row is covered).
+func itemsCoverage(lists ...[]jsonItem) string {
+	for _, its := range lists {
+		for _, it := range its {
+			if it.Coverage != "" {
+				return it.Coverage
+			}
+		}
+	}
+	return ""
+}
+
 func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
-	fmt.Fprintf(w, "\nquery %s: %s\n", j.Query, j.Text)
+	fmt.Fprintf(w, "\nquery %s%s: %s\n", j.Query, bracket(j.Coverage), j.Text)
+	if j.Coverage != "" {
+		fmt.Fprintf(w, "  (%s)\n", inspect.UnsignedNote("this query row", j.Coverage))
+	}
 	fmt.Fprintf(w, "class %s", j.Class)
 	if j.IFCBlind {
 		fmt.Fprint(w, ", IFC-blind: every passage selected on G is authenticated, yet unauthenticated structure changed the set")
@@ -387,6 +448,9 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 			change = changeOf(r.Changes, r.G.Items[i].NodeID)
 		}
 		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clip(a.Node, 34), a.Score, clip(g.Node, 34), g.Score, change)
+	}
+	if l := itemsCoverage(j.TopKG, j.TopKAuth); l != "" {
+		fmt.Fprintf(w, "  (%s: which entry each passage is, and so whether it is authenticated)\n", inspect.UnsignedNote("nodes", l))
 	}
 	if len(j.Culprits) > 0 {
 		minimal := "yes"

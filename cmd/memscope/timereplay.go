@@ -118,12 +118,12 @@ func parseMoment(tl *timeline.Timeline, s string) (timeline.Cut, error) {
 }
 
 // asRanJSON replays q as it ran and describes it.
-func asRanJSON(tr *timeline.Replay, q replay.Query) (*jsonAsRan, error) {
+func asRanJSON(tr *timeline.Replay, q replay.Query, cov coverageOf) (*jsonAsRan, error) {
 	row, cut, err := tr.AsRan(q)
 	if err != nil {
 		return nil, err
 	}
-	j := &jsonAsRan{Moment: cut.Desc, PlacedBy: string(cut.Placed), Class: string(row.Class), TopKG: items(row.G), TopKAuth: items(row.GAuth)}
+	j := &jsonAsRan{Moment: cut.Desc, PlacedBy: string(cut.Placed), Class: string(row.Class), TopKG: items(row.G, cov), TopKAuth: items(row.GAuth, cov)}
 	if row.Recorded != nil {
 		m := row.Recorded.Mismatch
 		j.RecordedMismatch = &m

@@ -54,6 +54,8 @@ type Fake struct {
 	WithAsRan bool
 	// tauBits is the tau of Relabel (math.Float64bits), 0.3 at first.
 	tauBits atomic.Uint64
+	// closed is the label policy of RelabelPolicy (fail-open at first).
+	closed atomic.Bool
 }
 
 // Tau is the tau the fake's labels are computed at.
@@ -71,6 +73,14 @@ func (f *Fake) Relabel(ctx context.Context, tau float64) error {
 	return nil
 }
 
+// RelabelPolicy implements tui.PolicyRelabeler: under fail-closed the
+// derived rows whose parent edges are all weak (every 9th, from 4, while
+// recorded Derived-Trusted) become Derived-Untrusted.
+func (f *Fake) RelabelPolicy(ctx context.Context, tau float64, failClosed bool) error {
+	f.closed.Store(failClosed)
+	return f.Relabel(ctx, tau)
+}
+
 // New returns a fake store of n entries.
 func New(n int) *Fake { return &Fake{N: n, VerifySteps: 4} }
 
@@ -82,10 +92,17 @@ func ID(i int) string { return fmt.Sprintf("0190a000-0000-7000-8000-%012d", i) }
 func (f *Fake) Overview() tui.Overview {
 	return tui.Overview{
 		Title: "fake store", Principals: 5, Entries: f.N, Edges: f.N / 2, Queries: 3, Actions: 3, Tombstones: 1,
-		LogSize: uint64(f.N + 1), Checkpoints: 2, Tau: f.Tau(),
+		LogSize: uint64(f.N + 1), Checkpoints: 2, Tau: f.Tau(), LabelPolicy: f.policy(),
 		Anchors: []tui.Anchor{{Name: "log key", Pinned: true, Detail: "fake+1a2b3c4d"}, {Name: "registry root", Pinned: false, Detail: "from snapshot"}},
 		Notes:   []string{"HMAC key not given: HMAC tags not checked"},
 	}
+}
+
+func (f *Fake) policy() string {
+	if f.closed.Load() {
+		return "fail-closed"
+	}
+	return "fail-open"
 }
 
 func (f *Fake) EntryCount() int { return f.N }
@@ -96,6 +113,9 @@ func (f *Fake) Entry(i int) tui.EntryRow {
 	now := rec
 	if i%7 == 0 && rec == lineage.Trusted && f.Tau() < 0.441 {
 		now = lineage.External // laundered
+	}
+	if i%9 == 4 && rec == lineage.DerivedTrusted && f.closed.Load() {
+		now = lineage.DerivedUntrusted
 	}
 	content := "memory number " + strconv.Itoa(i) + " about topic " + strconv.Itoa(i%97)
 	var flags uint16

@@ -1,0 +1,24 @@
+package inspect
+
+import "github.com/memscope/memscope/verify"
+
+// Coverage is the label every output shows beside row id of table (one
+// of verify's Table* names): "" when a signature or tag covers it,
+// "unsigned" when nothing does, "not checked" before verification ran.
+// Views ask here and print the answer; verify alone decides it.
+func (s *Session) Coverage(table, id string) string { return s.Report().Label(table, id) }
+
+// TableCoverage is Coverage for a table as a whole.
+func (s *Session) TableCoverage(table string) string { return s.Report().TableLabel(table) }
+
+// UnsignedNote is the sentence text outputs print once above rows that
+// carry a coverage label.
+func UnsignedNote(table, label string) string {
+	switch label {
+	case "":
+		return ""
+	case verify.LabelNotChecked:
+		return table + ": not checked (verification did not run): every value is a claim"
+	}
+	return table + ": unsigned (no signature or tag covers these rows): every value is a claim, not verified"
+}
