@@ -53,6 +53,7 @@ const (
 	TombstoneLeafMismatch  Code = "TOMBSTONE_LEAF_MISMATCH"
 	ParentAfterChild       Code = "PARENT_AFTER_CHILD"
 	TimeBackwards          Code = "TIME_BACKWARDS"
+	RowOrder               Code = "ROW_ORDER"
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
 )
@@ -205,6 +206,7 @@ var Catalogue = Catalog{
 	{TombstoneNoAuthority, FamTombstones, SevError, "a tombstone's writer had no authority over the entry (rule in docs/FINDINGS.md)"},
 	{TombstoneLeafMismatch, FamTombstones, SevError, "a tombstone row's signed bytes differ from its ts: leaf in the log"},
 	{ParentAfterChild, FamOrder, SevError, "an entry's parent comes after it in the log, or was signed after it"},
+	{RowOrder, FamOrder, SevError, "a table's row order (its seq column) disagrees with the log order of its records, or a checkpoint the store recorded later is smaller or seen earlier than one before it: rows were reordered"},
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},

@@ -62,6 +62,13 @@ func (v *verifier) checkEvents(ctx context.Context, er *eventRows) map[string]in
 		if rr.Signed() {
 			signed[table]++
 			todo = append(todo, rr)
+			if v.rep.SignedRows == nil {
+				v.rep.SignedRows = map[string]map[string]bool{}
+			}
+			if v.rep.SignedRows[table] == nil {
+				v.rep.SignedRows[table] = map[string]bool{}
+			}
+			v.rep.SignedRows[table][rr.Name] = true
 			continue
 		}
 		if signing {
