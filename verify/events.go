@@ -57,7 +57,12 @@ func (v *verifier) checkEvents(ctx context.Context, er *eventRows) map[string]in
 	signing := v.signsEvents(er)
 	v.signing = signing
 	var todo []*loader.RowRecord
+	orders := map[string]*rowOrder{}
 	for _, rr := range er.recs {
+		if orders[rr.Kind] == nil {
+			orders[rr.Kind] = v.newRowOrder(eventTable[rr.Kind])
+		}
+		orders[rr.Kind].next(rr.Seq, rr.LeafIndex)
 		table := eventTable[rr.Kind]
 		if rr.Signed() {
 			signed[table]++

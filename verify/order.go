@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/tlog"
 )
 
 // rowOrder checks that a table's seq order (the only thing seq means: the
@@ -37,5 +39,25 @@ func (o *rowOrder) next(seq, leaf int64) {
 	}
 	if leaf > o.last {
 		o.last, o.lastSeq = leaf, seq
+	}
+}
+
+// checkpointOrder checks the checkpoints table in seq order: a store sees
+// its log grow, so a later row never has a smaller tree or an earlier
+// seen_at than the row before it.
+func (v *verifier) checkpointOrder(rows []loader.CheckpointRow) {
+	var lastSize uint64
+	var lastSeen, lastSeq int64
+	for i, row := range rows {
+		cp, err := tlog.ParseCheckpoint(row.Note)
+		if err != nil {
+			continue
+		}
+		if i > 0 && (cp.Size < lastSize || row.SeenAt < lastSeen) {
+			v.add(phaseCheckpoints, row.Seq, finding.RowOrder, "checkpoints seq "+strconv.FormatInt(row.Seq, 10),
+				fmt.Sprintf("checkpoint row seq %d (size %d, seen at %d) follows row seq %d (size %d, seen at %d): checkpoints were reordered", row.Seq, cp.Size, row.SeenAt, lastSeq, lastSize, lastSeen))
+			return
+		}
+		lastSize, lastSeen, lastSeq = cp.Size, row.SeenAt, row.Seq
 	}
 }

@@ -437,7 +437,9 @@ func (v *verifier) registry(ctx context.Context) error {
 	// the revocation vanish. Events whose leaf is not in the log (already a
 	// finding) follow, by signed timestamp.
 	var events []*loader.PrincipalRow
+	order := v.newRowOrder("principals")
 	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		order.next(r.Seq, r.LeafIndex)
 		events = append(events, r)
 		return nil
 	})
@@ -540,7 +542,9 @@ func untilText(u uint64) string {
 }
 
 func (v *verifier) tombstones(ctx context.Context) error {
+	order := v.newRowOrder("tombstones")
 	return v.snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
+		order.next(r.Seq, r.LeafIndex)
 		v.rep.Tombstones++
 		v.rep.Records++
 		subj := "tombstone " + r.Target
@@ -614,7 +618,9 @@ func (v *verifier) entries(ctx context.Context) error {
 		}()
 	}
 	batch := make([]*loader.EntryRow, 0, 256)
+	order := v.newRowOrder("entries")
 	err = v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+		order.next(r.Seq, r.LeafIndex)
 		v.rep.Entries++
 		v.rep.Records++
 		batch = append(batch, r)
@@ -735,7 +741,9 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 }
 
 func (v *verifier) writes(ctx context.Context) error {
+	order := v.newRowOrder("writes")
 	return v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+		order.next(r.Seq, r.LeafIndex)
 		v.rep.Edges++
 		v.rep.Records++
 		subj := "write " + r.WID
@@ -806,6 +814,7 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		verifiers = append(verifiers, lv)
 	}
 	bySize := map[uint64][]byte{}
+	v.checkpointOrder(rows)
 	for _, row := range rows {
 		cv := v.checkpoint(ctx, row, lv != nil, verifiers, bySize)
 		v.rep.CheckpointVerdicts = append(v.rep.CheckpointVerdicts, cv)
