@@ -516,10 +516,20 @@ func buildTombstone(e *env, _ Options) ([]string, string, error) {
 	if err := e.st.Delete(e.ctx, t, e.key("user")); err != nil {
 		return nil, "", err
 	}
+	// A second lawful erasure, of an entry nothing derives from: every
+	// table of this store then has at least two rows, so the column
+	// mutation test can reorder any of them.
+	if _, err := e.entry("private-phone", "user", "My phone number is 555-0100 (do not share).", record.Trusted, nil, nil, "session-5"); err != nil {
+		return nil, "", err
+	}
+	t2 := &record.Tombstone{Target: e.id("private-phone"), Reason: "user requested erasure of personal data", Writer: "user", TS: e.tick(), Nonce: e.nonce()}
+	if err := e.st.Delete(e.ctx, t2, e.key("user")); err != nil {
+		return nil, "", err
+	}
 	if _, err := e.st.Checkpoint(int64(e.tick())); err != nil {
 		return nil, "", err
 	}
-	return nil, "nothing: the deleted entry's leaf is still in the log, a signed ts: tombstone names it and the reason, and its child's parent reference is explained by the tombstone.", nil
+	return nil, "nothing: the deleted entries' leaves are still in the log, a signed ts: tombstone names each and the reason, and the child's parent reference is explained by its tombstone.", nil
 }
 
 func buildLateGate(e *env, _ Options) ([]string, string, error) {

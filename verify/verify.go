@@ -569,6 +569,9 @@ func (v *verifier) tombstones(ctx context.Context) error {
 				return nil
 			}
 			v.seenLeaf[idx] = true
+			if r.LeafIndex >= 0 && uint64(r.LeafIndex) != idx {
+				v.add(phaseTombstones, r.Seq, finding.InclusionFailed, subj, fmt.Sprintf("the snapshot places this tombstone at leaf %d but the log has its ts: leaf at %d", r.LeafIndex, idx))
+			}
 		}
 		return nil
 	})
