@@ -87,21 +87,57 @@ const maxManifestBytes = 16 << 20
 // ReadManifest loads dir's manifest.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
-	f, err := os.Open(path)
+	b, err := ReadFile(path, maxManifestBytes)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > maxManifestBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxManifestBytes)
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &m, nil
+}
+
+// OpenFile opens a file the user named (anchors, keys, a gate policy, a
+// queries or import file) read-only, refusing what is not a regular file (a
+// FIFO blocks and a device never ends) and anything over max bytes before a
+// byte of it is read. Callers still read at most max bytes: a file can grow.
+// Errors name the file.
+func OpenFile(path string, max int64) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit; not read", path, st.Size(), max)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, nil
+}
+
+// ReadFile reads a file the user named whole, with OpenFile's checks.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := OpenFile(path, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: over the %d-byte limit (it grew while read); not read", path, max)
+	}
+	return b, nil
 }

@@ -56,6 +56,7 @@ const (
 	RowOrder               Code = "ROW_ORDER"
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
+	QueryUnknownNode       Code = "QUERY_UNKNOWN_NODE"
 )
 
 // Codes of the snapshot file as a whole (the loader's structural checks).
@@ -210,6 +211,7 @@ var Catalogue = Catalog{
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+	{QueryUnknownNode, FamReferences, SevError, "a recorded query's reset vector, dense scores or selection name a node the nodes table does not have; replay fails that query alone"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
 	{SchemaTableMissing, FamSnapshot, SevError, "a format table is missing from the snapshot"},

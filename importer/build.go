@@ -110,6 +110,10 @@ func Import(ctx context.Context, opt Options) (*Manifest, error) {
 	return Write(ctx, g, inputs, opt)
 }
 
+// MaxInputFile bounds each file import reads (it reads them whole): an
+// export of a million-edge graph is a few hundred megabytes.
+const MaxInputFile = 2 << 30
+
 // Load reads and validates the input files.
 func Load(opt Options) (*Graph, []InputFile, error) {
 	if opt.Nodes == "" || opt.Edges == "" {
@@ -122,7 +126,7 @@ func Load(opt Options) (*Graph, []InputFile, error) {
 		if err != nil {
 			return err
 		}
-		data, err := os.ReadFile(path)
+		data, err := evidence.ReadFile(path, MaxInputFile)
 		if err != nil {
 			return err
 		}

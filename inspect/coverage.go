@@ -1,6 +1,9 @@
 package inspect
 
-import "github.com/memscope/memscope/verify"
+import (
+	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/verify"
+)
 
 // Coverage is the label every output shows beside row id of table (one
 // of verify's Table* names): "" when a signature or tag covers it,
@@ -21,4 +24,23 @@ func UnsignedNote(table, label string) string {
 		return table + ": not checked (verification did not run): every value is a claim"
 	}
 	return table + ": unsigned (no signature or tag covers these rows): every value is a claim, not verified"
+}
+
+// eventTable is the table a timeline event of this kind is read from,
+// for the kinds whose rows may be unsigned ("" for signed record kinds:
+// their signatures are verify's business, not coverage's).
+var eventTable = map[timeline.Kind]string{
+	timeline.KindQuery:      verify.TableQueries,
+	timeline.KindAction:     verify.TableActions,
+	timeline.KindGate:       verify.TableGateEvents,
+	timeline.KindCheckpoint: verify.TableCheckpoints,
+}
+
+// EventCoverage is Coverage for a timeline event.
+func (s *Session) EventCoverage(kind timeline.Kind, id string) string {
+	t := eventTable[kind]
+	if t == "" {
+		return ""
+	}
+	return s.Coverage(t, id)
 }

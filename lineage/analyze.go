@@ -2,9 +2,8 @@ package lineage
 
 import (
 	"fmt"
-	"io"
-	"os"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/finding"
 )
 
@@ -53,14 +52,9 @@ func Analyze(g *Graph, actions []Action, opt Options, p *Policy) (*Report, error
 
 // LoadPolicy reads and parses a policy file; errors name the file.
 func LoadPolicy(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	data, err := evidence.ReadFile(path, MaxPolicyBytes)
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
+		return nil, fmt.Errorf("policy: %w", err)
 	}
 	p, err := ParsePolicy(data)
 	if err != nil {

@@ -52,7 +52,7 @@ func TestLoadPolicy(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	big := filepath.Join(dir, "big.json")
-	os.WriteFile(big, []byte(strings.Repeat(" ", maxPolicyBytes+10)), 0o644)
+	os.WriteFile(big, []byte(strings.Repeat(" ", MaxPolicyBytes+10)), 0o644)
 	if _, err := LoadPolicy(big); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("error %v", err)
 	}

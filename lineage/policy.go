@@ -86,8 +86,8 @@ func (p *Policy) Rule(tool string) (ToolRule, bool) {
 	return ToolRule{}, false
 }
 
-// maxPolicyBytes bounds a policy file; real ones are a few kilobytes.
-const maxPolicyBytes = 1 << 20
+// MaxPolicyBytes bounds a policy file; real ones are a few kilobytes.
+const MaxPolicyBytes = 1 << 20
 
 // Policy file format (JSON, version 1):
 //
@@ -119,8 +119,8 @@ type toolFile struct {
 // ParsePolicy parses a policy file strictly. Errors name the offending tool
 // or field.
 func ParsePolicy(data []byte) (*Policy, error) {
-	if len(data) > maxPolicyBytes {
-		return nil, fmt.Errorf("policy: file is %d bytes, limit %d", len(data), maxPolicyBytes)
+	if len(data) > MaxPolicyBytes {
+		return nil, fmt.Errorf("policy: file is %d bytes, limit %d", len(data), MaxPolicyBytes)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("policy: file is empty")

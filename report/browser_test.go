@@ -478,6 +478,9 @@ func TestBrowser(t *testing.T) {
 				last := -1
 				heads := []string{"Verdict", "Evidence", "Integrity findings", "Actions: what each defence would have said",
 					"Selection replay: G and G_auth", "Lineage behind refused actions", "Glossary", "Appendix: every input file"}
+				if c.Exposure != nil {
+					heads = slices.Insert(heads, 6, "Exposure and the other papers' defences")
+				}
 				if c.Timeline != nil {
 					heads = slices.Insert(heads, 6, "Timeline")
 				}

@@ -106,6 +106,9 @@ func Build(ctx context.Context, s *inspect.Session, opt Options) (*Case, error) 
 	if err := buildTimeline(c, s, rr, rows, lim); err != nil {
 		return nil, err
 	}
+	if err := buildExposure(ctx, c, s, lim); err != nil {
+		return nil, err
+	}
 	for _, t := range glossary.Terms {
 		if !t.InspectorOnly {
 			c.Glossary = append(c.Glossary, Term{Term: t.Term, Meaning: t.Meaning})

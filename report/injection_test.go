@@ -37,7 +37,7 @@ func checkInert(t *testing.T, page []byte) {
 		"div": true, "h1": true, "h2": true, "h3": true, "h4": true, "dl": true, "dt": true, "dd": true, "nav": true, "a": true,
 		"section": true, "p": true, "q": true, "span": true, "strong": true, "ol": true, "li": true, "table": true, "thead": true,
 		"tbody": true, "tr": true, "b": true, "th": true, "td": true, "code": true, "br": true, "figure": true, "figcaption": true, "svg": true,
-		"line": true, "circle": true, "polygon": true, "text": true, "tspan": true}
+		"line": true, "polyline": true, "circle": true, "polygon": true, "text": true, "tspan": true}
 	tag := regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9]*)([^>]*)>`)
 	attr := regexp.MustCompile(`\s([^\s=/>]+)(?:=("[^"]*"|'[^']*'|[^\s>]+))?`)
 	for _, m := range tag.FindAllSubmatch(page, -1) {

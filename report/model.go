@@ -57,6 +57,7 @@ type Case struct {
 	Replay    ReplaySection    `json:"replay"`
 	Lineage   LineageSection   `json:"lineage"`
 	Timeline  *TimelineSection `json:"timeline,omitempty"`
+	Exposure  *ExposureSection `json:"exposure,omitempty"`
 	Glossary  []Term           `json:"glossary"`
 }
 

@@ -59,6 +59,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"f2":    func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"f4":    func(x float64) string { return fmt.Sprintf("%.4f", x) },
 	"add":   func(a, b int) int { return a + b },
+	"mul":   func(a, b int) int { return a * b },
+	"pct":   func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
 	"sub":   func(a, b int) int { return a - b },
 	"upper": strings.ToUpper,
 	"short": func(h string) string {
@@ -122,14 +124,22 @@ type view struct {
 	CSP         string
 	InputRows   []inputRow
 	GlossaryNum string
+	ExposureNum string
 }
 
 // WriteHTML renders the case as one self-contained page.
 func WriteHTML(w io.Writer, c *Case) error {
-	v := view{C: c, CSS: template.CSS(css), CSP: CSP, GlossaryNum: "7"}
+	// Sections after lineage (6) are numbered by which are present.
+	next := 7
 	if c.Timeline != nil {
-		v.GlossaryNum = "8"
+		next++
 	}
+	v := view{C: c, CSS: template.CSS(css), CSP: CSP}
+	if c.Exposure != nil {
+		v.ExposureNum = fmt.Sprint(next)
+		next++
+	}
+	v.GlossaryNum = fmt.Sprint(next)
 	for _, f := range c.Evidence.Inputs {
 		if f.Under != "" {
 			if n := len(v.InputRows); n > 0 && v.InputRows[n-1].Path == f.Under && v.InputRows[n-1].Role == f.Role {

@@ -184,7 +184,7 @@ func TestRefusedActionLineageIsDrawn(t *testing.T) {
 		if drawn == 0 {
 			t.Errorf("%s: no lineage drawn", name)
 		}
-		if n := bytes.Count(page, []byte("<svg xmlns")); n != drawn {
+		if n := bytes.Count(page, []byte(`<figure class="dag">`)); n != drawn {
 			t.Errorf("%s: %d SVG drawings on the page, %d in the case", name, n, drawn)
 		}
 		if !bytes.Contains(page, []byte(`class="n-triangle"`)) || !bytes.Contains(page, []byte("[External]")) {

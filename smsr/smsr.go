@@ -139,13 +139,23 @@ type Point struct {
 // CurveT is delta against the number of adversarial memories t = 0..maxT for
 // a fixed pool (paper 002, Figure 3, left). Points where t > m stop the curve.
 func CurveT(m, k, n, maxT int) ([]Point, error) {
+	return curveTStep(m, k, n, maxT, 1)
+}
+
+// curveTStep is CurveT at every step-th t, always ending at min(maxT, m).
+func curveTStep(m, k, n, maxT, step int) ([]Point, error) {
+	maxT = min(maxT, m)
 	var out []Point
-	for t := 0; t <= maxT && t <= m; t++ {
+	for t := 0; t <= maxT; {
 		c, err := Certify(m, k, n, t)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Point{X: t, Delta: c.Delta})
+		if t == maxT {
+			break
+		}
+		t = min(t+max(step, 1), maxT)
 	}
 	return out, nil
 }
@@ -153,23 +163,37 @@ func CurveT(m, k, n, maxT int) ([]Point, error) {
 // CurveM is delta against the pool size m = max(k, t)..maxM for a fixed t
 // (paper 002, Figure 3, right).
 func CurveM(k, n, t, maxM int) ([]Point, error) {
+	return curveMStep(k, n, t, maxM, 1)
+}
+
+// curveMStep is CurveM at every step-th m, always ending at maxM.
+func curveMStep(k, n, t, maxM, step int) ([]Point, error) {
 	var out []Point
-	for m := max(k, t); m <= maxM; m++ {
+	for m := max(k, t); m <= maxM; {
 		c, err := Certify(m, k, n, t)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Point{X: m, Delta: c.Delta})
+		if m == maxM {
+			break
+		}
+		m = min(m+step, maxM)
 	}
 	return out, nil
 }
+
+// summaryPoints bounds each curve of a Summary: a store of 100k entries
+// would otherwise carry 200k points per curve into every output.
+const summaryPoints = 200
 
 // Summary is the certificate for one pool with its Figure 3 curves for
 // n = 5 and n = 7 runs.
 type Summary struct {
 	Certificate
 	// VsT[n] is delta against t = 0..max(2t, 10) (capped at m) for n runs;
-	// VsM[n] is delta against m = k..max(2m, m+20) at the pool's t.
+	// VsM[n] is delta against m = k..max(2m, m+20) at the pool's t. Each
+	// has at most about 200 points, evenly stepped, ending at its maximum.
 	VsT, VsM map[int][]Point
 }
 
@@ -188,10 +212,12 @@ func Summarise(m, k, n, t int) (Summary, error) {
 	}
 	s := Summary{Certificate: c, VsT: map[int][]Point{}, VsM: map[int][]Point{}}
 	for _, runs := range CurveRuns {
-		if s.VsT[runs], err = CurveT(m, k, runs, min(m, max(2*t, 10))); err != nil {
+		maxT := min(m, max(2*t, 10))
+		if s.VsT[runs], err = curveTStep(m, k, runs, maxT, (maxT+summaryPoints-1)/summaryPoints); err != nil {
 			return Summary{}, err
 		}
-		if s.VsM[runs], err = CurveM(k, runs, t, max(2*m, m+20)); err != nil {
+		lo, hi := max(k, t), max(2*m, m+20)
+		if s.VsM[runs], err = curveMStep(k, runs, t, hi, max(1, (hi-lo+summaryPoints-1)/summaryPoints)); err != nil {
 			return Summary{}, err
 		}
 	}

@@ -189,3 +189,34 @@ func TestSummarise(t *testing.T) {
 		t.Errorf("pool of 3 with k=5: %+v %v (every run keeps the adversarial memory)", small, err)
 	}
 }
+
+// A large pool's summary curves stay small and still end at their maxima;
+// a small pool's are every point.
+func TestSummaryCurvesBounded(t *testing.T) {
+	t.Parallel()
+	big, err := Summarise(100000, 5, 5, 30000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := Summarise(20, 5, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range CurveRuns {
+		for name, c := range map[string][]Point{"VsT": big.VsT[n], "VsM": big.VsM[n]} {
+			if len(c) > 2*summaryPoints || len(c) < summaryPoints/2 {
+				t.Errorf("%s n=%d: %d points", name, n, len(c))
+			}
+		}
+		if last := big.VsM[n][len(big.VsM[n])-1].X; last != 200000 {
+			t.Errorf("VsM ends at %d, want 200000", last)
+		}
+		if last := big.VsT[n][len(big.VsT[n])-1].X; last != 60000 {
+			t.Errorf("VsT ends at %d, want 60000", last)
+		}
+		full, _ := CurveM(5, n, 1, 40)
+		if len(small.VsM[n]) != len(full) || small.VsM[n][0] != full[0] || small.VsM[n][len(full)-1] != full[len(full)-1] {
+			t.Errorf("small pool's VsM is not every point: %d vs %d", len(small.VsM[n]), len(full))
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package tlog
 
 import (
+	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/transparency-dev/merkle/rfc6962"
 	"github.com/transparency-dev/tessera/api/layout"
@@ -21,6 +23,25 @@ type tileKey struct {
 // rows[0] are the stored hashes, rows[k] the nodes k levels above them.
 type expandedTile struct {
 	rows [layout.TileHeight][]byte
+	// proven is the tree (size and root) this tile was proven part of by
+	// CheckLeaf; nil until then.
+	proven atomic.Pointer[provenTree]
+}
+
+type provenTree struct {
+	size uint64
+	root [HashSize]byte
+}
+
+func (t *expandedTile) provenIn(size uint64, root []byte) bool {
+	p := t.proven.Load()
+	return p != nil && p.size == size && bytes.Equal(p.root[:], root)
+}
+
+func (t *expandedTile) markProven(size uint64, root []byte) {
+	p := &provenTree{size: size}
+	copy(p.root[:], root)
+	t.proven.Store(p)
 }
 
 func expand(bottom []byte) *expandedTile {

@@ -1,9 +1,12 @@
 package tlog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/transparency-dev/tessera/api/layout"
 
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -124,4 +127,75 @@ func (r *Reader) InclusionPath(ctx context.Context, index, size uint64, leafHash
 		return nil, err
 	}
 	return InclusionPath(leafHash, index, size, p, root)
+}
+
+// CheckLeaf answers what InclusionProof followed by VerifyInclusionHash
+// answers (is leafHash the leaf at index in the tree of size leaves with
+// this root?) for many leaves at less cost. A leaf in a full level-0 tile
+// is compared with that tile's stored hash once the tile itself is proven:
+// the inclusion proof of the tile's first leaf, whose eight lowest steps are
+// taken from the very tile held in memory, shows that the tile's 256 hashes
+// hash up to a node of the tree; each leaf then costs one hash and one
+// comparison instead of a proof. Leaves in the partial right-hand tile get
+// a proof each, and so does every leaf of a tile that fails to prove. The
+// error is for proofs that cannot be built (a tile that cannot be read); ok
+// is false when the leaf is not included.
+func (r *Reader) CheckLeaf(ctx context.Context, leafHash []byte, index, size uint64, root []byte) (ok bool, err error) {
+	tileIdx := index / layout.TileWidth
+	first := tileIdx * layout.TileWidth
+	if index >= size || first+layout.TileWidth > size || len(root) != HashSize || len(leafHash) != HashSize {
+		return r.proveLeaf(ctx, leafHash, index, size, root)
+	}
+	if err := r.checkSize(size); err != nil {
+		return false, fmt.Errorf("inclusion proof of leaf %d: %w", index, err)
+	}
+	t, err := r.tiles.get(ctx, tileKey{0, tileIdx, layout.TileWidth}, r.tileHashes)
+	if err != nil {
+		return false, fmt.Errorf("inclusion proof of leaf %d at size %d: %w", index, size, err)
+	}
+	if !t.provenIn(size, root) {
+		nodes, err := proof.Inclusion(first, size)
+		if err != nil {
+			return false, fmt.Errorf("inclusion proof of leaf %d at size %d: %w", index, size, err)
+		}
+		if len(nodes.IDs) < layout.TileHeight {
+			return r.proveLeaf(ctx, leafHash, index, size, root)
+		}
+		hashes := make([][]byte, len(nodes.IDs))
+		for k, id := range nodes.IDs {
+			if k < layout.TileHeight {
+				// The sibling of the tile's first leaf at height k: node 1 of
+				// row k of this very tile.
+				if uint(id.Level) != uint(k) || id.Index != (first>>k)^1 {
+					return r.proveLeaf(ctx, leafHash, index, size, root)
+				}
+				hashes[k] = t.node(uint(k), 1)
+				continue
+			}
+			if hashes[k], err = r.node(ctx, id, size); err != nil {
+				return false, fmt.Errorf("inclusion proof of leaf %d at size %d: %w", index, size, err)
+			}
+		}
+		p, err := nodes.Rehash(hashes, rfc6962.DefaultHasher.HashChildren)
+		if err != nil {
+			return false, fmt.Errorf("inclusion proof of leaf %d at size %d: %w", index, size, err)
+		}
+		if VerifyInclusionHash(t.node(0, 0), first, size, p, root) != nil {
+			// The tile does not hash up to the root. A leaf's own proof
+			// may still verify (one whose stored hash alone was altered
+			// uses only its siblings), so each leaf gets its own proof.
+			return r.proveLeaf(ctx, leafHash, index, size, root)
+		}
+		t.markProven(size, root)
+	}
+	return bytes.Equal(t.node(0, index-first), leafHash), nil
+}
+
+// proveLeaf is CheckLeaf by one inclusion proof.
+func (r *Reader) proveLeaf(ctx context.Context, leafHash []byte, index, size uint64, root []byte) (bool, error) {
+	p, err := r.InclusionProof(ctx, index, size)
+	if err != nil {
+		return false, err
+	}
+	return VerifyInclusionHash(leafHash, index, size, p, root) == nil, nil
 }

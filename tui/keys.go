@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // KeyMap is the one key map. Help and the footer are built from it, so a
@@ -27,7 +29,8 @@ type KeyMap struct {
 	TauUp, TauDown, Policy                  key.Binding
 	Toggle, WhatIf, Story, StoryBack        key.Binding
 	AsRan                                   key.Binding
-	Copy, CopyAll, ExportJSON, ExportDOT    key.Binding
+	Copy, CopyAll, CopyCell                 key.Binding
+	ExportJSON, ExportDOT                   key.Binding
 	Preview, PreviewGrow, PreviewShrink     key.Binding
 	PreviewUp, PreviewDown                  key.Binding
 	Command, Picker, Help, Quit             key.Binding
@@ -89,7 +92,7 @@ func DefaultKeyMap() KeyMap {
 		Open:          b([]string{"enter"}, "enter", "open"),
 		Back:          b([]string{"esc", "backspace"}, "esc", "back"),
 		Filter:        b([]string{"/"}, "/", "filter"),
-		Sort:          b([]string{"s"}, "s", "sort column"),
+		Sort:          b([]string{"s"}, "s", "sort"),
 		Reverse:       b([]string{"S"}, "S", "reverse sort"),
 		Severity:      b([]string{"f"}, "f", "severity filter"),
 		Group:         b([]string{"o"}, "o", "group findings by"),
@@ -103,6 +106,7 @@ func DefaultKeyMap() KeyMap {
 		StoryBack:     b([]string{"N"}, "N", "previous story step"),
 		Copy:          b([]string{"y"}, "y", "copy id"),
 		CopyAll:       b([]string{"Y"}, "Y", "copy the row in full"),
+		CopyCell:      b([]string{"c"}, "c", "copy a cell"),
 		Preview:       b([]string{"p"}, "p", "preview pane"),
 		PreviewGrow:   b([]string{">"}, ">", "wider preview"),
 		PreviewShrink: b([]string{"<"}, "<", "narrower preview"),
@@ -129,7 +133,7 @@ func (k *KeyMap) bindings() []namedBinding {
 		{"open", &k.Open}, {"back", &k.Back}, {"filter", &k.Filter}, {"sort", &k.Sort},
 		{"reverse", &k.Reverse}, {"severity", &k.Severity}, {"group", &k.Group},
 		{"tau_up", &k.TauUp}, {"tau_down", &k.TauDown}, {"label_policy", &k.Policy}, {"toggle", &k.Toggle}, {"what_if", &k.WhatIf}, {"as_ran", &k.AsRan}, {"story", &k.Story}, {"story_back", &k.StoryBack},
-		{"copy", &k.Copy}, {"copy_all", &k.CopyAll}, {"export_json", &k.ExportJSON}, {"export_dot", &k.ExportDOT},
+		{"copy", &k.Copy}, {"copy_all", &k.CopyAll}, {"copy_cell", &k.CopyCell}, {"export_json", &k.ExportJSON}, {"export_dot", &k.ExportDOT},
 		{"preview", &k.Preview}, {"preview_grow", &k.PreviewGrow}, {"preview_shrink", &k.PreviewShrink},
 		{"preview_up", &k.PreviewUp}, {"preview_down", &k.PreviewDown},
 		{"command", &k.Command}, {"picker", &k.Picker}, {"help", &k.Help}, {"quit", &k.Quit},
@@ -160,7 +164,7 @@ func LoadKeyMap(path string) (KeyMap, error) {
 	if path == "" {
 		return km, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := evidence.ReadFile(path, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return km, nil
 	}
@@ -218,7 +222,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Left, k.Right},
 		{k.NextView, k.PrevView, k.Overview, k.Findings, k.Entries, k.Detail, k.Lineage, k.Replay, k.Log, k.Actions, k.Timeline, k.Exposure},
 		{k.Open, k.Back, k.Filter, k.Sort, k.Reverse, k.Severity, k.Group, k.TauUp, k.TauDown, k.Policy},
-		{k.Toggle, k.WhatIf, k.AsRan, k.Story, k.StoryBack, k.Copy, k.CopyAll, k.ExportJSON, k.ExportDOT},
+		{k.Toggle, k.WhatIf, k.AsRan, k.Story, k.StoryBack, k.Copy, k.CopyAll, k.CopyCell, k.ExportJSON, k.ExportDOT},
 		{k.Preview, k.PreviewShrink, k.PreviewGrow, k.PreviewUp, k.PreviewDown, k.Command, k.Picker, k.Help, k.Quit},
 	}
 }

@@ -113,6 +113,8 @@ type Model struct {
 	pv previewState
 	// Command bar (:).
 	cmd cmdState
+	// The copy-a-cell overlay (c).
+	cm copyMenu
 
 	tabHits []hit
 	listTop int // screen row of the current view's first list row
@@ -319,6 +321,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.cmd.entries = msg.ids
 		}
 		return m, nil
+	case cellMsg:
+		m.onCellMsg(msg)
+		return m, nil
 	case relabelMsg:
 		return m, m.relabeled(msg)
 	case cmdResolvedMsg:
@@ -432,6 +437,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.showHelp {
 		return m.helpKey(msg)
 	}
+	if m.cm.open {
+		return m.copyMenuKey(msg)
+	}
 	m.status = ""
 	if m.opts.Present && m.view == ViewReplay && (msg.String() == "space" || msg.String() == "enter") {
 		return m.storyStep(1)
@@ -477,6 +485,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.copySelected()
 	case key.Matches(msg, k.CopyAll):
 		return m.copyPreview()
+	case key.Matches(msg, k.CopyCell):
+		return m.openCopyMenu()
 	case key.Matches(msg, k.ExportJSON):
 		return m.exportJSON()
 	case key.Matches(msg, k.ExportDOT):
@@ -533,6 +543,7 @@ func (m *Model) quit() tea.Cmd {
 // switchTo changes view and starts whatever the view needs loading.
 func (m *Model) switchTo(v View) tea.Cmd {
 	m.view = v
+	m.cm.open = false
 	m.pv.scroll = 0
 	if a := viewDefs[v].activate; a != nil {
 		return a(m)
@@ -715,6 +726,8 @@ func (m *Model) render() string {
 	var body []string
 	if m.showHelp {
 		body = m.renderHelp(w, h)
+	} else if m.cm.open {
+		body = m.renderCopyMenu(w, h)
 	} else {
 		body = m.renderBody(w, h)
 	}

@@ -178,7 +178,7 @@ func (m *Model) renderShortHelp(w int) string {
 	h.Styles.ShortKey = m.styles.Bold
 	h.Styles.ShortDesc = m.styles.Footer
 	h.Styles.ShortSeparator = m.styles.Footer
-	bs := []key.Binding{k.Help, k.NextView, k.Up, k.Down, k.Open}
+	bs := []key.Binding{k.Help, k.Up, k.Down, k.Open} // the tab bar shows how to switch views
 	switch m.view {
 	case ViewEntries:
 		bs = append(bs, k.Filter, k.Sort, k.Right)
@@ -189,7 +189,7 @@ func (m *Model) renderShortHelp(w int) string {
 	case ViewReplay:
 		bs = append(bs, k.Toggle, k.WhatIf, k.Back)
 	}
-	bs = append(bs, k.Copy, k.Quit)
+	bs = append(bs, k.Copy, k.CopyCell, k.Quit)
 	return h.ShortHelpView(bs)
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/internal/par"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 )
@@ -86,11 +85,19 @@ func (v *verifier) checkEvents(ctx context.Context, er *eventRows) map[string]in
 			v.claimEventLeaf(kind, n)
 		}
 	}
-	par.Each(len(todo), v.opts.Workers, func(i int) {
-		if ctx.Err() == nil {
-			v.checkEvent(todo[i])
+	// The same worker pool as entries and writes: signature checks
+	// dominate, whatever the record kind.
+	_ = fanOut(v.opts.Workers, func(yield func(*loader.RowRecord) error) error {
+		for _, rr := range todo {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := yield(rr); err != nil {
+				return err
+			}
 		}
-	})
+		return nil
+	}, v.checkEvent, nil)
 	return signed
 }
 

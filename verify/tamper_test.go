@@ -232,3 +232,23 @@ func TestHugeCheckpointSizeIsAFinding(t *testing.T) {
 		t.Fatalf("findings %+v", rep.Findings)
 	}
 }
+
+// A recorded query whose reset vector names a node the store does not have
+// cannot be replayed; verify reports it rather than passing the input
+// replay refuses.
+func TestQueryNamesUnknownNode(t *testing.T) {
+	t.Parallel()
+	dir := mutableCopy(t, "clean")
+	var id string
+	withDB(t, dir, func(db *sql.DB) {
+		id = one(t, db, "SELECT id FROM queries ORDER BY seq LIMIT 1")
+		exec(t, db, `UPDATE queries SET reset = '{"no-such-node": 1}' WHERE id = ?`, id)
+	})
+	hasFinding(t, dir, finding.QueryUnknownNode, "query "+id)
+	// The untouched scenario has none.
+	for _, f := range runScenario(t, mutableCopy(t, "clean")).Findings {
+		if f.Code == finding.QueryUnknownNode {
+			t.Errorf("pristine clean: %s %s", f.Code, f.Message)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/verify"
 )
 
 const diffUsage = "memscope diff A B [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
@@ -28,6 +29,10 @@ type jsonChange struct {
 	Change string `json:"change"`
 	Signed bool   `json:"signed"`
 	Leaf   *int64 `json:"leaf"`
+	// Coverage is "unsigned" for a row of a table no signature covers
+	// (the loader's per-table answer, as Signed): nothing proves either
+	// version.
+	Coverage string `json:"coverage,omitempty"`
 }
 
 type jsonCheckpoint struct {
@@ -63,6 +68,9 @@ type jsonQuerySel struct {
 
 func changeJSON(c diff.RowChange) jsonChange {
 	j := jsonChange{Table: c.Table, Key: c.Key, Change: string(c.Kind), Signed: c.Signed}
+	if !c.Signed {
+		j.Coverage = verify.LabelUnsigned
+	}
 	if c.Leaf >= 0 {
 		l := c.Leaf
 		j.Leaf = &l
@@ -140,6 +148,8 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			note = "  ERROR: signed record changed"
 		case c.Kind == diff.Tombstoned:
 			note = "  (tombstone in B)"
+		case !c.Signed:
+			note = "  [unsigned]: nothing proves either version"
 		}
 		_, err := fmt.Fprintf(w, "  %s %-11s %-10s %s%s\n", mark, c.Table, c.Kind, sanitize.Line(c.Key), note)
 		return err
@@ -264,7 +274,7 @@ func runDiffInspector(ctx context.Context, o inspect.DiffOptions) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	if err := tui.RunDiff(diffData(o, res, changes, omitted), opts); err != nil {
+	if err := onTerminal(func() error { return tui.RunDiff(diffData(o, res, changes, omitted), opts) }); err != nil {
 		return exitUsage, err
 	}
 	if errs, _, _ := finding.Count(res.Findings); errs > 0 {

@@ -8,14 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memscope/memscope/equimem"
 	"github.com/memscope/memscope/exposure"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/mwp"
-	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/verify"
 )
 
 const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--k 5] [--json]"
@@ -35,6 +32,9 @@ type jsonExposureQuery struct {
 	Targets      []jsonTarget    `json:"targets,omitempty"`
 	SMSR         *jsonSMSRSimple `json:"smsr,omitempty"`
 	NotCheckable string          `json:"not_checkable,omitempty"`
+	// Coverage is "unsigned" when no signature covers the query row whose
+	// reset vector the draws start from.
+	Coverage string `json:"coverage,omitempty"`
 }
 
 type jsonTarget struct {
@@ -94,6 +94,9 @@ type jsonExposure struct {
 	EquiMem   *jsonEquiMem            `json:"equimem"`
 	MWP       *jsonMWP                `json:"mwp"`
 	Notes     []string                `json:"notes"`
+	// QueryCoverage maps each query whose row no signature covers to its
+	// label ("unsigned"); covered queries are absent.
+	QueryCoverage map[string]string `json:"query_coverage"`
 }
 
 type jsonEquiWrite struct {
@@ -138,8 +141,6 @@ type jsonMWP struct {
 	Checks   []jsonMWPCheck    `json:"checks"`
 	Findings []finding.Finding `json:"findings"`
 }
-
-const equimemCaveat = "rho_detect is EquiMem's provenance-free structural signal; AuthSelect shows that write provenance, not structure or weight, decides whether a write is an attack: a low score is a lead, a high score clears nothing"
 
 var exposureNotes = []string{
 	"s_adv: share of bounded no-source writes (heavy budget) that change a query's selected set on G_auth; s_adv_clean: the same at the clean-indistinguishable budget",
@@ -187,37 +188,23 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, err
 	}
 	defer s.Close()
-	rp, err := s.Replayer(ctx)
-	if err != nil {
-		return exitUsage, err
-	}
-	qs := s.ReplayQueries()
-	res, err := exposure.Analyze(ctx, rp, qs, opt)
+	ex, err := s.Exposure(ctx, opt)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	out := toJSONExposure(pos[0], res, rp, qs)
-	rep := s.Report()
-	if rep != nil {
-		st, err := storeCertificate(rep.Entries, len(rep.EntryStatus))
-		if err == nil {
-			out.SMSR = st
+	res := ex.Result
+	out := toJSONExposure(pos[0], ex)
+	for name, sel := range out.Selectors {
+		for i := range sel.Queries {
+			sel.Queries[i].Coverage = s.Coverage(verify.TableQueries, sel.Queries[i].Query)
 		}
+		out.Selectors[name] = sel
 	}
-	if out.EquiMem, err = equimemOf(ctx, s, rp, qs); err != nil {
-		return exitUsage, err
-	}
-	in, err := mwp.Collect(ctx, s.Snap, nil)
-	if err != nil {
-		return exitUsage, err
-	}
-	audit := mwp.Audit(in)
-	out.MWP = &jsonMWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Findings: audit.Findings}
-	if out.MWP.Findings == nil {
-		out.MWP.Findings = []finding.Finding{}
-	}
-	for _, c := range audit.Checks {
-		out.MWP.Checks = append(out.MWP.Checks, jsonMWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
+	out.QueryCoverage = map[string]string{}
+	for _, q := range ex.Queries {
+		if l := s.Coverage(verify.TableQueries, q.ID); l != "" {
+			out.QueryCoverage[q.ID] = l
+		}
 	}
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
@@ -226,101 +213,8 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	return exitOK, nil
 }
 
-// equimemOf scores every structural write in store order and ranks them
-// against the culprits replay finds (and the unauthenticated writes).
-func equimemOf(ctx context.Context, s *inspect.Session, rp *replay.Replayer, qs []replay.Query) (*jsonEquiMem, error) {
-	var ws []equimem.Write
-	if err := s.Snap.EachWrite(ctx, func(r *loader.WriteRow) error {
-		ws = append(ws, equimem.Write{ID: r.WID, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Writer: r.Writer})
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	scores := equimem.Analyze(ws, equimem.Options{Nodes: len(rp.Graph().Nodes())})
-	rows, err := rp.ReplayAll(qs, 0)
-	if err != nil {
-		return nil, err
-	}
-	culprits := map[string]bool{}
-	for _, r := range rows {
-		if r.Culprits != nil {
-			for _, c := range r.Culprits.Set {
-				culprits[c.EdgeID] = true
-			}
-		}
-	}
-	unauth := map[string]bool{}
-	for _, id := range rp.UnauthenticatedEdges() {
-		unauth[id] = true
-	}
-	tc, tu := equimem.Rank(scores, culprits), equimem.Rank(scores, unauth)
-	rank := map[string]int{}
-	for i, id := range tc.Order {
-		rank[id] = i + 1
-	}
-	out := &jsonEquiMem{Depth: equimem.Depth(len(rp.Graph().Nodes())), TopDecile: tc.TopDecile, Culprits: tc.Culprits, CulpritsInTopDecile: tc.InDecile,
-		Unauthenticated: tu.Culprits, UnauthInTopDecile: tu.InDecile, Writes: []jsonEquiWrite{}, Caveat: equimemCaveat}
-	g, labels := rp.Graph(), rp.Labels()
-	for i, sc := range scores {
-		w := ws[i]
-		jw := jsonEquiWrite{Write: w.ID, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, SLocal: sc.SLocal, SPath: sc.SPath, Alpha: sc.Alpha,
-			Rho: sc.Rho, Paths: sc.Paths, Truncated: sc.Truncated, Culprit: culprits[w.ID], Rank: rank[w.ID]}
-		if ei, ok := g.EdgeIndex(w.ID); ok {
-			jw.Authenticated, jw.Rule = labels[ei].Authenticated, labels[ei].Rule
-		} else {
-			jw.Rule = "not in the replay graph"
-		}
-		out.Writes = append(out.Writes, jw)
-	}
-	return out, nil
-}
-
-// storeCertificate is SMSR's certificate for the whole store: the pool is
-// every entry, t the entries with any verification or tag finding.
-func storeCertificate(entries, failing int) (*jsonSMSRStore, error) {
-	if entries == 0 {
-		return nil, fmt.Errorf("no entries")
-	}
-	sum, err := smsr.Summarise(entries, 5, 5, failing)
-	if err != nil {
-		return nil, err
-	}
-	out := &jsonSMSRStore{jsonSMSRSimple: jsonSMSRSimple{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta},
-		DeltaVsT: map[string][]jsonPoint{}, DeltaVsM: map[string][]jsonPoint{},
-		Basis: "m = entries in the store, t = entries with a verification or tag finding, k = 5, n = 5"}
-	for _, n := range smsr.CurveRuns {
-		out.DeltaVsT[fmt.Sprint(n)] = points(sum.VsT[n])
-		out.DeltaVsM[fmt.Sprint(n)] = points(sum.VsM[n])
-	}
-	return out, nil
-}
-
-// queryCertificate: the pool is the query's candidate passages (those with
-// a stored dense score), t the unauthenticated ones among them.
-func queryCertificate(rp *replay.Replayer, q replay.Query, k int) *jsonSMSRSimple {
-	g := rp.Graph()
-	m, t := 0, 0
-	for id := range q.DenseScores {
-		i, ok := g.NodeIndex(id)
-		if !ok {
-			continue
-		}
-		m++
-		if !g.Nodes()[i].Authenticated {
-			t++
-		}
-	}
-	if m == 0 {
-		return nil
-	}
-	c, err := smsr.Summarise(m, k, 5, t)
-	if err != nil {
-		return nil
-	}
-	return &jsonSMSRSimple{M: c.M, K: c.K, N: c.N, T: c.T, Delta: c.Delta}
-}
-
-func toJSONExposure(snapshot string, res *exposure.Result, rp *replay.Replayer, qs []replay.Query) jsonExposure {
+func toJSONExposure(snapshot string, ex *inspect.Exposure) jsonExposure {
+	res := ex.Result
 	o := res.Options
 	out := jsonExposure{Snapshot: snapshot, Selectors: map[string]jsonSelector{}, Ranked: res.Ranked, Notes: exposureNotes,
 		Budget: jsonBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, Seed: o.Seed}}
@@ -329,22 +223,42 @@ func toJSONExposure(snapshot string, res *exposure.Result, rp *replay.Replayer, 
 		for i, c := range s.Curve {
 			js.Curve = append(js.Curve, jsonCurvePoint{Writes: i + 1, Changed: c})
 		}
-		for qi, q := range s.Queries {
+		for _, q := range s.Queries {
 			jq := jsonExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
 				Targeted: q.Targeted, Uncertain: q.Uncertain, TopKG: orEmpty(q.TopKG), TopKAuth: orEmpty(q.TopKAuth), Baseline: orEmpty(q.Baseline), NotCheckable: q.NotCheckable}
 			for _, t := range q.Targets {
 				jq.Targets = append(jq.Targets, jsonTarget{Node: t.Node, ResetMass: t.ResetMass, Floor: t.Floor, Anchored: t.Anchored, Evicted: t.Evicted})
 			}
-			if s.Name == exposure.PPR {
-				k := len(q.TopKAuth)
-				if k == 0 {
-					k = replay.DefaultK
-				}
-				jq.SMSR = queryCertificate(rp, qs[qi], k)
+			if c, ok := ex.QuerySMSR[q.Query]; ok && s.Name == exposure.PPR {
+				jq.SMSR = &jsonSMSRSimple{M: c.M, K: c.K, N: c.N, T: c.T, Delta: c.Delta}
 			}
 			js.Queries = append(js.Queries, jq)
 		}
 		out.Selectors[s.Name] = js
+	}
+	if sum := ex.StoreSMSR; sum != nil {
+		out.SMSR = &jsonSMSRStore{jsonSMSRSimple: jsonSMSRSimple{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta},
+			DeltaVsT: map[string][]jsonPoint{}, DeltaVsM: map[string][]jsonPoint{}, Basis: inspect.StoreSMSRBasis}
+		for _, n := range smsr.CurveRuns {
+			out.SMSR.DeltaVsT[fmt.Sprint(n)] = points(sum.VsT[n])
+			out.SMSR.DeltaVsM[fmt.Sprint(n)] = points(sum.VsM[n])
+		}
+	}
+	if e := ex.EquiMem; e != nil {
+		out.EquiMem = &jsonEquiMem{Depth: e.Depth, TopDecile: e.TopDecile, Culprits: e.Culprits, CulpritsInTopDecile: e.CulpritsInTopDecile,
+			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Writes: []jsonEquiWrite{}, Caveat: inspect.EquiMemCaveat}
+		for _, w := range e.Writes {
+			out.EquiMem.Writes = append(out.EquiMem.Writes, jsonEquiWrite{Write: w.ID, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, SLocal: w.SLocal, SPath: w.SPath,
+				Alpha: w.Alpha, Rho: w.Rho, Paths: w.Paths, Truncated: w.Truncated, Authenticated: w.Authenticated, Rule: w.Rule, Culprit: w.Culprit, Rank: w.Rank})
+		}
+	}
+	audit := ex.MWP
+	out.MWP = &jsonMWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Findings: audit.Findings}
+	if out.MWP.Findings == nil {
+		out.MWP.Findings = []finding.Finding{}
+	}
+	for _, c := range audit.Checks {
+		out.MWP.Checks = append(out.MWP.Checks, jsonMWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
 	}
 	return out
 }
@@ -386,7 +300,7 @@ func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result) {
 	fmt.Fprintln(w, "\nqueries, most exposed first (PPR targets: anchored = teleport floor above the capture bound)")
 	ppr, hasPPR := res.Selector(exposure.PPR)
 	for _, id := range res.Ranked {
-		fmt.Fprintf(w, "  %s\n", clip(id, 60))
+		fmt.Fprintf(w, "  %s%s\n", clip(id, 60), bracket(out.QueryCoverage[id]))
 		if !hasPPR {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/tlog"
 )
@@ -57,6 +58,15 @@ func (a *anchorFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&a.allowRedirects, "allow-cross-origin-redirects", false, "let an http(s) log redirect to another scheme, host or port (refused by default)")
 }
 
+// Limits of the files the anchor and policy flags name: a key is under
+// 100 bytes, an anchors file (a scenario.json works) a few kilobytes.
+const (
+	maxKeyFile     = 64 << 10
+	maxAnchorsFile = 16 << 20
+	// maxQueriesFile bounds a --queries file (a few hundred bytes a query).
+	maxQueriesFile = 256 << 20
+)
+
 // resolved anchors.
 type anchors struct {
 	LogKey string
@@ -70,7 +80,7 @@ func (a *anchorFlags) resolve() (anchors, error) {
 	out.Log.AllowCrossOriginRedirects = a.allowRedirects
 	logKey, trust := a.logKey, a.trust
 	if a.anchors != "" {
-		b, err := os.ReadFile(a.anchors)
+		b, err := evidence.ReadFile(a.anchors, maxAnchorsFile)
 		if err != nil {
 			return out, usagef("--anchors: %v", err)
 		}
@@ -98,7 +108,7 @@ func (a *anchorFlags) resolve() (anchors, error) {
 	if logKey != "" {
 		key := strings.TrimSpace(logKey)
 		if _, err := note.NewVerifier(key); err != nil {
-			b, ferr := os.ReadFile(logKey)
+			b, ferr := evidence.ReadFile(logKey, maxKeyFile)
 			if ferr != nil {
 				return out, usagef("--log-key: neither a note verifier key (%v) nor a readable file (%v)", err, ferr)
 			}
@@ -111,7 +121,13 @@ func (a *anchorFlags) resolve() (anchors, error) {
 	}
 	if trust != "" {
 		text := trust
-		if b, err := os.ReadFile(trust); err == nil {
+		// A name that exists is a file of keys (read bounded); anything
+		// else is the keys themselves.
+		if _, err := os.Stat(trust); err == nil {
+			b, err := evidence.ReadFile(trust, maxAnchorsFile)
+			if err != nil {
+				return out, usagef("--trust: %v", err)
+			}
 			text = string(b)
 		}
 		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' || r == '\r' || r == '\t' }) {
@@ -123,7 +139,7 @@ func (a *anchorFlags) resolve() (anchors, error) {
 		}
 	}
 	if a.hmacKey != "" {
-		b, err := os.ReadFile(a.hmacKey)
+		b, err := evidence.ReadFile(a.hmacKey, maxKeyFile)
 		if err != nil {
 			return out, usagef("--hmac-key: %v", err)
 		}
@@ -150,7 +166,7 @@ func readGatePolicy(flag, path string) (*lineage.Policy, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := evidence.ReadFile(path, lineage.MaxPolicyBytes)
 	if err != nil {
 		return nil, usagef("%s: %v", flag, err)
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/graphfile"
 	"github.com/memscope/memscope/importer"
 	"github.com/memscope/memscope/sanitize"
@@ -120,11 +120,11 @@ func importStore(ctx context.Context, format, path, queries, out string, seed ui
 		if err != nil {
 			return nil, usagef("--queries: %v", err)
 		}
-		in, err := os.Open(queries)
+		in, err := evidence.OpenFile(queries, maxQueriesFile)
 		if err != nil {
 			return nil, usagef("--queries: %v", err)
 		}
-		raw, err := graphfile.ReadQueries(queries, in, qf)
+		raw, err := graphfile.ReadQueries(queries, io.LimitReader(in, maxQueriesFile), qf)
 		in.Close()
 		if err != nil {
 			return nil, errors.New(sanitize.Line(err.Error()))

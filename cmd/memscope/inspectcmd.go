@@ -15,7 +15,7 @@ import (
 	"github.com/memscope/memscope/tuisource"
 )
 
-const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE] [--hmac-key FILE] [--plain] [--keys FILE]"
+const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE | --query-embeddings FILE] [--hmac-key FILE] [--plain] [--keys FILE]"
 
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("inspect", inspectUsage, stderr)
@@ -24,7 +24,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	plain := fs.Bool("plain", false, "accessible mode: no box borders, ASCII markers and spinner")
 	keys := fs.String("keys", "", "key map file (default: "+tui.DefaultKeyMapPath()+" when it exists)")
 	format := fs.String("format", "", "open a native store of this format: "+storeFormats()+" (default: detected from the contents)")
-	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
+	var nq nativeQueries
+	nq.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -33,10 +34,10 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
 	}
 	if *format != "" || isNativeStore(pos[0]) {
-		return runInspectNative(ctx, pos[0], *format, *queries, ef, *plain, *keys)
+		return runInspectNative(ctx, pos[0], *format, nq, ef, *plain, *keys)
 	}
-	if *queries != "" {
-		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
+	if nq.given() {
+		return exitUsage, usagef("--queries and --query-embeddings are for native stores; a snapshot records its own queries")
 	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required; usage: %s", inspectUsage)
@@ -50,12 +51,12 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		// On a terminal the error gets the inspector's error screen, with
 		// what to do; piped, it is a plain message on stderr.
 		if term.IsTerminal(os.Stdout.Fd()) {
-			_ = tui.RunError("memscope inspect", err, inspectHint, opts)
+			_ = onTerminal(func() error { return tui.RunError("memscope inspect", err, inspectHint, opts) })
 		}
 		return exitUsage, err
 	}
 	defer src.Close()
-	if err := tui.Run(src, opts); err != nil {
+	if err := onTerminal(func() error { return tui.Run(src, opts) }); err != nil {
 		return exitUsage, err
 	}
 	return exitOK, nil
@@ -127,5 +128,5 @@ func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, p
 		}
 		return tuisource.New(ctx, inspect.Options{Snapshot: vo.Snapshot, Log: vo.Log, LogKey: vo.LogKey, TrustRoots: vo.TrustRoots, HMACKey: vo.HMACKey, Title: name}, plain)
 	}
-	return tui.RunPicker(list, open, opts)
+	return onTerminal(func() error { return tui.RunPicker(list, open, opts) })
 }

@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
+	"time"
 
 	"k8s.io/klog/v2"
 )
@@ -22,6 +24,8 @@ const (
 	exitOK       = 0
 	exitFindings = 1
 	exitUsage    = 2
+	// exitInterrupted is the shell's status for a process ended by SIGINT.
+	exitInterrupted = 130
 )
 
 // usageError marks errors that are the caller's to fix.
@@ -73,9 +77,58 @@ func main() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	finished := make(chan struct{})
+	go interruptWatchdog(ctx, finished, os.Args[1:])
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	close(finished)
 	stop()
 	os.Exit(code)
+}
+
+// interruptGrace is how long a command has, after Ctrl-C, to stop on its
+// own (every read and long loop takes the context) before the watchdog
+// ends the process: a computation the context does not reach (one large
+// replay) must not keep the responder waiting past one second. Evidence is
+// only ever open read-only, and output files are written whole after the
+// analysis, so ending here changes nothing.
+const interruptGrace = 700 * time.Millisecond
+
+// terminalUI is set while the inspector runs (see onTerminal).
+var terminalUI atomic.Bool
+
+// onTerminal runs a terminal UI with the watchdog held off.
+func onTerminal(run func() error) error {
+	terminalUI.Store(true)
+	defer terminalUI.Store(false)
+	return run()
+}
+
+func interruptWatchdog(ctx context.Context, finished <-chan struct{}, args []string) {
+	select {
+	case <-finished:
+		return
+	case <-ctx.Done():
+	}
+	timer := time.After(interruptGrace)
+	for {
+		select {
+		case <-finished:
+			return
+		case <-timer:
+		}
+		if !terminalUI.Load() {
+			break
+		}
+		// The inspector owns the terminal (raw mode, alternate screen):
+		// it quits on the signal itself and restores the terminal first.
+		timer = time.After(100 * time.Millisecond)
+	}
+	name := "memscope"
+	if len(args) > 0 {
+		name += " " + sanitize.Line(args[0])
+	}
+	fmt.Fprintf(os.Stderr, "\n%s: interrupted; the output above (if any) is incomplete, and no evidence was changed\n", name)
+	os.Exit(exitInterrupted)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -109,6 +162,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return exitOK
 			}
 			code, err := c.run(ctx, args[1:], stdout, stderr)
+			if ctx.Err() != nil && (err != nil || code != exitOK) {
+				// Ctrl-C: one clean line, not the context error of whichever
+				// read was under way; whatever was printed is partial.
+				fmt.Fprintf(stderr, "memscope %s: interrupted; the output above (if any) is incomplete, and no evidence was changed\n", c.name)
+				return exitInterrupted
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "memscope %s: %s\n", c.name, sanitize.Line(err.Error()))
 				var ue usageError

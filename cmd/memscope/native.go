@@ -2,18 +2,20 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/graphfile"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/stores"
+	"github.com/memscope/memscope/stores/hipporag"
 	"github.com/memscope/memscope/stores/storemodel"
 	"github.com/memscope/memscope/stores/storereplay"
 	"github.com/memscope/memscope/tui"
@@ -145,7 +147,7 @@ type jsonNativeReplay struct {
 	Rows     []jsonRow         `json:"rows"`
 }
 
-func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, queries string, ef evidenceFlags, ro replayOutput, cfg replay.Config, policy string) (int, error) {
+func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string, nq nativeQueries, ef evidenceFlags, ro replayOutput, cfg replay.Config, policy string) (int, error) {
 	st, err := openStore(ctx, path, format, ef)
 	if err != nil {
 		return exitUsage, err
@@ -167,10 +169,10 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format, querie
 	}
 	var qs []replay.Query
 	if !ro.labels {
-		if queries == "" {
-			return exitUsage, usagef("%s stores keep no queries: give them with --queries FILE (the importer's queries format, docs/IMPORT.md)", st.Format)
+		if !nq.given() {
+			return exitUsage, usagef("%s stores keep no queries: give them with --queries FILE (the importer's queries format, docs/IMPORT.md) or, for HippoRAG 2, --query-embeddings FILE (docs/STORES.md)", st.Format)
 		}
-		if qs, err = readStoreQueries(g, queries); err != nil {
+		if qs, err = nq.load(ctx, path, st, g); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -191,12 +193,12 @@ func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
 	if err != nil {
 		return nil, usagef("--queries: %v", err)
 	}
-	in, err := os.Open(file)
+	in, err := evidence.OpenFile(file, maxQueriesFile)
 	if err != nil {
 		return nil, usagef("--queries: %v", err)
 	}
 	defer in.Close()
-	raw, err := graphfile.ReadQueries(file, in, f)
+	raw, err := graphfile.ReadQueries(file, io.LimitReader(in, maxQueriesFile), f)
 	if err != nil {
 		return nil, err
 	}
@@ -301,8 +303,8 @@ func nativeCoverage(table, _ string) string {
 
 // runInspectNative opens the inspector on a native store: every view its
 // contents support, each saying the store is unsigned.
-func runInspectNative(ctx context.Context, path, format, queries string, ef evidenceFlags, plain bool, keys string) (int, error) {
-	src, err := openNativeInspector(ctx, path, format, queries, ef)
+func runInspectNative(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, plain bool, keys string) (int, error) {
+	src, err := openNativeInspector(ctx, path, format, nq, ef)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -319,7 +321,7 @@ func runInspectNative(ctx context.Context, path, format, queries string, ef evid
 
 // openNativeInspector reads the store, its --queries and --hmac-key into the
 // inspector's source (separate from running it, for tests).
-func openNativeInspector(ctx context.Context, path, format, queries string, ef evidenceFlags) (*tuisource.Native, error) {
+func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags) (*tuisource.Native, error) {
 	hmacKey := ef.hmacKey
 	ef.hmacKey = ""
 	st, err := openStore(ctx, path, format, ef)
@@ -337,7 +339,7 @@ func openNativeInspector(ctx context.Context, path, format, queries string, ef e
 		}
 		o.HMACKey = an.HMAC
 	}
-	if queries != "" {
+	if nq.given() {
 		if len(st.Nodes) == 0 {
 			return nil, usagef("--queries: %s stores keep no graph to replay", st.Format)
 		}
@@ -345,9 +347,48 @@ func openNativeInspector(ctx context.Context, path, format, queries string, ef e
 		if err != nil {
 			return nil, err
 		}
-		if o.Queries, err = readStoreQueries(g, queries); err != nil {
+		if o.Queries, err = nq.load(ctx, path, st, g); err != nil {
 			return nil, err
 		}
 	}
 	return tuisource.NewNative(st, o)
+}
+
+// nativeQueries are the two ways to give a native store's queries.
+type nativeQueries struct{ file, embeddings string }
+
+func (q *nativeQueries) register(fs *flag.FlagSet) {
+	fs.StringVar(&q.file, "queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
+	fs.StringVar(&q.embeddings, "query-embeddings", "", "HippoRAG 2 stores: query embeddings (JSON Lines, docs/STORES.md) from which HippoRAG 2's reset vectors are rebuilt")
+}
+
+func (q nativeQueries) given() bool { return q.file != "" || q.embeddings != "" }
+
+// load reads the queries; with --query-embeddings the reset vectors are
+// HippoRAG 2's, built from the store's fact and passage embeddings, and the
+// store's notes say what is not reproduced.
+func (q nativeQueries) load(ctx context.Context, path string, st *storemodel.Store, g *replay.Graph) ([]replay.Query, error) {
+	switch {
+	case q.file != "" && q.embeddings != "":
+		return nil, usagef("give --queries or --query-embeddings, not both")
+	case q.file != "":
+		return readStoreQueries(g, q.file)
+	}
+	if st.Format != storemodel.HippoRAG {
+		return nil, usagef("--query-embeddings: only HippoRAG 2 stores keep the fact and passage embeddings its retrieval scores; give --queries")
+	}
+	qes, err := hipporag.ReadQueryEmbeddings(ctx, q.embeddings)
+	if err != nil {
+		return nil, usagef("--query-embeddings: %v", err)
+	}
+	r, err := hipporag.OpenRetrieval(ctx, path, st)
+	if err != nil {
+		return nil, err
+	}
+	qs, err := storereplay.EmbeddedQueries(r, q.embeddings, qes)
+	if err != nil {
+		return nil, err
+	}
+	st.Notes = append(st.Notes, hipporag.NotReproduced)
+	return qs, nil
 }

@@ -197,7 +197,7 @@ func TestImportFromHippoRAG(t *testing.T) {
 func TestInspectNativeStore(t *testing.T) {
 	before := treeDigest(t, hippoFixtures)
 	ctx := context.Background()
-	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{})
+	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", nativeQueries{file: filepath.Join(hippoFixtures, "queries.jsonl")}, evidenceFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestInspectNativeStore(t *testing.T) {
 		{"queries on mem0", "", "../../stores/mem0db/testdata/history.db", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{}, "keep no graph"},
 		{"wrong format forced", "smsr", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{}, ""},
 	} {
-		_, err := openNativeInspector(ctx, c.path, c.format, c.queries, c.ef)
+		_, err := openNativeInspector(ctx, c.path, c.format, nativeQueries{file: c.queries}, c.ef)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -227,5 +227,39 @@ func TestInspectNativeStore(t *testing.T) {
 	}
 	if after := treeDigest(t, hippoFixtures); after != before {
 		t.Error("the inspector wrote next to the evidence")
+	}
+}
+
+// --query-embeddings rebuilds HippoRAG 2's reset vectors, says what it does
+// not reproduce, and is refused where it cannot apply.
+func TestReplayQueryEmbeddings(t *testing.T) {
+	qe := filepath.Join(hippoFixtures, "query_embeddings.jsonl")
+	code, out, errs := runCmd("replay", filepath.Join(hippoFixtures, "poisoned"), "--query-embeddings", qe, "--json")
+	if code != exitFindings && code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Store struct {
+			Notes []string          `json:"notes"`
+			Files []json.RawMessage `json:"files"`
+		} `json:"store"`
+		Rows []struct {
+			QueryID string `json:"query_id"`
+			Class   string `json:"class"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) != 2 || !strings.Contains(strings.Join(doc.Store.Notes, " "), "rerank_filter") || !strings.Contains(out, "vdb_fact.parquet") {
+		t.Errorf("rows %+v, notes %q", doc.Rows, doc.Store.Notes)
+	}
+	for _, c := range [][]string{
+		{"replay", filepath.Join(hippoFixtures, "poisoned"), "--query-embeddings", qe, "--queries", filepath.Join(hippoFixtures, "queries.jsonl")},
+		{"replay", "../../stores/lightrag/testdata/clean", "--query-embeddings", qe},
+	} {
+		if code, _, errs := runCmd(c...); code != exitUsage || errs == "" {
+			t.Errorf("%v: exit %d", c, code)
+		}
 	}
 }

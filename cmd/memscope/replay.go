@@ -179,7 +179,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	assume := fs.String("assume-compromised", "", "PRINCIPAL@TIME: treat its records after TIME as unauthenticated and show what changes")
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
-	queries := fs.String("queries", "", "native stores: the queries to replay (the importer's queries format, node ids as the store names them)")
+	var nq nativeQueries
+	nq.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -192,10 +193,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			return exitUsage, usagef("--as-of, --first-flip, --blast and --assume-compromised need a log's write order; a native store has none")
 		}
 		ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
-		return runNativeReplay(ctx, stdout, pos[0], *format, *queries, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
+		return runNativeReplay(ctx, stdout, pos[0], *format, nq, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
 	}
-	if *queries != "" {
-		return exitUsage, usagef("--queries is for native stores; a snapshot records its own queries")
+	if nq.given() {
+		return exitUsage, usagef("--queries and --query-embeddings are for native stores; a snapshot records its own queries")
 	}
 	if *asOf != "" && (*without != "" || *restore != "") {
 		return exitUsage, usagef("--as-of cannot be combined with --without or --restore")

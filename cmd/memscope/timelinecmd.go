@@ -46,6 +46,9 @@ type jsonEvent struct {
 	Summary       string   `json:"summary"`
 	Authenticated *bool    `json:"authenticated,omitempty"`
 	Cites         []string `json:"cites,omitempty"`
+	// Coverage is "unsigned" for an event read from a row no signature
+	// covers (queries, actions, gate events, unanchored checkpoints).
+	Coverage string `json:"coverage,omitempty"`
 }
 
 type jsonTimeline struct {
@@ -111,13 +114,16 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	out := jsonTimeline{Snapshot: pos[0], Order: tl.Order(), Labels: labels, Events: []jsonEvent{}}
 	for _, i := range tl.Select(f) {
-		out.Events = append(out.Events, toJSONEvent(i, tl.Events[i]))
+		j := toJSONEvent(i, tl.Events[i])
+		j.Coverage = s.EventCoverage(tl.Events[i].Kind, tl.Events[i].ID)
+		out.Events = append(out.Events, j)
 	}
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "%s: %d events, ordered by %s\n", sanitize.Line(pos[0]), len(tl.Events), orderWords(out.Order))
-	fmt.Fprintf(stdout, "write labels: %s\n\n", labels)
+	fmt.Fprintf(stdout, "write labels: %s\n", labels)
+	fmt.Fprintf(stdout, "[unsigned]: the event's row is covered by no signature or tag, a claim; [not checked]: verification did not run (no --log)\n\n")
 	fmt.Fprintf(stdout, "%-5s %-6s %-24s %-10s %-36s %-16s %s\n", "#", "LEAF", "TIME", "KIND", "ID", "PRINCIPAL", "WHAT")
 	for _, e := range out.Events {
 		leaf := "-"
@@ -131,6 +137,9 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		what := e.Summary
 		if e.Authenticated != nil && !*e.Authenticated {
 			what = "UNAUTH " + what
+		}
+		if e.Coverage != "" {
+			what = "[" + e.Coverage + "] " + what
 		}
 		fmt.Fprintf(stdout, "%-5d %-6s %-24s %-10s %-36s %-16s %s\n", e.Index, leaf, when, e.Kind, clip(e.ID, 36), clip(e.Principal, 16), sanitize.Line(what))
 	}

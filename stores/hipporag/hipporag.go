@@ -183,7 +183,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if g.Directed {
 		st.Notes = append(st.Notes, "graph.pickle holds a directed graph; HippoRAG 2 runs PPR with directed=False, and so does replay")
 	}
-	prov := provenance{passage: map[string]string{}, fact: map[string]map[string]bool{}, factWeight: map[string]float64{}, listed: map[string]bool{}}
+	prov := newProvenance()
 	if l.OpenIE == "" {
 		st.Notes = append(st.Notes, "no openie_results_ner_<llm>.json next to the working directory: no edge can be explained, so every edge is a no-source write")
 	} else {
@@ -256,6 +256,12 @@ type provenance struct {
 	fact       map[string]map[string]bool // pair id -> chunks
 	factWeight map[string]float64         // pair id -> weight add_fact_edges gives it (both directions)
 	listed     map[string]bool            // chunk ids with an OpenIE document
+	entChunks  map[string]map[string]bool // entity id -> chunks whose triples name it (ent_node_to_chunk_ids)
+}
+
+func newProvenance() *provenance {
+	return &provenance{passage: map[string]string{}, fact: map[string]map[string]bool{}, factWeight: map[string]float64{},
+		listed: map[string]bool{}, entChunks: map[string]map[string]bool{}}
 }
 
 func (p *provenance) read(file string, b []byte, st *storemodel.Store) error {
@@ -316,6 +322,12 @@ func (p *provenance) read(file string, b []byte, st *storemodel.Store) error {
 				p.factWeight[id] += 2
 			}
 			p.passage[storemodel.PairID(d.Idx, a)] = d.Idx
+			for _, e := range []string{a, c} {
+				if p.entChunks[e] == nil {
+					p.entChunks[e] = map[string]bool{}
+				}
+				p.entChunks[e][d.Idx] = true
+			}
 			p.passage[storemodel.PairID(d.Idx, c)] = d.Idx
 		}
 	}

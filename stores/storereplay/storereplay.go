@@ -12,6 +12,7 @@ import (
 
 	"github.com/memscope/memscope/graphfile"
 	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/stores/hipporag"
 	"github.com/memscope/memscope/stores/storemodel"
 )
 
@@ -103,4 +104,19 @@ func Note(f storemodel.Format) string {
 		return "HippoRAG 2's own selection (PPR, damping 0.5, prpack semantics) on G and on G_auth; the LLM recognition filter that picks the seed facts is not reproduced: seeds come from --queries (reset vectors, or query embeddings scored against the stored fact and passage embeddings)"
 	}
 	return "a what-if: HippoRAG 2's selector (PPR over passages joined to their entities) run over this store's graph, which its own system does not retrieve with"
+}
+
+// EmbeddedQueries turns HippoRAG 2 query embeddings into replay queries:
+// each reset vector is built by r as HippoRAG 2's retrieve() builds it
+// (hipporag.NotReproduced says what it leaves out).
+func EmbeddedQueries(r *hipporag.Retrieval, file string, qs []hipporag.QueryEmbedding) ([]replay.Query, error) {
+	out := make([]replay.Query, 0, len(qs))
+	for _, q := range qs {
+		reset, _, err := r.Reset(q)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", file, q.Line, err)
+		}
+		out = append(out, replay.Query{ID: q.ID, Text: q.Text, Reset: reset, K: q.K})
+	}
+	return out, nil
 }

@@ -118,6 +118,10 @@ func (f *Fake) Entry(i int) tui.EntryRow {
 		now = lineage.DerivedUntrusted
 	}
 	content := "memory number " + strconv.Itoa(i) + " about topic " + strconv.Itoa(i%97)
+	if i == 17 {
+		// A long memory: the row holds its start, EntryDetail all of it.
+		content = strings.Repeat("a long memory, number 17; ", 10) + "…"
+	}
 	var flags uint16
 	if k := i - 3; k >= 0 && k < len(Hostile) {
 		content = Hostile[k]

@@ -1,0 +1,177 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/memscope/memscope/equimem"
+	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/mwp"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/smsr"
+)
+
+// EquiMemCaveat goes with every EquiMem result, wherever it is shown.
+const EquiMemCaveat = "rho_detect is EquiMem's provenance-free structural signal; AuthSelect shows that write provenance, not structure or weight, decides whether a write is an attack: a low score is a lead, a high score clears nothing"
+
+// StoreSMSRBasis says what the store certificate's m and t count.
+const StoreSMSRBasis = "m = entries in the store, t = entries with a verification or tag finding, k = 5, n = 5"
+
+// Exposure is everything memscope exposure answers about one store: the
+// selectors' exposure, SMSR's certificate for the store and per query,
+// EquiMem's triage and the MWP audit. The CLI, the inspector and the report
+// all render this one value.
+type Exposure struct {
+	Result  *exposure.Result
+	Queries []replay.Query
+	// StoreSMSR is nil when the store has no entries or was not verified.
+	StoreSMSR *smsr.Summary
+	// QuerySMSR is keyed by query id: m = the query's candidate passages
+	// (those with a stored dense score), t = the unauthenticated ones.
+	QuerySMSR map[string]smsr.Certificate
+	EquiMem   *EquiMemTriage
+	MWP       mwp.Report
+}
+
+// EquiMemWrite is one structural write's EquiMem score beside its
+// provenance label.
+type EquiMemWrite struct {
+	equimem.Score
+	Writer, Rel, Src, Dst string
+	Authenticated         bool
+	Rule                  string // the replay label rule, or why there is none
+	Culprit               bool   // a replay culprit of some query
+	Rank                  int    // 1-based triage rank (lowest rho first)
+}
+
+// EquiMemTriage is rho_detect for every structural write in store order,
+// with how many culprits and unauthenticated writes triage's top decile
+// holds.
+type EquiMemTriage struct {
+	Depth, TopDecile                int
+	Culprits, CulpritsInTopDecile   int
+	Unauthenticated, UnauthInDecile int
+	Writes                          []EquiMemWrite
+}
+
+// Exposure runs the exposure analysis with opt and assembles the other
+// papers' results beside it. It needs the verification report (Verify)
+// for the store certificate; without one StoreSMSR is nil.
+func (s *Session) Exposure(ctx context.Context, opt exposure.Options) (*Exposure, error) {
+	rp, err := s.Replayer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	qs := s.ReplayQueries()
+	res, err := exposure.Analyze(ctx, rp, qs, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := &Exposure{Result: res, Queries: qs, QuerySMSR: map[string]smsr.Certificate{}}
+	if rep := s.Report(); rep != nil && rep.Entries > 0 {
+		if sum, err := smsr.Summarise(rep.Entries, 5, 5, len(rep.EntryStatus)); err == nil {
+			out.StoreSMSR = &sum
+		}
+	}
+	// k per query is the size of its selection on G_auth (what the agent
+	// kept), as replay resolved it.
+	kOf := map[string]int{}
+	for _, sel := range res.Selectors {
+		for _, q := range sel.Queries {
+			if n := len(q.TopKAuth); n > kOf[q.Query] {
+				kOf[q.Query] = n
+			}
+		}
+	}
+	for _, q := range qs {
+		k := kOf[q.ID]
+		if k == 0 {
+			k = replay.DefaultK
+		}
+		if c, ok := QueryCertificate(rp, q, k); ok {
+			out.QuerySMSR[q.ID] = c
+		}
+	}
+	if out.EquiMem, err = s.equimem(ctx, rp, qs); err != nil {
+		return nil, err
+	}
+	in, err := mwp.Collect(ctx, s.Snap, nil)
+	if err != nil {
+		return nil, err
+	}
+	out.MWP = mwp.Audit(in)
+	return out, nil
+}
+
+// QueryCertificate is SMSR's certificate for one query: the pool is the
+// query's candidate passages (those with a stored dense score), t the
+// unauthenticated ones, k runs keep k each (capped at m).
+func QueryCertificate(rp *replay.Replayer, q replay.Query, k int) (smsr.Certificate, bool) {
+	g := rp.Graph()
+	m, t := 0, 0
+	for id := range q.DenseScores {
+		i, ok := g.NodeIndex(id)
+		if !ok {
+			continue
+		}
+		m++
+		if !g.Nodes()[i].Authenticated {
+			t++
+		}
+	}
+	if m == 0 {
+		return smsr.Certificate{}, false
+	}
+	c, err := smsr.Certify(m, min(k, m), 5, t)
+	return c, err == nil
+}
+
+// equimem scores every structural write in store order and ranks them
+// against the culprits replay finds (and the unauthenticated writes).
+func (s *Session) equimem(ctx context.Context, rp *replay.Replayer, qs []replay.Query) (*EquiMemTriage, error) {
+	var ws []equimem.Write
+	if err := s.Snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+		ws = append(ws, equimem.Write{ID: r.WID, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Writer: r.Writer})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("equimem: %w", err)
+	}
+	nodes := len(rp.Graph().Nodes())
+	scores := equimem.Analyze(ws, equimem.Options{Nodes: nodes})
+	rows, err := rp.ReplayAll(qs, 0)
+	if err != nil {
+		return nil, err
+	}
+	culprits := map[string]bool{}
+	for _, r := range rows {
+		if r.Culprits != nil {
+			for _, c := range r.Culprits.Set {
+				culprits[c.EdgeID] = true
+			}
+		}
+	}
+	unauth := map[string]bool{}
+	for _, id := range rp.UnauthenticatedEdges() {
+		unauth[id] = true
+	}
+	tc, tu := equimem.Rank(scores, culprits), equimem.Rank(scores, unauth)
+	rank := map[string]int{}
+	for i, id := range tc.Order {
+		rank[id] = i + 1
+	}
+	out := &EquiMemTriage{Depth: equimem.Depth(nodes), TopDecile: tc.TopDecile, Culprits: tc.Culprits, CulpritsInTopDecile: tc.InDecile,
+		Unauthenticated: tu.Culprits, UnauthInDecile: tu.InDecile}
+	g, labels := rp.Graph(), rp.Labels()
+	for i, sc := range scores {
+		w := ws[i]
+		ew := EquiMemWrite{Score: sc, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, Culprit: culprits[w.ID], Rank: rank[w.ID]}
+		if ei, ok := g.EdgeIndex(w.ID); ok {
+			ew.Authenticated, ew.Rule = labels[ei].Authenticated, labels[ei].Rule
+		} else {
+			ew.Rule = "not in the replay graph"
+		}
+		out.Writes = append(out.Writes, ew)
+	}
+	return out, nil
+}
