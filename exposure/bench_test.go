@@ -3,6 +3,7 @@ package exposure
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/leiden"
 	"math/rand/v2"
 	"testing"
 
@@ -155,3 +156,26 @@ func drawSet(tb testing.TB, rp *replay.Replayer, q replay.Query, n int) (*pusher
 
 func BenchmarkDrawWarm50k(b *testing.B) { benchDrawsOf(b, false) }
 func BenchmarkDrawCold50k(b *testing.B) { benchDrawsOf(b, true) }
+
+// BenchmarkLeidenRun50k: one full Leiden run (local moving, refinement,
+// aggregation, rerun until stable) on the 50k graph's G_auth: the cost of
+// one from-scratch recomputation per Monte Carlo draw.
+func BenchmarkLeidenRun50k(b *testing.B) {
+	rp, _ := benchStore()
+	o, err := Options{Seed: 1, Selectors: []string{PPR}}.normalised()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := newEnv(rp, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lg, err := leidenGraph(e.adjA)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		leiden.Run(lg, leiden.Options{Seed: 1})
+	}
+}

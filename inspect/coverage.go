@@ -9,10 +9,24 @@ import (
 // of verify's Table* names): "" when a signature or tag covers it,
 // "unsigned" when nothing does, "not checked" before verification ran.
 // Views ask here and print the answer; verify alone decides it.
-func (s *Session) Coverage(table, id string) string { return s.Report().Label(table, id) }
+func (s *Session) Coverage(table, id string) string { return s.coverageReport().Label(table, id) }
+
+// coverageReport is the verification report, or before it the provenance
+// pass's, whose coverage is counted as verification counts it.
+func (s *Session) coverageReport() *verify.Report {
+	if rep := s.Report(); rep != nil {
+		return rep
+	}
+	s.provMu.Lock()
+	defer s.provMu.Unlock()
+	if s.prov != nil {
+		return s.prov.rep
+	}
+	return nil
+}
 
 // TableCoverage is Coverage for a table as a whole.
-func (s *Session) TableCoverage(table string) string { return s.Report().TableLabel(table) }
+func (s *Session) TableCoverage(table string) string { return s.coverageReport().TableLabel(table) }
 
 // UnsignedNote is the sentence text outputs print once above rows that
 // carry a coverage label.

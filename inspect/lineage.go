@@ -70,7 +70,7 @@ func (s *Session) Labels(tau float64, failClosed bool) ([]lineage.Trust, error) 
 	s.linMu.Lock()
 	defer s.linMu.Unlock()
 	if rep := s.Report(); rep != nil && !s.resolved {
-		s.Lineage.Resolve(s.unverifiedEntries(rep), s.lawfulGhosts(rep))
+		s.Lineage.Resolve(unverifiedEntries(rep), s.lawfulGhosts(rep))
 		s.resolved = true
 	}
 	return s.Lineage.Propagate(s.propagateOptions(tau, failClosed))
@@ -86,7 +86,7 @@ func (s *Session) Verified() bool {
 }
 
 // unverifiedEntries lists the entries whose record failed verification.
-func (s *Session) unverifiedEntries(rep *verify.Report) map[string]string {
+func unverifiedEntries(rep *verify.Report) map[string]string {
 	out := map[string]string{}
 	for id := range rep.EntryStatus {
 		if why := VerificationFailure(rep, id); why != "" {

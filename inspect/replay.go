@@ -2,19 +2,50 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/snapshot"
 	"github.com/memscope/memscope/verify"
 )
 
+// provenanceView is what replay's labels read besides the report: the
+// writer of the entry a passage shows, and why a cited source makes a
+// write unauthenticated. The full path answers from the loaded entries and
+// their lineage, the provenance pass (provenance.go) from the subgraph it
+// checked; the labels are built from either by the same code.
+type provenanceView struct {
+	rep    *verify.Report
+	writer func(eid string) (string, bool)
+	source func(id string) (string, bool)
+}
+
 // ReplayGraph builds replay's graph from the snapshot, with each write's
 // provenance taken from the verification report: a write's label follows
 // its own signature and writer, never its endpoints.
 func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
+	v := provenanceView{rep: rep, writer: func(eid string) (string, bool) {
+		i, ok := s.Index(eid)
+		if !ok {
+			return "", false
+		}
+		return s.Entries[i].Writer, true
+	}}
+	labels, err := s.Labels(DefaultTau, false)
+	if err != nil {
+		v.source = func(string) (string, bool) { return "entries not loaded: source not checked", true }
+	} else {
+		v.source = sourceProblems(s.Lineage, labels, rep)
+	}
+	return s.replayGraph(v)
+}
+
+func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
+	rep := v.rep
 	declared, err := s.declaredLabels()
 	if err != nil {
 		return nil, err
@@ -23,11 +54,10 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 	for _, n := range s.Nodes {
 		rn := replay.Node{ID: n.ID, Kind: n.Kind, Label: n.Label, Authenticated: true}
 		if n.Kind == snapshot.NodePassage {
-			rn.Authenticated = s.passageAuthenticated(n.EID, rep, declared)
+			rn.Authenticated = passageAuthenticated(n.EID, v, declared)
 		}
 		nodes = append(nodes, rn)
 	}
-	problems := s.sourceProblems(rep)
 	edges := make([]replay.Edge, 0, len(s.Writes))
 	seen := make(map[string]bool, len(s.Writes))
 	for _, w := range s.Writes {
@@ -51,7 +81,7 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 			prov.WriterRegistered = false
 		}
 		for _, src := range w.Sources {
-			if why, bad := problems(src); bad {
+			if why, bad := v.source(src); bad {
 				prov.SourceProblems = append(prov.SourceProblems, src+": "+why)
 			}
 		}
@@ -66,33 +96,44 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 
 // passageAuthenticated: the passage's entry verified cleanly and its writer
 // registered an authenticated channel.
-func (s *Session) passageAuthenticated(eid string, rep *verify.Report, declared map[string]bool) bool {
+func passageAuthenticated(eid string, v provenanceView, declared map[string]bool) bool {
 	if eid == "" {
 		return false
 	}
 	if d, ok := declared[eid]; ok {
 		return d
 	}
-	i, ok := s.Index(eid)
+	writer, ok := v.writer(eid)
 	if !ok {
 		return false
 	}
-	if rep.Entry(eid).Signature == verify.Failed {
+	if v.rep.Entry(eid).Signature == verify.Failed {
 		return false
 	}
-	return rep.Channels[s.Entries[i].Writer] == record.ChannelAuthenticated
+	return v.rep.Channels[writer] == record.ChannelAuthenticated
 }
 
 // Replayer labels the graph with the chosen policy and prepares replays.
+//
+// With the entries loaded, the labels come from the full verification (run
+// now if it has not run). Without them, they come from the provenance pass,
+// which gives the same labels without checking every entry
+// (provenance.go), or, where that pass cannot decide, from loading and
+// verifying everything.
 func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
-	if err := s.needLoaded(); err != nil {
-		return nil, err
-	}
-	rep, err := s.Verify(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	g, err := s.ReplayGraph(rep)
+	return s.replayer(ctx, s.needLoaded() == nil)
+}
+
+// ProvenanceReplayer is Replayer by the provenance pass even when the
+// entries are loaded, so that replay need not wait for the verification
+// of every entry (the inspector runs that alongside). It uses the full
+// verification when that has already run.
+func (s *Session) ProvenanceReplayer(ctx context.Context) (*replay.Replayer, error) {
+	return s.replayer(ctx, false)
+}
+
+func (s *Session) replayer(ctx context.Context, full bool) (*replay.Replayer, error) {
+	g, err := s.labelledGraph(ctx, full)
 	if err != nil {
 		return nil, fmt.Errorf("replay graph of %s: %w", s.Opts.Snapshot, err)
 	}
@@ -117,6 +158,36 @@ func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
 		mode = replay.CulpritsFast
 	}
 	return replay.NewReplayer(g, replay.Config{Policy: pol, K: s.Opts.K, Culprits: true, CulpritMode: mode, Evictions: s.Opts.Evictions, Solve: replay.SolveOptions{Damping: s.Opts.Damping}})
+}
+
+// labelledGraph builds the replay graph by the cheapest sound path.
+func (s *Session) labelledGraph(ctx context.Context, full bool) (*replay.Graph, error) {
+	if rep := s.Report(); rep != nil && s.needLoaded() == nil {
+		return s.ReplayGraph(rep)
+	}
+	if full {
+		rep, err := s.Verify(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		return s.ReplayGraph(rep)
+	}
+	p, err := s.provenancePass(ctx)
+	if err == nil {
+		return s.replayGraph(p.view())
+	}
+	if !errors.Is(err, errNeedFull) {
+		return nil, err
+	}
+	s.FellBack = err.Error()
+	if err := s.ensureLoaded(ctx); err != nil {
+		return nil, err
+	}
+	rep, err := s.Verify(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.ReplayGraph(rep)
 }
 
 // Imported reports whether the store claims (in its unsigned meta table)
@@ -176,16 +247,11 @@ func (s *Session) declaredLabels() (map[string]bool, error) {
 }
 
 // sourceProblems says whether a cited source entry is missing or untrusted
-// after verification and lineage (at DefaultTau, fail-open): closure
-// min-inheritance makes a write that cites one unauthenticated. Without
-// loaded entries every source is reported as unchecked.
-func (s *Session) sourceProblems(rep *verify.Report) func(id string) (string, bool) {
-	labels, err := s.Labels(DefaultTau, false)
-	if err != nil {
-		return func(string) (string, bool) { return "entries not loaded: source not checked", true }
-	}
+// after verification and lineage (labels of g at DefaultTau, fail-open):
+// closure min-inheritance makes a write that cites one unauthenticated.
+func sourceProblems(g *lineage.Graph, labels []lineage.Trust, rep *verify.Report) func(id string) (string, bool) {
 	return func(id string) (string, bool) {
-		node, ok := s.Lineage.Index(id)
+		node, ok := g.Index(id)
 		if !ok {
 			return "not in the store", true
 		}

@@ -38,6 +38,10 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
+	// DeferEntries: Open does not allocate Entries, Load does. Set it only
+	// when nothing reads Entries while Load runs (the CLI); it keeps a
+	// million empty rows out of memory for commands that never load them.
+	DeferEntries bool
 	// CulpritMode is how replay searches for culprit writes ("": fast).
 	CulpritMode replay.CulpritMode
 	// Evictions runs replay's single-edge eviction probe (slow: one
@@ -105,6 +109,7 @@ type Session struct {
 	// snapshot is immutable, so the row count is exact) and filled by
 	// Load; Loaded says how many are filled.
 	Entries []Entry
+	total   int // entry rows counted by Open
 	loaded  atomic.Int64
 	rowOf   []int32 // lineage node index -> row in Entries
 
@@ -130,8 +135,21 @@ type Session struct {
 
 	Lineage *lineage.Graph
 
-	mu        sync.Mutex
-	report    *verify.Report
+	// FellBack says why the provenance pass declined and replay's labels
+	// came from the full verification ("" when it did not).
+	FellBack string
+
+	mu     sync.Mutex
+	report *verify.Report
+	// loadStarted and loadDone let a caller that needs the entries wait
+	// for a Load another goroutine runs instead of starting a second one.
+	loadStarted atomic.Bool
+	loadDone    chan struct{}
+	loadErr     error
+	// The provenance pass (provenance.go), run once.
+	provMu    sync.Mutex
+	prov      *provenance
+	provErr   error
 	verifying chan struct{} // closed when the running verification ends
 	// linMu serialises feeding verification into the lineage graph with
 	// propagation; resolved says it was fed.
@@ -146,7 +164,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta}
+	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta, loadDone: make(chan struct{})}
 	opened := false
 	defer func() {
 		if !opened {
@@ -163,7 +181,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Entries = make([]Entry, total)
+	s.total = total
+	if !opts.DeferEntries {
+		s.Entries = make([]Entry, total)
+	}
 	// A malformed row is skipped and listed; the other rows are kept.
 	issue := func(err error) error {
 		if err == nil {
@@ -265,7 +286,36 @@ const DefaultTau = 0.0
 // Entries[i] is complete once Loaded() > i, so other goroutines may read
 // the rows loaded so far.
 func (s *Session) Load(ctx context.Context, progress func(done, total int), onEntry ...func(i int, e *Entry)) error {
-	total := len(s.Entries)
+	if !s.loadStarted.CompareAndSwap(false, true) {
+		return fmt.Errorf("inspect: Load called twice on %s", s.Opts.Snapshot)
+	}
+	err := s.load(ctx, progress, onEntry)
+	s.loadErr = err
+	close(s.loadDone)
+	return err
+}
+
+// ensureLoaded loads the entries, or waits for the Load already running.
+func (s *Session) ensureLoaded(ctx context.Context) error {
+	if s.loadStarted.CompareAndSwap(false, true) {
+		err := s.load(ctx, nil, nil)
+		s.loadErr = err
+		close(s.loadDone)
+		return err
+	}
+	select {
+	case <-s.loadDone:
+		return s.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Session) load(ctx context.Context, progress func(done, total int), onEntry []func(i int, e *Entry)) error {
+	total := s.total
+	if s.Entries == nil {
+		s.Entries = make([]Entry, total)
+	}
 	lin := make([]lineage.Entry, 0, total)
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {
@@ -281,11 +331,8 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, total)
 		}
 		e := &s.Entries[n]
-		*e = Entry{ID: r.EID, Writer: intern(r.Writer), Recorded: record.Trust(r.Trust), TS: r.TS, Content: r.Content, Leaf: r.LeafIndex, DecodeErr: r.DecodeErr}
-		if r.Entry != nil {
-			// The signed bytes are the truth: lineage reads the record.
-			e.Writer, e.Recorded, e.TS, e.Content = intern(r.Entry.Writer), r.Entry.Trust, int64(r.Entry.TS), r.Entry.Content
-		}
+		// The signed bytes are the truth: lineage reads the record.
+		*e = entryOf(r, intern)
 		lin = append(lin, lineageOf(r, e.Writer))
 		for _, f := range onEntry {
 			f(n, e)

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -19,6 +20,10 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
+	return s.timeline(rp, s.Entries), nil
+}
+
+func (s *Session) timeline(rp *replay.Replayer, entries []Entry) *timeline.Timeline {
 	var auth map[string]bool
 	if rp != nil {
 		auth = make(map[string]bool, len(rp.Labels()))
@@ -26,13 +31,13 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 			auth[e.ID] = rp.Labels()[i].Authenticated
 		}
 	}
-	n := len(s.PrincipalEvents) + len(s.Entries) + len(s.Writes) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
+	n := len(s.PrincipalEvents) + len(entries) + len(s.Writes) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
 	ev := make([]timeline.Event, 0, n)
 	for _, p := range s.PrincipalEvents {
 		ev = append(ev, timeline.Event{Kind: timeline.KindPrincipal, ID: p.ID, Leaf: p.Leaf, TS: p.TS, Principal: p.Principal,
 			Summary: fmt.Sprintf("%s %s (%s)", p.Op, p.Principal, p.Channel)})
 	}
-	for _, e := range s.Entries {
+	for _, e := range entries {
 		ev = append(ev, timeline.Event{Kind: timeline.KindEntry, ID: e.ID, Leaf: e.Leaf, TS: e.TS, Principal: e.Writer,
 			Summary: Preview(e.Content, 60)})
 	}
@@ -76,7 +81,7 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 		}
 		ev = append(ev, e)
 	}
-	return timeline.Build(ev), nil
+	return timeline.Build(ev)
 }
 
 // TimeReplay ties the replayer to the snapshot's timeline, for replays as
@@ -87,6 +92,22 @@ func (s *Session) TimeReplay(rp *replay.Replayer) (*timeline.Replay, error) {
 		return nil, err
 	}
 	return timeline.NewReplay(rp, tl)
+}
+
+// AsRanReplay ties the replayer to a timeline that places every query
+// among the writes exactly as TimeReplay's does, for replaying each query
+// as it ran. Without loaded entries (after the provenance pass) it holds
+// only the entries that can change that order (see asRanEntries): use it
+// for AsRan and At at a query's cut, not for counts or moments.
+func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeline.Replay, error) {
+	if s.needLoaded() == nil {
+		return s.TimeReplay(rp)
+	}
+	p, err := s.provenancePass(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return timeline.NewReplay(rp, s.timeline(rp, p.ordering))
 }
 
 // PassageEntries maps each passage node to the entry it shows.

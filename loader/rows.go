@@ -3,6 +3,8 @@ package loader
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/memscope/memscope/record"
 )
@@ -200,4 +202,58 @@ func (s *Snapshot) EachEntryID(ctx context.Context, fn func(eid string) error) e
 	return s.streamBounded(ctx, "entries", entryCols[:1], "", nil, func(r *row) error {
 		return fn(r.str(s, "entries", 0))
 	})
+}
+
+// EntryKey is an entry row's id and claimed leaf, without the record.
+type EntryKey struct {
+	Seq  int64
+	EID  string
+	Leaf int64 // -1 when the row names no leaf
+	// Err is set when a cell of the row could not be read (naming the
+	// field); EID and Leaf are then what could be read.
+	Err error
+}
+
+// EachEntryKey streams only the id and leaf columns of the entries table,
+// in row order: a cheap pass for analyses that need to know every row but
+// decode only a few (see EntriesBySeq).
+func (s *Snapshot) EachEntryKey(ctx context.Context, fn func(EntryKey) error) error {
+	const t = "entries"
+	cols := []column{entryCols[0], entryCols[7]}
+	return s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
+		k := EntryKey{Seq: r.seq, EID: r.str(s, t, 0), Leaf: r.int(s, t, 1, -1)}
+		if r.err != nil {
+			k.Err = r.err
+		}
+		return fn(k)
+	})
+}
+
+// maxSeqBatch bounds the parameters of one EntriesBySeq statement.
+const maxSeqBatch = 500
+
+// EntriesBySeq reads the entry rows with these seq values, in seq order,
+// with their records decoded. Seqs that name no row are skipped.
+func (s *Snapshot) EntriesBySeq(ctx context.Context, seqs []int64, fn func(*EntryRow) error) error {
+	seqs = slices.Clone(seqs)
+	slices.Sort(seqs)
+	seqs = slices.Compact(seqs)
+	for len(seqs) > 0 {
+		n := min(len(seqs), maxSeqBatch)
+		args := make([]any, n)
+		for i, q := range seqs[:n] {
+			args[i] = q
+		}
+		where := "seq IN (?" + strings.Repeat(",?", n-1) + ")"
+		err := s.streamBounded(ctx, "entries", entryCols, where, args, func(r *row) error {
+			e := s.entryRow(r)
+			s.DecodeEntryRow(e)
+			return fn(e)
+		})
+		if err != nil {
+			return err
+		}
+		seqs = seqs[n:]
+	}
+	return nil
 }

@@ -249,9 +249,9 @@ func (g *Graph) solveFrom(r []float64, opt SolveOptions, vs []*view, start [][]f
 		}
 		switch m {
 		case 1:
-			delta[0] = g.sweep1(x, y, r, d, restart[0], vs[0])
+			delta[0] = g.sweep1(x, y, r, d, restart[0], vs[0], sorOmega)
 		default:
-			g.sweepN(x, y, r, d, restart, delta, vs)
+			g.sweepN(x, y, r, d, restart, delta, vs, sorOmega)
 		}
 		done := true
 		for _, dl := range delta {
@@ -283,7 +283,16 @@ func (g *Graph) solveFrom(r []float64, opt SolveOptions, vs []*view, start [][]f
 	return out, nil
 }
 
-func (g *Graph) sweep1(x, y, r []float64, d, c float64, v0 *view) (delta float64) {
+// sorOmega over-relaxes the full-tolerance solves: each node moves this
+// many times its Gauss-Seidel step. In y = x/strength the system is
+// (D - dW) y = (1-d) r, symmetric and strictly diagonally dominant, so SOR
+// converges for any omega in (0, 2) to the same fixed point; 1.1 took the
+// benchmark graph's solves from 19 sweeps to 13 with a smaller final error
+// (TestOverRelaxationSameScoresFewerSweeps). The certified early stop of selectFrom keeps plain
+// sweeps (omega 1), whose contraction its error bound assumes.
+const sorOmega = 1.1
+
+func (g *Graph) sweep1(x, y, r []float64, d, c float64, v0 *view, omega float64) (delta float64) {
 	off, cols, w := g.offsets, g.cols, g.weights
 	inv, corr := v0.invS, v0.corr
 	k := 0
@@ -299,6 +308,9 @@ func (g *Graph) sweep1(x, y, r []float64, d, c float64, v0 *view) (delta float64
 			acc -= corr[k].w * y[corr[k].u]
 		}
 		nx := d*acc + c*r[v]
+		if omega != 1 {
+			nx = x[v] + omega*(nx-x[v])
+		}
 		delta += math.Abs(nx - x[v])
 		x[v] = nx
 		y[v] = nx * inv[v]
@@ -364,7 +376,7 @@ func (g *Graph) solvePair(r []float64, opt SolveOptions, v0, v1 *view, s0, s1 []
 		for _, u := range v1.dangl {
 			dm1 += x[u][1]
 		}
-		d0, d1 := g.sweep2(x, y, r, d, d*dm0+(1-d), d*dm1+(1-d), v0, v1)
+		d0, d1 := g.sweep2(x, y, r, d, d*dm0+(1-d), d*dm1+(1-d), v0, v1, sorOmega)
 		if d0 < opt.Tolerance && d1 < opt.Tolerance {
 			break
 		}
@@ -386,7 +398,7 @@ func (g *Graph) solvePair(r []float64, opt SolveOptions, v0, v1 *view, s0, s1 []
 	return out, nil
 }
 
-func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1 *view) (d0, d1 float64) {
+func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1 *view, omega float64) (d0, d1 float64) {
 	off, cols, w := g.offsets, g.cols, g.weights
 	inv0, inv1 := v0.invS, v1.invS
 	corr0, corr1 := v0.corr, v1.corr
@@ -410,6 +422,9 @@ func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1
 		}
 		n0, n1 := d*a0+c0*r[v], d*a1+c1*r[v]
 		xv := &x[v]
+		if omega != 1 {
+			n0, n1 = xv[0]+omega*(n0-xv[0]), xv[1]+omega*(n1-xv[1])
+		}
 		d0 += math.Abs(n0 - xv[0])
 		d1 += math.Abs(n1 - xv[1])
 		*xv = [2]float64{n0, n1}
@@ -418,7 +433,7 @@ func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1
 	return d0, d1
 }
 
-func (g *Graph) sweepN(x, y, r []float64, d float64, c, delta []float64, vs []*view) {
+func (g *Graph) sweepN(x, y, r []float64, d float64, c, delta []float64, vs []*view, omega float64) {
 	off, cols, w := g.offsets, g.cols, g.weights
 	m := len(vs)
 	acc := make([]float64, m)
@@ -441,6 +456,9 @@ func (g *Graph) sweepN(x, y, r []float64, d float64, c, delta []float64, vs []*v
 			}
 			cursor[j] = k
 			nx := d*acc[j] + c[j]*r[v]
+			if omega != 1 {
+				nx = x[v*m+j] + omega*(nx-x[v*m+j])
+			}
 			delta[j] += math.Abs(nx - x[v*m+j])
 			x[v*m+j] = nx
 			y[v*m+j] = nx * vw.invS[v]
@@ -491,7 +509,8 @@ func (g *Graph) selectFrom(r []float64, opt SolveOptions, v *view, start []float
 		for _, u := range v.dangl {
 			dm += x[u]
 		}
-		delta := g.sweep1(x, y, r, d, d*dm+(1-d), v)
+		// Plain Gauss-Seidel here: the error bound below is argued for it.
+		delta := g.sweep1(x, y, r, d, d*dm+(1-d), v, 1)
 		if delta < opt.Tolerance {
 			break
 		}

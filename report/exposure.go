@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/verify"
@@ -214,7 +215,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 		sec.Note = "The store holds no queries, so no selection could be exposed."
 		return nil
 	}
-	ex, err := s.Exposure(ctx, opt)
+	ex, err := exposurecase.Build(ctx, s, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -280,14 +281,14 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 		sec.Ranked = append(sec.Ranked, rq)
 	}
 	if sum := ex.StoreSMSR; sum != nil {
-		sec.SMSR = &SMSRSection{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta, Basis: inspect.StoreSMSRBasis,
+		sec.SMSR = &SMSRSection{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta, Basis: exposurecase.StoreSMSRBasis,
 			VsT: smsrChart(sum.VsT, "t", fmt.Sprintf("delta against the number of adversarial memories t (m = %d, k = %d)", sum.M, sum.K)),
 			VsM: smsrChart(sum.VsM, "m", fmt.Sprintf("delta against the pool size m (t = %d, k = %d)", sum.T, sum.K))}
 	}
 	if e := ex.EquiMem; e != nil {
 		es := &EquiMemSection{Writes: len(e.Writes), Depth: e.Depth, TopDecile: e.TopDecile, Culprits: e.Culprits, CulpritsInTopDecile: e.CulpritsInTopDecile,
-			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Caveat: inspect.EquiMemCaveat, Rows: []EquiMemRow{}}
-		byRank := make([]*inspect.EquiMemWrite, len(e.Writes)+1)
+			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Caveat: exposurecase.EquiMemCaveat, Rows: []EquiMemRow{}}
+		byRank := make([]*exposurecase.EquiMemWrite, len(e.Writes)+1)
 		for i := range e.Writes {
 			if r := e.Writes[i].Rank; r > 0 && r < len(byRank) {
 				byRank[r] = &e.Writes[i]

@@ -64,7 +64,14 @@ func (m *Model) renderActions(w, h int) []string {
 			refused++
 		}
 	}
-	lines := []string{fmt.Sprintf("%d actions, %d dispatched that the gate would have refused", len(a.rows), refused),
+	head := fmt.Sprintf("%d actions, %d dispatched that the gate would have refused", len(a.rows), refused)
+	for _, r := range a.rows {
+		if l := m.coverage("actions", r.Action); l != "" {
+			head += "; " + s.Warning.Render("action rows "+l+": claims, not verified")
+			break
+		}
+	}
+	lines := []string{head,
 		s.Header.Render(fit(fmt.Sprintf("  %-14s %-18s %-16s %-12s %s", "AUDIT", "VERDICT", "ACTION", "TOOL", "REASON"), w))}
 	m.listTop = headerRows + 3
 	listH := max(1, h-2)
@@ -112,7 +119,10 @@ func (m *Model) actionPreview() []string {
 	if !r.Dispatched {
 		disp = "not dispatched"
 	}
-	out := []string{"action: " + m.untrusted(r.Action, 1<<20) + "  tool " + m.untrusted(r.Tool, 1<<20) + "  " + disp}
+	out := []string{"action: " + m.untrusted(r.Action, 1<<20) + "  tool " + m.untrusted(r.Tool, 1<<20) + "  " + disp + m.coverageMark("actions", r.Action)}
+	if l := m.coverage("actions", r.Action); l != "" {
+		out = append(out, s.Warning.Render("  this action row is "+l+": its tool, parameters, justification and dispatch are claims"))
+	}
 	if len(r.Governed) > 0 {
 		out = append(out, "governed parameters: "+sanitize.Line(strings.Join(r.Governed, ", ")))
 	}

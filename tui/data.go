@@ -382,3 +382,13 @@ type Scenario struct {
 	Description string `json:"description"`
 	Expect      string `json:"expect"` // what the inspector should show (from the manifest)
 }
+
+// Coverer is a Source that says which rows no signature or tag covers
+// (verify's coverage, through package inspect). Coverage returns "" for a
+// covered row and the label to show otherwise ("unsigned", or "not
+// checked" before verification). table is one of "queries", "actions",
+// "gate_events", "nodes", "checkpoints". Optional: without it the views
+// show no coverage label.
+type Coverer interface {
+	Coverage(table, id string) string
+}

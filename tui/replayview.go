@@ -433,7 +433,7 @@ func (m *Model) renderQuery(w, h int) []string {
 			}
 		}
 	}
-	lines = append(lines, wrapLine("  "+m.untrusted(r.rv.Texts[row.QueryID], 1<<20), w-2)...)
+	lines = append(lines, wrapLine("  "+m.untrusted(r.rv.Texts[row.QueryID], 1<<20)+m.coverageMark("queries", row.QueryID), w-2)...)
 	if row.IFCBlind {
 		lines = append(lines, wrapLine(s.Dim.Render("  every item selected on G is authenticated, so a provenance check of what was retrieved passes; only replay shows the attack"), w-2)...)
 	}
@@ -721,7 +721,7 @@ func (m *Model) followingActions(queryID string, w int) []string {
 		if !g.Dispatched {
 			disp = "not dispatched"
 		}
-		lines = append(lines, "  "+s.Bold.Render(sanitize.Line(g.Action))+"  "+sanitize.Line(g.Tool)+"  "+disp)
+		lines = append(lines, "  "+s.Bold.Render(sanitize.Line(g.Action))+"  "+sanitize.Line(g.Tool)+"  "+disp+m.coverageMark("actions", g.Action))
 		lines = append(lines, wrapLine("    "+m.untrusted(g.Reason, 1<<20), w-2)...)
 		for _, l := range m.defenceVerdicts(g) {
 			lines = append(lines, wrapLine(l, w-2)...)
@@ -797,7 +797,10 @@ func (m *Model) replayPreview() []string {
 		return nil
 	}
 	s := m.styles
-	out := []string{"query: " + m.untrusted(row.QueryID, 1<<20) + "  " + m.classWord(row.Class)}
+	out := []string{"query: " + m.untrusted(row.QueryID, 1<<20) + "  " + m.classWord(row.Class) + m.coverageMark("queries", row.QueryID)}
+	if l := m.coverage("queries", row.QueryID); l != "" {
+		out = append(out, s.Warning.Render("  this query row is "+l+": its text, reset vector, scores and recorded selection are claims"))
+	}
 	out = append(out, m.wrapUntrusted("text: ", r.rv.Texts[row.QueryID])...)
 	out = append(out, "G: "+sanitize.Line(strings.Join(row.G.IDs(), " ")), "G_auth: "+sanitize.Line(strings.Join(row.GAuth.IDs(), " ")))
 	if row.Culprits != nil {

@@ -398,3 +398,8 @@ func (src *Source) RootCauses(fs []finding.Finding) []tui.RootCause {
 	}
 	return out
 }
+
+// Coverage implements tui.Coverer: verify's coverage of one row, through
+// the session (inspect.Session.Coverage); "not checked" until Verify has
+// finished.
+func (src *Source) Coverage(table, id string) string { return src.s.Coverage(table, id) }

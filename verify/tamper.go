@@ -75,6 +75,43 @@ type fact struct {
 	parents []record.ID
 }
 
+// storedFact is a fact as addFact keeps it: a million-entry store holds a
+// million of them, so strings are interned or rebuilt, the parents live in
+// one shared pool and the log position is looked up once.
+type storedFact struct {
+	id       record.ID
+	pos      uint64 // logPos(id)
+	ts       uint64
+	writer   uint32 // index into facts.writers
+	subject  int32  // index into facts.subjects, or -1: prefixes[prefix] + id
+	parents  uint32 // offset into facts.parents
+	nParents uint32
+	prefix   uint8
+	trust    record.Trust
+	entry    bool
+}
+
+// factStore holds every fact compactly (guarded by verifier.mu).
+type factStore struct {
+	list     []storedFact
+	parents  []record.ID
+	writers  []string
+	writerIx map[string]uint32
+	prefixes []string // subject prefixes ("entry ", "write ", ...)
+	subjects []string // subjects that are not a prefix and the record id
+}
+
+func (v *verifier) subjectOf(f *storedFact) string {
+	if f.subject >= 0 {
+		return v.facts.subjects[f.subject]
+	}
+	return v.facts.prefixes[f.prefix] + f.id.String()
+}
+
+func (v *verifier) parentsOf(f *storedFact) []record.ID {
+	return v.facts.parents[f.parents : f.parents+f.nParents]
+}
+
 type tombFact struct {
 	seq     int64
 	subject string
@@ -82,9 +119,47 @@ type tombFact struct {
 }
 
 func (v *verifier) addFact(f fact) {
+	sf := storedFact{id: f.id, pos: v.logPos(f.id), ts: f.ts, trust: f.trust, entry: f.entry, subject: -1}
+	// "entry <id>" is kept as the prefix alone; any other subject (a key
+	// column that differs from the signed id) is kept whole.
+	prefix, rest := "", f.subject
+	if i := strings.LastIndexByte(f.subject, ' '); i >= 0 {
+		prefix, rest = f.subject[:i+1], f.subject[i+1:]
+	}
+	plain := rest == f.id.String()
+	fs := &v.facts
 	v.mu.Lock()
-	v.facts = append(v.facts, f)
-	v.mu.Unlock()
+	defer v.mu.Unlock()
+	if plain {
+		sf.prefix = 255
+		for i, p := range fs.prefixes {
+			if p == prefix {
+				sf.prefix = uint8(i)
+			}
+		}
+		if sf.prefix == 255 && len(fs.prefixes) < 255 {
+			sf.prefix = uint8(len(fs.prefixes))
+			fs.prefixes = append(fs.prefixes, prefix)
+		}
+		plain = sf.prefix != 255
+	}
+	if !plain {
+		sf.subject = int32(len(fs.subjects))
+		fs.subjects = append(fs.subjects, f.subject)
+	}
+	w, ok := fs.writerIx[f.writer]
+	if !ok {
+		if fs.writerIx == nil {
+			fs.writerIx = map[string]uint32{}
+		}
+		w = uint32(len(fs.writers))
+		fs.writers = append(fs.writers, f.writer)
+		fs.writerIx[f.writer] = w
+	}
+	sf.writer = w
+	sf.parents, sf.nParents = uint32(len(fs.parents)), uint32(len(f.parents))
+	fs.parents = append(fs.parents, f.parents...)
+	fs.list = append(fs.list, sf)
 }
 
 // tombLeafMatches compares a tombstone row's signed bytes with its ts: leaf.
@@ -116,61 +191,67 @@ func (v *verifier) checkWeights(e *record.Entry, flag func(finding.Code, string)
 // parent order, per-writer time, time against checkpoints, and tombstone
 // targets and authority.
 func (v *verifier) crossChecks() {
-	// Workers appended facts in any order: fix one.
-	facts := v.facts
-	slices.SortStableFunc(facts, func(a, b fact) int {
-		if c := cmpU(v.logPos(a.id), v.logPos(b.id)); c != 0 {
+	// Workers appended facts in any order: fix one. The position is a
+	// function of the id, so records sharing an id end up adjacent.
+	facts := v.facts.list
+	slices.SortStableFunc(facts, func(a, b storedFact) int {
+		if c := cmpU(a.pos, b.pos); c != 0 {
 			return c
 		}
 		if c := bytes.Compare(a.id[:], b.id[:]); c != 0 {
 			return c
 		}
-		return strings.Compare(a.subject, b.subject)
+		return strings.Compare(v.subjectOf(&a), v.subjectOf(&b))
 	})
-	byID := make(map[record.ID]*fact, len(facts))
-	// Duplicate ids, within and across kinds (an exact duplicate row too).
-	dup := map[record.ID]int{}
-	for i := range facts {
-		f := &facts[i]
-		if prev, ok := byID[f.id]; ok {
-			dup[f.id]++
-			if dup[f.id] == 1 {
-				v.add(phaseCross, 0, finding.DuplicateID, f.subject, fmt.Sprintf("id %s is used by more than one record (also %s)", f.id, prev.subject))
+	// byID is the first fact of an id in that order (nil: none).
+	byID := func(id record.ID) *storedFact {
+		pos := v.logPos(id)
+		i, ok := slices.BinarySearchFunc(facts, id, func(f storedFact, id record.ID) int {
+			if c := cmpU(f.pos, pos); c != 0 {
+				return c
 			}
-			continue
+			return bytes.Compare(f.id[:], id[:])
+		})
+		if !ok {
+			return nil
 		}
-		byID[f.id] = f
+		return &facts[i]
+	}
+	// Duplicate ids, within and across kinds (an exact duplicate row too).
+	for i := 1; i < len(facts); i++ {
+		if facts[i].id == facts[i-1].id && (i == 1 || facts[i-2].id != facts[i].id) {
+			f, prev := &facts[i], &facts[i-1]
+			v.add(phaseCross, 0, finding.DuplicateID, v.subjectOf(f), fmt.Sprintf("id %s is used by more than one record (also %s)", f.id, v.subjectOf(prev)))
+		}
 	}
 	// Parents before children: in the log, and in signed time.
 	for i := range facts {
 		f := &facts[i]
-		for _, p := range f.parents {
-			pf, ok := byID[p]
-			if !ok || !pf.entry {
+		for _, p := range v.parentsOf(f) {
+			pf := byID(p)
+			if pf == nil || !pf.entry {
 				continue
 			}
-			pp, cp := v.logPos(p), v.logPos(f.id)
+			pp, cp := pf.pos, f.pos
 			switch {
 			case pp != math.MaxUint64 && cp != math.MaxUint64 && pp > cp:
-				v.add(phaseCross, int64(cp), finding.ParentAfterChild, f.subject, fmt.Sprintf("parent %s is at leaf %d, after this entry's leaf %d", p, pp, cp))
+				v.add(phaseCross, int64(cp), finding.ParentAfterChild, v.subjectOf(f), fmt.Sprintf("parent %s is at leaf %d, after this entry's leaf %d", p, pp, cp))
 			case pf.ts > f.ts:
-				v.add(phaseCross, int64(i), finding.ParentAfterChild, f.subject, fmt.Sprintf("parent %s was signed at ts %d, after this entry (ts %d)", p, pf.ts, f.ts))
+				v.add(phaseCross, int64(i), finding.ParentAfterChild, v.subjectOf(f), fmt.Sprintf("parent %s was signed at ts %d, after this entry (ts %d)", p, pf.ts, f.ts))
 			}
 		}
 	}
-	// Each writer's clock runs forward in log order.
+	// Each writer's clock runs forward in log order (facts are in log
+	// order; those not in the log come last).
 	if v.logOK {
-		order := make([]*fact, 0, len(facts))
+		last := map[uint32]*storedFact{}
 		for i := range facts {
-			if v.logPos(facts[i].id) != math.MaxUint64 {
-				order = append(order, &facts[i])
+			f := &facts[i]
+			if f.pos == math.MaxUint64 {
+				break
 			}
-		}
-		slices.SortStableFunc(order, func(a, b *fact) int { return cmpU(v.logPos(a.id), v.logPos(b.id)) })
-		last := map[string]*fact{}
-		for _, f := range order {
 			if prev, ok := last[f.writer]; ok && f.ts < prev.ts {
-				v.add(phaseCross, int64(v.logPos(f.id)), finding.TimeBackwards, f.subject, fmt.Sprintf("signed at ts %d by %s, before that writer's earlier record %s (ts %d, leaf %d)", f.ts, f.writer, prev.subject, prev.ts, v.logPos(prev.id)))
+				v.add(phaseCross, int64(f.pos), finding.TimeBackwards, v.subjectOf(f), fmt.Sprintf("signed at ts %d by %s, before that writer's earlier record %s (ts %d, leaf %d)", f.ts, v.facts.writers[f.writer], v.subjectOf(prev), prev.ts, prev.pos))
 				continue
 			}
 			last[f.writer] = f
@@ -181,9 +262,13 @@ func (v *verifier) crossChecks() {
 			if cp.seenAt <= 0 {
 				continue
 			}
-			for _, f := range order {
-				if v.logPos(f.id) < cp.size && f.ts > uint64(cp.seenAt) {
-					v.add(phaseCross, int64(v.logPos(f.id)), finding.TimeAfterCheckpoint, f.subject, fmt.Sprintf("signed at ts %d, after checkpoint %d (size %d, seen at %d) that already contains it", f.ts, cp.seq, cp.size, cp.seenAt))
+			for i := range facts {
+				f := &facts[i]
+				if f.pos >= cp.size {
+					break
+				}
+				if f.ts > uint64(cp.seenAt) {
+					v.add(phaseCross, int64(f.pos), finding.TimeAfterCheckpoint, v.subjectOf(f), fmt.Sprintf("signed at ts %d, after checkpoint %d (size %d, seen at %d) that already contains it", f.ts, cp.seq, cp.size, cp.seenAt))
 				}
 			}
 		}
@@ -191,12 +276,12 @@ func (v *verifier) crossChecks() {
 	// Tombstones: the target existed, and the writer had authority.
 	for _, tf := range v.tombs {
 		t := tf.t
-		target, live := byID[t.Target]
-		if live && !target.entry {
-			v.add(phaseCross, tf.seq, finding.TombstoneUnknownTarget, tf.subject, fmt.Sprintf("the target %s is not an entry but %s", t.Target, target.subject))
+		target := byID(t.Target)
+		if target != nil && !target.entry {
+			v.add(phaseCross, tf.seq, finding.TombstoneUnknownTarget, tf.subject, fmt.Sprintf("the target %s is not an entry but %s", t.Target, v.subjectOf(target)))
 			continue
 		}
-		if !live && v.logOK && v.logPos(t.Target) == math.MaxUint64 {
+		if target == nil && v.logOK && v.logPos(t.Target) == math.MaxUint64 {
 			v.add(phaseCross, tf.seq, finding.TombstoneUnknownTarget, tf.subject, "the target entry is neither in the store nor has a record leaf in the log: it never existed")
 			continue
 		}
@@ -212,8 +297,8 @@ func (v *verifier) crossChecks() {
 // principal, or any principal on an unauthenticated channel, may delete
 // only an entry it wrote, which must still be readable to show it. It
 // returns "" when the tombstone is authorised.
-func (v *verifier) tombstoneAuthority(t *record.Tombstone, target *fact) string {
-	if target != nil && target.writer == t.Writer {
+func (v *verifier) tombstoneAuthority(t *record.Tombstone, target *storedFact) string {
+	if target != nil && v.facts.writers[target.writer] == t.Writer {
 		return ""
 	}
 	ch := v.rep.Channels[t.Writer]
@@ -226,7 +311,7 @@ func (v *verifier) tombstoneAuthority(t *record.Tombstone, target *fact) string 
 	}
 	whose := "an entry whose writer cannot be shown (deleted)"
 	if target != nil {
-		whose = "an entry written by " + target.writer + " (trust " + target.trust.String() + ")"
+		whose = "an entry written by " + v.facts.writers[target.writer] + " (trust " + target.trust.String() + ")"
 	}
 	chText := ch
 	if chText == "" {

@@ -114,6 +114,10 @@ type Report struct {
 	// Coverage says, per table (and per unsigned column of a signed
 	// table), how many rows a signature or tag covers.
 	Coverage []TableCoverage `json:"coverage"`
+	// Partial is set on a Provenance report: only the registry, the
+	// writes' signatures and the entries given to CheckEntry were checked,
+	// and there are no findings. It is never a verification.
+	Partial bool `json:"-"`
 	// Unsigned names the tables (and columns) with rows no signature or tag
 	// covers.
 	Unsigned []string `json:"unsigned"`
@@ -164,7 +168,7 @@ type verifier struct {
 
 	entryIDs idSet // every entry id of the snapshot, sorted
 	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
-	facts           []fact
+	facts           factStore
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
@@ -213,19 +217,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
 		}
 	}
-	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
-		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
-			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}}}
-	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
-	v.rep.HMACChecked = opts.HMACKey != nil
-	if logVerifier != nil {
-		v.rep.Anchors.LogKey = "pinned"
-	}
-	if len(opts.TrustRoots) > 0 {
-		v.rep.Anchors.Registry = "pinned"
-	}
-
+	v := newVerifier(ctx, opts, snap, logVerifier)
 	for i, p := range snap.Problems() {
 		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
 	}
@@ -259,6 +251,22 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return v.finish(), nil
 }
 
+func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVerifier note.Verifier) *verifier {
+	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
+		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
+		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
+			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}}}
+	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
+	v.rep.HMACChecked = opts.HMACKey != nil
+	if logVerifier != nil {
+		v.rep.Anchors.LogKey = "pinned"
+	}
+	if len(opts.TrustRoots) > 0 {
+		v.rep.Anchors.Registry = "pinned"
+	}
+	return v
+}
+
 const (
 	phaseSnapshot = iota
 	phaseLog
@@ -274,6 +282,14 @@ const (
 )
 
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
+	return v.readLog(ctx, lv, true, nil)
+}
+
+// readLog reads the published checkpoint and the leaves. With check, the
+// tiles are checked against the checkpoint (Run always does). keep, when
+// set, limits the leaf table to the record ids it accepts (the provenance
+// pass needs only the registry's); tombstone leaves are always kept.
+func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, keep func(record.ID) bool) error {
 	r, err := tlog.OpenWith(ctx, v.opts.Log, v.opts.LogOptions)
 	if err != nil {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
@@ -315,15 +331,19 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
-	problems, err := r.Check(ctx, cp.Size, cp.Root)
-	if err != nil {
-		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
-		return nil
+	if check {
+		problems, err := r.Check(ctx, cp.Size, cp.Root)
+		if err != nil {
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
+			return nil
+		}
+		for _, p := range problems {
+			v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
+		}
 	}
-	for _, p := range problems {
-		v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
+	if keep == nil {
+		v.seenLeaf = make([]bool, cp.Size)
 	}
-	v.seenLeaf = make([]bool, cp.Size)
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
 			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
@@ -339,8 +359,10 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 		case pl.Kind == record.LeafEvent:
 			v.eventLeaves++
 			v.eventLeafKind[leaf.Index] = pl.EventKind
-			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
-		default:
+			if keep == nil || keep(pl.ID) {
+				v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
+			}
+		case keep == nil || keep(pl.ID):
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
 	}
@@ -362,7 +384,8 @@ func leafSubject(i uint64) string { return "leaf " + strconv.FormatUint(i, 10) }
 // inLog checks that a record's leaf is in the log at the index the snapshot
 // names, and that the leaf's inclusion proof verifies against the root.
 func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64) (failed []finding.Code) {
-	if !v.logOK {
+	// A provenance pass proves no inclusion: no label reads it.
+	if !v.logOK || v.rep.Partial {
 		return nil
 	}
 	fail := func(code finding.Code, msg string) {
@@ -686,13 +709,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
 		v.claimLeaf(r.EID)
-		if errors.Is(r.DecodeErr, loader.ErrRow) {
-			flag(finding.RowMalformed, r.DecodeErr.Error())
-		} else if errors.Is(r.DecodeErr, record.ErrNotCanonical) {
-			flag(finding.RecordNotCanonical, r.DecodeErr.Error())
-		} else {
-			flag(finding.RecordMalformed, r.DecodeErr.Error())
-		}
+		flag(entryDecodeCode(r.DecodeErr), r.DecodeErr.Error())
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
@@ -765,6 +782,29 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	}
 }
 
+// entryDecodeCode is the finding code of an entry row whose record could
+// not be decoded.
+func entryDecodeCode(err error) finding.Code {
+	switch {
+	case errors.Is(err, loader.ErrRow):
+		return finding.RowMalformed
+	case errors.Is(err, record.ErrNotCanonical):
+		return finding.RecordNotCanonical
+	}
+	return finding.RecordMalformed
+}
+
+// writeSigner is the code that makes a structural write's signature
+// unusable for its label (WriteStatus), or "": an undecodable record, an
+// unregistered writer, a bad signature or one outside the key's validity.
+func (v *verifier) writeSigner(r *loader.WriteRow) (finding.Code, string) {
+	if r.DecodeErr != nil {
+		return finding.RecordMalformed, r.DecodeErr.Error()
+	}
+	w := r.Write
+	return v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS)
+}
+
 func (v *verifier) writes(ctx context.Context) error {
 	order := v.newRowOrder("writes")
 	return fanOut(v.opts.Workers, func(yield func(*loader.WriteRow) error) error {
@@ -790,7 +830,8 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if r.DecodeErr != nil {
 		v.claimLeaf(r.WID)
 		v.recordFinding(phaseWrites, r.Seq, subj, r.DecodeErr)
-		bad(finding.RecordMalformed)
+		code, _ := v.writeSigner(r)
+		bad(code)
 		return
 	}
 	w := r.Write
@@ -798,7 +839,7 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 		v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 	}
-	if code, msg := v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS); code != "" {
+	if code, msg := v.writeSigner(r); code != "" {
 		v.add(phaseWrites, r.Seq, code, subj, msg)
 		bad(code)
 	}

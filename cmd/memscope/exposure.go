@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/smsr"
@@ -188,7 +189,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, err
 	}
 	defer s.Close()
-	ex, err := s.Exposure(ctx, opt)
+	ex, err := exposurecase.Build(ctx, s, opt)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
@@ -213,7 +214,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	return exitOK, nil
 }
 
-func toJSONExposure(snapshot string, ex *inspect.Exposure) jsonExposure {
+func toJSONExposure(snapshot string, ex *exposurecase.Exposure) jsonExposure {
 	res := ex.Result
 	o := res.Options
 	out := jsonExposure{Snapshot: snapshot, Selectors: map[string]jsonSelector{}, Ranked: res.Ranked, Notes: exposureNotes,
@@ -238,7 +239,7 @@ func toJSONExposure(snapshot string, ex *inspect.Exposure) jsonExposure {
 	}
 	if sum := ex.StoreSMSR; sum != nil {
 		out.SMSR = &jsonSMSRStore{jsonSMSRSimple: jsonSMSRSimple{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta},
-			DeltaVsT: map[string][]jsonPoint{}, DeltaVsM: map[string][]jsonPoint{}, Basis: inspect.StoreSMSRBasis}
+			DeltaVsT: map[string][]jsonPoint{}, DeltaVsM: map[string][]jsonPoint{}, Basis: exposurecase.StoreSMSRBasis}
 		for _, n := range smsr.CurveRuns {
 			out.SMSR.DeltaVsT[fmt.Sprint(n)] = points(sum.VsT[n])
 			out.SMSR.DeltaVsM[fmt.Sprint(n)] = points(sum.VsM[n])
@@ -246,7 +247,7 @@ func toJSONExposure(snapshot string, ex *inspect.Exposure) jsonExposure {
 	}
 	if e := ex.EquiMem; e != nil {
 		out.EquiMem = &jsonEquiMem{Depth: e.Depth, TopDecile: e.TopDecile, Culprits: e.Culprits, CulpritsInTopDecile: e.CulpritsInTopDecile,
-			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Writes: []jsonEquiWrite{}, Caveat: inspect.EquiMemCaveat}
+			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Writes: []jsonEquiWrite{}, Caveat: exposurecase.EquiMemCaveat}
 		for _, w := range e.Writes {
 			out.EquiMem.Writes = append(out.EquiMem.Writes, jsonEquiWrite{Write: w.ID, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, SLocal: w.SLocal, SPath: w.SPath,
 				Alpha: w.Alpha, Rho: w.Rho, Paths: w.Paths, Truncated: w.Truncated, Authenticated: w.Authenticated, Rule: w.Rule, Culprit: w.Culprit, Rank: w.Rank})

@@ -208,7 +208,16 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if err != nil {
 		return exitUsage, usagef("--culprits: %v", err)
 	}
-	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
+	// Replaying the queries now and as they ran needs no entry beyond those
+	// the provenance pass reads; moments, flips, blast radii, compromise
+	// assumptions and one query's actions (with every defence's verdict)
+	// read every entry.
+	light := *asOf == "" && !*flip && *blast == "" && *assume == "" && *queryID == ""
+	open := ef.open
+	if light {
+		open = ef.openSmall
+	}
+	s, err := open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
@@ -241,7 +250,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if err != nil {
 		return exitUsage, err
 	}
-	tr, err := s.TimeReplay(rp)
+	timeReplay := s.TimeReplay
+	if light {
+		timeReplay = func(rp *replay.Replayer) (*timeline.Replay, error) { return s.AsRanReplay(ctx, rp) }
+	}
+	tr, err := timeReplay(rp)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -23,13 +23,7 @@ func (e *evidenceFlags) register(fs *flag.FlagSet) {
 
 // open loads a snapshot for analysis with the given options filled in.
 func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.Options) (*inspect.Session, error) {
-	an, err := e.resolve()
-	if err != nil {
-		return nil, err
-	}
-	opts.Snapshot, opts.Log = snapshot, e.log
-	opts.LogKey, opts.TrustRoots, opts.HMACKey, opts.LogOptions = an.LogKey, an.Roots, an.HMAC, an.Log
-	s, err := inspect.Open(ctx, opts)
+	s, err := e.openSmall(ctx, snapshot, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -38,6 +32,19 @@ func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.
 		return nil, err
 	}
 	return s, nil
+}
+
+// openSmall opens a snapshot and reads its small tables, without loading
+// the entries (replay's provenance pass reads only those it needs).
+func (e *evidenceFlags) openSmall(ctx context.Context, snapshot string, opts inspect.Options) (*inspect.Session, error) {
+	an, err := e.resolve()
+	if err != nil {
+		return nil, err
+	}
+	opts.Snapshot, opts.Log = snapshot, e.log
+	opts.DeferEntries = true // the CLI reads Entries only after Load
+	opts.LogKey, opts.TrustRoots, opts.HMACKey, opts.LogOptions = an.LogKey, an.Roots, an.HMAC, an.Log
+	return inspect.Open(ctx, opts)
 }
 
 // warnLoadIssues prints what could not be read (refused tables, malformed

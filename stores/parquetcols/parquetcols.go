@@ -10,6 +10,7 @@ package parquetcols
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // MaxRows bounds the rows one file may declare.
@@ -39,6 +42,12 @@ func Open(name string, b []byte) (f *File, err error) {
 	if len(b) < 12 || !bytes.Equal(b[:4], []byte("PAR1")) || !bytes.Equal(b[len(b)-4:], []byte("PAR1")) {
 		return nil, fmt.Errorf("%s: not a parquet file, or truncated (no PAR1 magic at both ends)", name)
 	}
+	// parquet-go allocates the footer length the file's last 8 bytes claim
+	// before it checks that the file holds that much (found by fuzzing: a
+	// 12-byte file claiming a 3.6 GB footer).
+	if n := int64(binary.LittleEndian.Uint32(b[len(b)-8:])); n > int64(len(b))-12 {
+		return nil, fmt.Errorf("%s: the footer claims %d bytes, the file holds %d: truncated or forged", name, n, len(b))
+	}
 	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -47,6 +56,9 @@ func Open(name string, b []byte) (f *File, err error) {
 		return nil, fmt.Errorf("%s: %d rows declared, limit %d", name, n, MaxRows)
 	}
 	if err := checkSizes(pf, int64(len(b))); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkPages(pf, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &File{f: pf, name: name}, nil
@@ -83,6 +95,64 @@ func checkSizes(pf *parquet.File, size int64) error {
 	}
 	if rows != md.NumRows {
 		return fmt.Errorf("row groups hold %d rows, the footer declares %d", rows, md.NumRows)
+	}
+	return nil
+}
+
+// maxPages bounds the pages of one column chunk.
+const maxPages = 1 << 20
+
+// checkPages walks every page header of every column chunk before
+// parquet-go reads one: parquet-go allocates a page's compressed size from
+// its header before reading it, so a forged header (found by fuzzing: 1.7
+// GB claimed inside a 4 KB file) would make it allocate out of proportion
+// to the file. Each page must lie inside its chunk, claim at most
+// maxExpansion times its size uncompressed, and (data pages) no more values
+// than its bytes can encode plus the row group's rows.
+func checkPages(pf *parquet.File, b []byte) error {
+	var proto thrift.CompactProtocol
+	for gi, rg := range pf.Metadata().RowGroups {
+		for ci, cc := range rg.Columns {
+			m := cc.MetaData
+			start := m.DataPageOffset
+			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+				start = m.DictionaryPageOffset
+			}
+			end := start + m.TotalCompressedSize
+			if start < 0 || end < start || end > int64(len(b)) {
+				return fmt.Errorf("row group %d column %d: chunk [%d, %d) is outside the %d-byte file", gi, ci, start, end, len(b))
+			}
+			for pos, n := start, 0; pos < end; n++ {
+				if n >= maxPages {
+					return fmt.Errorf("row group %d column %d: more than %d pages", gi, ci, maxPages)
+				}
+				r := proto.NewReaderFromBytes(b[pos:end])
+				var h format.PageHeader
+				if err := thrift.NewDecoder(r).Decode(&h); err != nil {
+					return fmt.Errorf("row group %d column %d: page header at offset %d: %v", gi, ci, pos, err)
+				}
+				counted, ok := r.(interface{ BytesRead() int })
+				if !ok {
+					return errors.New("parquet-go's thrift reader no longer counts bytes: page headers cannot be checked")
+				}
+				pos += int64(counted.BytesRead())
+				comp, uncomp := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+				if comp < 0 || pos+comp > end {
+					return fmt.Errorf("row group %d column %d: page at offset %d claims %d bytes, past its chunk's end at %d", gi, ci, pos, comp, end)
+				}
+				if uncomp < 0 || uncomp > maxExpansion*comp+1<<20 {
+					return fmt.Errorf("row group %d column %d: page at offset %d claims %d bytes uncompressed from %d", gi, ci, pos, uncomp, comp)
+				}
+				limit := uncomp*8 + rg.NumRows + 1
+				if v := int64(h.DataPageHeader.V.NumValues); h.DataPageHeader.Valid && (v < 0 || v > limit) {
+					return fmt.Errorf("row group %d column %d: page at offset %d claims %d values in %d bytes", gi, ci, pos, v, uncomp)
+				}
+				if v := int64(h.DataPageHeaderV2.V.NumValues); h.DataPageHeaderV2.Valid && (v < 0 || v > limit) {
+					return fmt.Errorf("row group %d column %d: page at offset %d claims %d values in %d bytes", gi, ci, pos, v, uncomp)
+				}
+				pos += comp
+			}
+		}
 	}
 	return nil
 }

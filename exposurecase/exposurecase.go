@@ -1,4 +1,10 @@
-package inspect
+// Package exposurecase assembles memscope exposure's whole answer for one
+// inspect session: the exposure analysis (package exposure) with SMSR's
+// certificates, EquiMem's triage against replay's culprits and the MWP
+// audit beside it. The CLI and the report render its one value. It lives
+// apart from inspect because exposure's own tests load stores through
+// inspect.
+package exposurecase
 
 import (
 	"context"
@@ -6,6 +12,7 @@ import (
 
 	"github.com/memscope/memscope/equimem"
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/mwp"
 	"github.com/memscope/memscope/replay"
@@ -55,10 +62,10 @@ type EquiMemTriage struct {
 	Writes                          []EquiMemWrite
 }
 
-// Exposure runs the exposure analysis with opt and assembles the other
-// papers' results beside it. It needs the verification report (Verify)
-// for the store certificate; without one StoreSMSR is nil.
-func (s *Session) Exposure(ctx context.Context, opt exposure.Options) (*Exposure, error) {
+// Build runs the exposure analysis with opt and assembles the other
+// papers' results beside it. It needs the session's verification report
+// (Verify) for the store certificate; without one StoreSMSR is nil.
+func Build(ctx context.Context, s *inspect.Session, opt exposure.Options) (*Exposure, error) {
 	rp, err := s.Replayer(ctx)
 	if err != nil {
 		return nil, err
@@ -93,7 +100,7 @@ func (s *Session) Exposure(ctx context.Context, opt exposure.Options) (*Exposure
 			out.QuerySMSR[q.ID] = c
 		}
 	}
-	if out.EquiMem, err = s.equimem(ctx, rp, qs); err != nil {
+	if out.EquiMem, err = triage(ctx, s, rp, qs); err != nil {
 		return nil, err
 	}
 	in, err := mwp.Collect(ctx, s.Snap, nil)
@@ -127,9 +134,9 @@ func QueryCertificate(rp *replay.Replayer, q replay.Query, k int) (smsr.Certific
 	return c, err == nil
 }
 
-// equimem scores every structural write in store order and ranks them
+// triage scores every structural write in store order and ranks them
 // against the culprits replay finds (and the unauthenticated writes).
-func (s *Session) equimem(ctx context.Context, rp *replay.Replayer, qs []replay.Query) (*EquiMemTriage, error) {
+func triage(ctx context.Context, s *inspect.Session, rp *replay.Replayer, qs []replay.Query) (*EquiMemTriage, error) {
 	var ws []equimem.Write
 	if err := s.Snap.EachWrite(ctx, func(r *loader.WriteRow) error {
 		ws = append(ws, equimem.Write{ID: r.WID, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Writer: r.Writer})

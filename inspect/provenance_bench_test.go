@@ -1,0 +1,40 @@
+package inspect
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memscope/memscope/scenario"
+)
+
+// BenchmarkProvenanceReplayer times replay's labels by the provenance pass
+// on a generated store: MEMSCOPE_BENCH_STORE names a scenario directory,
+// e.g. one made by `memscope demo --scenario clean --entries 1000000`.
+// Whole-program time and peak memory: scripts/replay-scale.sh.
+func BenchmarkProvenanceReplayer(b *testing.B) {
+	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
+	}
+	m, err := scenario.ReadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	for b.Loop() {
+		s := openStore(t, dir, filepath.Join(dir, m.Snapshot), m, "")
+		rp, err := s.Replayer(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.FellBack != "" {
+			b.Fatalf("fell back: %s", s.FellBack)
+		}
+		if _, err := s.AsRanReplay(context.Background(), rp); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

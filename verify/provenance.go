@@ -1,0 +1,180 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/record"
+)
+
+// Provenance is the part of verification that replay's edge labels depend
+// on, run without checking every entry: the registry (applied in log order,
+// so the log's leaves are read), every structural write's signature, and
+// only the entries the caller hands to CheckEntry (the writes' cited
+// sources, their ancestors, the passages' entries). Each of these is the
+// same check Run makes, through the same code.
+//
+// Its Report is partial: Channels, WriteStatus, BadRecords and, for the
+// checked entries only, EntryStatus. It has no findings, no inclusion
+// proofs, checkpoints, gate, coverage or cross-record checks, and must never
+// be shown as a verification (Report.Partial says so).
+type Provenance struct {
+	v *verifier
+}
+
+// OpenProvenance reads the log, applies the registry and checks every
+// structural write's signature on opts.Workers cores.
+func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	var logVerifier note.Verifier
+	if opts.LogKey != "" {
+		if logVerifier, err = note.NewVerifier(opts.LogKey); err != nil {
+			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
+		}
+	}
+	v := newVerifier(ctx, opts, snap, logVerifier)
+	v.rep.Partial = true
+	if err := v.registryLog(ctx, logVerifier); err != nil {
+		return nil, err
+	}
+	if err := v.registry(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.writeSignatures(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.provenanceCoverage(ctx); err != nil {
+		return nil, err
+	}
+	// Only the ids the registry needed stay: the leaf table of a big log
+	// is not needed by CheckEntry.
+	v.leafByID, v.seenLeaf, v.findings = nil, nil, nil
+	v.snap = nil
+	return &Provenance{v: v}, nil
+}
+
+// registryLog reads what of the log the registry needs. Run applies
+// registry events in log order when the log reads and checks, and by signed
+// time when it does not. So when the two orders agree (a registry written
+// in time order) the tiles need no check and only the events' own leaves
+// are kept; otherwise, or when an event's id is on two leaves, the log is
+// read exactly as Run reads it.
+func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
+	var events []*loader.PrincipalRow
+	wanted := map[record.ID]bool{}
+	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		events = append(events, r)
+		if r.Event != nil {
+			wanted[r.Event.RID] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := v.readLog(ctx, lv, false, func(id record.ID) bool { return wanted[id] }); err != nil {
+		return err
+	}
+	if !v.logOK {
+		return nil // unreadable: Run orders by time too
+	}
+	twice := false
+	for i := 1; i < len(v.leafByID); i++ {
+		twice = twice || v.leafByID[i].id == v.leafByID[i-1].id
+	}
+	byLog := slices.Clone(events)
+	v.sortByLog(byLog)
+	v.logOK = false
+	byTime := slices.Clone(events)
+	v.sortByLog(byTime)
+	v.logOK = true
+	if !twice && slices.Equal(byLog, byTime) {
+		return nil
+	}
+	v.leafByID, v.logOK, v.rep.LogChecked, v.findings = nil, false, false, nil
+	v.tombLeaves, v.tombLeafData = map[record.ID]uint64{}, map[record.ID][]byte{}
+	return v.openLog(ctx, lv)
+}
+
+// provenanceCoverage counts the tables as Run's phases do and reports
+// their coverage through the same code, so that replay's unsigned labels
+// are those a verification gives.
+func (v *verifier) provenanceCoverage(ctx context.Context) error {
+	n, err := v.snap.Count(ctx, "entries")
+	if err != nil {
+		return err
+	}
+	v.rep.Entries = n
+	if err := v.snap.EachTombstone(ctx, func(*loader.TombstoneRow) error {
+		v.rep.Tombstones++
+		return nil
+	}); err != nil {
+		return err
+	}
+	if rows, err := v.snap.Checkpoints(ctx); err == nil {
+		v.rep.Checkpoints = len(rows)
+	}
+	events, err := v.snap.GateEvents(ctx)
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
+	}
+	return v.plainRows(ctx)
+}
+
+// writeSignatures fills WriteStatus as writes() does, checking signatures
+// on every worker.
+func (v *verifier) writeSignatures(ctx context.Context) error {
+	return fanOut(v.opts.Workers, func(yield func(*loader.WriteRow) error) error {
+		return v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+			v.rep.Edges++
+			return yield(r)
+		})
+	}, func(r *loader.WriteRow) {
+		if code, _ := v.writeSigner(r); code != "" {
+			v.mu.Lock()
+			v.rep.BadRecords[r.WID] = true
+			v.rep.WriteStatus[r.WID] = append(v.rep.WriteStatus[r.WID], code)
+			v.mu.Unlock()
+		}
+	}, nil)
+}
+
+// CheckEntry checks one entry row (decoded by the caller, as
+// loader.Snapshot.DecodeEntryRow does) for the codes that decide whether
+// its record vouches for itself: decoding, registration, signature and key
+// validity. They go into the report's EntryStatus under the row's id, as
+// Run puts them.
+func (p *Provenance) CheckEntry(r *loader.EntryRow) {
+	v := p.v
+	if r.DecodeErr != nil {
+		v.markEntry(r.EID, entryDecodeCode(r.DecodeErr))
+		v.mu.Lock()
+		v.rep.BadRecords[r.EID] = true
+		v.mu.Unlock()
+		return
+	}
+	e := r.Entry
+	if code, _ := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS); code != "" {
+		v.markEntry(r.EID, code)
+		v.mu.Lock()
+		v.rep.BadRecords[r.EID] = true
+		v.mu.Unlock()
+	}
+}
+
+// Report is the partial report (see Provenance).
+func (p *Provenance) Report() *Report { return p.v.rep }
