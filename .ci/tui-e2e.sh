@@ -6,9 +6,12 @@
 #
 # At each size: the picker's help and expect line; a full finding message
 # read from the preview pane; Enter on a finding and esc back to the same
-# row; a jump with : to a short id as the Entries view shows it; back to
-# the picker; the AuthSelect story step by step, each part on screen.
-# Then `memscope demo --present` at 80x24.
+# row; Enter on a checkpoint finding selects that checkpoint in the Log
+# view; L switches the label policy everywhere; a jump with : to a short
+# id as the Entries view shows it; c reads and copies one cell of the
+# Detail view; back to the picker; the AuthSelect story step by step, each
+# part on screen. Then `memscope demo --present` at 80x24 and a pass at
+# 250x60, the widest layout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -140,6 +143,34 @@ run_at() {
   wait_for "[2 Findings]"
   [ "$(selected)" = "$before" ] || fail "esc returned to another row: '$(selected)' (was '$before')"
 
+  step "enter on a checkpoint finding selects the checkpoint in the Log view"
+  keys /
+  typed "size 7 is not"
+  keys Enter
+  for ((i = 0; i < 30; i++)); do
+    if selected | grep -q CHECKPOINT_FORK; then break; fi
+    sleep 0.1
+  done
+  selected | grep -q CHECKPOINT_FORK || fail "the filter did not select the CHECKPOINT_FORK row"
+  keys Enter
+  wait_for "[7 Log]" 10
+  selected | grep -qE '^(▶|>) 1 +7 ' || fail "checkpoint 1 (size 7) is not selected: '$(selected)'"
+  wait_for "checkpoint 1  tree size 7"
+  keys Escape
+  wait_for "[2 Findings]"
+  keys Escape
+  wait_gone "size 7 is not"
+
+  step "L switches the label policy for every view; the header says which"
+  wait_for "fail-open"
+  keys L
+  wait_for "fail-closed" 30
+  keys 1
+  wait_for "labels       fail-closed"
+  keys L
+  wait_for "labels       fail-open" 30
+  keys 2
+
   step ": jumps to a short id as the Entries view shows it"
   keys 3
   wait_for "[3 Entries]"
@@ -154,6 +185,15 @@ run_at() {
   wait_for "[4 Detail]" 30
   wait_for "Entry ${short%%…*}"
   wait_for "${short##*…}"
+
+  step "c in the Detail view: every cell in full, one copied"
+  keys c
+  wait_for "Copy a cell of Detail"
+  keys G
+  wait_for "signed bytes (hex) in full"
+  keys g
+  keys 1
+  wait_for "copied id"
   keys Escape
   wait_for "[3 Entries]"
 
@@ -212,6 +252,7 @@ run_at() {
 
 run_at 80 24
 run_at 200 50
+run_at 250 60
 
 size=80x24-present
 step "memscope demo --present steps with space"

@@ -41,6 +41,14 @@ type Options struct {
 	Workers     int // queries analysed at once (0: one per CPU)
 	Damping     float64
 	Resolution  float64 // Leiden resolution (default 1)
+	// LeidenMode says how a draw's Leiden selection is recomputed:
+	// LeidenFull (the full algorithm, local moving, refinement and
+	// aggregation until stable, on G_auth plus the write, warm-started from
+	// G_auth's partition), LeidenIncremental (local moving from the
+	// writes' endpoints only: a dynamic-frontier approximation) or
+	// LeidenAuto ("" too): full up to LeidenFullMaxNodes nodes, else
+	// incremental. Result.Options.LeidenMode says which ran.
+	LeidenMode string
 	// Selectors restricts the run (nil: all five).
 	Selectors []string
 }
@@ -76,6 +84,12 @@ func (o Options) normalised() (Options, error) {
 	if o.Selectors == nil {
 		o.Selectors = SelectorNames
 	}
+	if o.LeidenMode == "" {
+		o.LeidenMode = LeidenAuto
+	}
+	if !slices.Contains([]string{LeidenAuto, LeidenFull, LeidenIncremental}, o.LeidenMode) {
+		return o, fmt.Errorf("exposure: Leiden mode %q (want %s, %s or %s)", o.LeidenMode, LeidenAuto, LeidenFull, LeidenIncremental)
+	}
 	switch {
 	case o.Draws < 0 || o.Draws > 1_000_000:
 		return o, fmt.Errorf("exposure: draws %d out of range 0..1000000", o.Draws)
@@ -95,6 +109,19 @@ func (o Options) normalised() (Options, error) {
 	}
 	return o, nil
 }
+
+// Leiden draw modes (Options.LeidenMode).
+const (
+	LeidenAuto        = "auto"
+	LeidenFull        = "full"
+	LeidenIncremental = "incremental"
+)
+
+// LeidenFullMaxNodes is the largest graph on which LeidenAuto recomputes
+// the full Leiden algorithm per draw: one full run costs O(edges) per
+// pass, about a second on the 50k-node benchmark graph, so 1,000 draws per
+// query would take hours there.
+const LeidenFullMaxNodes = 20_000
 
 // Budget names.
 const (
@@ -199,7 +226,7 @@ func Analyze(ctx context.Context, rp *replay.Replayer, queries []replay.Query, o
 			return nil, err
 		}
 	}
-	res := &Result{Options: opt}
+	res := &Result{Options: e.opt} // with the Leiden mode auto resolved
 	for si, name := range opt.Selectors {
 		sr := SelectorResult{Name: name, Structural: name == PPR || name == Leiden || name == NodeDistance, Curve: make([]float64, opt.CurveMax)}
 		n := 0
@@ -314,6 +341,12 @@ func newEnv(rp *replay.Replayer, opt Options) (*env, error) {
 		}
 	}
 	e.bm = newBM25(e.passages, func(v int32) string { return nodes[v].Label })
+	if e.opt.LeidenMode == LeidenAuto {
+		e.opt.LeidenMode = LeidenFull
+		if len(nodes) > LeidenFullMaxNodes {
+			e.opt.LeidenMode = LeidenIncremental
+		}
+	}
 	if e.wants(Leiden) {
 		lgG, err := leidenGraph(e.adjG)
 		if err != nil {

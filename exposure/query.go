@@ -261,17 +261,32 @@ func (s *qstate) leidenSelectFrom(mem []int32, comPass map[int32][]int32) []int3
 	return out
 }
 
-// leidenAfter is the Leiden selection after es are added to G_auth: local
-// moving from the G_auth partition, starting at the writes' endpoints.
+// leidenAfter is the Leiden selection after es are added to G_auth. Full
+// mode runs the whole Leiden algorithm (local moving over every node,
+// refinement, aggregation, until stable) on G_auth plus es, warm-started
+// from G_auth's partition with G_auth's seed: the pass Leiden itself would
+// make next on the written graph. Incremental mode re-runs local moving
+// from the writes' endpoints only (no refinement, no aggregation).
 func (s *qstate) leidenAfter(es []extra, seed uint64, mem []int32) []int32 {
 	e := s.e
-	copy(mem, e.memA)
 	le := make([]leiden.Edge, len(es))
 	var front []int32
 	for i, x := range es {
 		le[i] = leiden.Edge{A: x.a, B: x.b, Weight: x.w}
 		front = append(front, x.a, x.b)
 	}
+	if e.opt.LeidenMode == LeidenFull {
+		g2, err := e.lgA.With(le)
+		if err != nil {
+			return s.ldBase // draws carry finite positive weights: unreachable
+		}
+		full, err := leiden.RunFrom(g2, e.memA, leiden.Options{Seed: e.opt.Seed, Resolution: e.opt.Resolution})
+		if err != nil {
+			return s.ldBase
+		}
+		return s.leidenSelect(full)
+	}
+	copy(mem, e.memA)
 	if !leiden.MoveFromWith(e.lgA, le, mem, front, e.opt.Resolution, seed) {
 		return s.ldBase
 	}

@@ -114,6 +114,7 @@ const (
 	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
 	Mem0Deleted           Code = "MEM0_DELETED"
 	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
+	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
 	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
 	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
 )
@@ -242,6 +243,7 @@ var Catalogue = Catalog{
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
 	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
+	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},

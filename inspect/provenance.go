@@ -299,3 +299,19 @@ func (p *provenance) view() provenanceView {
 		source: sourceProblems(p.g, p.labels, p.rep),
 	}
 }
+
+// PassageEntry is the entry a passage shows as the provenance pass read it
+// (before Load has reached it); false when the pass has not run or did not
+// read it.
+func (s *Session) PassageEntry(eid string) (Entry, bool) {
+	s.provMu.Lock()
+	defer s.provMu.Unlock()
+	if s.prov == nil {
+		return Entry{}, false
+	}
+	e, ok := s.prov.entries[eid]
+	if !ok {
+		return Entry{}, false
+	}
+	return *e, true
+}

@@ -121,19 +121,21 @@ func passageAuthenticated(eid string, v provenanceView, declared map[string]bool
 // (provenance.go), or, where that pass cannot decide, from loading and
 // verifying everything.
 func (s *Session) Replayer(ctx context.Context) (*replay.Replayer, error) {
-	return s.replayer(ctx, s.needLoaded() == nil)
+	return s.replayer(ctx, s.needLoaded() == nil, true)
 }
 
 // ProvenanceReplayer is Replayer by the provenance pass even when the
-// entries are loaded, so that replay need not wait for the verification
-// of every entry (the inspector runs that alongside). It uses the full
-// verification when that has already run.
+// entries are loaded or loading, so that replay need not wait for the
+// verification of every entry (the inspector runs that alongside). It uses
+// the full verification when that has already run; where the pass
+// declines, it waits for the Load another goroutine runs (it never starts
+// one) and verifies.
 func (s *Session) ProvenanceReplayer(ctx context.Context) (*replay.Replayer, error) {
-	return s.replayer(ctx, false)
+	return s.replayer(ctx, false, false)
 }
 
-func (s *Session) replayer(ctx context.Context, full bool) (*replay.Replayer, error) {
-	g, err := s.labelledGraph(ctx, full)
+func (s *Session) replayer(ctx context.Context, full, startLoad bool) (*replay.Replayer, error) {
+	g, err := s.labelledGraph(ctx, full, startLoad)
 	if err != nil {
 		return nil, fmt.Errorf("replay graph of %s: %w", s.Opts.Snapshot, err)
 	}
@@ -161,7 +163,7 @@ func (s *Session) replayer(ctx context.Context, full bool) (*replay.Replayer, er
 }
 
 // labelledGraph builds the replay graph by the cheapest sound path.
-func (s *Session) labelledGraph(ctx context.Context, full bool) (*replay.Graph, error) {
+func (s *Session) labelledGraph(ctx context.Context, full, startLoad bool) (*replay.Graph, error) {
 	if rep := s.Report(); rep != nil && s.needLoaded() == nil {
 		return s.ReplayGraph(rep)
 	}
@@ -180,7 +182,7 @@ func (s *Session) labelledGraph(ctx context.Context, full bool) (*replay.Graph, 
 		return nil, err
 	}
 	s.FellBack = err.Error()
-	if err := s.ensureLoaded(ctx); err != nil {
+	if err := s.ensureLoaded(ctx, startLoad); err != nil {
 		return nil, err
 	}
 	rep, err := s.Verify(ctx, nil)

@@ -295,9 +295,10 @@ func (s *Session) Load(ctx context.Context, progress func(done, total int), onEn
 	return err
 }
 
-// ensureLoaded loads the entries, or waits for the Load already running.
-func (s *Session) ensureLoaded(ctx context.Context) error {
-	if s.loadStarted.CompareAndSwap(false, true) {
+// ensureLoaded loads the entries (when start is set and no Load has
+// begun), or waits for the Load another goroutine runs.
+func (s *Session) ensureLoaded(ctx context.Context, start bool) error {
+	if start && s.loadStarted.CompareAndSwap(false, true) {
 		err := s.load(ctx, nil, nil)
 		s.loadErr = err
 		close(s.loadDone)

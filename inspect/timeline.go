@@ -121,6 +121,33 @@ func (s *Session) PassageEntries() map[string]string {
 	return m
 }
 
+// AsRanRow is one query replayed on the graph as it stood when it ran.
+type AsRanRow struct {
+	// Placed: the query has a place in the timeline and was replayed.
+	Placed bool
+	Row    replay.Row
+	Cut    timeline.Cut
+	Err    error
+}
+
+// ReplayAsRan replays each query that need accepts (every query when need
+// is nil) and that the timeline places, as it ran: once, for both the
+// recorded-selection check (ApplyAsRan) and the views that show the past.
+func ReplayAsRan(tr *timeline.Replay, qs []replay.Query, need func(i int) bool) []AsRanRow {
+	out := make([]AsRanRow, len(qs))
+	for i, q := range qs {
+		if need != nil && !need(i) {
+			continue
+		}
+		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
+			continue
+		}
+		row, cut, err := tr.AsRan(q)
+		out[i] = AsRanRow{Placed: true, Row: row, Cut: cut, Err: err}
+	}
+	return out
+}
+
 // RecordedAsRan replaces each row's recorded-selection check with the one
 // against the graph as it stood when the query ran, for every query placed
 // in the timeline (rows[i] is the replay of qs[i]). Comparing with the
@@ -129,23 +156,30 @@ func (s *Session) PassageEntries() map[string]string {
 // cannot be replayed as it ran gets a failed row with the reason; the other
 // rows stand.
 func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
+	ApplyAsRan(qs, rows, ReplayAsRan(tr, qs, func(i int) bool { return recordedCheck(qs[i], rows[i]) }))
+	return nil
+}
+
+// recordedCheck: the row's recorded selection is checked as it ran (a
+// query that failed to replay keeps its own row and reason).
+func recordedCheck(q replay.Query, row replay.Row) bool {
+	return q.Recorded != nil && row.Err == nil
+}
+
+// ApplyAsRan is RecordedAsRan with the as-ran replays already made (ran
+// from ReplayAsRan over the same queries).
+func ApplyAsRan(qs []replay.Query, rows []replay.Row, ran []AsRanRow) {
 	for i, q := range qs {
-		// A query that failed to replay keeps its own row and reason.
-		if q.Recorded == nil || rows[i].Err != nil {
+		if !recordedCheck(q, rows[i]) || !ran[i].Placed {
 			continue
 		}
-		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
-			continue
-		}
-		row, _, err := tr.AsRan(q)
-		if err != nil {
+		if err := ran[i].Err; err != nil {
 			// One query that cannot be replayed as it ran fails alone.
 			rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}
 			continue
 		}
-		rows[i].Recorded = row.Recorded
+		rows[i].Recorded = ran[i].Row.Recorded
 	}
-	return nil
 }
 
 // signedPlace is where a signed event row sits in the log and who signed

@@ -163,6 +163,62 @@ func Run(g *Graph, opt Options) []int32 {
 	return part
 }
 
+// RunFrom is Run starting from the partition start (one community id per
+// node, any ids below N) instead of singletons: the Leiden paper's own
+// iteration, in which each pass of local moving, refinement and
+// aggregation starts from the previous pass's result. start is not
+// changed. A start that is already a fixed point comes back unchanged
+// (renumbered by first node).
+func RunFrom(g *Graph, start []int32, opt Options) ([]int32, error) {
+	if len(start) != g.n {
+		return nil, fmt.Errorf("leiden: start partition has %d nodes, graph %d", len(start), g.n)
+	}
+	for v, c := range start {
+		if c < 0 || int(c) >= g.n {
+			return nil, fmt.Errorf("leiden: node %d is in community %d, outside 0..%d", v, c, g.n-1)
+		}
+	}
+	if opt.Resolution == 0 {
+		opt.Resolution = 1
+	}
+	if opt.MaxLevels == 0 {
+		opt.MaxLevels = 32
+	}
+	untilStable := opt.Iterations == 0
+	if untilStable {
+		opt.Iterations = 10
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x1e1de9))
+	part := append([]int32(nil), start...)
+	renumber(part)
+	for it := 0; it < opt.Iterations; it++ {
+		next := runOnce(g, part, opt, rng)
+		same := slices.Equal(next, part)
+		part = next
+		if untilStable && same {
+			break
+		}
+	}
+	return part, nil
+}
+
+// With returns g plus extra edges as a new graph (g is not changed): the
+// graph a Monte Carlo draw's writes make, for a full Leiden run on it.
+func (g *Graph) With(extra []Edge) (*Graph, error) {
+	es := make([]Edge, 0, len(g.col)/2+g.n+len(extra))
+	for v := int32(0); int(v) < g.n; v++ {
+		if g.self[v] != 0 {
+			es = append(es, Edge{A: v, B: v, Weight: g.self[v]})
+		}
+		for p := g.off[v]; p < g.off[v+1]; p++ {
+			if u := g.col[p]; u > v {
+				es = append(es, Edge{A: v, B: u, Weight: g.w[p]})
+			}
+		}
+	}
+	return NewGraph(g.n, append(es, extra...))
+}
+
 func runOnce(g *Graph, start []int32, opt Options, rng *rand.Rand) []int32 {
 	// flat[v] is the aggregate node holding original node v.
 	flat := make([]int32, g.n)

@@ -165,3 +165,41 @@ func TestNewGraphRejectsBadInput(t *testing.T) {
 		t.Fatal("empty graph must run")
 	}
 }
+
+// With adds edges without changing g; RunFrom from a fixed point returns
+// it, and from the karate optimum on the graph plus a heavy edge between
+// the two factions it runs the full algorithm (the result is connected and
+// no worse than the start on the new graph).
+func TestRunFromAndWith(t *testing.T) {
+	t.Parallel()
+	g := karateGraph(t)
+	part := Run(g, Options{Seed: 3})
+	again, err := RunFrom(g, part, Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Modularity(g, again, 1) < Modularity(g, part, 1)-1e-12 || !connected(g, again) {
+		t.Errorf("RunFrom a converged partition lost modularity: %v -> %v", Modularity(g, part, 1), Modularity(g, again, 1))
+	}
+	before := g.total
+	g2, err := g.With([]Edge{{A: 0, B: 33, Weight: 30}, {A: 1, B: 32, Weight: 30}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.total != before || g2.total != before+120 || g2.N() != g.N() {
+		t.Fatalf("With: totals %v -> %v (g %v)", before, g2.total, g.total)
+	}
+	moved, err := RunFrom(g2, part, Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !connected(g2, moved) || Modularity(g2, moved, 1) < Modularity(g2, part, 1)-1e-12 {
+		t.Errorf("RunFrom on the written graph: connected %v, modularity %v from %v", connected(g2, moved), Modularity(g2, moved, 1), Modularity(g2, part, 1))
+	}
+	if moved[0] != moved[33] {
+		t.Errorf("a weight-30 tie between 1 and 34 did not join their communities: %v", moved)
+	}
+	if _, err := RunFrom(g, part[:3], Options{}); err == nil {
+		t.Error("a start of the wrong length was accepted")
+	}
+}

@@ -33,6 +33,9 @@ type ExposureSection struct {
 	Edges     int    `json:"edges"`
 	Clean     string `json:"clean_weight_max"`
 	Heavy     string `json:"heavy_weight"`
+	// LeidenMode is how the Leiden draws were recomputed (full or
+	// incremental, exposure.Options.LeidenMode).
+	LeidenMode string `json:"leiden_mode"`
 
 	Selectors []ExposureSelector `json:"selectors"`
 	HarmChart *Chart             `json:"-"`
@@ -225,7 +228,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 	}
 	sec.Available = true
 	o := ex.Result.Options
-	sec.Draws, sec.Seed, sec.Edges = o.Draws, o.Seed, o.Edges
+	sec.Draws, sec.Seed, sec.Edges, sec.LeidenMode = o.Draws, o.Seed, o.Edges, o.LeidenMode
 	sec.Clean, sec.Heavy = fmt.Sprintf("%g", o.CleanWeight), fmt.Sprintf("%g", o.HeavyWeight)
 	var harm []Series
 	for _, sr := range ex.Result.Selectors {

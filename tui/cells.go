@@ -147,7 +147,13 @@ func (m *Model) renderCopyMenu(w, h int) []string {
 	for _, x := range c.cells {
 		nameW = max(nameW, min(w/3, len([]rune(x.name))))
 	}
-	listH := min(len(c.cells), max(3, h/2-2))
+	x := c.cells[c.sel]
+	var full []string
+	for _, l := range m.wrapUntrusted("", x.value) {
+		full = append(full, wrapLine(l, w-2)...)
+	}
+	// The list takes what the chosen value leaves, and at least a third.
+	listH := min(len(c.cells), max(3, h/3, h-4-len(full)))
 	top := window(0, c.sel, listH, len(c.cells))
 	for i := top; i < len(c.cells) && i < top+listH; i++ {
 		x := c.cells[i]
@@ -162,16 +168,11 @@ func (m *Model) renderCopyMenu(w, h int) []string {
 	if len(c.cells) > listH {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("  %d cells (%s/%s)", len(c.cells), m.keys.Up.Help().Key, m.keys.Down.Help().Key)))
 	}
-	x := c.cells[c.sel]
 	rule := "──"
 	if s.Plain {
 		rule = "--"
 	}
 	lines = append(lines, "", s.Dim.Render(rule+" ")+s.Bold.Render(sanitize.Line(x.name)+" in full"))
-	var full []string
-	for _, l := range m.wrapUntrusted("", x.value) {
-		full = append(full, wrapLine(l, w-2)...)
-	}
 	room := max(1, h-len(lines))
 	c.scroll = min(c.scroll, max(0, len(full)-room))
 	end := min(len(full), c.scroll+room)

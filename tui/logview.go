@@ -84,7 +84,7 @@ func (m *Model) renderLog(w, h int) []string {
 		title += fmt.Sprintf("  rows %d-%d, j/k scroll", lv.cpTop+1, lv.cpTop+lv.cpRows)
 	}
 	lines := []string{s.Title.Render(title),
-		s.Header.Render(fit(fmt.Sprintf("  %-4s %-10s %-6s %-10s %-20s %s", "#", "SIZE", "SIG", "CONSISTENT", "TIME (UTC)", "ROOT"), w))}
+		s.Header.Render(fit(fmt.Sprintf("  %-4s %-10s %-11s %-11s %-20s %s", "#", "SIZE", "SIGNATURE", "CONSISTENT", "TIME (UTC)", "ROOT"), w))}
 	lv.cpList = headerRows + len(lines)
 	for i := lv.cpTop; i < len(cps) && i < lv.cpTop+lv.cpRows; i++ {
 		c := cps[i]
@@ -92,9 +92,9 @@ func (m *Model) renderLog(w, h int) []string {
 		if c.TimeNS != 0 {
 			ts = time.Unix(0, c.TimeNS).UTC().Format("2006-01-02 15:04:05")
 		}
-		line := fmt.Sprintf("%-4d %-10d %s %s %-20s %s", c.Index, c.Size, padRight(s.status(c.Signature), 6), padRight(s.status(c.Consistent), 10), ts, hex.EncodeToString(c.Root))
+		line := fmt.Sprintf("%-4d %-10d %s %s %-20s %s", c.Index, c.Size, padRight(s.status(c.Signature), 11), padRight(s.status(c.Consistent), 11), ts, hex.EncodeToString(c.Root))
 		if c.Note != "" {
-			line += "  " + m.untrusted(c.Note, 40)
+			line += "  " + m.untrusted(c.Note, max(20, w-ansiWidth(line)-4))
 		}
 		lines = append(lines, m.listLine(line, i == lv.sel))
 	}

@@ -147,16 +147,27 @@ func progressText(p Progress) string {
 	return fmt.Sprintf("%d/%d (%d%%)", p.Done, p.Total, p.Done*100/p.Total)
 }
 
+// findingsSummary counts the findings by the command that reports them,
+// so the numbers match the CLI's: verification (memscope verify), then
+// lineage and replay, which verify does not report.
 func (m *Model) findingsSummary() string {
-	var e, wn, in int
+	type count struct{ e, w, i int }
+	var ver, lin, rep count
 	for _, f := range m.findings {
+		c := &ver
+		switch f.Family {
+		case finding.FamLineage:
+			c = &lin
+		case finding.FamReplay:
+			c = &rep
+		}
 		switch f.Severity {
 		case finding.SevError:
-			e++
+			c.e++
 		case finding.SevWarning:
-			wn++
+			c.w++
 		default:
-			in++
+			c.i++
 		}
 	}
 	s := m.styles
@@ -164,11 +175,32 @@ func (m *Model) findingsSummary() string {
 	if m.ov.Unsigned {
 		word = "checked (unsigned store)"
 	}
-	if e+wn+in == 0 {
-		return s.Good.Render(word + ": no findings")
+	if ver.e+ver.w+ver.i == 0 {
+		word += ": " + s.Good.Render("no findings")
+	} else {
+		word += fmt.Sprintf(": %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", ver.e)),
+			s.Warning.Render(fmt.Sprintf("%d warnings", ver.w)), s.Info.Render(fmt.Sprintf("%d info", ver.i)))
 	}
-	return fmt.Sprintf(word+": %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", e)),
-		s.Warning.Render(fmt.Sprintf("%d warnings", wn)), s.Info.Render(fmt.Sprintf("%d info", in)))
+	// Lineage and replay: only what they found.
+	for _, x := range []struct {
+		name string
+		c    count
+	}{{"lineage", lin}, {"replay", rep}} {
+		var parts []string
+		if x.c.e > 0 {
+			parts = append(parts, s.Error.Render(fmt.Sprintf("%d errors", x.c.e)))
+		}
+		if x.c.w > 0 {
+			parts = append(parts, s.Warning.Render(fmt.Sprintf("%d warnings", x.c.w)))
+		}
+		if x.c.i > 0 {
+			parts = append(parts, s.Info.Render(fmt.Sprintf("%d info", x.c.i)))
+		}
+		if len(parts) > 0 {
+			word += "  " + x.name + ": " + strings.Join(parts, ", ")
+		}
+	}
+	return word
 }
 
 func (m *Model) renderShortHelp(w int) string {

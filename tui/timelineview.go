@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/timeline"
 )
 
@@ -209,7 +211,41 @@ func (m *Model) timelinePreview() []string {
 	for _, c := range e.Cites {
 		out = append(out, "cites: "+m.untrusted(c, 1<<20))
 	}
-	return out
+	return append(out, m.relatedFindings(string(e.Kind)+" "+e.ID, e.ID, nil)...)
+}
+
+// timelineKey: enter opens the selected event's record where a view
+// shows it (an entry's detail, a query's story, an action, the log leaf
+// of a write, registry event or tombstone).
+func (m *Model) timelineKey(msg tea.KeyPressMsg) tea.Cmd {
+	if !key.Matches(msg, m.keys.Open) {
+		return m.unused()
+	}
+	if m.tl.tl == nil || m.tl.cur.sel >= len(m.tl.tl.Events) {
+		return nil
+	}
+	e := m.tl.tl.Events[m.tl.cur.sel]
+	switch e.Kind {
+	case timeline.KindGate:
+		m.setStatus("a gate event is shown only here: the preview has it in full")
+		return nil
+	case timeline.KindCheckpoint:
+		m.push()
+		for i, c := range m.src.Checkpoints() {
+			if c.Size == e.Size {
+				m.selectCheckpoint(i)
+				return nil
+			}
+		}
+		m.selectCheckpoint(0)
+		return nil
+	}
+	if e.Leaf < 0 && e.Kind != timeline.KindEntry && e.Kind != timeline.KindQuery && e.Kind != timeline.KindAction {
+		m.setStatus("%s %s is not in the log: the preview has all the timeline knows", e.Kind, sanitize.Line(e.ID))
+		return nil
+	}
+	m.push()
+	return m.jump(string(e.Kind) + " " + e.ID)
 }
 
 func (m *Model) timelineSelected() string {

@@ -68,7 +68,7 @@ func init() {
 		ViewActions: {name: "Actions", render: (*Model).renderActions, key: (*Model).actionsKey,
 			move:    func(m *Model, d, h int) { m.act.cur.move(d, len(m.act.rows), h-2) },
 			preview: (*Model).actionPreview, selected: (*Model).actionSelected, cells: (*Model).actionCells},
-		ViewTimeline: {name: "Timeline", render: (*Model).renderTimeline, activate: (*Model).activateTimeline,
+		ViewTimeline: {name: "Timeline", render: (*Model).renderTimeline, activate: (*Model).activateTimeline, key: (*Model).timelineKey,
 			move:    func(m *Model, d, h int) { m.timelineMove(d, h) },
 			preview: (*Model).timelinePreview, selected: (*Model).timelineSelected, follow: (*Model).fetchDiverging, cells: (*Model).timelineCells},
 		ViewExposure: {name: "Exposure", render: (*Model).renderExposure, activate: (*Model).activateExposure},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -134,10 +135,11 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 			findings = append(findings, inspect.LineageFindings(sum)...)
 		}
 		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
-		if rows, err := src.replayAll(ctx); err == nil {
+		if res, err := src.replay(ctx); err == nil {
 			// Recordings are checked against the graph each query ran on.
-			if tr, err := src.timeReplay(ctx); err == nil {
-				_ = inspect.RecordedAsRan(tr, src.s.ReplayQueries(), rows)
+			rows := slices.Clone(res.rows)
+			if res.ran != nil {
+				inspect.ApplyAsRan(res.qs, rows, res.ran)
 			}
 			findings = append(findings, inspect.ReplayFindings(rows)...)
 		} else {
@@ -173,7 +175,13 @@ func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
 	problems := make([]string, len(src.s.Entries))
 	for i, e := range src.s.Entries {
 		out[i] = tui.OK
-		codes := rep.Entry(e.ID).Codes
+		ev := rep.Entry(e.ID)
+		codes := ev.Codes
+		if ev.Inclusion == verify.Failed && !slices.Contains(codes, ev.InclusionCode) {
+			// Inclusion failures are kept apart from the entry's codes (a
+			// tile can fail them all); the row must not read "ok".
+			codes = append(slices.Clip(codes), ev.InclusionCode)
+		}
 		if e.DecodeErr != nil || len(codes) > 0 {
 			out[i] = tui.Failed
 			problems[i] = problemWord(codes, e.DecodeErr != nil)
@@ -228,37 +236,66 @@ func (src *Source) replayer(ctx context.Context) (*replay.Replayer, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	if err := src.WaitLoaded(ctx); err != nil {
-		return nil, err
+	// The provenance pass labels the edges without waiting for every
+	// entry to load and verify; its labels are the full verification's.
+	r, err = src.s.ProvenanceReplayer(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, err // cancelled: a later call tries again
 	}
-	r, err = src.s.Replayer(ctx)
 	src.mu.Lock()
 	src.rp, src.replayErr = r, err
 	src.mu.Unlock()
 	return r, err
 }
 
-func (src *Source) replayAll(ctx context.Context) ([]replay.Row, error) {
+// replayed is every stored query replayed on the graph now (rows, as
+// ReplayAll gives them) and as it ran (ran; nil when the timeline could
+// not be built).
+type replayed struct {
+	qs   []replay.Query
+	rows []replay.Row
+	ran  []inspect.AsRanRow
+}
+
+// replay replays every query now and as it ran, once per source.
+func (src *Source) replay(ctx context.Context) (*replayed, error) {
+	src.replayMu.Lock()
+	defer src.replayMu.Unlock()
+	if src.replayed != nil {
+		return src.replayed, nil
+	}
 	r, err := src.replayer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return r.ReplayAll(src.s.ReplayQueries(), runtime.GOMAXPROCS(0))
+	res := &replayed{qs: src.s.ReplayQueries()}
+	if res.rows, err = r.ReplayAll(res.qs, runtime.GOMAXPROCS(0)); err != nil {
+		return nil, err
+	}
+	// As it ran needs only the entries that order queries among writes,
+	// so it does not wait for loading either.
+	if tr, err := src.s.AsRanReplay(ctx, r); err == nil {
+		res.ran = inspect.ReplayAsRan(tr, res.qs, nil)
+	} else if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	src.replayed = res
+	return res, nil
 }
 
 // Replay implements tui.Source.
 func (src *Source) Replay(ctx context.Context) (tui.ReplayView, error) {
+	res, err := src.replay(ctx)
+	if err != nil {
+		return tui.ReplayView{}, err
+	}
 	r, err := src.replayer(ctx)
 	if err != nil {
 		return tui.ReplayView{}, err
 	}
-	qs := src.s.ReplayQueries()
-	rows, err := r.ReplayAll(qs, runtime.GOMAXPROCS(0))
-	if err != nil {
-		return tui.ReplayView{}, err
-	}
+	qs, rows := res.qs, res.rows
 	v := tui.ReplayView{Rows: rows, Texts: map[string]string{}, Unauthenticated: map[string][]tui.UnauthEdge{}}
-	src.asRan(ctx, qs, &v)
+	asRanView(res, &v)
 	for i, q := range qs {
 		v.Texts[q.ID] = q.Text
 		if list := unauthEdges(r, rows[i]); len(list) > 0 {
@@ -303,6 +340,8 @@ func (src *Source) selectionContext(rows []replay.Row) (map[string]tui.NodeInfo,
 		info := tui.NodeInfo{EntryID: n.EID}
 		if i, ok := src.EntryIndex(n.EID); ok {
 			info.Text = src.s.Entries[i].Content
+		} else if e, ok := src.s.PassageEntry(n.EID); ok {
+			info.Text = e.Content // read by the provenance pass while loading
 		}
 		nodes[n.ID] = info
 	}

@@ -84,6 +84,7 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 		n.graphRows()
 	case st.Format == storemodel.Mem0:
 		chains, fs := mem0db.Chains(st)
+		fs = append(fs, mem0db.MessageFindings(st)...)
 		n.found = append(n.found, fs...)
 		n.chains = map[string]mem0db.Chain{}
 		for _, c := range chains {
@@ -154,6 +155,24 @@ func (n *Native) mem0Rows(fs []finding.Finding) {
 		}
 		n.rows = append(n.rows, r)
 	}
+	over := map[string]bool{}
+	for _, f := range fs {
+		if s, ok := strings.CutPrefix(f.Subject, "messages scope "); ok && f.Code == finding.Mem0MessagesOverLimit {
+			over[s] = true
+		}
+	}
+	// Then the recent messages: the context of each scope's next add().
+	for _, m := range n.st.Messages {
+		var ts int64
+		if t, ok := mem0db.EventTime(storemodel.Version{CreatedAt: m.CreatedAt}); ok {
+			ts = t.UnixNano()
+		}
+		r := n.row(m.ID, claimedBy(m.Name, m.Role), ts, "MESSAGE "+m.Scope+": "+m.Content)
+		if over[m.Scope] {
+			r.Status, r.Problem = tui.Failed, "OVER 10"
+		}
+		n.rows = append(n.rows, r)
+	}
 }
 
 func claimedBy(actor, role string) string {
@@ -190,7 +209,7 @@ func (n *Native) Overview() tui.Overview {
 			o.Notes = append(o.Notes, "no --queries: the store keeps no queries, so the replay view is empty")
 		}
 	case st.Format == storemodel.Mem0:
-		o.Notes = append(o.Notes, "entries are history events; actor and role are the store's claims; enter shows a memory's version chain")
+		o.Notes = append(o.Notes, "entries are history events, then the recent messages per scope; actor and role are the store's claims; enter shows a memory's version chain")
 	case st.Format == storemodel.SMSR:
 		if n.hmacKey == nil {
 			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked")
@@ -317,6 +336,13 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 				src = strings.Join(e.Sources, ", ") + " (the store's own fields)"
 			}
 			f("edge "+e.ID, fmt.Sprintf("%s, weight %g (%d stored edge(s)), sources: %s", e.Kind, e.Weight, e.Parts, src))
+		}
+	case n.st.Format == storemodel.Mem0 && i >= len(n.st.Versions):
+		m := n.st.Messages[i-len(n.st.Versions)]
+		for _, kv := range [][2]string{{"message id", m.ID}, {"session_scope", m.Scope}, {"role (claimed)", m.Role}, {"name (claimed)", m.Name},
+			{"content", m.Content}, {"created_at", m.CreatedAt}, {"rowid", strconv.FormatInt(m.Row, 10)},
+			{"use", "the next add() in this scope reads the 10 most recent messages as context (get_last_messages)"}} {
+			f(kv[0], kv[1])
 		}
 	case n.st.Format == storemodel.Mem0:
 		v := n.st.Versions[i]

@@ -167,7 +167,7 @@ func TestNativeHippoRAG(t *testing.T) {
 func TestNativeMem0(t *testing.T) {
 	t.Parallel()
 	n := openNative(t, filepath.Join("..", "stores", "mem0db", "testdata", "history.db"), "", NativeOptions{})
-	if n.EntryCount() != 8 {
+	if n.EntryCount() != 8+22 {
 		t.Fatalf("%d rows", n.EntryCount())
 	}
 	problems := map[string]bool{}
@@ -176,11 +176,11 @@ func TestNativeMem0(t *testing.T) {
 			problems[r.Problem] = true
 		}
 	}
-	if !problems["NO ADD"] || !problems["ORDER?"] {
+	if !problems["NO ADD"] || !problems["ORDER?"] || !problems["OVER 10"] {
 		t.Errorf("problems %v", problems)
 	}
 	p := finishNative(t, n)
-	if c := codes(p.Findings); c[finding.Mem0Deleted] != 1 || c[finding.Mem0ChainStartsUpdate] != 1 || c[finding.Mem0EventsOutOfOrder] != 1 {
+	if c := codes(p.Findings); c[finding.Mem0Deleted] != 1 || c[finding.Mem0ChainStartsUpdate] != 1 || c[finding.Mem0EventsOutOfOrder] != 1 || c[finding.Mem0MessagesOverLimit] != 1 {
 		t.Errorf("findings %v", c)
 	}
 	d, err := n.EntryDetail(context.Background(), 0)

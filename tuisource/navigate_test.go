@@ -191,3 +191,41 @@ func activeTab(screen string) string {
 	}
 	return ""
 }
+
+// Enter on every Timeline event opens its record where a view shows it,
+// and esc comes back to the same event.
+func TestEnterOnEveryTimelineEvent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("walks a whole timeline")
+	}
+	src, _ := openScenario(t, "tampered")
+	var m tea.Model = tui.New(src, tui.Options{Static: true})
+	m = tuitest.Drive(t, m, m.Init())
+	m = tuitest.Send(t, m, tea.WindowSizeMsg{Width: 200, Height: 50})
+	m = tuitest.Press(t, m, "9")
+	opened := map[string]int{}
+	for row := 0; ; row++ {
+		before := selectedLine(tuitest.Screen(m))
+		m = tuitest.Press(t, m, "enter")
+		scr := tuitest.Screen(m)
+		if st := statusLine(scr); strings.Contains(st, "cannot open") || strings.Contains(st, "neither") {
+			t.Errorf("event %d: %s", row, st)
+		}
+		if tab := activeTab(scr); tab != "Timeline" {
+			opened[tab]++
+			m = tuitest.Press(t, m, "esc")
+		}
+		if got := selectedLine(tuitest.Screen(m)); got != before {
+			t.Fatalf("event %d: back on %q, not %q", row, got, before)
+		}
+		m = tuitest.Press(t, m, "j")
+		if selectedLine(tuitest.Screen(m)) == before {
+			break
+		}
+	}
+	for _, v := range []string{"Detail", "Log", "Replay", "Actions"} {
+		if opened[v] == 0 {
+			t.Errorf("no event opened %s: %v", v, opened)
+		}
+	}
+}

@@ -3,6 +3,9 @@ package tuisource
 import (
 	"context"
 	"testing"
+
+	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/tui"
 )
 
 // Switching the label policy relabels the rows the policy decides (a
@@ -44,5 +47,29 @@ func TestRelabelPolicy(t *testing.T) {
 	// Relabel (tau only) keeps the policy in force.
 	if err := src.Relabel(ctx, tau); err != nil || src.Overview().LabelPolicy != "fail-closed" {
 		t.Fatalf("Relabel: %v, policy %q", err, src.Overview().LabelPolicy)
+	}
+}
+
+// An entry whose inclusion proof fails (here: under the altered tile) never
+// reads "ok" in the Entries table.
+func TestInclusionFailureShowsInTheRow(t *testing.T) {
+	src, _ := openScenario(t, "tampered")
+	p := finish(t, src)
+	n := 0
+	for _, f := range p.Findings {
+		if f.Code != finding.InclusionFailed {
+			continue
+		}
+		i, ok := src.EntryIndex(f.Subject)
+		if !ok {
+			continue
+		}
+		n++
+		if r := src.Entry(i); r.Status != tui.Failed || r.Problem == "" {
+			t.Errorf("entry %s: INCLUSION_FAILED, yet the row says %v %q", f.Subject, r.Status, r.Problem)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no INCLUSION_FAILED finding names an entry")
 	}
 }

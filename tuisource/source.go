@@ -58,15 +58,19 @@ type Source struct {
 	leafMu   sync.RWMutex
 
 	mu        sync.Mutex
+	replayMu  sync.Mutex // serialises replay (one run of every query)
 	labels    map[labelKey][]lineage.Trust
 	gate      []lineage.GateResult
 	report    *verify.Report
 	rp        *replay.Replayer
 	replayErr error
-	tr        *timeline.Replay // the timeline over rp, built on first use
-	cpStatus  []tui.CheckpointRow
-	tau       float64              // of recomputed and gate (Relabel)
-	policy    atomic.Pointer[bool] // label policy of RelabelPolicy (nil: the session's)
+	// replayed is every query replayed now and as it ran, once: the
+	// findings and the replay view both read it.
+	replayed *replayed
+	tr       *timeline.Replay // the timeline over rp, built on first use
+	cpStatus []tui.CheckpointRow
+	tau      float64              // of recomputed and gate (Relabel)
+	policy   atomic.Pointer[bool] // label policy of RelabelPolicy (nil: the session's)
 }
 
 var _ tui.Source = (*Source)(nil)

@@ -23,6 +23,10 @@ func (src *Source) timeReplay(ctx context.Context) (*timeline.Replay, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The timeline holds every entry.
+	if err := src.WaitLoaded(ctx); err != nil {
+		return nil, err
+	}
 	tr, err = src.s.TimeReplay(rp)
 	if err != nil {
 		return nil, err
@@ -65,29 +69,21 @@ func (src *Source) DivergingAt(ctx context.Context, cut int) ([]string, error) {
 	return out, nil
 }
 
-// asRan fills v.AsRan: each query replayed on the graph as it stood when it
-// ran. A query with no place in the timeline, or one that cannot be
-// replayed then, keeps a zero row (the view shows it as it is now).
-func (src *Source) asRan(ctx context.Context, qs []replay.Query, v *tui.ReplayView) {
-	tr, err := src.timeReplay(ctx)
-	if err != nil {
+// asRanView fills v.AsRan: each query replayed on the graph as it stood
+// when it ran. A query with no place in the timeline, or one that cannot
+// be replayed then, keeps a zero row (the view shows it as it is now).
+func asRanView(res *replayed, v *tui.ReplayView) {
+	if res.ran == nil {
 		return
 	}
-	rows := make([]replay.Row, len(qs))
-	at := make([]string, len(qs))
+	rows := make([]replay.Row, len(res.qs))
+	at := make([]string, len(res.qs))
 	placed := 0
-	for i, q := range qs {
-		if ctx.Err() != nil {
-			return
-		}
-		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
+	for i, ran := range res.ran {
+		if !ran.Placed || ran.Err != nil || ran.Row.Err != nil {
 			continue
 		}
-		row, cut, err := tr.AsRan(q)
-		if err != nil || row.Err != nil {
-			continue
-		}
-		rows[i], at[i] = row, cut.Desc
+		rows[i], at[i] = ran.Row, ran.Cut.Desc
 		placed++
 	}
 	if placed > 0 {

@@ -16,7 +16,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--k 5] [--json]"
+const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--leiden auto|full|incremental] [--k 5] [--json]"
 
 type jsonExposureQuery struct {
 	Query        string          `json:"query"`
@@ -84,6 +84,8 @@ type jsonBudget struct {
 	Draws       int     `json:"draws"`
 	CurveDraws  int     `json:"curve_draws"`
 	Seed        uint64  `json:"seed"`
+	// LeidenMode is how Leiden draws were recomputed: full or incremental.
+	LeidenMode string `json:"leiden_mode"`
 }
 
 type jsonExposure struct {
@@ -147,7 +149,6 @@ var exposureNotes = []string{
 	"s_adv: share of bounded no-source writes (heavy budget) that change a query's selected set on G_auth; s_adv_clean: the same at the clean-indistinguishable budget",
 	"harm here is selection change, the stage replay can measure; whether the reader then acts wrongly is not measured",
 	"rrf and dense read no structure: their s_adv is 0 by construction, and measured as such",
-	"leiden draws update the G_auth partition by local moving from the writes' endpoints, not a full re-clustering",
 }
 
 func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -161,6 +162,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	heavy := fs.Float64("heavy-weight", 60, "heavy budget: each edge's weight")
 	curveDraws := fs.Int("curve-draws", 20, "write sequences per query for the harm-vs-writes curve (0: none)")
 	curveMax := fs.Int("curve-max", 16, "the curve runs to this many accumulated writes")
+	leidenMode := fs.String("leiden", exposure.LeidenAuto, "Leiden draws: full (the whole algorithm on each written graph), incremental (local moving from the writes only, an approximation) or auto (full up to "+fmt.Sprint(exposure.LeidenFullMaxNodes)+" nodes)")
 	sel := fs.String("selectors", "", "comma-separated subset of "+strings.Join(exposure.SelectorNames, ","))
 	k := fs.Int("k", 0, "top-k (default: each query's recorded k, else 5)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -174,7 +176,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", exposureUsage)
 	}
-	opt := exposure.Options{Seed: *seed, Draws: *draws, Edges: *edges, CleanWeight: *clean, HeavyWeight: *heavy, CurveDraws: *curveDraws, CurveMax: *curveMax}
+	opt := exposure.Options{Seed: *seed, Draws: *draws, Edges: *edges, CleanWeight: *clean, HeavyWeight: *heavy, CurveDraws: *curveDraws, CurveMax: *curveMax, LeidenMode: *leidenMode}
 	if *curveDraws == 0 {
 		opt.CurveDraws = -1
 	}
@@ -218,7 +220,8 @@ func toJSONExposure(snapshot string, ex *exposurecase.Exposure) jsonExposure {
 	res := ex.Result
 	o := res.Options
 	out := jsonExposure{Snapshot: snapshot, Selectors: map[string]jsonSelector{}, Ranked: res.Ranked, Notes: exposureNotes,
-		Budget: jsonBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, Seed: o.Seed}}
+		Budget: jsonBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, Seed: o.Seed, LeidenMode: o.LeidenMode}}
+	out.Notes = append(append([]string(nil), exposureNotes...), leidenNote(o.LeidenMode))
 	for _, s := range res.Selectors {
 		js := jsonSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonCurvePoint{}, Queries: []jsonExposureQuery{}}
 		for i, c := range s.Curve {
@@ -262,6 +265,14 @@ func toJSONExposure(snapshot string, ex *exposurecase.Exposure) jsonExposure {
 		out.MWP.Checks = append(out.MWP.Checks, jsonMWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
 	}
 	return out
+}
+
+// leidenNote says how the Leiden draws were recomputed.
+func leidenNote(mode string) string {
+	if mode == exposure.LeidenIncremental {
+		return "leiden draws re-ran local moving from the writes' endpoints only (incremental): an approximation of re-clustering that can miss changes a full run finds (docs/EXPOSURE.md)"
+	}
+	return "leiden draws re-ran the full algorithm (local moving, refinement, aggregation, until stable) on each written graph, warm-started from G_auth's partition"
 }
 
 func orEmpty(s []string) []string {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
 
@@ -62,19 +61,6 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return exitOK, nil
 }
 
-// inspectorMemoryLimit is the Go heap's soft limit while the inspector runs:
-// a million-entry store keeps about 450 MB live, and loading plus the
-// background verification churn through far more; the limit makes the
-// collector work harder instead of letting the process grow past 1 GB.
-// GOMEMLIMIT, when set, wins.
-const inspectorMemoryLimit = 850 << 20
-
-func limitMemory() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(inspectorMemoryLimit)
-	}
-}
-
 const inspectHint = "Check that SNAPSHOT is a memscope snapshot (docs/FORMAT.md), that --log names its tlog-tiles directory or URL, and that --log-key and --trust hold the keys you were given (a note verifier key; 64-hex-digit Ed25519 keys or a file of them). memscope inspect -h lists the flags."
 
 func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plain bool) (*tuisource.Source, error) {
@@ -86,7 +72,6 @@ func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plai
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
-	limitMemory()
 	opts := tui.Options{Plain: plain}
 	path := keysPath
 	if path == "" {

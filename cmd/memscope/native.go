@@ -64,6 +64,7 @@ type jsonStore struct {
 	Edges      int               `json:"edges"`
 	NoSource   int               `json:"no_source_edges"`
 	Versions   int               `json:"versions"`
+	Messages   int               `json:"messages"`
 	Memories   int               `json:"memories"`
 	Notes      []string          `json:"notes"`
 }
@@ -73,7 +74,7 @@ var notChecked = []string{"signatures", "principal registry", "Merkle log inclus
 
 func describeStore(st *storemodel.Store) jsonStore {
 	j := jsonStore{Format: string(st.Format), Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
-		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Memories: len(st.Memories), Notes: st.Notes}
+		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Notes: st.Notes}
 	if j.Files == nil {
 		j.Files = []storemodel.File{}
 	}
@@ -109,7 +110,7 @@ func writeStoreHeader(w io.Writer, j jsonStore) {
 	case j.Nodes > 0:
 		fmt.Fprintf(w, "  graph %d nodes (%d passages), %d writes (%d no-source)\n", j.Nodes, j.Passages, j.Edges, j.NoSource)
 	case j.Versions > 0:
-		fmt.Fprintf(w, "  history %d events\n", j.Versions)
+		fmt.Fprintf(w, "  history %d events, %d recent messages\n", j.Versions, j.Messages)
 	case j.Memories > 0:
 		fmt.Fprintf(w, "  memories %d rows\n", j.Memories)
 	}

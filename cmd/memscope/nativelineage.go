@@ -33,6 +33,18 @@ type jsonNativeLineage struct {
 	Store    jsonStore         `json:"store"`
 	Findings []finding.Finding `json:"findings"`
 	Chains   []jsonChain       `json:"chains"`
+	Messages []jsonMessage     `json:"messages"`
+}
+
+// jsonMessage is a row of Mem0's messages table: the context the next add()
+// of its scope reads (get_last_messages).
+type jsonMessage struct {
+	ID      string `json:"id"`
+	Scope   string `json:"session_scope"`
+	Role    string `json:"role_claimed"`
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	Time    string `json:"created_at"`
 }
 
 // runNativeLineage shows the lineage a native store records: for Mem0, each
@@ -49,7 +61,13 @@ func runNativeLineage(ctx context.Context, stdout io.Writer, path, format, memor
 	fs := stores.Findings(st)
 	chains, cf := mem0db.Chains(st)
 	fs = append(fs, cf...)
-	out := jsonNativeLineage{Store: describeStore(st), Findings: fs, Chains: []jsonChain{}}
+	fs = append(fs, mem0db.MessageFindings(st)...)
+	out := jsonNativeLineage{Store: describeStore(st), Findings: fs, Chains: []jsonChain{}, Messages: []jsonMessage{}}
+	if memory == "" {
+		for _, m := range st.Messages {
+			out.Messages = append(out.Messages, jsonMessage{ID: m.ID, Scope: m.Scope, Role: m.Role, Name: m.Name, Content: m.Content, Time: m.CreatedAt})
+		}
+	}
 	found := memory == ""
 	for _, c := range chains {
 		if memory != "" && c.MemoryID != memory {
@@ -91,6 +109,12 @@ func runNativeLineage(ctx context.Context, stdout io.Writer, path, format, memor
 				text = "(deleted: " + previewOf(v.Old) + ")"
 			}
 			fmt.Fprintf(stdout, "  %-6s %-32s by %s/%s  %s\n", sanitize.Line(v.Event), sanitize.Line(v.Time), sanitize.Line(orDash(v.Actor)), sanitize.Line(orDash(v.Role)), text)
+		}
+	}
+	if len(out.Messages) > 0 {
+		fmt.Fprintf(stdout, "\nrecent messages (the context the next add() of each scope reads; role is the store's claim):\n")
+		for _, m := range out.Messages {
+			fmt.Fprintf(stdout, "  %-24s %-32s %-9s %s\n", sanitize.Line(previewOf(m.Scope)), sanitize.Line(m.Time), sanitize.Line(orDash(m.Role)), previewOf(m.Content))
 		}
 	}
 	fmt.Fprintln(stdout)

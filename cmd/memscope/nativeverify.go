@@ -64,6 +64,7 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 	if st.Format == storemodel.Mem0 {
 		_, cf := mem0db.Chains(st)
 		fs = append(fs, cf...)
+		fs = append(fs, mem0db.MessageFindings(st)...)
 	}
 	var tags *jsonTags
 	if st.Format == storemodel.SMSR {

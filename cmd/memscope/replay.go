@@ -262,10 +262,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
+	var ran []inspect.AsRanRow
 	if *asOf == "" {
-		if err := inspect.RecordedAsRan(tr, qs, rows); err != nil {
-			return exitUsage, err
-		}
+		// Each query is replayed as it ran once, for the recorded check
+		// and for its as-ran columns.
+		ran = inspect.ReplayAsRan(tr, qs, func(i int) bool { return rows[i].Err == nil })
+		inspect.ApplyAsRan(qs, rows, ran)
 	}
 	if *asOf != "" {
 		c, err := parseMoment(tr.Timeline(), *asOf)
@@ -304,10 +306,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		}
 		if cut != nil {
 			out[i].AsOf = cut.Desc
-		} else if _, ok := tr.Timeline().Index(timeline.KindQuery, qs[i].ID); ok {
+		} else if ran[i].Placed {
 			// The recording is compared with the graph the query ran on:
 			// a mismatch there means the evidence or the replay is wrong.
-			asRan, err := asRanJSON(tr, qs[i], s.Coverage)
+			asRan, err := asRanJSON(ran[i], s.Coverage)
 			if err != nil {
 				// This query fails alone; the others are still reported.
 				rows[i] = replay.Row{QueryID: qs[i].ID, K: qs[i].K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}

@@ -117,9 +117,9 @@ func parseMoment(tl *timeline.Timeline, s string) (timeline.Cut, error) {
 	return timeline.Cut{}, usagef("--as-of %q is not a leaf (leaf:N), a time (RFC 3339 or ts:NS) or a query id", s)
 }
 
-// asRanJSON replays q as it ran and describes it.
-func asRanJSON(tr *timeline.Replay, q replay.Query, cov coverageOf) (*jsonAsRan, error) {
-	row, cut, err := tr.AsRan(q)
+// asRanJSON describes a query replayed as it ran.
+func asRanJSON(ran inspect.AsRanRow, cov coverageOf) (*jsonAsRan, error) {
+	row, cut, err := ran.Row, ran.Cut, ran.Err
 	if err != nil {
 		return nil, err
 	}

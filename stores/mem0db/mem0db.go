@@ -92,6 +92,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s: history: %w", path, err)
 	}
+	if err := readMessages(ctx, db, path, st); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -165,4 +168,63 @@ func Chains(st *storemodel.Store) ([]Chain, []finding.Finding) {
 		out = append(out, c)
 	}
 	return out, fs
+}
+
+// MessagesPerScope is how many messages save_messages keeps per session
+// scope (it deletes the older ones in the same transaction).
+const MessagesPerScope = 10
+
+// readMessages reads the messages table (_create_messages_table), when
+// there is one, in storage order.
+func readMessages(ctx context.Context, db *sql.DB, path string, st *storemodel.Store) error {
+	cols, _ := sqlitecols.Columns(ctx, db, "messages")
+	for _, c := range []string{"id", "session_scope", "role", "content", "name", "created_at"} {
+		if !cols[c] {
+			st.Notes = append(st.Notes, "no messages(id, session_scope, role, content, name, created_at) table (a Mem0 version before it): the recent conversation is not recorded")
+			return nil
+		}
+	}
+	rows, err := db.QueryContext(ctx, "SELECT rowid, id, session_scope, role, content, name, created_at FROM messages ORDER BY rowid")
+	if err != nil {
+		return fmt.Errorf("%s: messages: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m storemodel.Message
+		var id, scope, role, content, name, ca sql.NullString
+		if err := rows.Scan(&m.Row, &id, &scope, &role, &content, &name, &ca); err != nil {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: "messages row", Message: err.Error()})
+			continue
+		}
+		m.ID, m.Scope, m.Role, m.Content, m.Name, m.CreatedAt = id.String, scope.String, role.String, content.String, name.String, ca.String
+		st.Messages = append(st.Messages, m)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: messages: %w", path, err)
+	}
+	return nil
+}
+
+// MessageFindings reports session scopes holding more messages than
+// save_messages keeps: they were written some other way.
+func MessageFindings(st *storemodel.Store) []finding.Finding {
+	count := map[string]int{}
+	var order []string
+	for _, m := range st.Messages {
+		if count[m.Scope] == 0 {
+			order = append(order, m.Scope)
+		}
+		count[m.Scope]++
+	}
+	var fs []finding.Finding
+	for _, s := range order {
+		if n := count[s]; n > MessagesPerScope {
+			fs = append(fs, finding.New(finding.Mem0MessagesOverLimit, "messages scope "+s,
+				fmt.Sprintf("%d messages; save_messages keeps the %d most recent per scope and deletes the rest in the same transaction: these rows were written outside it, or its eviction failed. The next add() in this scope reads the %d most recent as context (get_last_messages)", n, MessagesPerScope, MessagesPerScope)))
+		}
+	}
+	return fs
 }

@@ -97,6 +97,19 @@ type Version struct {
 	Row       int64 // rowid, the order rows were written
 }
 
+// Message is one row of Mem0's messages table: the recent conversation of
+// a session scope, which Mem0 hands to the next add() in that scope as
+// context (get_last_messages).
+type Message struct {
+	ID        string
+	Scope     string
+	Role      string // as stored: a claim
+	Content   string
+	Name      string
+	CreatedAt string
+	Row       int64
+}
+
 // Memory is one SMSR memories row.
 type Memory struct {
 	ID        int64
@@ -116,6 +129,7 @@ type Store struct {
 	Nodes    []Node
 	Edges    []Edge
 	Versions []Version
+	Messages []Message
 	Memories []Memory
 	Issues   []Issue
 	// Notes say what the reader could not reproduce or check.
