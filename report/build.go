@@ -298,7 +298,10 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *inspect.Session, li
 			continue
 		}
 		row := ActionRow{ID: Text(r.Action), Tool: Text(r.Tool), Query: Text(r.Query), Dispatched: r.Dispatched, Sensitive: inGate && g.Sensitive,
-			Headline: r.Headline, Alert: r.Dispatched && len(by) > 0, RefusedBy: by}
+			Headline: r.Headline, Alert: r.Dispatched && len(by) > 0, RefusedBy: by, Coverage: s.Coverage(verify.TableActions, r.Action)}
+		if r.Query != "" {
+			row.QueryCoverage = s.Coverage(verify.TableQueries, r.Query)
+		}
 		for _, d := range defences.Names {
 			v := r.Verdicts[d]
 			row.Verdicts = append(row.Verdicts, v.Decision)
@@ -467,10 +470,12 @@ func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) (
 			nc = len(r.Culprits.Set)
 		}
 		if len(rp.Rows) < lim.QueryRows {
-			rp.Rows = append(rp.Rows, QueryRow{ID: Text(r.QueryID), Text: Text(q.Text), Class: string(r.Class), IFCBlind: r.IFCBlind, Tie: r.TieDecided, Culprits: nc})
+			rp.Rows = append(rp.Rows, QueryRow{ID: Text(r.QueryID), Coverage: s.Coverage(verify.TableQueries, r.QueryID), Text: Text(q.Text), Class: string(r.Class), IFCBlind: r.IFCBlind, Tie: r.TieDecided, Culprits: nc})
 		}
 		if r.Class == diff.Diverge && len(rp.Details) < lim.QueryDetails {
-			rp.Details = append(rp.Details, queryDetail(r, q, writes))
+			d := queryDetail(r, q, writes)
+			d.Coverage = s.Coverage(verify.TableQueries, r.QueryID)
+			rp.Details = append(rp.Details, d)
 		}
 	}
 	rp.RowsShown = len(rp.Rows)
@@ -527,7 +532,7 @@ func buildTimeline(c *Case, s *inspect.Session, rr *replay.Replayer, rows []repl
 			what = "unauthenticated: " + what
 		}
 		picked = append(picked, TimelineEvent{Time: time.Unix(0, e.TS).UTC().Format("2006-01-02 15:04:05.000"), Kind: string(e.Kind),
-			Placed: string(e.Placed), Subject: Text(e.ID), Principal: Text(e.Principal), What: Text(what), Alert: alert})
+			Placed: string(e.Placed), Subject: Text(e.ID), Principal: Text(e.Principal), What: Text(what), Alert: alert, Coverage: s.EventCoverage(e.Kind, e.ID)})
 	}
 	t.Selected = len(picked)
 	if len(picked) > lim.Timeline {

@@ -232,6 +232,10 @@ type ActionRow struct {
 	RefusedBy  []string `json:"refused_by"`
 	Headline   bool     `json:"ifc_blind"`
 	Alert      bool     `json:"alert"` // dispatched although a defence refuses it
+	// Coverage is "unsigned" when no signature covers the action row (the
+	// action is a claim); QueryCoverage the same of its query's row.
+	Coverage      string `json:"coverage,omitempty"`
+	QueryCoverage string `json:"query_coverage,omitempty"`
 }
 
 // ReplaySection is section 5: the selection replayed on G and G_auth.
@@ -255,6 +259,7 @@ type ReplaySection struct {
 // QueryRow is one query's line in the replay table.
 type QueryRow struct {
 	ID       Text   `json:"id"`
+	Coverage string `json:"coverage,omitempty"` // "unsigned": the query row is a claim
 	Text     Text   `json:"text"`
 	Class    string `json:"class"`
 	IFCBlind bool   `json:"ifc_blind"`
@@ -265,6 +270,7 @@ type QueryRow struct {
 // QueryDetail is a diverging query in full.
 type QueryDetail struct {
 	ID       Text       `json:"id"`
+	Coverage string     `json:"coverage,omitempty"` // as QueryRow.Coverage
 	Text     Text       `json:"text"`
 	K        int        `json:"k"`
 	Class    string     `json:"class"`
@@ -415,6 +421,7 @@ type TimelineEvent struct {
 	Principal Text   `json:"principal"`
 	What      Text   `json:"what"`
 	Alert     bool   `json:"alert"`
+	Coverage  string `json:"coverage,omitempty"` // "unsigned": the event's row is a claim
 }
 
 // Term is one glossary entry.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,6 +68,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	st := &storemodel.Store{Format: storemodel.LightRAG, Root: dir,
 		Notes: []string{"LightRAG retrieves by vector search plus one hop, not PPR: replay here is a what-if of HippoRAG 2's selector over LightRAG's graph"}}
 	chunks := map[string]string{}
+	chunkDoc := map[string]string{} // chunk id -> full_doc_id
 	cpath := filepath.Join(dir, chunksFile)
 	if _, err := os.Stat(cpath); err == nil {
 		b, f, err := storefile.ReadAll(ctx, cpath, "text chunks (JSON)", storefile.MaxJSON)
@@ -80,23 +82,22 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		}
 		for id, r := range raw {
 			var c struct {
-				Content string `json:"content"`
+				Content   string `json:"content"`
+				FullDocID string `json:"full_doc_id"`
 			}
 			if err := json.Unmarshal(r, &c); err != nil {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
 				continue
 			}
 			chunks[id] = c.Content
+			chunkDoc[id] = c.FullDocID
 		}
 	} else {
 		st.Notes = append(st.Notes, chunksFile+" is absent: chunks named by source_id are kept as passages the store does not list, so no edge is sourced")
 	}
-	for _, name := range []string{"kv_store_full_docs.json", "kv_store_doc_status.json"} {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			if f, err := storefile.Describe(ctx, p, "recorded, not used"); err == nil {
-				st.Files = append(st.Files, f)
-			}
-		}
+	docs, err := readDocs(ctx, dir, st)
+	if err != nil {
+		return nil, err
 	}
 	gpath := filepath.Join(dir, graphFile)
 	b, f, err := storefile.ReadAll(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
@@ -118,8 +119,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	nodes := map[string]bool{}
 	for _, id := range ids {
 		nodes[id] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: true})
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
 	}
+	docs.missingChunks(chunks, st)
 	pairs := map[string]bool{}
 	for _, n := range g.Nodes {
 		if n.ID == "" || nodes[n.ID] {
@@ -197,4 +199,107 @@ func split(s string) []string {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// Document tables (lightrag/kg/json_kv_impl.py JsonKVStorage and
+// json_doc_status_impl.py JsonDocStatusStorage): kv_store_full_docs.json
+// maps a document id to its content; kv_store_doc_status.json maps it to
+// its DocProcessingStatus (status, chunks_count and, in newer versions,
+// chunks_list). A text chunk is written by the pipeline from one document
+// (full_doc_id); a chunk whose document is not stored, or which its
+// document's chunks_list does not name, was not produced from a stored
+// document: it is not a listed passage, and it is SOURCE_MISSING.
+const (
+	fullDocsFile  = "kv_store_full_docs.json"
+	docStatusFile = "kv_store_doc_status.json"
+)
+
+type docStatus struct {
+	Status     string   `json:"status"`
+	ChunksList []string `json:"chunks_list"`
+}
+
+type docTables struct {
+	full   map[string]bool // nil: kv_store_full_docs.json absent
+	status map[string]docStatus
+	inList map[string]bool // chunks some chunks_list names
+}
+
+func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables, error) {
+	d := &docTables{status: map[string]docStatus{}, inList: map[string]bool{}}
+	if p := filepath.Join(dir, fullDocsFile); fileExists(p) {
+		b, f, err := storefile.ReadAll(ctx, p, "full documents (JSON)", storefile.MaxJSON)
+		if err != nil {
+			return nil, err
+		}
+		st.Files = append(st.Files, f)
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		d.full = make(map[string]bool, len(raw))
+		for id := range raw {
+			d.full[id] = true
+		}
+	} else {
+		st.Notes = append(st.Notes, fullDocsFile+" is absent: whether each chunk came from a stored document is not checked")
+	}
+	if p := filepath.Join(dir, docStatusFile); fileExists(p) {
+		b, f, err := storefile.ReadAll(ctx, p, "document status (JSON)", storefile.MaxJSON)
+		if err != nil {
+			return nil, err
+		}
+		st.Files = append(st.Files, f)
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		for id, r := range raw {
+			var s docStatus
+			if err := json.Unmarshal(r, &s); err != nil {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: p, Subject: "document " + id, Message: err.Error()})
+				continue
+			}
+			d.status[id] = s
+			for _, c := range s.ChunksList {
+				d.inList[c] = true
+			}
+		}
+	}
+	return d, nil
+}
+
+// explains says whether chunk id (of document doc) was produced from a
+// stored document, reporting why not.
+func (d *docTables) explains(id, doc string, st *storemodel.Store) bool {
+	cpath := filepath.Join(st.Root, chunksFile)
+	if d.full != nil && !d.full[doc] {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: cpath, Subject: "chunk " + id + ", field full_doc_id",
+			Message: fmt.Sprintf("document %q is not in %s: a passage with no source document; not a listed passage", doc, fullDocsFile)})
+		return false
+	}
+	if s, ok := d.status[doc]; ok && s.ChunksList != nil && !slices.Contains(s.ChunksList, id) {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: cpath, Subject: "chunk " + id + ", field full_doc_id",
+			Message: fmt.Sprintf("document %q's chunks_list in %s does not name this chunk: it was not chunked from that document; not a listed passage", doc, docStatusFile)})
+		return false
+	}
+	return true
+}
+
+// missingChunks reports chunks a document's chunks_list names that the
+// text chunks do not hold.
+func (d *docTables) missingChunks(chunks map[string]string, st *storemodel.Store) {
+	ids := make([]string, 0, len(d.status))
+	for id := range d.status {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		for _, c := range d.status[id].ChunksList {
+			if _, ok := chunks[c]; !ok {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: filepath.Join(st.Root, docStatusFile), Subject: "document " + id + ", field chunks_list",
+					Message: fmt.Sprintf("names chunk %q, which is not in %s", c, chunksFile)})
+			}
+		}
+	}
 }

@@ -80,3 +80,50 @@ func FuzzParseGraphML(f *testing.F) {
 		}
 	})
 }
+
+// planted/: two chunks no pipeline run produced. One names the stored
+// document, whose chunks_list leaves it out; one names a document that is
+// not stored. Both are SOURCE_MISSING and not listed passages, so the
+// entity-chunk joins they source leave G_auth; the five real chunks stay
+// listed.
+func TestPlantedChunks(t *testing.T) {
+	t.Parallel()
+	st, err := Open(context.Background(), filepath.Join("testdata", "planted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, unlisted := 0, 0
+	for _, n := range st.Nodes {
+		if n.Kind != storemodel.KindPassage {
+			continue
+		}
+		if n.Listed {
+			listed++
+		} else {
+			unlisted++
+		}
+	}
+	if listed != 5 || unlisted != 2 {
+		t.Errorf("%d listed, %d unlisted passages", listed, unlisted)
+	}
+	var msgs []string
+	for _, is := range st.Issues {
+		if is.Code != finding.SourceMissing {
+			t.Errorf("unexpected issue %+v", is)
+		}
+		msgs = append(msgs, is.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	if len(msgs) != 2 || !strings.Contains(all, "chunks_list") || !strings.Contains(all, "is not in kv_store_full_docs.json") {
+		t.Errorf("issues:\n%s", all)
+	}
+	roles := 0
+	for _, f := range st.Files {
+		if strings.Contains(f.Path, "kv_store_full_docs") || strings.Contains(f.Path, "kv_store_doc_status") {
+			roles++
+		}
+	}
+	if roles != 2 {
+		t.Errorf("files read %+v", st.Files)
+	}
+}
