@@ -200,9 +200,10 @@ func (n *Native) row(id, writer string, ts int64, text string) tui.EntryRow {
 func (n *Native) Overview() tui.Overview {
 	st := n.st
 	o := tui.Overview{Title: n.title, Entries: len(n.rows), Edges: len(st.Edges), Queries: len(n.queries),
-		LabelPolicy: "none: unsigned store (every entry shown External)", Unsigned: true}
+		LabelPolicy: "fail-closed", Unsigned: true}
 	o.Notes = append(o.Notes, storemodel.Unsigned,
-		"not checked (the store has none): signatures, principal registry, Merkle log inclusion, checkpoints, tombstones")
+		"not checked (the store has none): signatures, principal registry, Merkle log inclusion, checkpoints, tombstones",
+		"labels: no entry carries a trust label of its own, so every entry is shown External (fail-closed)")
 	switch {
 	case n.rp != nil:
 		o.Notes = append(o.Notes, "entries are the graph's nodes; replay: "+storereplay.Note(st.Format))
