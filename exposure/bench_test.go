@@ -80,11 +80,13 @@ func genStore(passages, entities, edges, unauth int) (*replay.Replayer, []replay
 func BenchmarkExposurePPR50k(b *testing.B) {
 	rp, qs := benchStore()
 	b.ResetTimer()
+	c0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := Analyze(context.Background(), rp, qs, Options{Seed: 1, Draws: benchDraws, CurveDraws: -1, Selectors: []string{PPR}}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkExposureAll50k: every selector, 16 queries x 100 draws per
@@ -92,11 +94,13 @@ func BenchmarkExposurePPR50k(b *testing.B) {
 func BenchmarkExposureAll50k(b *testing.B) {
 	rp, qs := benchStore()
 	b.ResetTimer()
+	c0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := Analyze(context.Background(), rp, qs, Options{Seed: 1, Draws: 100, CurveDraws: 5}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // benchDraws is the draws per query and budget of BenchmarkExposurePPR50k.

@@ -70,3 +70,27 @@ func TestExposureDeterministic(t *testing.T) {
 		t.Error("two reports of one store differ")
 	}
 }
+
+// Section 6 words the lineage gate by what it decided: on the
+// structural-write demo only AuthSelect refuses the attacked action, and
+// the page says the whole-justification gate allows it rather than
+// quoting an "allow" as if it were the refusal.
+func TestLineageSectionNamesTheRefusingDefence(t *testing.T) {
+	t.Parallel()
+	c, page, _ := buildCase(t, "structural-write", true)
+	allowOnly := 0
+	for _, r := range c.Lineage.Refused {
+		if r.Verdict == "allow" {
+			allowOnly++
+		}
+	}
+	if allowOnly == 0 {
+		t.Fatal("no refused action that the lineage gate allows: the test sees nothing")
+	}
+	if !bytes.Contains(page, []byte("The lineage gate over the whole justification allows it")) {
+		t.Error("an action the lineage gate allows is not worded as allowed")
+	}
+	if bytes.Contains(page, []byte(`whole justification says <span class="mark">allow`)) {
+		t.Error("the page still quotes the gate's allow as the refusal")
+	}
+}

@@ -35,6 +35,9 @@ for _ in $(seq "$keys"); do
 	while [ "$(screen | sed -n 2p)" = "$before" ]; do :; done
 	times+=("$(( ($(date +%s%N) - t) / 1000 ))")
 done
+t=$(date +%s%N)
+for _ in 1 2 3 4 5; do screen >/dev/null; done
+echo "one screen poll: $(( ($(date +%s%N) - t) / 5000 )) us"
 printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "j in Entries: median %.1f ms, worst %.1f ms over %d keys (polling included)\n", a[int((NR + 1) / 2)] / 1000, a[NR] / 1000, NR }'
 if [ -r /proc/$(tmux list-panes -t "$session" -F '#{pane_pid}')/status ]; then
 	grep VmHWM "/proc/$(tmux list-panes -t "$session" -F '#{pane_pid}')/status"

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/smsr"
 )
 
 // ExposureSource is a Source that can estimate how open the memory is to
@@ -20,15 +21,44 @@ type ExposureSource interface {
 	Exposure(ctx context.Context) (*exposure.Result, error)
 }
 
+// ExposureExtrasSource adds the other papers' results to the Exposure
+// view: SMSR's certificate for the store with its curves, and EquiMem's
+// triage of the structural writes. Optional; asked after Exposure.
+type ExposureExtrasSource interface {
+	ExposureExtras(ctx context.Context) (*ExposureExtras, error)
+}
+
+// ExposureExtras is what the view shows beside the selectors.
+type ExposureExtras struct {
+	SMSR      *smsr.Summary // nil when the store was not verified
+	SMSRBasis string
+	// EquiMem lists structural writes in triage order (lowest rho first).
+	EquiMem        []EquiMemRow
+	EquiMemSummary string
+	EquiMemCaveat  string
+}
+
+// EquiMemRow is one structural write's rho_detect beside its provenance
+// label. Write, Writer and Rel come from the evidence.
+type EquiMemRow struct {
+	Rank               int
+	Write, Writer, Rel string
+	Rho, SLocal, SPath float64
+	Authenticated      bool
+	Culprit            bool
+}
+
 type exposureState struct {
 	res     *exposure.Result
+	extras  *ExposureExtras
 	loading bool
 	err     error
 }
 
 type exposureMsg struct {
-	res *exposure.Result
-	err error
+	res    *exposure.Result
+	extras *ExposureExtras
+	err    error
 }
 
 func (m *Model) activateExposure() tea.Cmd {
@@ -38,15 +68,81 @@ func (m *Model) activateExposure() tea.Cmd {
 	}
 	m.exp.loading = true
 	ctx := m.ctx
+	xs, _ := m.src.(ExposureExtrasSource)
 	return tea.Batch(func() tea.Msg {
 		res, err := es.Exposure(ctx)
-		return exposureMsg{res: res, err: err}
+		msg := exposureMsg{res: res, err: err}
+		if err == nil && xs != nil {
+			// The extras are secondary: without them the view still shows
+			// the selectors.
+			msg.extras, _ = xs.ExposureExtras(ctx)
+		}
+		return msg
 	}, m.startTick())
 }
 
 func (m *Model) onExposureMsg(msg exposureMsg) tea.Cmd {
-	m.exp.loading, m.exp.res, m.exp.err = false, msg.res, msg.err
+	m.exp.loading, m.exp.res, m.exp.extras, m.exp.err = false, msg.res, msg.extras, msg.err
 	return nil
+}
+
+// maxEquiMemLines bounds the triage table in the view.
+const maxEquiMemLines = 20
+
+// renderExtras draws SMSR's certificate with its curves (delta against t
+// and m, n = 5) and EquiMem's triage table.
+func (m *Model) renderExtras(x *ExposureExtras, w int) []string {
+	var lines []string
+	if c := x.SMSR; c != nil {
+		lines = append(lines, "", fmt.Sprintf("SMSR certificate for the store: delta %.4f at m=%d k=%d n=%d t=%d (%s)", c.Delta, c.M, c.K, c.N, c.T, x.SMSRBasis))
+		for _, cv := range []struct {
+			name string
+			pts  []smsr.Point
+		}{{"t (adversarial memories)", c.VsT[5]}, {"m (pool size)", c.VsM[5]}} {
+			if len(cv.pts) == 0 {
+				continue
+			}
+			ys, xs := sampleCurve(cv.pts, max(8, (w-12)/2))
+			lines = append(lines, fmt.Sprintf("  delta against %s, n = 5 runs; columns at %s = %s", cv.name, cv.name[:1], xs))
+			lines = append(lines, curveColumns(ys, 6, m.opts.Plain)[:6]...)
+		}
+	}
+	if len(x.EquiMem) > 0 {
+		lines = append(lines, "", "EquiMem rho_detect per structural write, lowest first (triage order), beside its provenance label:",
+			"  "+x.EquiMemSummary, "  caveat: "+x.EquiMemCaveat,
+			fmt.Sprintf("  %4s %5s %5s %5s  %-15s %-8s %s", "RANK", "RHO", "LOCAL", "PATH", "PROVENANCE", "RELATION", "WRITE / WRITER"))
+		for i, r := range x.EquiMem {
+			if i >= maxEquiMemLines {
+				lines = append(lines, fmt.Sprintf("  ... %d more writes (memscope exposure --json lists every score)", len(x.EquiMem)-i))
+				break
+			}
+			label := "unauthenticated"
+			if r.Authenticated {
+				label = "authenticated"
+			}
+			if r.Culprit {
+				label = "CULPRIT"
+			}
+			lines = append(lines, fmt.Sprintf("  %4d %5.2f %5.2f %5.2f  %-15s %-8s %s / %s", r.Rank, r.Rho, r.SLocal, r.SPath, label,
+				m.untrusted(r.Rel, 8), m.untrusted(r.Write, 36), m.untrusted(r.Writer, max(8, w-80))))
+		}
+	}
+	return lines
+}
+
+// sampleCurve keeps at most n evenly spaced points of a curve, the last
+// included, and names their x values.
+func sampleCurve(pts []smsr.Point, n int) ([]float64, string) {
+	step := max(1, (len(pts)+n-1)/n)
+	var ys []float64
+	var xs []string
+	for i := 0; i < len(pts); i += step {
+		ys, xs = append(ys, pts[i].Delta), append(xs, fmt.Sprint(pts[i].X))
+	}
+	if last := pts[len(pts)-1]; fmt.Sprint(last.X) != xs[len(xs)-1] {
+		ys, xs = append(ys, last.Delta), append(xs, fmt.Sprint(last.X))
+	}
+	return ys, xs[0] + ".." + xs[len(xs)-1]
 }
 
 // renderExposure is a document: the selectors side by side, the
@@ -121,6 +217,9 @@ func (m *Model) renderExposure(w, h int) []string {
 				lines = append(lines, fmt.Sprintf("    %-13s %-8s G      %s", "", "", m.untrusted(strings.Join(q.TopKG, ", "), max(10, w-35))))
 			}
 		}
+	}
+	if m.exp.extras != nil {
+		lines = append(lines, m.renderExtras(m.exp.extras, w)...)
 	}
 	lines = append(lines, "", "RRF and dense read no structure; node-distance reorders a content-fixed pool. Harm here is selection change.")
 	return lines

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuitest"
 )
@@ -69,5 +70,42 @@ func TestGoldenExposureAndTimeline(t *testing.T) {
 		m = drive(t, m, m.Init())
 		m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		golden(t, fmt.Sprintf("timeline-%dx%d", sz[0], sz[1]), ascii(t, press(t, m, "9", "down", "down", "down", "down").View().Content))
+	}
+}
+
+// extrasFake adds SMSR's certificate and EquiMem's triage.
+type extrasFake struct {
+	exposureFake
+	x *tui.ExposureExtras
+}
+
+func (f extrasFake) ExposureExtras(context.Context) (*tui.ExposureExtras, error) { return f.x, nil }
+
+// With extras the view shows the store certificate with its curves and the
+// EquiMem triage beside each write's provenance label; a hostile write id
+// is escaped like every other evidence string.
+func TestExposureViewExtras(t *testing.T) {
+	t.Parallel()
+	sum, err := smsr.Summarise(20, 5, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &tui.ExposureExtras{SMSR: &sum, SMSRBasis: "m = entries", EquiMemSummary: "2 writes", EquiMemCaveat: "provenance decides",
+		EquiMem: []tui.EquiMemRow{
+			{Rank: 1, Write: "w-evil\x1b[31m", Writer: "agent:evil", Rel: "cites", Rho: 0.05, Culprit: true},
+			{Rank: 2, Write: "w-ok", Writer: "agent:indexer", Rel: "mentions", Rho: 0.9, Authenticated: true},
+		}}
+	m := tui.New(extrasFake{exposureFake{tuitest.New(10), exposureResult()}, x}, tui.Options{Static: true})
+	m = drive(t, m, m.Init())
+	m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: 120})
+	s := screen(press(t, m, "0"))
+	for _, want := range []string{"SMSR certificate for the store: delta 0.1035 at m=20 k=5 n=5 t=1", "delta against t (adversarial memories)", "delta against m (pool size)",
+		"EquiMem rho_detect", "CULPRIT", "authenticated", "0.05", "caveat: provenance decides"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("view lacks %q:\n%s", want, s)
+		}
+	}
+	if !strings.Contains(s, `w-evil\e[31m`) || strings.Contains(s, "w-evil\x1b") {
+		t.Error("a raw escape from a write id reached the screen")
 	}
 }

@@ -31,6 +31,9 @@ type Source struct {
 	s      *inspect.Session
 	glyphs dagdraw.Glyphs
 
+	// expCase is the Exposure view's analysis, once.
+	expCase exposureCase
+
 	// verdicts are the per-action defence verdicts, once (after Verify).
 	verdictsOnce sync.Once
 	verdicts     []defences.Row

@@ -44,3 +44,36 @@ func (t leafTable) lookup(id record.ID) (uint64, bool) {
 	}
 	return t[i].index, true
 }
+
+// entrySet says whether an entry row carries an id, in one bit per log
+// leaf rather than 16 bytes per entry: an entry whose id has a record leaf
+// sets that leaf's bit, and the few whose id has none (each already a
+// RECORD_NOT_IN_LOG finding, or every entry when the log is unreadable) go
+// to a sorted set. pos is the verifier's logPos.
+type entrySet struct {
+	pos  func(record.ID) uint64
+	bits []uint64
+	rest idSet
+}
+
+func newEntrySet(pos func(record.ID) uint64, leaves uint64) *entrySet {
+	return &entrySet{pos: pos, bits: make([]uint64, (leaves+63)/64)}
+}
+
+func (s *entrySet) add(id record.ID) {
+	if i := s.pos(id); i < uint64(len(s.bits))*64 {
+		s.bits[i/64] |= 1 << (i % 64)
+		return
+	}
+	s.rest.add(id)
+}
+
+// sort must be called after the last add and before has.
+func (s *entrySet) sort() { s.rest.sort() }
+
+func (s *entrySet) has(id record.ID) bool {
+	if i := s.pos(id); i < uint64(len(s.bits))*64 {
+		return s.bits[i/64]&(1<<(i%64)) != 0
+	}
+	return s.rest.has(id)
+}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ type verifier struct {
 	tombLeaves map[record.ID]uint64
 	seenLeaf   []bool
 
-	entryIDs idSet // every entry id of the snapshot, sorted
+	entryIDs *entrySet // every entry id of the snapshot
 	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
 	facts           factStore
 	tombs           []tombFact
@@ -326,6 +327,9 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 	}
 	if keep == nil {
 		v.seenLeaf = make([]bool, cp.Size)
+		// Sized once: growing a 10M-leaf table by appends would hold the
+		// old and the new array at once.
+		v.leafByID = make(leafTable, 0, cp.Size)
 	}
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
@@ -586,7 +590,12 @@ func (v *verifier) entries(ctx context.Context) error {
 	}
 	// A first, cheap pass collects every entry id, so that workers can
 	// check parent references without holding them back until the end.
-	v.entryIDs = make(idSet, 0, total)
+	v.facts.list = slices.Grow(v.facts.list, total)
+	var leaves uint64
+	if v.logOK {
+		leaves = v.size
+	}
+	v.entryIDs = newEntrySet(v.logPos, leaves)
 	err = v.snap.EachEntryID(ctx, func(eid string) error {
 		if id, err := record.ParseID(eid); err == nil {
 			v.entryIDs.add(id)

@@ -332,6 +332,19 @@ func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result) {
 	if out.SMSR != nil {
 		c := out.SMSR
 		fmt.Fprintf(w, "\nSMSR certificate for the store: m=%d k=%d n=%d t=%d delta=%.4f (%s)\n", c.M, c.K, c.N, c.T, c.Delta, c.Basis)
+		// The Figure 3 curves for n = 5, at most a dozen bars each.
+		for _, cv := range []struct {
+			label string
+			pts   []jsonPoint
+		}{{"t", c.DeltaVsT["5"]}, {"m", c.DeltaVsM["5"]}} {
+			fmt.Fprintf(w, "  delta against %s (n=5):\n", cv.label)
+			step := max(1, (len(cv.pts)+11)/12)
+			var ps []smsr.Point
+			for i := 0; i < len(cv.pts); i += step {
+				ps = append(ps, smsr.Point{X: cv.pts[i].X, Delta: cv.pts[i].Delta})
+			}
+			writeBars(w, ps, cv.label)
+		}
 	}
 	if e := out.EquiMem; e != nil {
 		fmt.Fprintf(w, "\nEquiMem rho_detect over %d structural writes (depth %d): triage's top decile (%d lowest) holds %d of %d replay culprits and %d of %d unauthenticated writes\n",

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "modernc.org/sqlite"
 )
 
 // coverageOfScenario is verify --json's per-table coverage status.
@@ -51,6 +56,66 @@ func coverageValues(v any, out map[string]int) {
 // row does. Nothing unsigned is called verified.
 func TestUnsignedLabelsFollowCoverage(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
+	labelsFollowCoverage(t, sdir)
+	// The same store with the action rows' signatures stripped (as an
+	// older store or an import has them): the actions table is unsigned
+	// whatever the generator signs, and every output says so.
+	stripped := strippedCopy(t, sdir, "actions")
+	if cov := labelsFollowCoverage(t, stripped); cov["actions"] != "unsigned" {
+		t.Errorf("stripped actions table: coverage %q", cov["actions"])
+	}
+}
+
+// strippedCopy copies a generated scenario and removes the signed record
+// (and log position) of every row of table, where the store has them.
+func strippedCopy(t *testing.T, src, table string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string]bool{}
+	for rows.Next() {
+		var c string
+		rows.Scan(&c)
+		cols[c] = true
+	}
+	rows.Close()
+	if cols["record"] {
+		if _, err := db.Exec("UPDATE " + table + " SET record = NULL, leaf_index = NULL"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// labelsFollowCoverage runs the commands on one scenario directory and
+// returns verify's coverage of it.
+func labelsFollowCoverage(t *testing.T, sdir string) map[string]string {
+	t.Helper()
 	cov := coverageOfScenario(t, sdir)
 	ev := []string{"--log", "log", "--anchors", "scenario.json"}
 	cases := []struct {
@@ -97,33 +162,62 @@ func TestUnsignedLabelsFollowCoverage(t *testing.T) {
 			t.Errorf("%v --json: verification ran, yet rows say not checked", c.args)
 		}
 	}
-	// The structural-write store as generated signs no query and no
-	// action row today: the labels must be there.
-	if cov["queries"] == "unsigned" {
-		_, js, _ := runIn(t, sdir, append([]string{"replay", "snapshot.db", "--query", "q-born-first", "--json"}, ev...)...)
-		var rows []struct {
+	return cov
+}
+
+// The generated store's details: the query view with the action that
+// followed it, and lineage without verification.
+func TestUnsignedLabelsInQueryView(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	cov := coverageOfScenario(t, sdir)
+	ev := []string{"--log", "log", "--anchors", "scenario.json"}
+	// replay --query lists the action that followed the query with every
+	// defence's verdict; each row's label follows coverage.
+	_, js, errs := runIn(t, sdir, append([]string{"replay", "snapshot.db", "--query", "q-born-first", "--json"}, ev...)...)
+	var rows []struct {
+		Coverage string `json:"coverage"`
+		TopKG    []struct {
 			Coverage string `json:"coverage"`
-			TopKG    []struct {
-				Coverage string `json:"coverage"`
-			} `json:"topk_g"`
-			Actions []struct {
-				Action        string `json:"action"`
-				Coverage      string `json:"coverage"`
-				QueryCoverage string `json:"query_coverage"`
-			} `json:"actions"`
+		} `json:"topk_g"`
+		Actions []struct {
+			Action        string `json:"action"`
+			Headline      bool   `json:"headline"`
+			Coverage      string `json:"coverage"`
+			QueryCoverage string `json:"query_coverage"`
+			Verdicts      map[string]struct {
+				Decision string `json:"decision"`
+			} `json:"verdicts"`
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("replay --query --json: %v %s", err, errs)
+	}
+	label := func(table string) string {
+		if cov[table] == "unsigned" || cov[table] == "partial" {
+			return "unsigned"
 		}
-		if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 1 {
-			t.Fatalf("replay --query --json: %v", err)
-		}
-		if rows[0].Coverage != "unsigned" || len(rows[0].Actions) != 1 || rows[0].Actions[0].QueryCoverage != "unsigned" {
-			t.Errorf("query row %+v", rows[0])
-		}
-		if cov["nodes"] == "unsigned" && (len(rows[0].TopKG) == 0 || rows[0].TopKG[0].Coverage != "unsigned") {
-			t.Errorf("selected items carry no node coverage: %+v", rows[0].TopKG)
-		}
+		return ""
+	}
+	r := rows[0]
+	if r.Coverage != label("queries") || len(r.Actions) != 1 {
+		t.Fatalf("query row %+v, coverage %v", r, cov)
+	}
+	a := r.Actions[0]
+	if a.Action != "act-pay-fowler" || !a.Headline || a.QueryCoverage != label("queries") || a.Coverage != label("actions") {
+		t.Errorf("following action %+v", a)
+	}
+	if a.Verdicts["ifc"].Decision != "allow" || a.Verdicts["authselect"].Decision != "substitute" || len(a.Verdicts) != 5 {
+		t.Errorf("following action's verdicts %+v", a.Verdicts)
+	}
+	if len(r.TopKG) == 0 || r.TopKG[0].Coverage != label("nodes") {
+		t.Errorf("selected items' node coverage %+v, coverage %v", r.TopKG, cov)
+	}
+	_, text, _ := runIn(t, sdir, append([]string{"replay", "snapshot.db", "--query", "q-born-first"}, ev...)...)
+	if !strings.Contains(text, "actions that followed this query's selection: 1") || !strings.Contains(text, "act-pay-fowler") {
+		t.Errorf("replay --query text lacks the following action:\n%s", text)
 	}
 	// Without --log lineage did not verify: its action rows say so.
-	_, js, _ := runIn(t, sdir, "lineage", "snapshot.db", "--json")
+	_, js, _ = runIn(t, sdir, "lineage", "snapshot.db", "--json")
 	labels := map[string]int{}
 	var doc any
 	json.Unmarshal([]byte(js), &doc)
