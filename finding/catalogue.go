@@ -30,6 +30,7 @@ const (
 	ParentMissing          Code = "PARENT_MISSING"
 	SourceMissing          Code = "SOURCE_MISSING"
 	TableUnsigned          Code = "TABLE_UNSIGNED"
+	RowUnsigned            Code = "ROW_UNSIGNED"
 )
 
 // Codes of the MWP non-formation audit (docs/EXPOSURE.md).
@@ -52,6 +53,7 @@ const (
 	TombstoneLeafMismatch  Code = "TOMBSTONE_LEAF_MISMATCH"
 	ParentAfterChild       Code = "PARENT_AFTER_CHILD"
 	TimeBackwards          Code = "TIME_BACKWARDS"
+	RowOrder               Code = "ROW_ORDER"
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
 	QueryUnknownNode       Code = "QUERY_UNKNOWN_NODE"
@@ -198,6 +200,7 @@ var Catalogue = Catalog{
 	{GateMaterialised, FamGate, SevError, "a rejected commit-gate candidate advanced the store version or reached the store or log"},
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
+	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
@@ -205,6 +208,7 @@ var Catalogue = Catalog{
 	{TombstoneNoAuthority, FamTombstones, SevError, "a tombstone's writer had no authority over the entry (rule in docs/FINDINGS.md)"},
 	{TombstoneLeafMismatch, FamTombstones, SevError, "a tombstone row's signed bytes differ from its ts: leaf in the log"},
 	{ParentAfterChild, FamOrder, SevError, "an entry's parent comes after it in the log, or was signed after it"},
+	{RowOrder, FamOrder, SevError, "a table's row order (its seq column) disagrees with the log order of its records, or a checkpoint the store recorded later is smaller or seen earlier than one before it: rows were reordered"},
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},

@@ -163,8 +163,11 @@ func digest(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// commands are the analysing commands run on each case.
-func commands(c Case, anchors string) [][]string {
+// commands are the analysing commands run on each case; out is a directory
+// outside the evidence for the report's new files. --json runs only for
+// verify and replay: JSON escapes every control character by encoding, and
+// each further run costs the whole suite a case's worth of time.
+func commands(c Case, anchors, out string) [][]string {
 	s, l := c.Snapshot, c.Log
 	return [][]string{
 		{"verify", s, "--log", l, "--anchors", anchors},
@@ -177,7 +180,73 @@ func commands(c Case, anchors string) [][]string {
 		{"actions", s, "--log", l, "--anchors", anchors},
 		{"timeline", s, "--log", l},
 		{"diff", s, s, "--log", l},
+		{"exposure", s, "--log", l, "--anchors", anchors, "--draws", "50", "--curve-draws", "4"},
+		{"report", s, "--log", l, "--anchors", anchors, "--out", filepath.Join(out, "report.html"), "--json", filepath.Join(out, "case.json")},
 		{"inspect", s, "--log", l},
+	}
+}
+
+// nativeCommands are the commands that read a foreign store.
+func nativeCommands(c NativeCase) [][]string {
+	s := c.Store
+	replay := []string{"replay", s}
+	if c.Queries != "" {
+		replay = append(replay, "--queries", c.Queries)
+	}
+	return [][]string{
+		{"verify", s},
+		{"verify", s, "--json"},
+		{"lineage", s},
+		{"lineage", s, "--json"},
+		replay,
+		append(append([]string{}, replay...), "--json"),
+		append(append([]string{}, replay...), "--labels"),
+		{"inspect", s},
+	}
+}
+
+// checkRun asserts what every run on hostile input must show: an end (the
+// caller's timeout), status 0, 1 or 2 (no panic, no kill by the memory
+// limit), no raw control character on either stream, a word when it
+// fails. verifyMayPass says whether verify may exit 0 on this input.
+func checkRun(t *testing.T, args []string, r result, about string, verifyMayPass bool) {
+	t.Helper()
+	what := "memscope " + sanitize.Line(strings.Join(args, " "))
+	if r.code < 0 || r.code > 2 {
+		t.Errorf("%s: exit %d (killed?)\nstderr: %s", what, r.code, clipOut(r.stderr))
+	}
+	for _, bad := range []string{"panic:", "fatal error:", "goroutine "} {
+		if bytes.Contains(r.stderr, []byte(bad)) {
+			t.Errorf("%s: %s on stderr:\n%s", what, bad, clipOut(r.stderr))
+		}
+	}
+	if line, ok := rawControl(r.stdout); ok {
+		t.Errorf("%s: raw control on stdout: %s", what, line)
+	}
+	if line, ok := rawControl(r.stderr); ok {
+		t.Errorf("%s: raw control on stderr: %s", what, line)
+	}
+	if args[0] == "verify" && r.code == 0 && !verifyMayPass {
+		t.Errorf("%s: exit 0 on hostile evidence (%s)\n%s", what, about, clipOut(r.stdout))
+	}
+	if r.code != 0 && len(r.stdout)+len(r.stderr) == 0 {
+		t.Errorf("%s: exit %d without a word", what, r.code)
+	}
+}
+
+// checkUnchanged compares the evidence directory with its digest before.
+func checkUnchanged(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	after := digest(t, dir)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("evidence changed: %s", sanitize.Line(k))
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			t.Errorf("a file appeared beside the evidence: %s", sanitize.Line(k))
+		}
 	}
 }
 
@@ -202,46 +271,73 @@ func TestHostileEvidence(t *testing.T) {
 			cdir := filepath.Dir(c.Log)
 			anchors := filepath.Join(cdir, scenario.ManifestFile)
 			before := digest(t, cdir)
-			cmds := commands(c, anchors)
+			cmds := commands(c, anchors, t.TempDir())
 			if !full {
 				cmds = cmds[:2]
 			}
 			for _, args := range cmds {
-				r := runLimited(t, bin, cdir, args...)
-				what := "memscope " + sanitize.Line(strings.Join(args, " "))
-				if r.code < 0 || r.code > 2 {
-					t.Errorf("%s: exit %d (killed?)\nstderr: %s", what, r.code, clipOut(r.stderr))
-				}
-				for _, bad := range []string{"panic:", "fatal error:", "goroutine "} {
-					if bytes.Contains(r.stderr, []byte(bad)) {
-						t.Errorf("%s: %s on stderr:\n%s", what, bad, clipOut(r.stderr))
-					}
-				}
-				if line, ok := rawControl(r.stdout); ok {
-					t.Errorf("%s: raw control on stdout: %s", what, line)
-				}
-				if line, ok := rawControl(r.stderr); ok {
-					t.Errorf("%s: raw control on stderr: %s", what, line)
-				}
-				if args[0] == "verify" && r.code == 0 && !verifyMayPass[c.Name] {
-					t.Errorf("%s: exit 0 on hostile evidence (%s)\n%s", what, c.About, clipOut(r.stdout))
-				}
-				if r.code != 0 && len(r.stdout)+len(r.stderr) == 0 {
-					t.Errorf("%s: exit %d without a word", what, r.code)
-				}
+				checkRun(t, args, runLimited(t, bin, cdir, args...), c.About, verifyMayPass[c.Name])
 			}
-			after := digest(t, cdir)
-			for k, v := range before {
-				if after[k] != v {
-					t.Errorf("evidence changed: %s", sanitize.Line(k))
-				}
-			}
-			for k := range after {
-				if _, ok := before[k]; !ok {
-					t.Errorf("a file appeared beside the evidence: %s", sanitize.Line(k))
-				}
-			}
+			checkUnchanged(t, cdir, before)
 		})
+	}
+}
+
+// The foreign-store readers under the same limits: verify, lineage,
+// replay and inspect on hostile HippoRAG, LightRAG, GraphRAG, Mem0 and
+// SMSR stores. verify may exit 0 on one (escaped text is no finding: it is
+// shown sanitised, and the store is reported unsigned either way).
+func TestHostileNativeStores(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ulimit -v and FIFOs: linux only")
+	}
+	full := os.Getenv("MEMSCOPE_HOSTILE") == "1"
+	names := []string{"lightrag-escapes", "mem0-recursive-view"}
+	if full {
+		names = nil
+	}
+	bin := buildBinary(t)
+	cases, err := GenerateNative(context.Background(), t.TempDir(), "../stores", names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			cdir := filepath.Dir(c.Store)
+			before := digest(t, cdir)
+			cmds := nativeCommands(c)
+			if !full {
+				cmds = cmds[:1]
+			}
+			for _, args := range cmds {
+				checkRun(t, args, runLimited(t, bin, cdir, args...), c.About, true)
+			}
+			checkUnchanged(t, cdir, before)
+		})
+	}
+}
+
+// certify takes no evidence, only numbers: extreme ones end at once with
+// an answer or a usage error, never a loop over a pool of two billion.
+func TestHostileCertifyArguments(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ulimit -v: linux only")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"certify", "--m", "2000000000", "--k", "1000000000", "--n", "1000000001", "--t", "999999999"},
+		{"certify", "--m", "2000000000", "--target", "1e-300"},
+		{"certify", "--m", "-1", "--k", "-5", "--n", "0", "--t", "-1"},
+		{"certify", "--m", "20", "--target", "NaN"},
+		{"certify", "--m", "9223372036854775807", "--n", "9223372036854775807", "--json"},
+	} {
+		r := runLimited(t, bin, dir, args...)
+		checkRun(t, args, r, "extreme certificate parameters", true)
+		if r.took > 20*time.Second {
+			t.Errorf("%v: %v", args, r.took)
+		}
 	}
 }
 

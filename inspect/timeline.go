@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/tlog"
@@ -53,18 +54,21 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry) *timeline.Timel
 			Summary: "deletes " + t.Target + ": " + t.Reason, Cites: []string{t.Target}})
 	}
 	for _, q := range s.Queries {
-		ev = append(ev, timeline.Event{Kind: timeline.KindQuery, ID: q.ID, Leaf: -1, TS: q.TS, Summary: Preview(q.Text, 60)})
+		leaf, who := signedPlace(q.Record)
+		ev = append(ev, timeline.Event{Kind: timeline.KindQuery, ID: q.ID, Leaf: leaf, TS: q.TS, Principal: who, Summary: Preview(q.Text, 60)})
 	}
 	for _, a := range s.Actions {
 		state := "not dispatched"
 		if a.Dispatched {
 			state = "dispatched"
 		}
-		ev = append(ev, timeline.Event{Kind: timeline.KindAction, ID: a.ID, Leaf: -1, TS: a.TS,
+		leaf, who := signedPlace(a.Record)
+		ev = append(ev, timeline.Event{Kind: timeline.KindAction, ID: a.ID, Leaf: leaf, TS: a.TS, Principal: who,
 			Summary: fmt.Sprintf("%s (%s) citing %s", a.Tool, state, strings.Join(a.Justification, ",")), Cites: a.Justification})
 	}
 	for _, g := range s.GateEvents {
-		ev = append(ev, timeline.Event{Kind: timeline.KindGate, ID: g.ID, Leaf: -1, TS: g.TS,
+		leaf, who := signedPlace(g.Record)
+		ev = append(ev, timeline.Event{Kind: timeline.KindGate, ID: g.ID, Leaf: leaf, TS: g.TS, Principal: who,
 			Summary: fmt.Sprintf("%s %s: %s", g.Verdict, g.CandidateEID, g.Reason), Cites: []string{g.CandidateEID}})
 	}
 	for i, c := range s.Checkpoints {
@@ -176,4 +180,14 @@ func ApplyAsRan(qs []replay.Query, rows []replay.Row, ran []AsRanRow) {
 		}
 		rows[i].Recorded = ran[i].Row.Recorded
 	}
+}
+
+// signedPlace is where a signed event row sits in the log and who signed
+// it; an unsigned row (older stores, imports) is placed by its recorded
+// time and names no principal. A wrong leaf or signer is verify's finding.
+func signedPlace(rr *loader.RowRecord) (int64, string) {
+	if !rr.Signed() || rr.Err != nil {
+		return -1, ""
+	}
+	return rr.LeafIndex, rr.Writer
 }

@@ -27,18 +27,22 @@ var keyedTables = map[string]struct {
 	content  []string // one column: as is; several: a JSON array of them
 	signed   bool
 	leaf, ts string
+	// event tables: a row is signed when its record column is set (stores
+	// older than signed events have no record or leaf_index column).
+	event bool
 }{
-	"entries":     {"eid", []string{"record"}, true, "leaf_index", "ts"},
-	"writes":      {"wid", []string{"record"}, true, "leaf_index", "ts"},
-	"principals":  {"rid", []string{"record"}, true, "leaf_index", "ts"},
-	"tombstones":  {"target", []string{"record"}, true, "leaf_index", "NULL"},
-	"queries":     {"id", []string{"text", "k", "reset", "dense", "selected", "ts"}, false, "NULL", "ts"},
-	"actions":     {"id", []string{"tool", "params", "justification", "dispatched", "ts"}, false, "NULL", "ts"},
-	"gate_events": {"id", []string{"candidate_eid", "candidate_hash", "verdict", "reason", "version_before", "version_after", "ts"}, false, "NULL", "ts"},
+	"entries":     {"eid", []string{"record"}, true, "leaf_index", "ts", false},
+	"writes":      {"wid", []string{"record"}, true, "leaf_index", "ts", false},
+	"principals":  {"rid", []string{"record"}, true, "leaf_index", "ts", false},
+	"tombstones":  {"target", []string{"record"}, true, "leaf_index", "NULL", false},
+	"nodes":       {"id", []string{"kind", "label", "eid"}, false, "NULL", "NULL", true},
+	"queries":     {"id", []string{"text", "k", "reset", "dense", "selected", "ts"}, false, "NULL", "ts", true},
+	"actions":     {"id", []string{"tool", "params", "justification", "dispatched", "ts"}, false, "NULL", "ts", true},
+	"gate_events": {"id", []string{"candidate_eid", "candidate_hash", "verdict", "reason", "version_before", "version_after", "ts"}, false, "NULL", "ts", true},
 }
 
 // KeyedTables lists the tables EachKeyed streams, in a fixed order.
-var KeyedTables = []string{"principals", "entries", "writes", "tombstones", "queries", "actions", "gate_events"}
+var KeyedTables = []string{"principals", "entries", "writes", "tombstones", "nodes", "queries", "actions", "gate_events"}
 
 // Horizon limits a keyed stream to the store as of one of its checkpoints:
 // logged rows with a leaf below MaxLeaves, unlogged rows recorded at or
@@ -73,14 +77,37 @@ func (s *Snapshot) EachKeyed(ctx context.Context, table string, h Horizon, fn fu
 		length = strings.Join(parts, " + ")
 		content = "json_array(" + strings.Join(t.content, ", ") + ")"
 	}
-	q := fmt.Sprintf("SELECT octet_length(%[1]s), CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s END, %[3]s, CASE WHEN %[3]s <= %[4]d THEN %[5]s END, %[6]s, %[7]s FROM %[8]s",
-		t.key, maxIDCell, length, limit, content, t.leaf, t.ts, table)
-	var where []string
-	if h.MaxLeaves > 0 && t.leaf != "NULL" {
-		where = append(where, fmt.Sprintf("(%s IS NULL OR %s < %d)", t.leaf, t.leaf, h.MaxLeaves))
+	signedExpr, leafCol := "0", t.leaf
+	if t.signed {
+		signedExpr = "1"
 	}
-	if h.MaxTS > 0 && !t.signed {
-		where = append(where, fmt.Sprintf("%s <= %d", t.ts, h.MaxTS))
+	if t.event {
+		have, err := s.columns(ctx, table)
+		if err != nil {
+			return err
+		}
+		if have["record"] && have["leaf_index"] {
+			// A signed row's content is its record; an unsigned row's, its
+			// columns.
+			signedExpr, leafCol = "record IS NOT NULL", "leaf_index"
+			length = "CASE WHEN record IS NOT NULL THEN octet_length(record) ELSE " + length + " END"
+			content = "CASE WHEN record IS NOT NULL THEN record ELSE " + content + " END"
+			limit = maxJSONCell
+		}
+	}
+	q := fmt.Sprintf("SELECT octet_length(%[1]s), CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s END, %[3]s, CASE WHEN %[3]s <= %[4]d THEN %[5]s END, %[6]s, %[7]s, %[9]s FROM %[8]s",
+		t.key, maxIDCell, length, limit, content, leafCol, t.ts, table, signedExpr)
+	var where []string
+	if h.MaxLeaves > 0 && leafCol != "NULL" {
+		where = append(where, fmt.Sprintf("(%s IS NULL OR %s < %d)", leafCol, leafCol, h.MaxLeaves))
+	}
+	if h.MaxTS > 0 && !t.signed && t.ts != "NULL" {
+		// Logged rows are placed by their leaf; the others by their time.
+		if leafCol != "NULL" {
+			where = append(where, fmt.Sprintf("(%s IS NOT NULL OR %s <= %d)", leafCol, t.ts, h.MaxTS))
+		} else {
+			where = append(where, fmt.Sprintf("%s <= %d", t.ts, h.MaxTS))
+		}
 	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
@@ -97,10 +124,11 @@ func (s *Snapshot) EachKeyed(ctx context.Context, table string, h Horizon, fn fu
 		var keyLen, contentLen sql.NullInt64
 		var key, body any
 		var leaf, ts sql.NullInt64
-		if err := rows.Scan(&keyLen, &key, &contentLen, &body, &leaf, &ts); err != nil {
+		var signed bool
+		if err := rows.Scan(&keyLen, &key, &contentLen, &body, &leaf, &ts, &signed); err != nil {
 			return s.errf(table, fmt.Sprintf("row %d in key order", n), "", err)
 		}
-		r := KeyedRow{Signed: t.signed, Leaf: nullInt(leaf), TS: ts.Int64}
+		r := KeyedRow{Signed: signed, Leaf: nullInt(leaf), TS: ts.Int64}
 		switch k := key.(type) {
 		case string:
 			r.Key = k

@@ -16,6 +16,8 @@ type Node struct {
 	Kind  string
 	Label string
 	EID   string // passage nodes: the entry they show
+	// Record is the signed declaration behind the row (Raw nil: unsigned).
+	Record *RowRecord
 }
 
 // Query is a recorded retrieval with its selector input.
@@ -27,6 +29,9 @@ type Query struct {
 	Dense    map[string]float64 // nil when not recorded
 	Selected []string           // nil when not recorded
 	TS       int64
+	// Record is the signed query behind the row (Raw nil: unsigned); its
+	// Writer is the principal that ran the query.
+	Record *RowRecord
 }
 
 // Action is a recorded tool call.
@@ -44,6 +49,8 @@ type Action struct {
 	// and the other entries that offered a value (Alt); nil when the store
 	// does not record them (older stores, imports).
 	Sources map[string]ParamSources
+	// Record is the signed action behind the row (Raw nil: unsigned).
+	Record *RowRecord
 }
 
 // ParamSources are the entries behind one action parameter.
@@ -62,6 +69,8 @@ type GateEvent struct {
 	VersionBefore int64
 	VersionAfter  int64
 	TS            int64
+	// Record is the signed gate decision behind the row (Raw nil: unsigned).
+	Record *RowRecord
 }
 
 // CheckpointRow is a checkpoint the store saw.
@@ -77,10 +86,17 @@ var nodeCols = []column{{"id", maxIDCell, false}, {"kind", maxIDCell, false}, {"
 // the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) Nodes(ctx context.Context) ([]Node, error) {
 	const t = "nodes"
+	cols, signed, err := s.signedCols(ctx, t, nodeCols)
+	if err != nil {
+		return nil, err
+	}
 	var out []Node
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, nodeCols, "", nil, func(r *row) error {
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		n := Node{ID: r.str(s, t, 0), Kind: r.str(s, t, 1), Label: r.str(s, t, 2), EID: r.str(s, t, 3)}
+		if signed {
+			n.Record = s.rowRecord(r, t, record.KindNode, n.ID, nodeDiff(&n))
+		}
 		switch {
 		case r.err != nil:
 		case n.Kind != snapshot.NodePassage && n.Kind != snapshot.NodeEntity:
@@ -116,10 +132,17 @@ var queryCols = []column{{"id", maxIDCell, false}, {"text", maxTextCell, false},
 // listed in the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) Queries(ctx context.Context) ([]Query, error) {
 	const t = "queries"
+	cols, signed, err := s.signedCols(ctx, t, queryCols)
+	if err != nil {
+		return nil, err
+	}
 	var out []Query
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, queryCols, "", nil, func(r *row) error {
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		q := s.queryOf(r)
+		if signed && r.err == nil {
+			q.Record = s.rowRecord(r, t, record.KindQuery, q.ID, queryDiff(&q))
+		}
 		if r.err != nil {
 			bad.add(r.err)
 			return nil
@@ -145,13 +168,18 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 	} else if have["query"] && have["sources"] {
 		cols = append(append([]column(nil), actionCols...), column{"query", maxIDCell, true}, column{"sources", maxJSONCell, true})
 	}
+	withSources := len(cols) > len(actionCols)
+	cols, signed, err := s.signedCols(ctx, t, cols)
+	if err != nil {
+		return nil, err
+	}
 	var out []Action
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		a := Action{ID: r.str(s, t, 0), Tool: r.str(s, t, 1), Dispatched: r.int(s, t, 4, 0) != 0, TS: r.int(s, t, 5, 0)}
 		params, just := r.str(s, t, 2), r.str(s, t, 3)
 		var sources string
-		if len(cols) > len(actionCols) {
+		if withSources {
 			a.Query, sources = r.str(s, t, 6), r.str(s, t, 7)
 		}
 		if r.err == nil {
@@ -171,6 +199,9 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 					}
 				}
 			}
+		}
+		if signed && r.err == nil {
+			a.Record = s.rowRecord(r, t, record.KindAction, a.ID, actionDiff(&a))
 		}
 		if r.err != nil {
 			bad.add(r.err)
@@ -207,10 +238,17 @@ var gateCols = []column{{"id", maxIDCell, false}, {"candidate_eid", maxIDCell, f
 // and listed in the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) GateEvents(ctx context.Context) ([]GateEvent, error) {
 	const t = "gate_events"
+	cols, signed, err := s.signedCols(ctx, t, gateCols)
+	if err != nil {
+		return nil, err
+	}
 	var out []GateEvent
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, gateCols, "", nil, func(r *row) error {
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		g := s.gateOf(r)
+		if signed && r.err == nil {
+			g.Record = s.rowRecord(r, t, record.KindGate, g.ID, gateDiff(&g, g.CandidateEID))
+		}
 		if r.err != nil {
 			bad.add(r.err)
 			return nil

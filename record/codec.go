@@ -163,10 +163,14 @@ func VerifySignature(v any, pub []byte) (bool, error) {
 // re-encodes and compares bytes: fxamacker does not check key order or
 // missing fields on decode, so the round trip is what proves canonical form.
 func decodeStrict(kind string, raw []byte, out any) error {
+	return decodeStrictWith(decMode, kind, raw, out)
+}
+
+func decodeStrictWith(mode cbor.DecMode, kind string, raw []byte, out any) error {
 	if len(raw) > MaxRecordBytes {
 		return &FieldError{Kind: kind, Reason: fmt.Sprintf("record is %d bytes, limit %d", len(raw), MaxRecordBytes)}
 	}
-	if err := decMode.Unmarshal(raw, out); err != nil {
+	if err := mode.Unmarshal(raw, out); err != nil {
 		fe := &FieldError{Kind: kind, Field: fieldOfDecodeError(err), Reason: err.Error(), wrapped: err}
 		// fxamacker names no field for syntax, tag, UTF-8, NaN or nesting
 		// errors (and only an index for unknown fields), so the pairs are
@@ -175,7 +179,7 @@ func decodeStrict(kind string, raw []byte, out any) error {
 		if id, ok := pairID(pairs, idKeyOf[kind]); ok {
 			fe.ID = id.String()
 		}
-		if key, reason := firstBadPair(pairs, reflect.TypeOf(out).Elem()); key != "" {
+		if key, reason := firstBadPair(mode, pairs, reflect.TypeOf(out).Elem()); key != "" {
 			fe.Field, fe.Reason = key, reason
 		}
 		return fe
@@ -326,6 +330,11 @@ func DecodeEntry(raw []byte) (*Entry, error) {
 	}
 	if e.Trust > External {
 		return nil, &FieldError{Kind: KindEntry, ID: id, Field: "trust", Reason: fmt.Sprintf("%d is not a trust label (0..3)", e.Trust)}
+	}
+	if e.Session != nil {
+		if err := checkText(KindEntry, id, "session", *e.Session, MaxNameBytes); err != nil {
+			return nil, err
+		}
 	}
 	// Parent/weight length and range problems are lineage findings, not
 	// decoding failures: the record is still signed evidence worth showing.

@@ -36,19 +36,22 @@ const (
 	LeafMalformed LeafKind = iota
 	LeafRecord             // id || sig of an entry, write or registry event
 	LeafTombstone
+	LeafEvent // kind ":" || id || sig of a query, action, gate event or node
 )
 
 // ParsedLeaf is a classified log leaf.
 type ParsedLeaf struct {
 	Kind      LeafKind
+	EventKind string     // record kind of a LeafEvent
 	ID        ID         // record id, or the tombstone's target
-	Sig       []byte     // record signature (LeafRecord)
+	Sig       []byte     // record signature (LeafRecord, LeafEvent)
 	Tombstone *Tombstone // decoded tombstone (LeafTombstone)
 }
 
 // ParseLeaf classifies a leaf. A record leaf is exactly 80 bytes whose id is
 // a UUIDv7; a tombstone leaf starts with "ts:" and holds a canonical,
-// well-formed tombstone record. (An 80-byte leaf cannot start with "ts:" and
+// well-formed tombstone record; an event leaf is its kind and ':' followed by
+// an 80-byte id || sig (85 to 87 bytes in all). (An 80-byte leaf cannot start with "ts:" and
 // be a UUIDv7: those bytes would be a timestamp thousands of years ahead.)
 func ParseLeaf(leaf []byte) (ParsedLeaf, error) {
 	if bytes.HasPrefix(leaf, TombstonePrefix) {
@@ -58,8 +61,11 @@ func ParseLeaf(leaf []byte) (ParsedLeaf, error) {
 		}
 		return ParsedLeaf{Kind: LeafTombstone, ID: t.Target, Tombstone: t}, nil
 	}
+	if pl, ok := parseEventLeaf(leaf); ok {
+		return pl, nil
+	}
 	if len(leaf) != RecordLeafSize {
-		return ParsedLeaf{Kind: LeafMalformed}, fmt.Errorf("leaf is %d bytes: neither a %d-byte record leaf nor a ts: tombstone", len(leaf), RecordLeafSize)
+		return ParsedLeaf{Kind: LeafMalformed}, fmt.Errorf("leaf is %d bytes: neither a %d-byte record leaf, a ts: tombstone nor a query:, action:, gate: or node: event leaf", len(leaf), RecordLeafSize)
 	}
 	var id ID
 	copy(id[:], leaf[:16])

@@ -95,7 +95,7 @@ func pairID(pairs []rawPair, key string) (ID, bool) {
 // firstBadPair applies the strict checks to each pair in turn and names the
 // first key that is unknown, repeated, or whose value fails strict decoding
 // into its field's type.
-func firstBadPair(pairs []rawPair, rec reflect.Type) (string, string) {
+func firstBadPair(mode cbor.DecMode, pairs []rawPair, rec reflect.Type) (string, string) {
 	fields := map[string]reflect.Type{}
 	for i := 0; i < rec.NumField(); i++ {
 		f := rec.Field(i)
@@ -111,7 +111,7 @@ func firstBadPair(pairs []rawPair, rec reflect.Type) (string, string) {
 			return p.key, "duplicate key"
 		}
 		seen[p.key] = true
-		if err := decMode.Unmarshal(p.value, reflect.New(typ).Interface()); err != nil {
+		if err := mode.Unmarshal(p.value, reflect.New(typ).Interface()); err != nil {
 			return p.key, err.Error()
 		}
 	}

@@ -140,7 +140,11 @@ type Entry struct {
 	Weights []float64 `cbor:"weights"`
 	TS      uint64    `cbor:"ts"`
 	Nonce   [16]byte  `cbor:"nonce"`
-	Sig     []byte    `cbor:"sig"`
+	// Session is the session the entry was written in, signed with it
+	// ("" for none). Absent (nil) in records written before sessions were
+	// signed: their session_id column is then an unsigned claim.
+	Session *string `cbor:"session,omitempty"`
+	Sig     []byte  `cbor:"sig"`
 }
 
 // Write is a structural write to the graph memory: an edge, a merge link or a

@@ -90,7 +90,7 @@ func (e *env) graphMemory() error {
 			return err
 		}
 		id := en.EID
-		if err := e.st.AddNode(writer.Node{ID: passageNode(p.handle), Kind: snapshot.NodePassage, Label: p.text, EID: &id}); err != nil {
+		if err := e.node(writer.Node{ID: passageNode(p.handle), Kind: snapshot.NodePassage, Label: p.text, EID: &id}, en.Writer); err != nil {
 			return err
 		}
 		e.nodes = append(e.nodes, replay.Node{ID: passageNode(p.handle), Kind: replay.KindPassage, Label: p.text})
@@ -98,7 +98,7 @@ func (e *env) graphMemory() error {
 		for _, ent := range p.entities {
 			if !entitySeen[ent] {
 				entitySeen[ent] = true
-				if err := e.st.AddNode(writer.Node{ID: entityNode(ent), Kind: snapshot.NodeEntity, Label: ent}); err != nil {
+				if err := e.node(writer.Node{ID: entityNode(ent), Kind: snapshot.NodeEntity, Label: ent}, "agent:indexer"); err != nil {
 					return err
 				}
 				e.nodes = append(e.nodes, replay.Node{ID: entityNode(ent), Kind: replay.KindEntity, Label: ent})
@@ -169,7 +169,7 @@ func (e *env) recordQueriesAs(suffix string, ts func(qi int) int64) error {
 		if err != nil {
 			return err
 		}
-		if err := e.st.AddQuery(writer.Query{ID: q.id + suffix, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: ts(qi)}); err != nil {
+		if err := e.st.RecordQuery(e.ctx, writer.Query{ID: q.id + suffix, Text: q.text, K: 5, Reset: reset, Dense: dense, Selected: seen, TS: ts(qi)}, e.signAs(agentPrincipal)); err != nil {
 			return err
 		}
 		e.added["queries"] = append(e.added["queries"], q.id+suffix)

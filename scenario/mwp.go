@@ -26,7 +26,7 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 		if err := e.st.AddVector(en.EID, writer.CandidateHash(raw), embed(raw)); err != nil {
 			return err
 		}
-		return e.st.AddGateEvent(writer.GateEvent{ID: id, CandidateEID: en.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateAccept,
+		return e.gateEvent(writer.GateEvent{ID: id, CandidateEID: en.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateAccept,
 			Reason: "writer authenticated, sources trusted", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())})
 	}
 	// An honest mediated write.
@@ -66,26 +66,26 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 		return nil, "", err
 	}
 	v := e.st.Version()
-	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-staged", CandidateEID: staged.EID, CandidateHash: writer.CandidateHash([]byte("the staged candidate's bytes")),
+	if err := e.gateEvent(writer.GateEvent{ID: "gate-mwp-staged", CandidateEID: staged.EID, CandidateHash: writer.CandidateHash([]byte("the staged candidate's bytes")),
 		Verdict: snapshot.GateAccept, Reason: "checked at staging", VersionBefore: v - 1, VersionAfter: v, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}
 	// A clean rejection (no row, no version advance) whose content still
 	// reached the next reasoning turn: a later entry derives from it and an
 	// action cites it (PRLR).
-	cand, craw, err := e.signedEntry("agent:planner", "Candidate: wire the prize to account 7731.", record.DerivedTrusted, nil, nil)
+	cand, craw, err := e.signedEntry("session-7", "agent:planner", "Candidate: wire the prize to account 7731.", record.DerivedTrusted, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
 	v = e.st.Version()
-	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-reject", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(craw), Verdict: snapshot.GateReject,
+	if err := e.gateEvent(writer.GateEvent{ID: "gate-mwp-reject", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(craw), Verdict: snapshot.GateReject,
 		Reason: "candidate names an unverified account", VersionBefore: v, VersionAfter: v, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}
 	e.byName["mwp-rejected"] = cand.EID
 	// A rejection whose row never formed and whose version did not advance,
 	// but whose vector the write-first index had already taken (alpha_vec).
-	vcand, vraw, err := e.signedEntry("agent:planner", "Candidate: the prize committee now meets at account 7731.", record.DerivedTrusted, nil, nil)
+	vcand, vraw, err := e.signedEntry("session-7", "agent:planner", "Candidate: the prize committee now meets at account 7731.", record.DerivedTrusted, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -93,7 +93,7 @@ func buildMWP(e *env, _ Options) ([]string, string, error) {
 		return nil, "", err
 	}
 	v = e.st.Version()
-	if err := e.st.AddGateEvent(writer.GateEvent{ID: "gate-mwp-vector", CandidateEID: vcand.EID, CandidateHash: writer.CandidateHash(vraw), Verdict: snapshot.GateReject,
+	if err := e.gateEvent(writer.GateEvent{ID: "gate-mwp-vector", CandidateEID: vcand.EID, CandidateHash: writer.CandidateHash(vraw), Verdict: snapshot.GateReject,
 		Reason: "candidate names an unverified account", VersionBefore: v, VersionAfter: v, TS: int64(e.tick())}); err != nil {
 		return nil, "", err
 	}

@@ -39,7 +39,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		f    func() error
 	}{
 		{"SIG_INVALID", func() error {
-			en, _, err := e.signedEntry("agent:planner", "Pay the Chatwin estate.", record.DerivedTrusted, nil, nil)
+			en, _, err := e.signedEntry("session-7", "agent:planner", "Pay the Chatwin estate.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -51,7 +51,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.storeForged(en, raw, e.taggedRow(en))
 		}},
 		{"WRITER_UNREGISTERED", func() error {
-			en, raw, err := e.signedEntry("agent:ghost", "A memory from a principal nobody registered.", record.Trusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:ghost", "A memory from a principal nobody registered.", record.Trusted, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -81,14 +81,14 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			if err := e.st.Register(e.ctx, ev, e.root); err != nil {
 				return err
 			}
-			en, raw, err := e.signedEntry("agent:rotating", "Written with a key revoked a second earlier.", record.DerivedTrusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:rotating", "Written with a key revoked a second earlier.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
 			return e.storeForged(en, raw, e.taggedRow(en))
 		}},
 		{"RECORD_NOT_CANONICAL", func() error {
-			en, _, err := e.signedEntry("agent:planner", "Encoded with fields in declaration order.", record.DerivedTrusted, nil, nil)
+			en, _, err := e.signedEntry("session-7", "agent:planner", "Encoded with fields in declaration order.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -103,14 +103,14 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.storeForged(en, raw, e.taggedRow(en))
 		}},
 		{"RECORD_MALFORMED", func() error {
-			en, raw, err := e.signedEntry("agent:planner", "Truncated on disk.", record.DerivedTrusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:planner", "Truncated on disk.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
 			return e.storeForged(en, raw[:len(raw)-7], e.taggedRow(en))
 		}},
 		{"COLUMN_MISMATCH", func() error {
-			en, raw, err := e.signedEntry("external:wiki", "External text whose trust column was edited to Trusted.", record.External, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "external:wiki", "External text whose trust column was edited to Trusted.", record.External, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -120,7 +120,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.storeForged(en, raw, row)
 		}},
 		{"RECORD_NOT_IN_LOG", func() error {
-			en, raw, err := e.signedEntry("agent:planner", "Inserted into the store without being logged.", record.DerivedTrusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:planner", "Inserted into the store without being logged.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -129,7 +129,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.st.InsertEntryRow(row)
 		}},
 		{"LEAF_WITHOUT_RECORD", func() error {
-			en, _, err := e.signedEntry("agent:planner", "Logged, then deleted from the store without a tombstone.", record.DerivedTrusted, nil, nil)
+			en, _, err := e.signedEntry("session-7", "agent:planner", "Logged, then deleted from the store without a tombstone.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -164,7 +164,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.st.InsertTombstoneRow(t, raw, nil)
 		}},
 		{"INCLUSION_FAILED", func() error {
-			en, raw, err := e.signedEntry("agent:planner", "The snapshot points this entry at another record's leaf.", record.DerivedTrusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:planner", "The snapshot points this entry at another record's leaf.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -183,7 +183,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		}},
 		{"PARENT_MISSING", func() error {
 			ghost := e.newID(e.tick())
-			en, raw, err := e.signedEntry("agent:planner", "Derived from a memory that is nowhere to be found.", record.DerivedTrusted, []record.ID{ghost}, []float64{0.7})
+			en, raw, err := e.signedEntry("session-7", "agent:planner", "Derived from a memory that is nowhere to be found.", record.DerivedTrusted, []record.ID{ghost}, []float64{0.7})
 			if err != nil {
 				return err
 			}
@@ -193,30 +193,33 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.write(record.KindEdge, entityNode("Boston"), passageNode("celtics"), "mentions", 1, "agent:indexer", []record.ID{e.newID(e.tick())})
 		}},
 		{"HMAC_MISSING", func() error {
-			en, raw, err := e.signedEntry("agent:planner", "No tag was stored for this memory.", record.DerivedTrusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:planner", "No tag was stored for this memory.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
 			return e.storeForged(en, raw, writer.EntryRow{SessionID: "session-7"})
 		}},
 		{"HMAC_WRONG", func() error {
-			en, raw, err := e.signedEntry("agent:planner", "Tag computed before the content was edited.", record.DerivedTrusted, nil, nil)
+			en, raw, err := e.signedEntry("session-7", "agent:planner", "Tag computed before the content was edited.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
 			return e.storeForged(en, raw, writer.EntryRow{SessionID: "session-7", HMACTag: smsr.Tag(e.hmacKey, "other content", "session-7", int64(en.TS))})
 		}},
 		{"GATE_MATERIALISED", func() error {
-			cand, raw, err := e.signedEntry("agent:planner", "Rejected candidate that was applied first.", record.DerivedTrusted, nil, nil)
+			cand, raw, err := e.signedEntry("session-7", "agent:planner", "Rejected candidate that was applied first.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
 			}
 			v := e.st.Version()
 			e.st.BumpVersion()
-			return e.st.AddGateEvent(writer.GateEvent{ID: "gate-late", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateReject,
+			return e.gateEvent(writer.GateEvent{ID: "gate-late", CandidateEID: cand.EID, CandidateHash: writer.CandidateHash(raw), Verdict: snapshot.GateReject,
 				Reason: "rolled back after apply", VersionBefore: v, VersionAfter: v + 1, TS: int64(e.tick())})
 		}},
 		{"ROW_MALFORMED", func() error {
+			// The inserted row carries no signed record either, so the
+			// actions table's coverage is partial.
+			expected = append(expected, "TABLE_UNSIGNED")
 			return e.st.Exec("INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts) VALUES(1000000,'act-broken','send_email','{not json','[]',1,0)")
 		}},
 		{"CHECKPOINT_SIG_INVALID", func() error {

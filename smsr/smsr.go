@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"sync"
 )
 
 // TagMessage builds the bytes SMSR tags: content || "||" || session_id ||
@@ -91,25 +92,54 @@ type Certificate struct {
 	Delta      float64 // P[Binomial(N, Q) >= ceil(N/2)]
 }
 
+// MaxRuns bounds the run count n of a certificate.
+const MaxRuns = 1000
+
 // Certify computes the certificate for the given parameters.
 func Certify(m, k, n, t int) (Certificate, error) {
 	if m <= 0 || k <= 0 || n <= 0 || t < 0 || k > m || t > m {
 		return Certificate{}, fmt.Errorf("smsr: need 0 < k <= m, n > 0, 0 <= t <= m (got m=%d k=%d n=%d t=%d)", m, k, n, t)
 	}
+	if n > MaxRuns {
+		// C(n, n/2) overflows a float64 past n = 1029.
+		return Certificate{}, fmt.Errorf("smsr: n=%d runs; at most %d", n, MaxRuns)
+	}
+	// C(m-t,k)/C(m,k) as the product of (m-t-i)/(m-i), i < k: k float
+	// steps (relative error about k ulps) where the two exact binomials of
+	// a large pool would take minutes.
 	pClean := 0.0
 	if m-t >= k {
-		num := new(big.Int).Binomial(int64(m-t), int64(k))
-		den := new(big.Int).Binomial(int64(m), int64(k))
-		pClean, _ = new(big.Rat).SetFrac(num, den).Float64()
+		pClean = 1
+		for i := 0; i < k && pClean > 0; i++ {
+			pClean *= float64(m-t-i) / float64(m-i)
+		}
 	}
 	q := 1 - pClean
 	need := (n + 1) / 2
 	delta := 0.0
+	row := binomialRow(n)
 	for i := need; i <= n; i++ {
-		c, _ := new(big.Float).SetInt(new(big.Int).Binomial(int64(n), int64(i))).Float64()
-		delta += c * math.Pow(q, float64(i)) * math.Pow(1-q, float64(n-i))
+		delta += row[i] * math.Pow(q, float64(i)) * math.Pow(1-q, float64(n-i))
 	}
 	return Certificate{M: m, K: k, N: n, T: t, PClean: pClean, Q: q, Delta: delta}, nil
+}
+
+// binomialRows caches C(n, i) for i = 0..n as float64 per n: the curves
+// and the smallest-pool search call Certify thousands of times with one n,
+// and exact big binomials per call made a search over large pools take
+// minutes.
+var binomialRows sync.Map // int -> []float64
+
+func binomialRow(n int) []float64 {
+	if r, ok := binomialRows.Load(n); ok {
+		return r.([]float64)
+	}
+	row := make([]float64, n+1)
+	for i := range row {
+		row[i], _ = new(big.Float).SetInt(new(big.Int).Binomial(int64(n), int64(i))).Float64()
+	}
+	binomialRows.Store(n, row)
+	return row
 }
 
 // SmallestPool returns the smallest M >= k whose certificate has Delta <=

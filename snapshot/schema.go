@@ -2,6 +2,9 @@
 // shared by the writer that creates snapshots and the loader that reads them.
 // The signed record BLOBs are the truth; every other column of the record
 // tables is a decoded convenience that the verifier compares with the BLOB.
+// The nodes, queries, actions and gate_events tables have a record only in
+// stores written by a signing runtime: their record (and leaf_index) is NULL
+// in older stores and imports, whose rows are then unsigned claims.
 package snapshot
 
 // FormatName is stored in meta under "format".
@@ -42,7 +45,9 @@ CREATE TABLE nodes (
   id    TEXT NOT NULL UNIQUE,
   kind  TEXT NOT NULL,
   label TEXT NOT NULL,
-  eid   TEXT
+  eid   TEXT,
+  leaf_index INTEGER,
+  record BLOB
 );
 CREATE TABLE writes (
   seq        INTEGER PRIMARY KEY,
@@ -71,7 +76,9 @@ CREATE TABLE queries (
   reset     TEXT NOT NULL,
   dense     TEXT,
   selected  TEXT,
-  ts        INTEGER NOT NULL
+  ts        INTEGER NOT NULL,
+  leaf_index INTEGER,
+  record    BLOB
 );
 CREATE TABLE actions (
   seq           INTEGER PRIMARY KEY,
@@ -82,7 +89,9 @@ CREATE TABLE actions (
   dispatched    INTEGER NOT NULL,
   ts            INTEGER NOT NULL,
   query         TEXT,
-  sources       TEXT
+  sources       TEXT,
+  leaf_index    INTEGER,
+  record        BLOB
 );
 CREATE TABLE gate_events (
   seq            INTEGER PRIMARY KEY,
@@ -93,7 +102,9 @@ CREATE TABLE gate_events (
   reason         TEXT NOT NULL,
   version_before INTEGER NOT NULL,
   version_after  INTEGER NOT NULL,
-  ts             INTEGER NOT NULL
+  ts             INTEGER NOT NULL,
+  leaf_index     INTEGER,
+  record         BLOB
 );
 CREATE TABLE checkpoints (
   seq     INTEGER PRIMARY KEY,

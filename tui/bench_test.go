@@ -127,3 +127,30 @@ func BenchmarkEnterEsc1M(b *testing.B) {
 		m, _, _ = frame(m, esc)
 	}
 }
+
+// BenchmarkLogPageDown1M: page down through the Log view's 1M leaves
+// (one selection over checkpoints and leaves), 120x40.
+func BenchmarkLogPageDown1M(b *testing.B) {
+	m, _ := open(b, 1_000_000, 120, 40, tui.Options{})
+	m = press(b, m, "7")
+	pg := tea.KeyPressMsg{Code: tea.KeyPgDown}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, _, _ = frame(m, pg)
+	}
+}
+
+// BenchmarkCopyMenu1M: c on a 1M-row entries table (the menu lists the
+// selected row's cells), then esc.
+func BenchmarkCopyMenu1M(b *testing.B) {
+	m, _ := open(b, 1_000_000, 120, 40, tui.Options{})
+	m = press(b, m, "3")
+	c, esc := keyMsg("c"), keyMsg("esc")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, _, _ = frame(m, c)
+		m, _, _ = frame(m, esc)
+	}
+}

@@ -326,6 +326,9 @@ func (m *Model) replayCells() []cell {
 			}
 		}
 	}
+	if len(inj) > 0 {
+		sel("injected passages", inj)
+	}
 	if c := row.Culprits; c != nil {
 		var ids []string
 		for _, cu := range c.Set {

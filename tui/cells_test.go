@@ -53,7 +53,7 @@ func TestCopyCellsInDocuments(t *testing.T) {
 		m = press(t, m, "down")
 	}
 	mustContain(t, screen(m), "culprit writes in full", "w-60a", "w-60b")
-	m = press(t, m, "enter")
+	press(t, m, "enter")
 	if got := tuitest.Clipboard(); got != "w-60a\nw-60b" {
 		t.Errorf("culprits copied as %q", got)
 	}
@@ -72,7 +72,7 @@ func selectedRow(s string) string {
 // by the whole content, fetched in the background.
 func TestCopyCellFetchesLongContent(t *testing.T) {
 	m, _ := open(t, 20, 120, 40, tui.Options{})
-	m = press(t, m, "3", "G", "k", "k", "c", "3")
+	press(t, m, "3", "G", "k", "k", "c", "3")
 	if got := tuitest.Clipboard(); !strings.HasPrefix(got, "a long memory, number 17;") || !strings.Contains(got, "second line") {
 		t.Errorf("content copied as %q: not the whole memory", got)
 	}

@@ -248,7 +248,11 @@ func (m *Model) renderFindings(w, h int) []string {
 	if w < 110 {
 		codeW = 24
 	}
+	// Wide enough for "principal " and a whole UUID when there is room.
 	subjW := max(12, min(38, (w-codeW-12)/3))
+	if w >= 140 {
+		subjW = 46
+	}
 	lines := []string{head, s.Header.Render(fit(fmt.Sprintf("  %-8s %-*s %-*s %s", "SEVERITY", codeW, "CODE", subjW, "SUBJECT", "MESSAGE (full text in the preview)"), w))}
 	m.listTop = headerRows + 3
 	rows := m.findingsRows(h)

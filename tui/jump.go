@@ -92,6 +92,11 @@ func (m *Model) jump(subject string) tea.Cmd {
 			}
 		}
 		return m.switchTo(ViewOverview)
+	case "node":
+		// A signed node declaration (its finding names the node id): the
+		// view that lists the nodes table.
+		m.setStatus("%s: a graph node's signed declaration (the nodes table)", sanitize.Line(subject))
+		return m.switchTo(tableView["nodes"])
 	case "snapshot", "meta":
 		m.setStatus("%s: the snapshot as a whole (Overview)", sanitize.Line(subject))
 		return m.switchTo(ViewOverview)

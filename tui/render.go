@@ -211,6 +211,9 @@ func (m *Model) renderShortHelp(w int) string {
 	h.Styles.ShortDesc = m.styles.Footer
 	h.Styles.ShortSeparator = m.styles.Footer
 	bs := []key.Binding{k.Help, k.Up, k.Down, k.Open} // the tab bar shows how to switch views
+	if m.cm.open {
+		return h.ShortHelpView([]key.Binding{k.Up, k.Down, k.Open, k.PageDown, k.Back})
+	}
 	switch m.view {
 	case ViewEntries:
 		bs = append(bs, k.Filter, k.Sort, k.Right)

@@ -59,6 +59,9 @@ func TestEnterOnEveryFindingSelectsItsSubject(t *testing.T) {
 			if _, err := fmt.Sscanf(strings.Split(tuitest.Screen(m), "\n")[2], "%d of %d findings", &shown, &total); err != nil || shown != total {
 				t.Fatalf("no finding count (%v):\n%s", err, tuitest.Screen(m))
 			}
+			if total == 0 {
+				return // a store with nothing to report (tombstone: every table signed, no finding)
+			}
 			seen := map[string]bool{}
 			for row := 0; ; row++ {
 				before := selectedLine(tuitest.Screen(m))

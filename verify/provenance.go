@@ -128,6 +128,7 @@ func (v *verifier) provenanceCoverage(ctx context.Context) error {
 		return err
 	}
 	v.gateRows = len(events)
+	v.gateEvents, v.gateErr = events, err
 	var re loader.RowErrors
 	if errors.As(err, &re) {
 		v.gateRows += len(re)

@@ -96,6 +96,10 @@ type Report struct {
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
+	// BadEvents lists the signed event rows (subject "query NAME",
+	// "action NAME", "gate NAME", "node NAME") that failed a check: record
+	// decoding, a column against the record, the signer, or log inclusion.
+	BadEvents map[string]bool `json:"-"`
 	// CheckpointVerdicts has one verdict per recorded checkpoint, in
 	// snapshot order (empty when the checkpoints table is unreadable).
 	CheckpointVerdicts []CheckpointVerdict `json:"-"`
@@ -171,6 +175,18 @@ type verifier struct {
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
 	gateRows        int                  // gate_events rows, malformed ones included
 	tombstoned      map[record.ID]bool
+
+	// event leaves: how many, and the kind of each by leaf index (for
+	// orphan messages); gate events as gate() read them.
+	eventLeaves   int
+	eventLeafKind map[uint64]string
+	gateEvents    []loader.GateEvent
+	gateErr       error
+	// entries whose record signs their session, and those whose session
+	// column is set but whose record predates signed sessions.
+	sessionSigned   int
+	sessionUnsigned []string
+	signing         bool // the store signs its event tables (signsEvents)
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -221,7 +237,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.writes(ctx); err != nil {
 		return nil, err
 	}
-	v.orphanLeaves()
 	if err := v.checkpoints(ctx, logVerifier); err != nil {
 		return nil, err
 	}
@@ -231,15 +246,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := v.plainRows(ctx); err != nil {
 		return nil, err
 	}
+	// After every table has claimed its leaves (event rows in plainRows).
+	v.orphanLeaves()
 	v.crossChecks()
 	return v.finish(), nil
 }
 
 func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVerifier note.Verifier) *verifier {
 	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
-		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{},
+		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
-			Channels: map[string]string{}, BadRecords: map[string]bool{}}}
+			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
@@ -343,6 +360,12 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
+		case pl.Kind == record.LeafEvent:
+			v.eventLeaves++
+			v.eventLeafKind[leaf.Index] = pl.EventKind
+			if keep == nil || keep(pl.ID) {
+				v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
+			}
 		case keep == nil || keep(pl.ID):
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
 		}
@@ -450,7 +473,9 @@ func (v *verifier) registry(ctx context.Context) error {
 	// the revocation vanish. Events whose leaf is not in the log (already a
 	// finding) follow, by signed timestamp.
 	var events []*loader.PrincipalRow
+	order := v.newRowOrder("principals")
 	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		order.next(r.Seq, r.LeafIndex)
 		events = append(events, r)
 		return nil
 	})
@@ -553,7 +578,9 @@ func untilText(u uint64) string {
 }
 
 func (v *verifier) tombstones(ctx context.Context) error {
+	order := v.newRowOrder("tombstones")
 	return v.snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
+		order.next(r.Seq, r.LeafIndex)
 		v.rep.Tombstones++
 		v.rep.Records++
 		subj := "tombstone " + r.Target
@@ -578,6 +605,9 @@ func (v *verifier) tombstones(ctx context.Context) error {
 				return nil
 			}
 			v.seenLeaf[idx] = true
+			if r.LeafIndex >= 0 && uint64(r.LeafIndex) != idx {
+				v.add(phaseTombstones, r.Seq, finding.InclusionFailed, subj, fmt.Sprintf("the snapshot places this tombstone at leaf %d but the log has its ts: leaf at %d", r.LeafIndex, idx))
+			}
 		}
 		return nil
 	})
@@ -607,8 +637,10 @@ func (v *verifier) entries(ctx context.Context) error {
 	}
 	v.entryIDs.sort()
 	var done int
+	order := v.newRowOrder("entries")
 	return fanOut(v.opts.Workers, func(yield func(*loader.EntryRow) error) error {
 		return v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+			order.next(r.Seq, r.LeafIndex)
 			v.rep.Entries++
 			v.rep.Records++
 			return yield(r)
@@ -711,6 +743,18 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	if r.Content != e.Content {
 		diff = append(diff, "content")
 	}
+	if e.Session != nil {
+		if r.SessionID != *e.Session {
+			diff = append(diff, "session_id")
+		}
+		v.mu.Lock()
+		v.sessionSigned++
+		v.mu.Unlock()
+	} else if r.SessionID != "" {
+		v.mu.Lock()
+		v.sessionUnsigned = append(v.sessionUnsigned, r.EID)
+		v.mu.Unlock()
+	}
 	if len(diff) > 0 {
 		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
@@ -771,8 +815,10 @@ func (v *verifier) writeSigner(r *loader.WriteRow) (finding.Code, string) {
 }
 
 func (v *verifier) writes(ctx context.Context) error {
+	order := v.newRowOrder("writes")
 	return fanOut(v.opts.Workers, func(yield func(*loader.WriteRow) error) error {
 		return v.snap.EachWrite(ctx, func(r *loader.WriteRow) error {
+			order.next(r.Seq, r.LeafIndex)
 			v.rep.Edges++
 			v.rep.Records++
 			return yield(r)
@@ -827,6 +873,10 @@ func (v *verifier) orphanLeaves() {
 		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
 			continue
 		}
+		if kind, ok := v.eventLeafKind[l.index]; ok {
+			v.add(phaseOrphans, int64(l.index), finding.LeafWithoutRecord, leafSubject(l.index), fmt.Sprintf("%s leaf for record %s has no signed row in the %s table: the log shows a %s the store no longer holds", kind, l.id, eventTable[kind], kind))
+			continue
+		}
 		v.add(phaseOrphans, int64(l.index), finding.LeafWithoutRecord, leafSubject(l.index), fmt.Sprintf("leaf for record %s has no record in the snapshot and no tombstone", l.id))
 	}
 	// A ts: leaf that no tombstone row claims: the store lost the record
@@ -850,6 +900,7 @@ func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 		verifiers = append(verifiers, lv)
 	}
 	bySize := map[uint64][]byte{}
+	v.checkpointOrder(rows)
 	for _, row := range rows {
 		cv := v.checkpoint(ctx, row, lv != nil, verifiers, bySize)
 		v.rep.CheckpointVerdicts = append(v.rep.CheckpointVerdicts, cv)
@@ -921,6 +972,7 @@ func (v *verifier) gate(ctx context.Context) error {
 	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
 		return err
 	}
+	v.gateEvents, v.gateErr = events, err
 	v.gateRows = len(events)
 	var re loader.RowErrors
 	if errors.As(err, &re) {
@@ -969,21 +1021,42 @@ func (v *verifier) plainRows(ctx context.Context) error {
 		}
 		return nil
 	}
+	er := &eventRows{malformed: map[string][]string{}}
 	n, err := v.snap.Nodes(ctx)
+	er.malformed[record.KindNode] = malformedNames(err)
 	if err := count("nodes", len(n), err); err != nil {
 		return err
 	}
+	for i := range n {
+		er.add(n[i].Record)
+	}
 	q, err := v.snap.Queries(ctx)
+	er.malformed[record.KindQuery] = malformedNames(err)
 	if err := count("queries", len(q), err); err != nil {
 		return err
 	}
+	for i := range q {
+		er.add(q[i].Record)
+	}
 	v.queryNodes(n, q)
 	a, err := v.snap.Actions(ctx)
+	er.malformed[record.KindAction] = malformedNames(err)
 	if err := count("actions", len(a), err); err != nil {
 		return err
 	}
+	for i := range a {
+		er.add(a[i].Record)
+	}
+	er.malformed[record.KindGate] = malformedNames(v.gateErr)
+	for i := range v.gateEvents {
+		er.add(v.gateEvents[i].Record)
+	}
 	rows["gate_events"] = v.gateRows
-	v.coverage(rows)
+	signed := v.checkEvents(ctx, er)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	v.coverage(rows, signed)
 	return nil
 }
 
@@ -1054,7 +1127,7 @@ func (v *verifier) rowErrors(ctx context.Context, phase int, table string, err e
 // signature findings' business); entries.session_id is covered only by the
 // SMSR tag, so only when a key was given; checkpoints by the log key only
 // when it is pinned. Every other table is unsigned, and says so.
-func (v *verifier) coverage(plain map[string]int) {
+func (v *verifier) coverage(plain, signedRows map[string]int) {
 	r := v.rep
 	cov := func(table string, rows, signed int, by string) {
 		st := StatusSigned
@@ -1070,11 +1143,25 @@ func (v *verifier) coverage(plain map[string]int) {
 	}
 	cov("principals", r.Principals, r.Principals, "registry root signature")
 	cov("entries", r.Entries, r.Entries, "writer signature")
-	sess := 0
+	sess, by := v.sessionSigned, "writer signature (session signed in the entry)"
 	if r.HMACChecked {
+		sess, by = r.Entries, "writer signature or SMSR HMAC tag"
+	} else if len(v.sessionUnsigned) > 0 {
+		// Entries without a signed session whose column is empty claim
+		// nothing; only a set column is an unsigned claim, and in a store
+		// that signs sessions it is an error.
+		sess = r.Entries - len(v.sessionUnsigned)
+		if v.signing {
+			sort.Strings(v.sessionUnsigned)
+			for i, eid := range v.sessionUnsigned {
+				v.add(phaseRows, int64(i), finding.RowUnsigned, "entry "+eid, "the entry's session_id is set but its signed record carries no session, although this store signs sessions")
+			}
+		}
+		by = "writer signature (session signed in the entry), or SMSR HMAC tag with --hmac-key"
+	} else {
 		sess = r.Entries
 	}
-	cov(TableSessions, r.Entries, sess, "SMSR HMAC tag (only with --hmac-key)")
+	cov(TableSessions, r.Entries, sess, by)
 	cov("writes", r.Edges, r.Edges, "writer signature")
 	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
 	cps := 0
@@ -1083,7 +1170,11 @@ func (v *verifier) coverage(plain map[string]int) {
 	}
 	cov(TableCheckpoints, r.Checkpoints, cps, "log key (only with --log-key)")
 	for _, t := range []string{TableNodes, TableQueries, TableActions, TableGateEvents} {
-		cov(t, plain[t], 0, "nothing")
+		by := "principal signature"
+		if signedRows[t] == 0 {
+			by = "nothing"
+		}
+		cov(t, plain[t], signedRows[t], by)
 	}
 	var unsigned []string
 	for i, c := range r.Coverage {

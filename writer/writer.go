@@ -118,12 +118,12 @@ func Create(cfg Config) (*Store, error) {
 const inserts = `
 principals|INSERT INTO principals(seq,rid,op,principal,channel,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?)
 entries|INSERT INTO entries(seq,eid,writer,trust,ts,content,session_id,hmac_tag,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?)
-nodes|INSERT INTO nodes(seq,id,kind,label,eid) VALUES(?,?,?,?,?)
+nodes|INSERT INTO nodes(seq,id,kind,label,eid,leaf_index,record) VALUES(?,?,?,?,?,?,?)
 writes|INSERT INTO writes(seq,wid,kind,src,dst,rel,weight,writer,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 tombstones|INSERT INTO tombstones(seq,target,leaf_index,record) VALUES(?,?,?,?)
-queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts) VALUES(?,?,?,?,?,?,?,?)
-actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts,query,sources) VALUES(?,?,?,?,?,?,?,?,?)
-gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts) VALUES(?,?,?,?,?,?,?,?,?)
+queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?)
+actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts,query,sources,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
+gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
 vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec) VALUES(?,?,?,?,?)
 meta|INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)
@@ -246,6 +246,8 @@ type EntryOptions struct {
 // AddEntry signs an entry with the writer principal's key, appends its leaf
 // and stores it. The entry's V, Kind and KID are filled in.
 func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.PrivateKey, opt EntryOptions) error {
+	sess := opt.SessionID
+	e.Session = &sess
 	raw, err := SignEntry(e, key)
 	if err != nil {
 		return err
@@ -265,6 +267,13 @@ func SignEntry(e *record.Entry, key ed25519.PrivateKey) ([]byte, error) {
 	}
 	if e.Weights == nil {
 		e.Weights = []float64{}
+	}
+	// The session is signed with the entry ("" for none), so that the
+	// session_id column is evidence rather than a claim: the caller sets
+	// e.Session to the session AddSignedEntry will store.
+	if e.Session == nil {
+		none := ""
+		e.Session = &none
 	}
 	if err := record.Sign(e, key); err != nil {
 		return nil, err
@@ -404,15 +413,62 @@ type Node struct {
 	Kind  string // snapshot.NodePassage or snapshot.NodeEntity
 	Label string
 	EID   *record.ID
+	// TS is when the node was declared; only a signed declaration
+	// (DeclareNode) carries it.
+	TS int64
 }
 
-// AddNode stores a graph vertex.
-func (s *Store) AddNode(n Node) error {
+// AddNode stores a graph vertex as an unsigned row (imports of stores that
+// sign nothing); an agent runtime declares nodes with DeclareNode.
+func (s *Store) AddNode(n Node) error { return s.insertNode(n, nil, nil) }
+
+func (s *Store) insertNode(n Node, leaf *uint64, raw []byte) error {
 	var eid any
 	if n.EID != nil {
 		eid = n.EID.String()
 	}
-	return s.exec("nodes", s.nextSeq("nodes"), n.ID, n.Kind, n.Label, eid)
+	return s.exec("nodes", s.nextSeq("nodes"), n.ID, n.Kind, n.Label, eid, nullIndex(leaf), nullBlob(raw))
+}
+
+// Signer is who signs an event record: the principal that produced it, its
+// key, and the record's nonce (the record's time is the event's own).
+type Signer struct {
+	Principal string
+	Key       ed25519.PrivateKey
+	Nonce     [16]byte
+}
+
+// signEvent fills in the signer's fields of an event record (through the
+// setters), signs it, appends its kind-tagged leaf and returns the encoding
+// and leaf index.
+func (s *Store) signEvent(ctx context.Context, kind, name string, rec any, sg Signer, set func(record.KeyID)) ([]byte, *uint64, error) {
+	set(record.KeyIDOf(sg.Key.Public().(ed25519.PublicKey)))
+	if err := record.Sign(rec, sg.Key); err != nil {
+		return nil, nil, err
+	}
+	raw, err := record.Encode(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	sig := reflectSig(rec)
+	idx, err := s.AppendLeaf(ctx, record.EventLeaf(kind, record.EventID(kind, name), sig))
+	if err != nil {
+		return nil, nil, err
+	}
+	return raw, &idx, nil
+}
+
+// DeclareNode signs a graph vertex's declaration (by the writer of the
+// passage's entry, or of the write that introduced the entity), logs it and
+// stores its row.
+func (s *Store) DeclareNode(ctx context.Context, n Node, sg Signer) error {
+	rec := &record.Node{V: record.FormatVersion, Kind: record.KindNode, Name: n.ID, NodeKind: n.Kind, Label: n.Label, EID: n.EID,
+		Writer: sg.Principal, TS: uint64(n.TS), Nonce: sg.Nonce}
+	raw, idx, err := s.signEvent(ctx, record.KindNode, n.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	if err != nil {
+		return err
+	}
+	return s.insertNode(n, idx, raw)
 }
 
 // Query is a retrieval the agent ran, with the reset vector its selector used.
@@ -428,8 +484,29 @@ type Query struct {
 	TS       int64
 }
 
-// AddQuery stores a query.
-func (s *Store) AddQuery(q Query) error {
+// AddQuery stores a query as an unsigned row (imports); an agent runtime
+// records queries with RecordQuery.
+func (s *Store) AddQuery(q Query) error { return s.insertQuery(q, nil, nil) }
+
+// RecordQuery signs a query as the principal that ran it (the record's
+// time is q.TS), logs it and stores its row.
+func (s *Store) RecordQuery(ctx context.Context, q Query, sg Signer) error {
+	if q.Reset == nil {
+		q.Reset = map[string]float64{}
+	}
+	if q.K < 0 {
+		return fmt.Errorf("writer: query %s: k %d is negative", q.ID, q.K)
+	}
+	rec := &record.Query{V: record.FormatVersion, Kind: record.KindQuery, Name: q.ID, Text: q.Text, K: uint(q.K), Reset: q.Reset,
+		Dense: q.Dense, Selected: q.Selected, Writer: sg.Principal, TS: uint64(q.TS), Nonce: sg.Nonce}
+	raw, idx, err := s.signEvent(ctx, record.KindQuery, q.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	if err != nil {
+		return err
+	}
+	return s.insertQuery(q, idx, raw)
+}
+
+func (s *Store) insertQuery(q Query, leaf *uint64, raw []byte) error {
 	reset, err := json.Marshal(q.Reset)
 	if err != nil {
 		return err
@@ -443,7 +520,7 @@ func (s *Store) AddQuery(q Query) error {
 		b, _ := json.Marshal(q.Selected)
 		sel = string(b)
 	}
-	return s.exec("queries", s.nextSeq("queries"), q.ID, q.Text, q.K, string(reset), dense, sel, q.TS)
+	return s.exec("queries", s.nextSeq("queries"), q.ID, q.Text, q.K, string(reset), dense, sel, q.TS, nullIndex(leaf), nullBlob(raw))
 }
 
 // Action is a tool call the agent made, with the entries that justified it.
@@ -468,8 +545,42 @@ type ParamSources struct {
 	Alt  []record.ID
 }
 
-// AddAction stores an action.
-func (s *Store) AddAction(a Action) error {
+// AddAction stores an action as an unsigned row (imports); an agent runtime
+// records actions with RecordAction.
+func (s *Store) AddAction(a Action) error { return s.insertAction(a, nil, nil) }
+
+// RecordAction signs an action as the agent that made it (the record's
+// time is a.TS), logs it and stores its row.
+func (s *Store) RecordAction(ctx context.Context, a Action, sg Signer) error {
+	if a.Params == nil {
+		a.Params = map[string]string{}
+	}
+	if a.Justification == nil {
+		a.Justification = []record.ID{}
+	}
+	rec := &record.Action{V: record.FormatVersion, Kind: record.KindAction, Name: a.ID, Tool: a.Tool, Params: a.Params,
+		Justification: a.Justification, Query: a.Query, Dispatched: a.Dispatched, Writer: sg.Principal, TS: uint64(a.TS), Nonce: sg.Nonce}
+	if a.Sources != nil {
+		rec.Sources = map[string]record.ParamSources{}
+		for p, ps := range a.Sources {
+			rec.Sources[p] = record.ParamSources{From: nonNilIDs(ps.From), Alt: nonNilIDs(ps.Alt)}
+		}
+	}
+	raw, idx, err := s.signEvent(ctx, record.KindAction, a.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	if err != nil {
+		return err
+	}
+	return s.insertAction(a, idx, raw)
+}
+
+func nonNilIDs(ids []record.ID) []record.ID {
+	if ids == nil {
+		return []record.ID{}
+	}
+	return ids
+}
+
+func (s *Store) insertAction(a Action, leaf *uint64, raw []byte) error {
 	params, _ := json.Marshal(a.Params)
 	just, _ := json.Marshal(idStrings(a.Justification))
 	var query, sources any
@@ -484,7 +595,7 @@ func (s *Store) AddAction(a Action) error {
 		b, _ := json.Marshal(m)
 		sources = string(b)
 	}
-	return s.exec("actions", s.nextSeq("actions"), a.ID, a.Tool, string(params), string(just), boolInt(a.Dispatched), a.TS, query, sources)
+	return s.exec("actions", s.nextSeq("actions"), a.ID, a.Tool, string(params), string(just), boolInt(a.Dispatched), a.TS, query, sources, nullIndex(leaf), nullBlob(raw))
 }
 
 func idStrings(ids []record.ID) []string {
@@ -507,10 +618,25 @@ type GateEvent struct {
 	TS            int64
 }
 
-// AddGateEvent stores a commit-gate decision.
-func (s *Store) AddGateEvent(g GateEvent) error {
+// AddGateEvent stores a commit-gate decision as an unsigned row (imports);
+// a gate records its decisions with RecordGateEvent.
+func (s *Store) AddGateEvent(g GateEvent) error { return s.insertGateEvent(g, nil, nil) }
+
+// RecordGateEvent signs a commit-gate decision as the gate's principal (the
+// record's time is g.TS), logs it and stores its row.
+func (s *Store) RecordGateEvent(ctx context.Context, g GateEvent, sg Signer) error {
+	rec := &record.GateEvent{V: record.FormatVersion, Kind: record.KindGate, Name: g.ID, Candidate: g.CandidateEID, CandidateHash: g.CandidateHash,
+		Verdict: g.Verdict, Reason: g.Reason, VersionBefore: g.VersionBefore, VersionAfter: g.VersionAfter, Writer: sg.Principal, TS: uint64(g.TS), Nonce: sg.Nonce}
+	raw, idx, err := s.signEvent(ctx, record.KindGate, g.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	if err != nil {
+		return err
+	}
+	return s.insertGateEvent(g, idx, raw)
+}
+
+func (s *Store) insertGateEvent(g GateEvent, leaf *uint64, raw []byte) error {
 	return s.exec("gate_events", s.nextSeq("gate_events"), g.ID, g.CandidateEID.String(), fmt.Sprintf("%x", g.CandidateHash[:]),
-		g.Verdict, g.Reason, int64(g.VersionBefore), int64(g.VersionAfter), g.TS)
+		g.Verdict, g.Reason, int64(g.VersionBefore), int64(g.VersionAfter), g.TS, nullIndex(leaf), nullBlob(raw))
 }
 
 // AddVector records a vector index entry for the memory eid whose signed
@@ -609,6 +735,28 @@ func nullIndex(i *uint64) any {
 		return nil
 	}
 	return int64(*i)
+}
+
+func nullBlob(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+// reflectSig reads the Sig field record.Sign filled in.
+func reflectSig(rec any) []byte {
+	switch r := rec.(type) {
+	case *record.Query:
+		return r.Sig
+	case *record.Action:
+		return r.Sig
+	case *record.GateEvent:
+		return r.Sig
+	case *record.Node:
+		return r.Sig
+	}
+	return nil
 }
 
 func nullString(s string) any {

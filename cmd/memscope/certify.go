@@ -15,6 +15,10 @@ const certifyUsage = "memscope certify [--m 20] [--k 5] [--n 5] [--t 1] [--targe
 // (delta <= 0 at t > 0) answers quickly instead of searching forever.
 const certifyMaxM = 100000
 
+// certifyMaxParam bounds --m (SMSR's pools are tens): the curves draw a
+// line per pool size. --n is bounded by smsr.MaxRuns.
+const certifyMaxParam = 1000
+
 type jsonPoint struct {
 	X     int     `json:"x"`
 	Delta float64 `json:"delta"`
@@ -60,6 +64,11 @@ func runCertify(_ context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if len(pos) != 0 {
 		return exitUsage, usagef("certify takes no positional arguments; usage: %s", certifyUsage)
+	}
+	// Exact binomials grow with m and n, and the curves have a point per
+	// pool size: past these bounds the calculator would run for hours.
+	if *m > certifyMaxParam {
+		return exitUsage, usagef("--m %d: at most %d", *m, certifyMaxParam)
 	}
 	c, err := smsr.Certify(*m, *k, *n, *t)
 	if err != nil {

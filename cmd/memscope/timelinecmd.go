@@ -123,7 +123,14 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	fmt.Fprintf(stdout, "%s: %d events, ordered by %s\n", sanitize.Line(pos[0]), len(tl.Events), orderWords(out.Order))
 	fmt.Fprintf(stdout, "write labels: %s\n", labels)
-	fmt.Fprintf(stdout, "[unsigned]: the event's row is covered by no signature or tag, a claim; [not checked]: verification did not run (no --log)\n\n")
+	labelled := false
+	for _, e := range out.Events {
+		labelled = labelled || e.Coverage != ""
+	}
+	if labelled {
+		fmt.Fprintf(stdout, "[unsigned]: the event's row is covered by no signature or tag, a claim; [not checked]: verification did not run (no --log)\n")
+	}
+	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "%-5s %-6s %-24s %-10s %-36s %-16s %s\n", "#", "LEAF", "TIME", "KIND", "ID", "PRINCIPAL", "WHAT")
 	for _, e := range out.Events {
 		leaf := "-"
