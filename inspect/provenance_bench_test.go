@@ -38,3 +38,32 @@ func BenchmarkProvenanceReplayer(b *testing.B) {
 		s.Close()
 	}
 }
+
+// benchSession keeps the last loaded session reachable, so that a heap
+// profile taken at the end (-memprofile, inuse_space) shows what a loaded
+// store holds.
+var benchSession *Session
+
+// BenchmarkLoadEntries loads every entry and builds the lineage graph, as
+// the inspector and the lineage command do (MEMSCOPE_BENCH_STORE as above).
+func BenchmarkLoadEntries(b *testing.B) {
+	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
+	}
+	m, err := scenario.ReadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	for b.Loop() {
+		if benchSession != nil {
+			benchSession.Close()
+		}
+		s := openStore(t, dir, filepath.Join(dir, m.Snapshot), m, "")
+		if err := s.Load(context.Background(), nil); err != nil {
+			b.Fatal(err)
+		}
+		benchSession = s
+	}
+}

@@ -138,7 +138,7 @@ func Audit(in Input) Report {
 	prlr := Check{Name: "prlr", Status: StatusChecked,
 		Detail: "rejected candidate ids and content hashes searched in parents, write sources, action justifications and parameter sources, recorded selections and log leaves"}
 	if in.Leaves == nil {
-		prlr.Detail += " (log leaves not checked: no log read)"
+		prlr.Detail += " (log leaves not searched here: memscope verify reports a rejected candidate with a log leaf as GATE_MATERIALISED)"
 	}
 	if len(rejected) > 0 {
 		for _, r := range in.Records {

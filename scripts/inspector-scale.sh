@@ -22,6 +22,7 @@ cd "$dir"
 sess=inspector-scale-$$
 clock=$(mktemp)
 trap 'tmux kill-session -t $sess 2>/dev/null || true; rm -f "$clock"' EXIT
+trap 'exit 1' INT TERM HUP
 now() { date +%s%N; }
 start() {
 	tmux kill-session -t "$sess" 2>/dev/null || true

@@ -1,0 +1,93 @@
+package importer
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteScaleGraph writes a deterministic graph the size of the Debian
+// package knowledge graph the scale issue measured (133,436 nodes, 1.35M
+// structural writes, 50 queries) as importer input, for whole-program
+// measurements (docs/PERFORMANCE.md):
+//
+//	MEMSCOPE_SCALE_GRAPH_OUT=/tmp/kg go test ./importer -run TestWriteScaleGraph
+//	memscope import --nodes /tmp/kg/nodes.csv --edges /tmp/kg/edges.csv --queries /tmp/kg/queries.jsonl --out /tmp/kg/store
+//
+// The files are about 110 MB, so they are generated, never committed.
+// Shape: 33,436 passages (a package description each) and 100,000 entities
+// (names, keywords); every write cites the passage it was extracted from;
+// about 0.2% of writes come from an unauthenticated tool, so G and G_auth
+// differ.
+func TestWriteScaleGraph(t *testing.T) {
+	out := os.Getenv("MEMSCOPE_SCALE_GRAPH_OUT")
+	if out == "" {
+		t.Skip("set MEMSCOPE_SCALE_GRAPH_OUT to write the scale graph there")
+	}
+	const (
+		passages = 33436
+		entities = 100000
+		edges    = 1350000
+		queries  = 50
+	)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 133436))
+	create := func(name string) (*bufio.Writer, func()) {
+		f, err := os.OpenFile(filepath.Join(out, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		return w, func() {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	nw, closeNodes := create("nodes.csv")
+	fmt.Fprintln(nw, "id,kind,text,writer,trust")
+	for i := range passages {
+		fmt.Fprintf(nw, "p%d,passage,\"Package %d: a tool that depends on libraries %d and %d.\",tool:corpus,\n", i, i, rng.IntN(entities), rng.IntN(entities))
+	}
+	for i := range entities {
+		fmt.Fprintf(nw, "e%d,entity,entity %d,,\n", i, i)
+	}
+	closeNodes()
+	ew, closeEdges := create("edges.csv")
+	fmt.Fprintln(ew, "id,src,dst,weight,kind,rel,writer,sources,declared")
+	for i := range edges {
+		p := rng.IntN(passages)
+		src, rel := fmt.Sprintf("e%d", rng.IntN(entities)), "depends_on"
+		dst := fmt.Sprintf("e%d", rng.IntN(entities))
+		if i%3 == 0 {
+			dst, rel = fmt.Sprintf("p%d", p), "mentions"
+		}
+		writer := "agent:indexer"
+		if rng.IntN(500) == 0 {
+			writer = "tool:scraper"
+		}
+		fmt.Fprintf(ew, "w%d,%s,%s,%d,relation,%s,%s,p%d,\n", i, src, dst, 1+rng.IntN(4), rel, writer, p)
+	}
+	closeEdges()
+	qw, closeQueries := create("queries.jsonl")
+	enc := json.NewEncoder(qw)
+	for i := range queries {
+		reset := map[string]float64{}
+		for range 5 {
+			reset[fmt.Sprintf("e%d", rng.IntN(entities))] = 1
+		}
+		if err := enc.Encode(map[string]any{"id": fmt.Sprintf("q%d", i), "text": fmt.Sprintf("Which packages does query %d reach?", i), "k": 5, "reset": reset}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closeQueries()
+}
