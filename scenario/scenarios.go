@@ -49,6 +49,8 @@ var Specs = []Spec{
 	{Name: "mwp", Description: "A store that declares a mediated write path: an honest accept, a write that bypassed the gate, an accepted write replaying an earlier nonce, an accepted write whose bytes changed after staging, and a rejected candidate that reached the next reasoning turn as a parent and in an action's justification (PRLR).", build: buildMWP},
 	{Name: "unregistered-justifies", Description: unregisteredJustifiesDesc, build: buildUnregisteredJustifies},
 	{Name: "tombstoned-root", Description: tombstonedRootDesc, build: buildTombstonedRoot},
+	{Name: "tampered-reset", Description: tamperedResetDesc, build: buildTamperedReset},
+	{Name: "hidden-action", Description: hiddenActionDesc, build: buildHiddenAction},
 	{Name: "smsr", Description: "SMSR-style HMAC tags on every memory, some missing and some wrong.", hmac: true, build: buildSMSR},
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/stores"
 	"github.com/memscope/memscope/stores/mem0db"
 	"github.com/memscope/memscope/stores/smsrdb"
@@ -199,9 +200,10 @@ func (n *Native) row(id, writer string, ts int64, text string) tui.EntryRow {
 func (n *Native) Overview() tui.Overview {
 	st := n.st
 	o := tui.Overview{Title: n.title, Entries: len(n.rows), Edges: len(st.Edges), Queries: len(n.queries),
-		LabelPolicy: "none: unsigned store (every entry shown External)", Unsigned: true}
+		LabelPolicy: "fail-closed", Unsigned: true}
 	o.Notes = append(o.Notes, storemodel.Unsigned,
-		"not checked (the store has none): signatures, principal registry, Merkle log inclusion, checkpoints, tombstones")
+		"not checked (the store has none): signatures, principal registry, Merkle log inclusion, checkpoints, tombstones",
+		"labels: no entry carries a trust label of its own, so every entry is shown External (fail-closed)")
 	switch {
 	case n.rp != nil:
 		o.Notes = append(o.Notes, "entries are the graph's nodes; replay: "+storereplay.Note(st.Format))
@@ -215,6 +217,9 @@ func (n *Native) Overview() tui.Overview {
 			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked")
 		} else {
 			o.Notes = append(o.Notes, "SMSR tags are checked under the key you gave (content||session||%.6f timestamp)")
+			if c := n.certificate(); c != "" {
+				o.Notes = append(o.Notes, c)
+			}
 		}
 	}
 	for _, f := range st.Files {
@@ -453,3 +458,25 @@ func (n *Native) Leaf(i int) tui.LeafRow           { return tui.LeafRow{Index: u
 func (n *Native) Actions() []lineage.GateResult    { return nil }
 func (n *Native) ActionVerdicts() []defences.Row   { return nil }
 func (n *Native) Close() error                     { return nil }
+
+// certificate is SMSR's ablation certificate for the store once the tags
+// are checked, at memscope verify's default m, k, n (20, 5, 5): t counts
+// the failing rows, capped at m.
+func (n *Native) certificate() string {
+	n.mu.Lock()
+	res := make([]smsrdb.TagResult, 0, len(n.tags))
+	for _, r := range n.tags {
+		res = append(res, r)
+	}
+	n.mu.Unlock()
+	if len(res) == 0 {
+		return ""
+	}
+	const m, k, runs = 20, 5, 5
+	t := min(smsrdb.Failing(res), m)
+	c, err := smsr.Certify(m, k, runs, t)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d; memscope verify --smsr-m/-k/-n for others): t=%d failing rows, p_clean %.4f, delta %.4f", m, k, runs, t, c.PClean, c.Delta)
+}

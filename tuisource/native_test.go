@@ -230,6 +230,9 @@ func TestNativeSMSR(t *testing.T) {
 	if c := codes(p.Findings); c[finding.SMSRTagAtOtherTime] != 2 || c[finding.HMACWrong] != 1 || c[finding.HMACMissing] != 1 {
 		t.Errorf("findings %v", c)
 	}
+	if notes := strings.Join(n.Overview().Notes, "\n"); !strings.Contains(notes, "SMSR certificate (m=20 k=5 n=5") || !strings.Contains(notes, "t=2 failing") {
+		t.Errorf("overview notes:\n%s", notes)
+	}
 	d, _ := n.EntryDetail(context.Background(), 0)
 	if d.HMAC != tui.OK || !strings.Contains(d.HMACNote, "second time.time()") {
 		t.Errorf("detail %q", d.HMACNote)

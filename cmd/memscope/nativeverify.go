@@ -82,7 +82,6 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 			}
 			tags.Checked = true
 			fs = append(fs, tf...)
-			fail := 0
 			for _, r := range res {
 				switch r.Outcome {
 				case smsrdb.TagMatches:
@@ -91,18 +90,16 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 					tags.EarlierTime++
 				case smsrdb.TagNoMatch:
 					tags.NoMatch++
-					fail++
 				case smsrdb.TagMissing:
 					tags.Missing++
-					fail++
 				case smsrdb.TagMalformed:
 					tags.Malformed++
-					fail++
 				case smsrdb.TagNotSearched:
 					tags.NotSearched++
 				}
 			}
 			note := "t counts rows whose tag is missing, malformed or matches at no searched time; rows that match at an earlier time (SMSR's quirk) count as genuine"
+			fail := smsrdb.Failing(res)
 			t := fail
 			if t > cert.m {
 				t = cert.m

@@ -71,14 +71,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	chunkDoc := map[string]string{} // chunk id -> full_doc_id
 	cpath := filepath.Join(dir, chunksFile)
 	if _, err := os.Stat(cpath); err == nil {
-		b, f, err := storefile.ReadAll(ctx, cpath, "text chunks (JSON)", storefile.MaxJSON)
+		raw, err := readKV(ctx, cpath, "text chunks (JSON)", st)
 		if err != nil {
 			return nil, err
-		}
-		st.Files = append(st.Files, f)
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(b, &raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", cpath, err)
 		}
 		for id, r := range raw {
 			var c struct {
@@ -228,14 +223,9 @@ type docTables struct {
 func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables, error) {
 	d := &docTables{status: map[string]docStatus{}, inList: map[string]bool{}}
 	if p := filepath.Join(dir, fullDocsFile); fileExists(p) {
-		b, f, err := storefile.ReadAll(ctx, p, "full documents (JSON)", storefile.MaxJSON)
+		raw, err := readKV(ctx, p, "full documents (JSON)", st)
 		if err != nil {
 			return nil, err
-		}
-		st.Files = append(st.Files, f)
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(b, &raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		d.full = make(map[string]bool, len(raw))
 		for id := range raw {
@@ -245,14 +235,9 @@ func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables
 		st.Notes = append(st.Notes, fullDocsFile+" is absent: whether each chunk came from a stored document is not checked")
 	}
 	if p := filepath.Join(dir, docStatusFile); fileExists(p) {
-		b, f, err := storefile.ReadAll(ctx, p, "document status (JSON)", storefile.MaxJSON)
+		raw, err := readKV(ctx, p, "document status (JSON)", st)
 		if err != nil {
 			return nil, err
-		}
-		st.Files = append(st.Files, f)
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(b, &raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		for id, r := range raw {
 			var s docStatus
@@ -302,4 +287,19 @@ func (d *docTables) missingChunks(chunks map[string]string, st *storemodel.Store
 			}
 		}
 	}
+}
+
+// readKV reads one JsonKVStorage file (an object of id -> record), bounded
+// in size, and records it among the files read.
+func readKV(ctx context.Context, path, role string, st *storemodel.Store) (map[string]json.RawMessage, error) {
+	b, f, err := storefile.ReadAll(ctx, path, role, storefile.MaxJSON)
+	if err != nil {
+		return nil, err
+	}
+	st.Files = append(st.Files, f)
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return raw, nil
 }

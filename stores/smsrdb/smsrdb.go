@@ -240,3 +240,18 @@ func formatMicros(us int64) string {
 	}
 	return strconv.FormatInt(us/1_000_000, 10) + "." + frac
 }
+
+// Failing counts the rows that count against SMSR's certificate: tags
+// missing, malformed or matching at no searched time. Rows matching at an
+// earlier time (SMSR's own quirk) are genuine; rows not searched are not
+// counted (undecided).
+func Failing(res []TagResult) int {
+	n := 0
+	for _, r := range res {
+		switch r.Outcome {
+		case TagNoMatch, TagMissing, TagMalformed:
+			n++
+		}
+	}
+	return n
+}
