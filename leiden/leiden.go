@@ -140,26 +140,7 @@ func Modularity(g *Graph, member []int32, gamma float64) float64 {
 
 // Run returns a community id per node (0..C-1, numbered by first node).
 func Run(g *Graph, opt Options) []int32 {
-	if opt.Resolution == 0 {
-		opt.Resolution = 1
-	}
-	if opt.MaxLevels == 0 {
-		opt.MaxLevels = 32
-	}
-	untilStable := opt.Iterations == 0
-	if untilStable {
-		opt.Iterations = 10
-	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x1e1de9))
-	part := singletons(g.n)
-	for it := 0; it < opt.Iterations; it++ {
-		next := runOnce(g, part, opt, rng)
-		same := slices.Equal(next, part)
-		part = next
-		if untilStable && same {
-			break
-		}
-	}
+	part, _ := RunFrom(g, singletons(g.n), opt) // singletons are a valid start
 	return part
 }
 

@@ -110,13 +110,8 @@ func (s *Snapshot) checkStructure(ctx context.Context) error {
 			s.refused[t] = "is absent (optional)"
 			continue
 		}
-		if s.refused[t] != "" {
-			continue
-		}
-		if gen, err := s.generatedColumns(ctx, t); err != nil {
+		if err := s.refuseGenerated(ctx, t); err != nil {
 			return err
-		} else if len(gen) > 0 {
-			s.refuse(t, "has generated column(s) "+strings.Join(gen, ", ")+" (computed on read)")
 		}
 	}
 	for _, t := range Tables {
@@ -125,14 +120,25 @@ func (s *Snapshot) checkStructure(ctx context.Context) error {
 			s.refused[t] = "is missing"
 			continue
 		}
-		if s.refused[t] != "" {
-			continue
-		}
-		if gen, err := s.generatedColumns(ctx, t); err != nil {
+		if err := s.refuseGenerated(ctx, t); err != nil {
 			return err
-		} else if len(gen) > 0 {
-			s.refuse(t, "has generated column(s) "+strings.Join(gen, ", ")+" (computed on read)")
 		}
+	}
+	return nil
+}
+
+// refuseGenerated refuses a table not yet refused that has generated
+// columns.
+func (s *Snapshot) refuseGenerated(ctx context.Context, t string) error {
+	if s.refused[t] != "" {
+		return nil
+	}
+	gen, err := s.generatedColumns(ctx, t)
+	if err != nil {
+		return err
+	}
+	if len(gen) > 0 {
+		s.refuse(t, "has generated column(s) "+strings.Join(gen, ", ")+" (computed on read)")
 	}
 	return nil
 }

@@ -431,6 +431,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.ent.edit(msg, m)
 	}
 	if m.view == ViewFindings && m.fnd.editing {
+		if msg.String() == "ctrl+c" {
+			return m.quit() // as in every other text input
+		}
 		m.fnd.edit(msg, m.findings)
 		return nil
 	}

@@ -34,6 +34,10 @@ func (src *Source) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, err
 		d.Signature, d.SigNote = src.signatureStatus(row.ID, r.Entry)
 	}
 	d.HMAC, d.HMACNote = src.hmacStatus(row.ID, r.SessionID)
+	if l := src.s.Coverage(verify.TableSessions, row.ID); r.SessionID != "" && l != "" {
+		// The session is a row column: say so where the tag is shown.
+		d.HMACNote += "; session_id " + r.SessionID + " [" + l + "]"
+	}
 	// The row's leaf index; verify reports INCLUSION_FAILED when it is not
 	// where the log has the record.
 	leaf := r.LeafIndex
