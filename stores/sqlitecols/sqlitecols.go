@@ -7,14 +7,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"os"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/loader"
 )
 
 // Has says whether path is an SQLite database whose table has every column.
 func Has(path, table string, cols ...string) bool {
-	f, err := os.Open(path)
+	f, err := evidence.OpenRegular(path)
 	if err != nil {
 		return false
 	}
