@@ -483,6 +483,12 @@ func (b *build) fill(g *Graph, defWriter, nodesHash string, root ed25519.Private
 		val map[string]string
 	}{{MetaDeclaredLabels, declared}, {MetaImportIDs, importIDs}} {
 		j, _ := json.Marshal(kv.val) // map keys marshal sorted: reproducible bytes
+		if len(j) > snapshot.MaxMetaValue {
+			// Readers refuse a larger meta value (and with it the whole
+			// snapshot): the map is left out and the account says so.
+			info.Warnings = append(info.Warnings, fmt.Sprintf("meta %s not stored: %d bytes for %d writes, over the %d-byte meta value limit readers accept", kv.key, len(j), len(kv.val), snapshot.MaxMetaValue))
+			continue
+		}
 		if err := st.SetMeta(kv.key, string(j)); err != nil {
 			return nil, err
 		}

@@ -2,12 +2,16 @@ package importer
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/loader"
 )
 
 // TestWriteScaleGraph writes a deterministic graph the size of the Debian
@@ -90,4 +94,44 @@ func TestWriteScaleGraph(t *testing.T) {
 		}
 	}
 	closeQueries()
+}
+
+// TestLargeImportStaysReadable: an import whose edge-id map would exceed
+// the meta value limit readers enforce leaves the map out and says so,
+// instead of writing a snapshot no reader opens (the Debian-KG-sized
+// import did).
+func TestLargeImportStaysReadable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	nodes := "id,kind,text,writer,trust\np0,passage,Passage zero.,tool:corpus,\ne0,entity,entity zero,,\n"
+	var edges strings.Builder
+	edges.WriteString("id,src,dst,weight,kind,rel,writer,sources,declared\n")
+	for i := range 1500 {
+		fmt.Fprintf(&edges, "an-edge-id-long-enough-to-matter-%d,e0,p0,1,relation,mentions,agent:indexer,p0,\n", i)
+	}
+	for name, body := range map[string]string{"nodes.csv": nodes, "edges.csv": edges.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "store")
+	man, err := Import(context.Background(), Options{Nodes: filepath.Join(dir, "nodes.csv"), Edges: filepath.Join(dir, "edges.csv"), Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range man.Import.Warnings {
+		found = found || strings.Contains(w, "meta "+MetaImportIDs+" not stored")
+	}
+	if !found {
+		t.Errorf("warnings %q do not say the import ids were left out", man.Import.Warnings)
+	}
+	snap, err := loader.Open(filepath.Join(out, "snapshot.db"))
+	if err != nil {
+		t.Fatalf("the imported snapshot does not open: %v", err)
+	}
+	defer snap.Close()
+	if _, ok := snap.Meta[MetaImportIDs]; ok {
+		t.Error("the oversized import id map was stored")
+	}
 }

@@ -14,14 +14,7 @@ import (
 // e.g. one made by `memscope demo --scenario clean --entries 1000000`.
 // Whole-program time and peak memory: scripts/replay-scale.sh.
 func BenchmarkProvenanceReplayer(b *testing.B) {
-	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
-	if dir == "" {
-		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
-	}
-	m, err := scenario.ReadManifest(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, m := benchStore(b)
 	t := &testing.T{}
 	for b.Loop() {
 		s := openStore(t, dir, filepath.Join(dir, m.Snapshot), m, "")
@@ -47,14 +40,7 @@ var benchSession *Session
 // BenchmarkLoadEntries loads every entry and builds the lineage graph, as
 // the inspector and the lineage command do (MEMSCOPE_BENCH_STORE as above).
 func BenchmarkLoadEntries(b *testing.B) {
-	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
-	if dir == "" {
-		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
-	}
-	m, err := scenario.ReadManifest(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, m := benchStore(b)
 	t := &testing.T{}
 	for b.Loop() {
 		if benchSession != nil {
@@ -66,4 +52,17 @@ func BenchmarkLoadEntries(b *testing.B) {
 		}
 		benchSession = s
 	}
+}
+
+// benchStore is the scenario directory MEMSCOPE_BENCH_STORE names.
+func benchStore(b *testing.B) (string, *scenario.Manifest) {
+	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
+	}
+	m, err := scenario.ReadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, m
 }

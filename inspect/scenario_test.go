@@ -2,9 +2,7 @@ package inspect
 
 import (
 	"context"
-	"crypto/ed25519"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,20 +55,7 @@ func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var roots []ed25519.PublicKey
-	for _, h := range m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		roots = append(roots, k)
-	}
-	s, err := Open(context.Background(), Options{Snapshot: filepath.Join(sdir, m.Snapshot), Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, m
+	return openStore(t, sdir, filepath.Join(sdir, m.Snapshot), m, ""), m
 }
 
 func TestCleanHasNoLaunderingNoRefusalNoDivergence(t *testing.T) {

@@ -252,12 +252,26 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A million writes name a few kinds, relations and writers, and nodes
+	// and sources many times over: each string is held once.
+	strs := map[string]string{}
+	intern := internIn(strs)
+	srcs := map[record.ID]string{}
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
-		w := Write{ID: r.WID, Kind: r.Kind, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Weight: r.Weight, Writer: r.Writer, TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
+		w := Write{ID: r.WID, Kind: intern(r.Kind), Src: intern(r.Src), Dst: intern(r.Dst), Rel: intern(r.Rel), Weight: r.Weight, Writer: intern(r.Writer), TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
 		if r.Write != nil {
-			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer, w.TS = r.Write.Kind, r.Write.Src, r.Write.Dst, r.Write.Rel, r.Write.Weight, r.Write.Writer, int64(r.Write.TS)
-			for _, id := range r.Write.Sources {
-				w.Sources = append(w.Sources, id.String())
+			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer, w.TS = intern(r.Write.Kind), intern(r.Write.Src), intern(r.Write.Dst), intern(r.Write.Rel), r.Write.Weight, intern(r.Write.Writer), int64(r.Write.TS)
+			w.Sources = make([]string, len(r.Write.Sources))
+			for i, id := range r.Write.Sources {
+				str, ok := srcs[id]
+				if !ok {
+					str = id.String()
+					srcs[id] = str
+				}
+				w.Sources[i] = str
+			}
+			if len(w.Sources) == 0 {
+				w.Sources = nil
 			}
 		}
 		s.Writes = append(s.Writes, w)

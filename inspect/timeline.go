@@ -20,10 +20,13 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
-	return s.timeline(rp, s.Entries), nil
+	return s.timeline(rp, s.Entries, true), nil
 }
 
-func (s *Session) timeline(rp *replay.Replayer, entries []Entry) *timeline.Timeline {
+// timeline builds the stream; without summaries (for replaying as of a
+// query only) the events carry no text, which a million writes would
+// otherwise format.
+func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool) *timeline.Timeline {
 	var auth map[string]bool
 	if rp != nil {
 		auth = make(map[string]bool, len(rp.Labels()))
@@ -42,8 +45,10 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry) *timeline.Timel
 			Summary: Preview(e.Content, 60)})
 	}
 	for _, w := range s.Writes {
-		e := timeline.Event{Kind: timeline.KindWrite, ID: w.ID, Leaf: w.Leaf, TS: w.TS, Principal: w.Writer,
-			Summary: fmt.Sprintf("%s %s -[%s %g]-> %s", w.Kind, w.Src, w.Rel, w.Weight, w.Dst), Cites: w.Sources}
+		e := timeline.Event{Kind: timeline.KindWrite, ID: w.ID, Leaf: w.Leaf, TS: w.TS, Principal: w.Writer, Cites: w.Sources}
+		if summaries {
+			e.Summary = fmt.Sprintf("%s %s -[%s %g]-> %s", w.Kind, w.Src, w.Rel, w.Weight, w.Dst)
+		}
 		if a, ok := auth[w.ID]; ok {
 			e.Authenticated = &a
 		}
@@ -107,7 +112,7 @@ func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeli
 	if err != nil {
 		return nil, err
 	}
-	return timeline.NewReplay(rp, s.timeline(rp, p.ordering))
+	return timeline.NewReplay(rp, s.timeline(rp, p.ordering, false))
 }
 
 // PassageEntries maps each passage node to the entry it shows.

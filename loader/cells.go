@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memscope/memscope/snapshot"
 	"strconv"
 	"strings"
 
@@ -22,7 +23,7 @@ const (
 	maxNumCell  = 64                    // integers and reals as text
 	maxRowErrs  = 1000                  // row errors listed per table read
 	maxMetaRows = 1000                  // meta is a handful of keys
-	maxMetaCell = 1 << 16               // one meta value
+	maxMetaCell = snapshot.MaxMetaValue // one meta value
 )
 
 // ErrRow marks an error about one row's cells (type, size, NULL); errors.Is

@@ -160,6 +160,9 @@ const (
 	MetaDeclaredLabels = "declared_labels"
 	// MetaImportIDs maps write id to the edge id the input gave it.
 	MetaImportIDs = "import_ids"
+	// MaxMetaValue is the largest meta value readers accept (a meta value
+	// is read whole, so it is bounded); writers store no larger one.
+	MaxMetaValue = 1 << 16
 )
 
 // Declared provenance labels (values of MetaDeclaredLabels).

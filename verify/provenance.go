@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"golang.org/x/mod/sumdb/note"
@@ -30,18 +29,11 @@ type Provenance struct {
 // OpenProvenance reads the log, applies the registry and checks every
 // structural write's signature on opts.Workers cores.
 func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
-	snap, err := loader.OpenContext(ctx, opts.Snapshot)
+	v, logVerifier, err := openVerifier(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
-	var logVerifier note.Verifier
-	if opts.LogKey != "" {
-		if logVerifier, err = note.NewVerifier(opts.LogKey); err != nil {
-			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
-		}
-	}
-	v := newVerifier(ctx, opts, snap, logVerifier)
+	defer v.snap.Close()
 	v.rep.Partial = true
 	if err := v.registryLog(ctx, logVerifier); err != nil {
 		return nil, err
@@ -58,7 +50,6 @@ func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
 	// Only the ids the registry needed stay: the leaf table of a big log
 	// is not needed by CheckEntry.
 	v.leafByID, v.seenLeaf, v.findings = nil, nil, nil
-	v.snap = nil
 	return &Provenance{v: v}, nil
 }
 

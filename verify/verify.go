@@ -207,18 +207,12 @@ func (v *verifier) add(phase int, seq int64, code finding.Code, subject, msg str
 // all (unreadable snapshot, unusable key); everything wrong with the
 // evidence itself is a finding.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	snap, err := loader.OpenContext(ctx, opts.Snapshot)
+	v, logVerifier, err := openVerifier(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
-	var logVerifier note.Verifier
-	if opts.LogKey != "" {
-		if logVerifier, err = note.NewVerifier(opts.LogKey); err != nil {
-			return nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
-		}
-	}
-	v := newVerifier(ctx, opts, snap, logVerifier)
+	defer v.snap.Close()
+	snap := v.snap
 	for i, p := range snap.Problems() {
 		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
 	}
@@ -250,6 +244,23 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	v.orphanLeaves()
 	v.crossChecks()
 	return v.finish(), nil
+}
+
+// openVerifier opens the snapshot and parses the log key (the caller
+// closes v.snap).
+func openVerifier(ctx context.Context, opts Options) (*verifier, note.Verifier, error) {
+	snap, err := loader.OpenContext(ctx, opts.Snapshot)
+	if err != nil {
+		return nil, nil, err
+	}
+	var logVerifier note.Verifier
+	if opts.LogKey != "" {
+		if logVerifier, err = note.NewVerifier(opts.LogKey); err != nil {
+			snap.Close()
+			return nil, nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
+		}
+	}
+	return newVerifier(ctx, opts, snap, logVerifier), logVerifier, nil
 }
 
 func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVerifier note.Verifier) *verifier {
