@@ -104,23 +104,18 @@ func ReadManifest(dir string) (*Manifest, error) {
 // byte of it is read. Callers still read at most max bytes: a file can grow.
 // Errors name the file.
 func OpenFile(path string, max int64) (*os.File, error) {
-	st, err := os.Stat(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	if st.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit; not read", path, st.Size(), max)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit; not read", path, st.Size(), max)
 	}
 	return f, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 )
 
 // HashFile returns the size and hex SHA-256 of the file at path, opened
@@ -14,7 +13,7 @@ import (
 // error opening the file is os.Open's (it names the path); an error while
 // reading is prefixed with the path.
 func HashFile(ctx context.Context, path string) (size int64, sum string, err error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return 0, "", err
 	}

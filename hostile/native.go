@@ -71,14 +71,13 @@ var nativeEdits = []nativeEdit{
 	{"mem0-recursive-view", "mem0", "mem0db/testdata/history.db", "history is a recursive view that never ends", sqlFileEdit(
 		"ALTER TABLE history RENAME TO history_real",
 		"CREATE VIEW history AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT 'id' || n AS id, 'm' AS memory_id, NULL AS old_memory, 'x' AS new_memory, 'ADD' AS event, '2025-01-01' AS created_at, NULL AS updated_at, 0 AS is_deleted, NULL AS actor_id, NULL AS role FROM r")},
-	// The Mem0 and SMSR readers do not bound cells in SQL yet: with a 5 MB
-	// cell, lineage --json ran out of the suite's 2 GiB address space, so
-	// the cell here is 1 MB (the gap is reported, not hidden).
-	{"mem0-escapes-bad-rows", "mem0", "mem0db/testdata/history.db", "escapes in memories, an unknown event, NULL ids and a 1 MB cell", sqlFileEdit(
+	// The 5 MB cell is over mem0db's 1 MiB cap: it is reported from its
+	// length in SQL and never fetched.
+	{"mem0-escapes-bad-rows", "mem0", "mem0db/testdata/history.db", "escapes in memories, an unknown event, NULL ids and a 5 MB cell", sqlFileEdit(
 		"UPDATE history SET new_memory = new_memory || '"+esc+"', actor_id = 'actor"+esc+"'",
 		"UPDATE history SET event = 'EXPLODE"+esc+"' WHERE rowid = (SELECT min(rowid) FROM history)",
 		"UPDATE history SET memory_id = NULL WHERE rowid = (SELECT max(rowid) FROM history)",
-		"INSERT INTO history(id, memory_id, new_memory, event, created_at, is_deleted) VALUES ('big', 'm-big', zeroblob(1000000), 'ADD', '2025-01-01', 0)")},
+		"INSERT INTO history(id, memory_id, new_memory, event, created_at, is_deleted) VALUES ('big', 'm-big', zeroblob(5000000), 'ADD', '2025-01-01', 0)")},
 	{"smsr-view-and-escapes", "smsr", "smsrdb/testdata/memories.db", "memories is a view over an escaped, oversized table", sqlFileEdit(
 		"UPDATE memories SET content = content || '"+esc+"', session_id = session_id || '"+esc+"'",
 		"ALTER TABLE memories RENAME TO memories_real",

@@ -257,6 +257,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	strs := map[string]string{}
 	intern := internIn(strs)
 	srcs := map[record.ID]string{}
+	if n, err := snap.Count(ctx, "writes"); err == nil {
+		s.Writes = make([]Write, 0, n)
+	}
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
 		w := Write{ID: r.WID, Kind: intern(r.Kind), Src: intern(r.Src), Dst: intern(r.Dst), Rel: intern(r.Rel), Weight: r.Weight, Writer: intern(r.Writer), TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
 		if r.Write != nil {

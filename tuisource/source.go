@@ -336,6 +336,14 @@ func (src *Source) Leaf(i int) tui.LeafRow {
 		lr.Subject = s.PrincipalLeaves[row].ID
 	case tui.LeafTombstone:
 		lr.Subject = s.TombstoneLeaves[row].ID
+	case tui.LeafQuery:
+		lr.Subject = s.Queries[row].ID
+	case tui.LeafAction:
+		lr.Subject = s.Actions[row].ID
+	case tui.LeafGate:
+		lr.Subject = s.GateEvents[row].ID
+	case tui.LeafNode:
+		lr.Subject = s.Nodes[row].ID
 	}
 	return lr
 }

@@ -1,5 +1,7 @@
 package verify
 
+import "github.com/memscope/memscope/record"
+
 // Coverage is answered here once, for every output: whether a row of a
 // table is covered by a signature or tag. Presentation (CLI text and JSON,
 // the inspector, the report) asks Label and prints what it says; none of it
@@ -24,7 +26,16 @@ const (
 	LabelUnsigned = "unsigned"
 	// LabelNotChecked: verification did not run, so coverage is unknown.
 	LabelNotChecked = "not checked"
+	// LabelFailed: a signed record stands behind the row, but verification
+	// found it wanting (a column that disagrees with the record, a bad
+	// signature or signer, a leaf missing from the log): the values shown
+	// are not what was signed.
+	LabelFailed = "fails verification"
 )
+
+// eventKind is the record kind whose subject ("query NAME") BadEvents uses
+// for each event table.
+var eventKind = map[string]string{TableQueries: record.KindQuery, TableActions: record.KindAction, TableGateEvents: record.KindGate, TableNodes: record.KindNode}
 
 // Status values of TableCoverage.
 const (
@@ -61,16 +72,19 @@ func (r *Report) Covered(table, id string) bool {
 }
 
 // Label is what an output shows beside row id of table: "" when a
-// signature or tag covers it, LabelUnsigned when nothing does, and
+// signature or tag covers it and verified, LabelFailed when the covering
+// record failed a check, LabelUnsigned when nothing covers it, and
 // LabelNotChecked when verification did not run (nil report).
 func (r *Report) Label(table, id string) string {
 	switch {
 	case r == nil:
 		return LabelNotChecked
-	case r.Covered(table, id):
-		return ""
+	case !r.Covered(table, id):
+		return LabelUnsigned
+	case eventKind[table] != "" && r.BadEvents[eventKind[table]+" "+id]:
+		return LabelFailed
 	}
-	return LabelUnsigned
+	return ""
 }
 
 // TableLabel is Label for a table as a whole: "" only when every row is

@@ -70,3 +70,20 @@ func TestLabelPartialAndUnverified(t *testing.T) {
 		t.Error("without verification coverage is not checked")
 	}
 }
+
+// TestLabelFailedRecord: a signed row whose column disagrees with its
+// record is not shown as covered: its label says it fails verification,
+// and the untouched rows of the same table stay unlabelled.
+func TestLabelFailedRecord(t *testing.T) {
+	t.Parallel()
+	rep := baseline(t, "tampered-reset")
+	if got := rep.Label(verify.TableQueries, "q-born-first"); got != verify.LabelFailed {
+		t.Errorf("tampered query labelled %q, want %q", got, verify.LabelFailed)
+	}
+	if got := rep.Label(verify.TableQueries, "q-patagonia"); got != "" {
+		t.Errorf("untouched query labelled %q", got)
+	}
+	if got := baseline(t, "clean").Label(verify.TableQueries, "q-born-first"); got != "" {
+		t.Errorf("clean query labelled %q", got)
+	}
+}

@@ -17,12 +17,14 @@ func bracket(label string) string {
 }
 
 // writeCoverageNote prints, once above rows of one table, what their
-// coverage labels mean; nothing when every row is covered.
+// coverage labels mean, once per label present; nothing when every row is
+// covered.
 func writeCoverageNote[T any](w io.Writer, table string, rows []T, label func(T) string) {
+	seen := map[string]bool{}
 	for _, r := range rows {
-		if l := label(r); l != "" {
+		if l := label(r); l != "" && !seen[l] {
+			seen[l] = true
 			fmt.Fprintf(w, "  (%s)\n", inspect.UnsignedNote(table, l))
-			return
 		}
 	}
 }

@@ -385,7 +385,7 @@ func replayStatus(rows []replay.Row) int {
 func writeReplayTable(w io.Writer, rows []jsonRow) {
 	writeCoverageNote(w, "queries", rows, func(r jsonRow) string { return r.Coverage })
 	writeCoverageNote(w, "nodes", rows, func(r jsonRow) string { return itemsCoverage(r.TopKG, r.TopKAuth) })
-	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %-11s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "ROW", "TEXT")
+	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %-18s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "ROW", "TEXT")
 	for _, r := range rows {
 		asRan, rec := "-", "-"
 		if r.AsRan != nil {
@@ -411,7 +411,7 @@ func writeReplayTable(w io.Writer, rows []jsonRow) {
 		if r.Error != "" {
 			text = "not replayed: " + r.Error
 		}
-		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %-11s %s\n", clip(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), rowLabel(r.Coverage), text)
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %-18s %s\n", clip(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), rowLabel(r.Coverage), text)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/stores/igraphpickle"
 	"github.com/memscope/memscope/stores/storefile"
@@ -107,7 +108,7 @@ func Looks(path string) bool {
 	if err != nil {
 		return false
 	}
-	f, err := os.Open(l.Pickle)
+	f, err := evidence.OpenRegular(l.Pickle)
 	if err != nil {
 		return false
 	}

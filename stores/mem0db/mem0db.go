@@ -21,6 +21,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memscope/memscope/finding"
@@ -65,21 +66,43 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if !cols["actor_id"] || !cols["role"] {
 		st.Notes = append(st.Notes, "history has no actor_id/role columns (a Mem0 version before they were added): who made each change is not recorded")
 	}
-	rows, err := db.QueryContext(ctx, "SELECT rowid, id, memory_id, old_memory, new_memory, event, created_at, updated_at, is_deleted, "+actor+", "+role+" FROM history ORDER BY rowid")
+	// Every text cell is capped in SQL (sqlitecols.Capped): a hostile
+	// history row can hold gigabytes, and none of it is fetched.
+	hist := []struct {
+		col, field string
+		max        int
+	}{{"id", "id", maxIDCell}, {"memory_id", "memory_id", maxIDCell}, {"old_memory", "old_memory", MaxMemoryCell},
+		{"new_memory", "new_memory", MaxMemoryCell}, {"event", "event", maxIDCell}, {"created_at", "created_at", maxIDCell},
+		{"updated_at", "updated_at", maxIDCell}, {actor, "actor_id", maxIDCell}, {role, "role", maxIDCell}}
+	sel := make([]string, len(hist))
+	for i, h := range hist {
+		sel[i] = sqlitecols.Capped(h.col, h.max)
+	}
+	rows, err := db.QueryContext(ctx, "SELECT rowid, is_deleted, "+strings.Join(sel, ", ")+" FROM history ORDER BY rowid")
 	if err != nil {
 		return nil, fmt.Errorf("%s: history: %w", path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var v storemodel.Version
-		var id, mid, old, nw, ev, ca, ua, ac, ro sql.NullString
 		var del sql.NullInt64
-		if err := rows.Scan(&v.Row, &id, &mid, &old, &nw, &ev, &ca, &ua, &del, &ac, &ro); err != nil {
+		cells := make([]sqlitecols.Cell, len(hist))
+		dest := []any{&v.Row, &del}
+		for i := range cells {
+			cells[i].Max = hist[i].max
+			dest = append(dest, cells[i].Dest()...)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: "history row", Message: err.Error()})
 			continue
 		}
-		v.ID, v.MemoryID, v.Old, v.New, v.Event = id.String, mid.String, old.String, nw.String, ev.String
-		v.CreatedAt, v.UpdatedAt, v.Deleted, v.Actor, v.Role = ca.String, ua.String, del.Int64 != 0, ac.String, ro.String
+		if i := overCell(cells); i >= 0 {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("history rowid %d, field %s", v.Row, hist[i].field),
+				Message: fmt.Sprintf("%d bytes, over the %d-byte limit; not read, row skipped", cells[i].Size.Int64, cells[i].Max)})
+			continue
+		}
+		v.ID, v.MemoryID, v.Old, v.New, v.Event = cells[0].Value.String, cells[1].Value.String, cells[2].Value.String, cells[3].Value.String, cells[4].Value.String
+		v.CreatedAt, v.UpdatedAt, v.Deleted, v.Actor, v.Role = cells[5].Value.String, cells[6].Value.String, del.Int64 != 0, cells[7].Value.String, cells[8].Value.String
 		if v.MemoryID == "" {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("history rowid %d, field memory_id", v.Row), Message: "empty; row skipped"})
 			continue
@@ -174,6 +197,24 @@ func Chains(st *storemodel.Store) ([]Chain, []finding.Finding) {
 // scope (it deletes the older ones in the same transaction).
 const MessagesPerScope = 10
 
+// Cell caps, checked in SQL before a cell is fetched. Mem0 keeps short facts
+// and chat turns; a cell past these is a finding, not something to load.
+const (
+	// MaxMemoryCell bounds a memory's text or a message's content.
+	MaxMemoryCell = 1 << 20
+	maxIDCell     = 4 << 10 // ids, events, roles, times
+)
+
+// overCell is the index of the first cell over its cap, or -1.
+func overCell(cells []sqlitecols.Cell) int {
+	for i := range cells {
+		if cells[i].Over() {
+			return i
+		}
+	}
+	return -1
+}
+
 // readMessages reads the messages table (_create_messages_table), when
 // there is one, in storage order.
 func readMessages(ctx context.Context, db *sql.DB, path string, st *storemodel.Store) error {
@@ -184,19 +225,37 @@ func readMessages(ctx context.Context, db *sql.DB, path string, st *storemodel.S
 			return nil
 		}
 	}
-	rows, err := db.QueryContext(ctx, "SELECT rowid, id, session_scope, role, content, name, created_at FROM messages ORDER BY rowid")
+	msg := []struct {
+		col string
+		max int
+	}{{"id", maxIDCell}, {"session_scope", maxIDCell}, {"role", maxIDCell}, {"content", MaxMemoryCell}, {"name", maxIDCell}, {"created_at", maxIDCell}}
+	sel := make([]string, len(msg))
+	for i, m := range msg {
+		sel[i] = sqlitecols.Capped(m.col, m.max)
+	}
+	rows, err := db.QueryContext(ctx, "SELECT rowid, "+strings.Join(sel, ", ")+" FROM messages ORDER BY rowid")
 	if err != nil {
 		return fmt.Errorf("%s: messages: %w", path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var m storemodel.Message
-		var id, scope, role, content, name, ca sql.NullString
-		if err := rows.Scan(&m.Row, &id, &scope, &role, &content, &name, &ca); err != nil {
+		cells := make([]sqlitecols.Cell, len(msg))
+		dest := []any{&m.Row}
+		for i := range cells {
+			cells[i].Max = msg[i].max
+			dest = append(dest, cells[i].Dest()...)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: "messages row", Message: err.Error()})
 			continue
 		}
-		m.ID, m.Scope, m.Role, m.Content, m.Name, m.CreatedAt = id.String, scope.String, role.String, content.String, name.String, ca.String
+		if i := overCell(cells); i >= 0 {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("messages rowid %d, field %s", m.Row, msg[i].col),
+				Message: fmt.Sprintf("%d bytes, over the %d-byte limit; not read, row skipped", cells[i].Size.Int64, cells[i].Max)})
+			continue
+		}
+		m.ID, m.Scope, m.Role, m.Content, m.Name, m.CreatedAt = cells[0].Value.String, cells[1].Value.String, cells[2].Value.String, cells[3].Value.String, cells[4].Value.String, cells[5].Value.String
 		st.Messages = append(st.Messages, m)
 		if err := ctx.Err(); err != nil {
 			return err

@@ -35,6 +35,9 @@ import (
 // MaxContent bounds one row's content.
 const MaxContent = 16 << 20
 
+// maxSmallCell bounds a session id or a hex HMAC tag (64 characters upstream).
+const maxSmallCell = 4 << 10
+
 // Looks says whether path is an SQLite file with SMSR's memories table.
 func Looks(path string) bool {
 	return sqlitecols.Has(path, "memories", "content", "session_id", "timestamp", "hmac_tag", "embedding")
@@ -63,7 +66,11 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	}
 	defer db.Close()
 	st := &storemodel.Store{Format: storemodel.SMSR, Root: path, Files: []storemodel.File{desc}}
-	rows, err := db.QueryContext(ctx, "SELECT id, typeof(content), length(CAST(content AS BLOB)), CAST(content AS BLOB), session_id, typeof(timestamp), timestamp, hmac_tag, length(embedding) FROM memories ORDER BY id")
+	// Content, session and tag are capped in SQL: an oversized cell is
+	// reported from its length and never fetched.
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT id, typeof(content), length(CAST(content AS BLOB)), "+
+		"CASE WHEN length(CAST(content AS BLOB)) <= %d THEN CAST(content AS BLOB) END, %s, typeof(timestamp), timestamp, %s, length(embedding) FROM memories ORDER BY id",
+		MaxContent, sqlitecols.Capped("session_id", maxSmallCell), sqlitecols.Capped("hmac_tag", maxSmallCell)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: memories: %w", path, err)
 	}
@@ -73,10 +80,12 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		var ctype, tstype string
 		var clen sql.NullInt64
 		var content []byte
-		var session, tag sql.NullString
+		session, tag := sqlitecols.Cell{Max: maxSmallCell}, sqlitecols.Cell{Max: maxSmallCell}
 		var ts sql.NullFloat64
 		var elen sql.NullInt64
-		if err := rows.Scan(&m.ID, &ctype, &clen, &content, &session, &tstype, &ts, &tag, &elen); err != nil {
+		dest := append([]any{&m.ID, &ctype, &clen, &content}, session.Dest()...)
+		dest = append(append(append(dest, &tstype, &ts), tag.Dest()...), &elen)
+		if err := rows.Scan(dest...); err != nil {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: "memories row", Message: err.Error()})
 			continue
 		}
@@ -91,15 +100,21 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		case clen.Int64 > MaxContent:
 			bad("content", fmt.Sprintf("%d bytes, limit %d", clen.Int64, MaxContent))
 			continue
-		case !session.Valid:
+		case session.Over():
+			bad("session_id", fmt.Sprintf("%d bytes, limit %d", session.Size.Int64, maxSmallCell))
+			continue
+		case tag.Over():
+			bad("hmac_tag", fmt.Sprintf("%d bytes, limit %d", tag.Size.Int64, maxSmallCell))
+			continue
+		case !session.Value.Valid:
 			bad("session_id", "is NULL (NOT NULL upstream)")
 			continue
 		case tstype != "real" && tstype != "integer" || !ts.Valid || math.IsNaN(ts.Float64) || math.IsInf(ts.Float64, 0):
 			bad("timestamp", "is "+tstype+", want a finite REAL")
 			continue
 		}
-		m.Content, m.Session, m.Timestamp = string(content), session.String, ts.Float64
-		m.Tag, m.TagNull = tag.String, !tag.Valid
+		m.Content, m.Session, m.Timestamp = string(content), session.Value.String, ts.Float64
+		m.Tag, m.TagNull = tag.Value.String, !tag.Value.Valid
 		m.EmbedLen = int(elen.Int64)
 		st.Memories = append(st.Memories, m)
 		if err := ctx.Err(); err != nil {

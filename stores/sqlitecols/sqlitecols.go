@@ -7,14 +7,15 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"os"
+	"fmt"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/loader"
 )
 
 // Has says whether path is an SQLite database whose table has every column.
 func Has(path, table string, cols ...string) bool {
-	f, err := os.Open(path)
+	f, err := evidence.OpenRegular(path)
 	if err != nil {
 		return false
 	}
@@ -62,3 +63,23 @@ func Columns(ctx context.Context, db *sql.DB, table string) (map[string]bool, er
 	}
 	return out, rows.Err()
 }
+
+// Capped selects a column's stored size and, only when it is at most max
+// bytes, its value: SQLite answers octet_length from the record header, so an
+// oversized cell in a hostile store is never fetched into memory.
+func Capped(col string, max int) string {
+	return fmt.Sprintf("octet_length(%[1]s), CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s END", col, max)
+}
+
+// Cell is one text cell selected with Capped.
+type Cell struct {
+	Size  sql.NullInt64
+	Value sql.NullString
+	Max   int
+}
+
+// Dest is what rows.Scan fills for the cell (its two selected values).
+func (c *Cell) Dest() []any { return []any{&c.Size, &c.Value} }
+
+// Over says whether the stored cell was larger than its cap (and not read).
+func (c *Cell) Over() bool { return c.Size.Int64 > int64(c.Max) }

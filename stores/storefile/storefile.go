@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/stores/storemodel"
@@ -51,7 +50,7 @@ func human(n int64) string {
 // ReadAll reads a whole regular file of at most max bytes, read-only, and
 // describes it. The context is checked between 1 MiB blocks.
 func ReadAll(ctx context.Context, path, role string, max int64) ([]byte, storemodel.File, error) {
-	f, err := os.Open(path)
+	f, err := evidence.OpenRegular(path)
 	if err != nil {
 		return nil, storemodel.File{}, err
 	}
@@ -59,9 +58,6 @@ func ReadAll(ctx context.Context, path, role string, max int64) ([]byte, storemo
 	st, err := f.Stat()
 	if err != nil {
 		return nil, storemodel.File{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, storemodel.File{}, fmt.Errorf("%s: not a regular file", path)
 	}
 	if st.Size() > max {
 		return nil, storemodel.File{}, &TooLargeError{Path: path, Size: st.Size(), Max: max, What: role}

@@ -1,0 +1,28 @@
+package evidence
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// OpenRegular opens path read-only and returns it only if it is a regular
+// file. It opens with O_NONBLOCK so that a FIFO planted in evidence cannot
+// block the open itself (a plain open of a FIFO waits for a writer), then
+// checks the opened file, so a swap between check and open is caught too.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	return f, nil
+}

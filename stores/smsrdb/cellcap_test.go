@@ -1,0 +1,49 @@
+package smsrdb
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+)
+
+// An oversized session id or tag is reported from its length and never
+// fetched; the other memories are still read.
+func TestOversizedCellsAreFindings(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "memories.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "memories.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"UPDATE memories SET session_id = printf('%.*c', 100000, 's') WHERE id = (SELECT min(id) FROM memories)",
+		"UPDATE memories SET hmac_tag = printf('%.*c', 100000, 't') WHERE id = (SELECT max(id) FROM memories)",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Memories) != 3 || len(st.Issues) != 2 {
+		t.Fatalf("%d memories, issues %+v", len(st.Memories), st.Issues)
+	}
+	if !strings.HasSuffix(st.Issues[0].Subject, "field session_id") || !strings.HasSuffix(st.Issues[1].Subject, "field hmac_tag") {
+		t.Fatalf("issues %+v", st.Issues)
+	}
+}
