@@ -39,6 +39,12 @@ func VerificationFailure(rep *verify.Report, eid string) string {
 // ActionVerdicts evaluates every recorded action under each defence at the
 // session's lineage threshold (Options.Tau, Options.FailClosed).
 func (s *Session) ActionVerdicts(ctx context.Context) ([]defences.Row, error) {
+	return s.ActionVerdictsAt(ctx, s.Opts.Tau, s.Opts.FailClosed)
+}
+
+// ActionVerdictsAt is ActionVerdicts with the lineage labels taken at tau
+// under the given label policy (the inspector's global tau and policy).
+func (s *Session) ActionVerdictsAt(ctx context.Context, tau float64, failClosed bool) ([]defences.Row, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
@@ -46,7 +52,7 @@ func (s *Session) ActionVerdicts(ctx context.Context) ([]defences.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels, err := s.Labels(s.Opts.Tau, s.Opts.FailClosed)
+	labels, err := s.Labels(tau, failClosed)
 	if err != nil {
 		return nil, err
 	}

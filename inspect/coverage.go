@@ -29,6 +29,11 @@ func (s *Session) coverageReport() *verify.Report {
 // TableCoverage is Coverage for a table as a whole.
 func (s *Session) TableCoverage(table string) string { return s.coverageReport().TableLabel(table) }
 
+// LabelUserInput marks rows that came from the user (a --queries file for
+// a native store), not from the evidence: neither signed nor a claim of the
+// store, so never shown as "signed".
+const LabelUserInput = "your --queries file"
+
 // UnsignedNote is the sentence text outputs print once above rows that
 // carry a coverage label.
 func UnsignedNote(table, label string) string {
@@ -37,6 +42,8 @@ func UnsignedNote(table, label string) string {
 		return ""
 	case verify.LabelNotChecked:
 		return table + ": not checked (verification did not run): every value is a claim"
+	case LabelUserInput:
+		return table + ": read from your --queries file, not from the evidence: they are what you asked, not what the agent recorded"
 	case verify.LabelFailed:
 		return table + ": fails verification (a signed record stands behind the row, but a column, the signature or the log disagrees; memscope verify names it): the values shown are not what was signed"
 	}

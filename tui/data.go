@@ -350,6 +350,12 @@ const (
 	LeafRegistry
 	LeafTombstone
 	LeafUnknown
+	// Signed event records (queries, actions, gate events, node
+	// declarations) have leaves of their own kinds.
+	LeafQuery
+	LeafAction
+	LeafGate
+	LeafNode
 )
 
 func (k LeafKind) String() string {
@@ -362,6 +368,14 @@ func (k LeafKind) String() string {
 		return "registry"
 	case LeafTombstone:
 		return "tombstone"
+	case LeafQuery:
+		return "query"
+	case LeafAction:
+		return "action"
+	case LeafGate:
+		return "gate"
+	case LeafNode:
+		return "node"
 	}
 	return "unknown"
 }

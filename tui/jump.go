@@ -39,7 +39,8 @@ func (m *Model) jumpFinding(f finding.Finding) tea.Cmd {
 }
 
 // leafEvent is the timeline kind of the record a leaf of each kind names.
-var leafEvent = map[LeafKind]timeline.Kind{LeafWrite: timeline.KindWrite, LeafRegistry: timeline.KindPrincipal, LeafTombstone: timeline.KindTombstone}
+var leafEvent = map[LeafKind]timeline.Kind{LeafWrite: timeline.KindWrite, LeafRegistry: timeline.KindPrincipal, LeafTombstone: timeline.KindTombstone,
+	LeafQuery: timeline.KindQuery, LeafAction: timeline.KindAction, LeafGate: timeline.KindGate}
 
 // jump opens a subject as findings and the command bar name it, with the
 // subject selected: an entry (Detail), a leaf or checkpoint (Log), a

@@ -574,3 +574,24 @@ func TestReplayAsRanToggle(t *testing.T) {
 	m = press(t, m, "g", "enter")
 	mustContain(t, screen(m), "Query q-attack", "what-if: none")
 }
+
+// In a native store nothing is signed: the query view never calls an edge
+// or G_auth "authenticated", it says the store's own fields explain it.
+func TestNativeStoreQueryViewSaysExplainedNotAuthenticated(t *testing.T) {
+	t.Parallel()
+	f := tuitest.New(50)
+	f.Unsigned = true
+	m := tui.New(f, tui.Options{Static: true})
+	m = drive(t, m, m.Init())
+	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = press(t, m, "6")
+	m = press(t, m, "enter")
+	s := screen(m)
+	mustContain(t, s, "G_auth (store-explained)", "Culprits: 2 of 4 unexplained writes")
+	// (The defence reasons are the source's words, not the view's.)
+	for _, word := range []string{"G_auth (authenticated)", "unauthenticated", "G_auth = authenticated"} {
+		if strings.Contains(s, word) {
+			t.Errorf("a native store's query view says %q:\n%s", word, s)
+		}
+	}
+}

@@ -285,7 +285,7 @@ func (m *Model) storyStep(d int) tea.Cmd {
 	r.story = next
 	r.doc = r.anchors[storySteps[next-1].sec]
 	r.follow = false
-	m.setStatus("story %d/%d: %s", next, len(storySteps), storySteps[next-1].what)
+	m.setStatus("story %d/%d: %s", next, len(storySteps), m.authWords(storySteps[next-1].what))
 	return cmd
 }
 
@@ -398,6 +398,18 @@ const (
 	secCount
 )
 
+// authWords words the replay for the store in front of the reader: in a
+// native store nothing is signed, and G_auth keeps the edges the store's
+// own fields explain, which is a declaration, not authentication.
+func (m *Model) authWords(text string) string {
+	if !m.ov.Unsigned {
+		return text
+	}
+	return nativeWords.Replace(text)
+}
+
+var nativeWords = strings.NewReplacer("unauthenticated", "unexplained", "authenticated", "store-explained")
+
 // storySteps are the presenter's steps through the AuthSelect story.
 var storySteps = []struct {
 	sec  int
@@ -435,12 +447,12 @@ func (m *Model) renderQuery(w, h int) []string {
 	}
 	lines = append(lines, wrapLine("  "+m.untrusted(r.rv.Texts[row.QueryID], 1<<20)+m.coverageMark("queries", row.QueryID), w-2)...)
 	if row.IFCBlind {
-		lines = append(lines, wrapLine(s.Dim.Render("  every item selected on G is authenticated, so a provenance check of what was retrieved passes; only replay shows the attack"), w-2)...)
+		lines = append(lines, wrapLine(s.Dim.Render(m.authWords("  every item selected on G is authenticated, so a provenance check of what was retrieved passes; only replay shows the attack")), w-2)...)
 	}
 	anchor(secTables)
 	lines = append(lines, "")
 	lines = append(lines, m.topkTables(row, w)...)
-	lines = append(lines, wrapLine(s.Dim.Render("  legend: G_auth = authenticated edges only, G = every edge; "+changeLegend(plain)+"; INJECTED = on G only, pulled in by unauthenticated writes"), w-2)...)
+	lines = append(lines, wrapLine(s.Dim.Render(m.authWords("  legend: G_auth = authenticated edges only, G = every edge; "+changeLegend(plain)+"; INJECTED = on G only, pulled in by unauthenticated writes")), w-2)...)
 
 	anchor(secInjected)
 	lines = append(lines, "", s.Title.Render("Injected passage"))
@@ -472,7 +484,7 @@ func (m *Model) renderQuery(w, h int) []string {
 		if !c.Minimal {
 			min = "search budget ran out: the set may shrink"
 		}
-		lines = append(lines, s.Title.Render(fmt.Sprintf("Culprits: %d of %d unauthenticated writes", len(c.Set), c.Candidates))+s.Dim.Render("  ("+min+")"))
+		lines = append(lines, s.Title.Render(m.authWords(fmt.Sprintf("Culprits: %d of %d unauthenticated writes", len(c.Set), c.Candidates)))+s.Dim.Render("  ("+min+")"))
 		for _, cu := range c.Set {
 			restore := ""
 			if cu.Restores {
@@ -508,7 +520,7 @@ func (m *Model) renderQuery(w, h int) []string {
 	}
 	es := r.edges()
 	if len(es) == 0 {
-		lines = append(lines, s.Dim.Render("  no unauthenticated writes reach this query"))
+		lines = append(lines, s.Dim.Render(m.authWords("  no unauthenticated writes reach this query")))
 	}
 	r.ecur.clamp(len(es), 1<<30)
 	selLine := -1
@@ -601,7 +613,7 @@ func (m *Model) topkTables(row replay.Row, w int) []string {
 		gAuthSet[it.NodeID] = true
 	}
 	const tw = 52
-	left := []string{s.Header.Render(fmt.Sprintf("%-3s %-26s %-7s", "#", "G_auth (authenticated)", "score"))}
+	left := []string{s.Header.Render(fmt.Sprintf("%-3s %-26s %-7s", "#", m.authWords("G_auth (authenticated)"), "score"))}
 	for i, it := range row.GAuth.Items {
 		left = append(left, fmt.Sprintf("%-3d %s %.4f", i+1, padRight(fit(sanitize.Line(it.NodeID), 26), 26), it.Score))
 	}
@@ -753,7 +765,7 @@ func (m *Model) defenceVerdicts(g lineage.GateResult) []string {
 		// Every defence's decision, from package defences (after verify).
 		var out []string
 		if row.Headline {
-			out = append(out, s.Error.Render("    HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in"))
+			out = append(out, s.Error.Render(m.authWords("    HEADLINE: IFC passes it, yet only unauthenticated structure brought its justification in")))
 		}
 		for _, d := range defences.Names {
 			v := row.Verdicts[d]

@@ -38,6 +38,28 @@ func (src *Source) indexLeaves() {
 	for i, w := range src.s.Writes {
 		src.setLeaf(w.Leaf, tui.LeafWrite, i)
 	}
+	// Signed event rows claim kind-tagged leaves; unsigned ones (older
+	// stores, imports) claim none.
+	for i, q := range src.s.Queries {
+		if q.Record.Signed() {
+			src.setLeaf(q.Record.LeafIndex, tui.LeafQuery, i)
+		}
+	}
+	for i, a := range src.s.Actions {
+		if a.Record.Signed() {
+			src.setLeaf(a.Record.LeafIndex, tui.LeafAction, i)
+		}
+	}
+	for i, g := range src.s.GateEvents {
+		if g.Record.Signed() {
+			src.setLeaf(g.Record.LeafIndex, tui.LeafGate, i)
+		}
+	}
+	for i, n := range src.s.Nodes {
+		if n.Record.Signed() {
+			src.setLeaf(n.Record.LeafIndex, tui.LeafNode, i)
+		}
+	}
 }
 
 // parseCheckpoints lists the recorded checkpoints. Before verification

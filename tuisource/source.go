@@ -34,9 +34,9 @@ type Source struct {
 	// expCase is the Exposure view's analysis, once.
 	expCase exposureCase
 
-	// verdicts are the per-action defence verdicts, once (after Verify).
-	verdictsOnce sync.Once
-	verdicts     []defences.Row
+	// verdicts are the per-action defence verdicts (after Verify), one set
+	// per tau and label policy the inspector has asked for.
+	verdicts map[labelKey][]defences.Row
 
 	// Rows are built on demand from the session's entries (no second copy
 	// of a million rows): flags[i] is sanitize.Findings of row i, set before
@@ -336,27 +336,45 @@ func (src *Source) Leaf(i int) tui.LeafRow {
 		lr.Subject = s.PrincipalLeaves[row].ID
 	case tui.LeafTombstone:
 		lr.Subject = s.TombstoneLeaves[row].ID
+	case tui.LeafQuery:
+		lr.Subject = s.Queries[row].ID
+	case tui.LeafAction:
+		lr.Subject = s.Actions[row].ID
+	case tui.LeafGate:
+		lr.Subject = s.GateEvents[row].ID
+	case tui.LeafNode:
+		lr.Subject = s.Nodes[row].ID
 	}
 	return lr
 }
 
-// ActionVerdicts implements tui.Source: computed once, after Verify has
-// finished (nil before, or when the evaluation fails).
+// ActionVerdicts implements tui.Source: computed after Verify has finished
+// (nil before, or when the evaluation fails), at the inspector's tau and
+// label policy, and kept per pair.
 func (src *Source) ActionVerdicts() []defences.Row {
 	if src.Report() == nil {
 		return nil
 	}
-	src.verdictsOnce.Do(func() {
-		rows, err := src.s.ActionVerdicts(context.Background())
-		if err == nil {
-			src.mu.Lock()
-			src.verdicts = rows
-			src.mu.Unlock()
-		}
-	})
+	key := labelKey{tau: src.currentTau(), failClosed: src.failClosed()}
 	src.mu.Lock()
-	defer src.mu.Unlock()
-	return src.verdicts
+	rows, ok := src.verdicts[key]
+	src.mu.Unlock()
+	if ok {
+		return rows
+	}
+	// MemLineage's gate reads the labels at tau, so a new tau or policy is
+	// a new evaluation; the others do not change with it, but are cheap.
+	rows, err := src.s.ActionVerdictsAt(context.Background(), key.tau, key.failClosed)
+	if err != nil {
+		return nil
+	}
+	src.mu.Lock()
+	if src.verdicts == nil {
+		src.verdicts = map[labelKey][]defences.Row{}
+	}
+	src.verdicts[key] = rows
+	src.mu.Unlock()
+	return rows
 }
 
 // Actions implements tui.Source: empty until entries are loaded.

@@ -12,6 +12,7 @@ import (
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/graphfile"
+	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/stores"
@@ -294,10 +295,10 @@ func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string, 
 
 // nativeCoverage labels a native store's nodes unsigned (the store
 // declares them and signs nothing); queries come from the user's
-// --queries file, not from the evidence, and carry no label.
+// --queries file, not from the evidence, and say so.
 func nativeCoverage(table, _ string) string {
 	if table == verify.TableQueries {
-		return ""
+		return inspect.LabelUserInput
 	}
 	return verify.LabelUnsigned
 }

@@ -164,6 +164,8 @@ func TestNativeFormats(t *testing.T) {
 
 // import --from keeps a signed copy whose replay tells the same story as
 // the native store: DIVERGE, IFC-blind, the two injected edges as culprits.
+// The importer signs the graph, not the queries or node declarations it
+// was given, so the copy's replay labels those rows unsigned.
 func TestImportFromHippoRAG(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "copy")
 	before := treeDigest(t, hippoFixtures)
@@ -180,12 +182,27 @@ func TestImportFromHippoRAG(t *testing.T) {
 		Class    string   `json:"class"`
 		IFCBlind bool     `json:"ifc_blind"`
 		Culprits []string `json:"culprits"`
+		Coverage string   `json:"coverage"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rows); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 1 || rows[0].Class != "DIVERGE" || !rows[0].IFCBlind || len(rows[0].Culprits) != 2 {
 		t.Errorf("copy's replay %+v", rows)
+	}
+	if len(rows) == 1 && rows[0].Coverage != "unsigned" {
+		t.Errorf("imported query labelled %q, want unsigned", rows[0].Coverage)
+	}
+	var doc any
+	json.Unmarshal([]byte(stdout), &doc)
+	labels := map[string]int{}
+	coverageValues(doc, labels)
+	if labels["unsigned"] < 2 || len(labels) != 1 {
+		t.Errorf("imported copy's replay labels %v", labels)
+	}
+	_, text, _ := runCmd("replay", filepath.Join(out, "snapshot.db"), "--log", filepath.Join(out, "log"), "--anchors", filepath.Join(out, "scenario.json"))
+	if !strings.Contains(text, "queries: unsigned") || !strings.Contains(text, "nodes: unsigned") {
+		t.Errorf("imported copy's replay text lacks the unsigned notes:\n%s", text)
 	}
 	if after := treeDigest(t, hippoFixtures); after != before {
 		t.Error("import wrote next to the evidence")

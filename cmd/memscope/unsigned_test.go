@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/inspect"
 	_ "modernc.org/sqlite"
 )
 
@@ -227,7 +228,8 @@ func TestUnsignedLabelsInQueryView(t *testing.T) {
 	}
 }
 
-// A native store signs nothing: every node its replay shows is unsigned.
+// A native store signs nothing: every node its replay shows is unsigned,
+// and the queries, read from the user's file, say so (never "signed").
 func TestNativeReplayLabelsUnsigned(t *testing.T) {
 	store := filepath.Join(hippoFixtures, "poisoned")
 	queries := filepath.Join(hippoFixtures, "queries.jsonl")
@@ -238,11 +240,14 @@ func TestNativeReplayLabelsUnsigned(t *testing.T) {
 	}
 	labels := map[string]int{}
 	coverageValues(doc, labels)
-	if labels["unsigned"] == 0 || len(labels) != 1 {
+	if labels["unsigned"] == 0 || labels[inspect.LabelUserInput] == 0 || len(labels) != 2 {
 		t.Errorf("native replay labels %v", labels)
 	}
 	_, text, _ := runCmd("replay", store, "--queries", queries)
-	if !strings.Contains(text, "nodes: unsigned") {
-		t.Errorf("native replay text has no unsigned note:\n%s", text)
+	if !strings.Contains(text, "nodes: unsigned") || !strings.Contains(text, "queries: read from your --queries file") {
+		t.Errorf("native replay text has no unsigned or user-input note:\n%s", text)
+	}
+	if strings.Contains(text, " signed ") {
+		t.Errorf("native replay calls a row signed:\n%s", text)
 	}
 }

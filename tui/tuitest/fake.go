@@ -52,6 +52,8 @@ type Fake struct {
 	// WithAsRan gives Replay a timeline: q-attack ran before the
 	// injected writes, so as it ran it is SAME.
 	WithAsRan bool
+	// Unsigned makes the fake a native store (Overview.Unsigned).
+	Unsigned bool
 	// tauBits is the tau of Relabel (math.Float64bits), 0.3 at first.
 	tauBits atomic.Uint64
 	// closed is the label policy of RelabelPolicy (fail-open at first).
@@ -93,8 +95,9 @@ func (f *Fake) Overview() tui.Overview {
 	return tui.Overview{
 		Title: "fake store", Principals: 5, Entries: f.N, Edges: f.N / 2, Queries: 3, Actions: 3, Tombstones: 1,
 		LogSize: uint64(f.N + 1), Checkpoints: 2, Tau: f.Tau(), LabelPolicy: f.policy(),
-		Anchors: []tui.Anchor{{Name: "log key", Pinned: true, Detail: "fake+1a2b3c4d"}, {Name: "registry root", Pinned: false, Detail: "from snapshot"}},
-		Notes:   []string{"HMAC key not given: HMAC tags not checked"},
+		Anchors:  []tui.Anchor{{Name: "log key", Pinned: true, Detail: "fake+1a2b3c4d"}, {Name: "registry root", Pinned: false, Detail: "from snapshot"}},
+		Notes:    []string{"HMAC key not given: HMAC tags not checked"},
+		Unsigned: f.Unsigned,
 	}
 }
 
