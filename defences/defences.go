@@ -1,8 +1,8 @@
 // Package defences says, for every recorded action, what each published
 // defence would have decided: no defence, justification IFC (signature
-// labels only), MemLineage's parameter-level gate M6 (paper 001, section
-// 3.7), AuthSelect's re-selection on G_auth (paper 000, Algorithm 1) and
-// SMSR's tags and ablation certificate (paper 002). It is pure analysis:
+// labels only), MemLineage's parameter-level gate M6 (MemLineage, arXiv:2605.14421, section
+// 3.7), AuthSelect's re-selection on G_auth (AuthSelect, arXiv:2606.12290, Algorithm 1) and
+// SMSR's tags and ablation certificate (SMSR, arXiv:2606.12703). It is pure analysis:
 // callers hand it labels from verify and lineage and rows from replay.
 package defences
 
@@ -187,7 +187,7 @@ func describe(id string, l EntryLabel) string {
 	return id + " (" + l.Trust.String() + ")"
 }
 
-// ifc is justification IFC as paper 000 defines it: it fires when an item
+// ifc is justification IFC as AuthSelect (arXiv:2606.12290) defines it: it fires when an item
 // of the justification is unauthenticated, judged from the item's own
 // signature label. It never looks at how the items were selected.
 func ifc(in Input, a Action) Verdict {
@@ -206,14 +206,14 @@ func ifc(in Input, a Action) Verdict {
 	return Verdict{Allow, "every justifying entry is signed, registered and on an authenticated channel"}
 }
 
-// m6 is MemLineage's gate at parameter level (paper 001, section 3.7): a
+// m6 is MemLineage's gate at parameter level (MemLineage, arXiv:2605.14421, section 3.7): a
 // governed parameter of a sensitive tool is authorised when every entry its
 // value came from is trusted after lineage. An unauthorised parameter gets
 // the tool rule's verdict; Repair-and-Retry needs a trusted entry that
 // offered a value for that parameter, Strip-and-Retry needs every governed
 // parameter to keep a trusted source once untrusted entries are dropped,
 // and both fail closed to Deny otherwise. Untrusted entries that supply no
-// governed parameter do not refuse the call (paper 001, Table 10: a trusted
+// governed parameter do not refuse the call (MemLineage, arXiv:2605.14421, Table 10: a trusted
 // bill next to an untrusted note is allowed), which is where coarse taint
 // over the whole justification over-refuses.
 func m6(in Input, a Action) Verdict {
@@ -312,7 +312,7 @@ func authority(in Input, a Action) string {
 	return "U"
 }
 
-// authSelect is paper 000's Algorithm 1 for an action: re-select the
+// authSelect is AuthSelect's (arXiv:2606.12290) Algorithm 1 for an action: re-select the
 // action's query on G_auth; accept when every justifying passage is still
 // selected there, else substitute the G_auth item that the unauthenticated
 // structure pushed out, or escalate when no authenticated substitute meets

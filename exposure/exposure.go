@@ -1,5 +1,5 @@
 // Package exposure estimates how open a memory graph is to the selection
-// channel of paper 000 (AuthSelect, arXiv:2606.12290): it replays every
+// channel of AuthSelect (arXiv:2606.12290): it replays every
 // query under five selectors side by side (PPR, Leiden community selection,
 // node-distance rerank, RRF of dense and BM25, dense only), measures each
 // selector's structural reliance S_dom and, by seeded Monte Carlo over

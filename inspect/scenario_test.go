@@ -124,7 +124,7 @@ func TestMemoryGraftIsLaunderingAndRefused(t *testing.T) {
 
 // Sleeper: every chain entry is Derived-Untrusted at tau 0, every
 // dispatched email is refused, and the sweep over the generated chains
-// reproduces paper 001's Tables 5 and 6 cell by cell.
+// reproduces MemLineage's (arXiv:2605.14421) Tables 5 and 6 cell by cell.
 func TestSleeperChainsAndSweep(t *testing.T) {
 	s, _ := open(t, "sleeper")
 	labels, err := s.Labels(0, false)
@@ -165,7 +165,7 @@ func TestSleeperChainsAndSweep(t *testing.T) {
 		t.Errorf("refused %d actions, want the 8 sleeper emails", len(refused))
 	}
 
-	// Transcribed from paper 001: Table 5 (Coarse) and Table 6 (judge
+	// Transcribed from MemLineage, arXiv:2605.14421: Table 5 (Coarse) and Table 6 (judge
 	// schedule 0.9 * 0.7^(k-1)); rows tau 0, 0.1, 0.3, 0.5, 0.9, 0.99, 1.0,
 	// columns K = 1, 2, 3, 5.
 	tables := map[string][7][4]int{

@@ -2,7 +2,7 @@
 // Leiden algorithm (Traag, Waltman and van Eck, "From Louvain to Leiden:
 // guaranteeing well-connected communities", arXiv:1810.08473), optimising
 // modularity with a resolution parameter. It is the community selector of
-// paper 000's second accumulable mechanism (Graphiti's community search).
+// AuthSelect's (arXiv:2606.12290) second accumulable mechanism (Graphiti's community search).
 //
 // The implementation follows the paper's pseudo-code: fast local moving
 // with a queue, refinement of each community by merging well-connected

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// Verdict is a gate decision (paper 001, section 3.7).
+// Verdict is a gate decision (MemLineage, arXiv:2605.14421, section 3.7).
 type Verdict uint8
 
 const (

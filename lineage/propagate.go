@@ -53,7 +53,7 @@ func (g *Graph) Propagate(opt Options) ([]Trust, error) {
 // PropagateInto is Propagate writing into dst (len(dst) must be Len()), so a
 // slider can recompute without allocating.
 //
-// Rule (paper 001, equation D14, with this project's labelling of the
+// Rule (MemLineage, arXiv:2605.14421, equation D14, with this project's labelling of the
 // result): m = max over parents p with w(p,c) > tau of label(p). If some
 // parent is strong, the derived label is m, except that External becomes
 // Derived-Untrusted (the child was derived from external content, it is not

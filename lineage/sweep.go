@@ -9,7 +9,7 @@ import (
 	"github.com/memscope/memscope/finding"
 )
 
-// Schedule is an attribution-weight schedule for sleeper chains (paper 001,
+// Schedule is an attribution-weight schedule for sleeper chains (MemLineage, arXiv:2605.14421,
 // section 6.3).
 type Schedule string
 
@@ -20,7 +20,7 @@ const (
 	ScheduleJudge Schedule = "judge"
 )
 
-// SweepTaus and SweepKs are the grid of paper 001, Tables 5 and 6.
+// SweepTaus and SweepKs are the grid of MemLineage, arXiv:2605.14421, Tables 5 and 6.
 var (
 	SweepTaus = []float64{0, 0.1, 0.3, 0.5, 0.9, 0.99, 1.0}
 	SweepKs   = []int{1, 2, 3, 5}
@@ -164,7 +164,7 @@ func chainShape(g *Graph) (tip, k int, err error) {
 }
 
 // PaperSweep generates the Coarse and Judge chains for K in SweepKs and runs
-// Sweep over SweepTaus: the reproduction of paper 001, Tables 5 and 6.
+// Sweep over SweepTaus: the reproduction of MemLineage, arXiv:2605.14421, Tables 5 and 6.
 func PaperSweep() ([]SweepRow, error) {
 	var chains []Chain
 	for _, s := range []Schedule{ScheduleCoarse, ScheduleJudge} {

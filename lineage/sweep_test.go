@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Expected cells transcribed from paper 001, Table 5 (Coarse) and Table 6
+// Expected cells transcribed from MemLineage, arXiv:2605.14421, Table 5 (Coarse) and Table 6
 // (LmSelfEval, judge schedule w0 = 0.9, d = 0.7). Rows are tau in
 // {0, 0.1, 0.3, 0.5, 0.9, 0.99, 1.0}; columns are K in {1, 2, 3, 5}.
 var paperTables = map[Schedule][7][4]int{

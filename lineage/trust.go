@@ -1,5 +1,5 @@
 // Package lineage analyses the derivation DAG of a MemLineage-style memory
-// store (paper 001, section 3.5): it recomputes trust labels with the
+// store (MemLineage, arXiv:2605.14421, section 3.5): it recomputes trust labels with the
 // max-of-strong-edges rule, finds laundered labels, explains why an entry is
 // untrusted, audits recorded gate decisions and reproduces the tau x K sweep.
 //
@@ -27,7 +27,7 @@ const (
 )
 
 // Untrusted is the first level the gate refuses to let justify a sensitive
-// action (paper 001, section 3.7).
+// action (MemLineage, arXiv:2605.14421, section 3.7).
 const Untrusted = DerivedUntrusted
 
 // Entry is the lineage view of one memory entry. The loader fills it from a
@@ -106,7 +106,7 @@ func ParseWriter(s string) (WriterClass, error) {
 // (an external:u entry stays External however it was derived).
 type BaseLabels [WriterExternal + 1]Trust
 
-// DefaultBaseLabels follows paper 001 section 2.3: the user and the agent's
+// DefaultBaseLabels follows MemLineage (arXiv:2605.14421) section 2.3: the user and the agent's
 // own principals are Trusted; tool output is semi-trusted (authenticated as
 // the tool's, but possibly attacker-influenced), shown as Derived-Trusted so
 // it passes the gate but is not confused with user authority; external

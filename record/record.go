@@ -69,7 +69,7 @@ func (t Trust) Short() string {
 func (t Trust) Valid() bool { return t <= External }
 
 // IsUntrusted reports whether the gate treats t as untrusted (t >= 2,
-// paper 001 section 3.7).
+// MemLineage (arXiv:2605.14421) section 3.7).
 func (t Trust) IsUntrusted() bool { return t >= DerivedUntrusted }
 
 // ID is a 16-byte record identifier (UUIDv7 for entries and writes).
@@ -125,7 +125,7 @@ func KeyIDOf(pub []byte) KeyID {
 
 func (k KeyID) String() string { return hex.EncodeToString(k[:]) }
 
-// Entry is a MemLineage ProvEntry (paper 001, section 3.2).
+// Entry is a MemLineage ProvEntry (MemLineage, arXiv:2605.14421, section 3.2).
 type Entry struct {
 	V       uint      `cbor:"v"`
 	Kind    string    `cbor:"kind"`

@@ -1,7 +1,7 @@
 // Package replay replays an agent's graph selection (Personalized PageRank as
 // HippoRAG2 runs it) on the full memory graph G and on the authenticated
 // subgraph G_auth, and explains where and why the two selections differ
-// (paper 000, AuthSelect). It is pure analysis: no terminal code, no I/O
+// (AuthSelect, arXiv:2606.12290). It is pure analysis: no terminal code, no I/O
 // beyond what callers hand it.
 package replay
 
@@ -29,7 +29,7 @@ type Node struct {
 
 // Provenance is the write provenance of one structural write (edge, merge
 // link, relation). Edge integrity is decided from this alone, never from the
-// endpoints (paper 000, Definition 1).
+// endpoints (AuthSelect, arXiv:2606.12290, Definition 1).
 type Provenance struct {
 	Writer           string   `json:"writer"`
 	SignatureValid   bool     `json:"signature_valid"`
@@ -39,7 +39,7 @@ type Provenance struct {
 	Declared         *bool    `json:"declared"` // label declared by an importer, not verified
 	// SourceProblems names the cited sources that are missing or untrusted
 	// after verification and lineage ("id: why"), in source order. Under
-	// closure min-inheritance (paper 000, section 4) one such source makes
+	// closure min-inheritance (AuthSelect, arXiv:2606.12290, section 4) one such source makes
 	// the write unauthenticated.
 	SourceProblems []string `json:"source_problems"`
 }

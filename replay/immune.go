@@ -8,7 +8,7 @@ import (
 	"github.com/memscope/memscope/diff"
 )
 
-// Immune selectors (paper 000, Proposition 1 and Lemma 2): selectors whose
+// Immune selectors (AuthSelect, arXiv:2606.12290, Proposition 1 and Lemma 2): selectors whose
 // top-k membership no structural write can change. They read only data a
 // snapshot stores per query (Query.DenseScores, Query.Center), so a demo can
 // show one write flipping the PPR selection while these stay put.

@@ -6,7 +6,7 @@ import (
 	"sort"
 )
 
-// Lemma1 is paper 000's Lemma 1 diagnostic for one target passage, from the
+// Lemma1 is AuthSelect's (arXiv:2606.12290) Lemma 1 diagnostic for one target passage, from the
 // query's own reset masses. The teleport floor (1-d)*r(target) is mass no
 // edge write can take away. A wrong sink fed by one injected edge from a
 // seed s captures about (1-d)*d*r(s) (s keeps at least its own floor
@@ -50,7 +50,7 @@ type Eviction struct {
 }
 
 // MaxProbeWeight caps the probe edge's weight: twice the heaviest attack
-// edge paper 000 reports (120), far above clean edges (median 1, max 4).
+// edge AuthSelect (arXiv:2606.12290) reports (120), far above clean edges (median 1, max 4).
 const MaxProbeWeight = 240.0
 
 // Probe search breadth: the strongest seeds and the best excluded passages.

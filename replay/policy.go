@@ -67,8 +67,8 @@ func PolicyByName(name string) (LabelPolicy, error) {
 // an authenticated channel, and it names at least one source, every one of
 // which exists and is trusted after verification and lineage (closure
 // min-inheritance: a derived object carries the minimum integrity over its
-// derivation closure, paper 000, section 4). A no-source write is
-// unauthenticated by construction (paper 000, L-prov).
+// derivation closure, AuthSelect, arXiv:2606.12290, section 4). A no-source write is
+// unauthenticated by construction (AuthSelect, arXiv:2606.12290, L-prov).
 type verifiedPolicy struct{}
 
 func (verifiedPolicy) Name() string { return PolicyDefault }

@@ -172,7 +172,7 @@ type Row struct {
 	Changes diff.Result `json:"changes"`
 	// IFCBlind: the sets differ, yet every item selected on G is
 	// authenticated, so a faithful provenance check of the selected items
-	// passes the row (paper 000's divergence set D). Only replay finds it.
+	// passes the row (AuthSelect's (arXiv:2606.12290) divergence set D). Only replay finds it.
 	IFCBlind bool `json:"ifc_blind"`
 	// TieDecided: the class may be an artefact of node-order tie breaking at
 	// the cut-off on either side.

@@ -118,7 +118,7 @@ func TestReplayAttackRow(t *testing.T) {
 
 func TestLemma1Constants(t *testing.T) {
 	if got := CaptureBound(0.5, 5); math.Abs(got-0.05) > 1e-15 {
-		t.Errorf("capture bound %v, want 0.05 (paper 000, d=0.5, k=5)", got)
+		t.Errorf("capture bound %v, want 0.05 (AuthSelect, arXiv:2606.12290, d=0.5, k=5)", got)
 	}
 	if got := TeleportFloor(0.5, 0.2); math.Abs(got-0.10) > 1e-15 {
 		t.Errorf("floor %v, want 0.10 for a uniform 5-seed target", got)

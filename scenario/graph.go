@@ -20,7 +20,7 @@ type passage struct {
 }
 
 // corpus is a small HippoRAG2-style memory around the two multi-hop
-// questions paper 000 uses (Karen Joy Fowler / Bruce Chatwin, Zdeno Chara /
+// questions AuthSelect (arXiv:2606.12290) uses (Karen Joy Fowler / Bruce Chatwin, Zdeno Chara /
 // Boston). Facts are public-record biography.
 var corpus = []passage{
 	{"fowler", "Karen Joy Fowler (born February 7, 1950) is an American author of science fiction, fantasy and literary fiction.",

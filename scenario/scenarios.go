@@ -416,7 +416,7 @@ func (e *env) graftChain() error {
 	return nil
 }
 
-// SleeperK are the chain lengths of the sleeper scenario (paper 001, 6.3).
+// SleeperK are the chain lengths of the sleeper scenario (MemLineage, arXiv:2605.14421, 6.3).
 var SleeperK = []int{1, 2, 3, 5}
 
 // SleeperHandle names the k-th entry of a sleeper chain (k = 0 is the
@@ -459,7 +459,7 @@ func buildSleeper(e *env, _ Options) ([]string, string, error) {
 	if _, err := e.st.Checkpoint(int64(e.tick())); err != nil {
 		return nil, "", err
 	}
-	return nil, "verify passes; lineage at tau = 0 recomputes every chain entry as Derived-Untrusted and refuses every act-email-* action; the tau x K sweep reproduces paper 001 Tables 5 and 6.", nil
+	return nil, "verify passes; lineage at tau = 0 recomputes every chain entry as Derived-Untrusted and refuses every act-email-* action; the tau x K sweep reproduces MemLineage (arXiv:2605.14421) Tables 5 and 6.", nil
 }
 
 // AttackedQuery is the query the structural-write scenario targets.

@@ -1,4 +1,4 @@
-// Package smsr holds the two checks memscope takes from SMSR (paper 002):
+// Package smsr holds the two checks memscope takes from SMSR (SMSR, arXiv:2606.12703):
 // per-memory HMAC-SHA256 tags and the randomized-ablation certificate.
 package smsr
 
@@ -167,7 +167,7 @@ type Point struct {
 }
 
 // CurveT is delta against the number of adversarial memories t = 0..maxT for
-// a fixed pool (paper 002, Figure 3, left). Points where t > m stop the curve.
+// a fixed pool (SMSR, arXiv:2606.12703, Figure 3, left). Points where t > m stop the curve.
 func CurveT(m, k, n, maxT int) ([]Point, error) {
 	return curveTStep(m, k, n, maxT, 1)
 }
@@ -191,7 +191,7 @@ func curveTStep(m, k, n, maxT, step int) ([]Point, error) {
 }
 
 // CurveM is delta against the pool size m = max(k, t)..maxM for a fixed t
-// (paper 002, Figure 3, right).
+// (SMSR, arXiv:2606.12703, Figure 3, right).
 func CurveM(k, n, t, maxM int) ([]Point, error) {
 	return curveMStep(k, n, t, maxM, 1)
 }

@@ -48,7 +48,7 @@ func TestCertifyCheckValues(t *testing.T) {
 }
 
 // memscope exposure --json on the structural-write demo: the documented
-// keys, and the selectors exposed exactly as paper 000's Table II says.
+// keys, and the selectors exposed exactly as AuthSelect's (arXiv:2606.12290) Table II says.
 func TestExposureJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
 	code, out, errs := runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "50", "--curve-draws", "5", "--json")

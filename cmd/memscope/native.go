@@ -158,7 +158,7 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		return exitUsage, usagef("--policy %s: a native store has no signatures; its edges are labelled by the %s policy (sources declared by the store's own fields)", policy, storereplay.PolicyName)
 	}
 	if len(st.Nodes) == 0 {
-		return exitUsage, usagef("%s stores keep no graph: their retrieval is vector similarity over memories, which unauthenticated structure cannot change (immune, paper 000 Table II); use verify or lineage", st.Format)
+		return exitUsage, usagef("%s stores keep no graph: their retrieval is vector similarity over memories, which unauthenticated structure cannot change (immune: AuthSelect, arXiv:2606.12290, Table II); use verify or lineage", st.Format)
 	}
 	g, pol, err := storereplay.Graph(st)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/memscope/memscope/stores/storemodel"
 )
 
-// certFlags are SMSR's certificate parameters (paper 002's defaults).
+// certFlags are SMSR's certificate parameters (the SMSR paper's defaults, arXiv:2606.12703).
 type certFlags struct{ m, k, n int }
 
 func (c *certFlags) register(fs *flag.FlagSet) {
