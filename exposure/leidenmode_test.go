@@ -34,10 +34,7 @@ func TestLeidenFullDrawIsFullRecomputation(t *testing.T) {
 	changed := 0
 	for draw := 0; draw < 20; draw++ {
 		var le []leiden.Edge
-		var es []replay.Edge
-		for _, ed := range g.Edges() {
-			es = append(es, ed)
-		}
+		es := append([]replay.Edge(nil), g.Edges()...)
 		for i := 0; i < 3; i++ {
 			a, b := int32(rng.IntN(len(nodes))), int32(rng.IntN(len(nodes)))
 			if a == b {

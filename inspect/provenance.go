@@ -173,7 +173,6 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 				seqs = append(seqs, r.seq)
 			}
 		}
-		frontier = frontier[:0]
 		var next []string
 		err := s.Snap.EntriesBySeq(ctx, seqs, func(r *loader.EntryRow) error {
 			if r.DecodeErr != nil && errors.Is(r.DecodeErr, loader.ErrRow) {

@@ -2,40 +2,20 @@ package smsrdb
 
 import (
 	"context"
-	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	_ "modernc.org/sqlite"
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 // An oversized session id or tag is reported from its length and never
 // fetched; the other memories are still read.
 func TestOversizedCellsAreFindings(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("testdata", "memories.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "memories.db")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
+	path := evidencetest.EditedSQLiteCopy(t, filepath.Join("testdata", "memories.db"),
 		"UPDATE memories SET session_id = printf('%.*c', 100000, 's') WHERE id = (SELECT min(id) FROM memories)",
-		"UPDATE memories SET hmac_tag = printf('%.*c', 100000, 't') WHERE id = (SELECT max(id) FROM memories)",
-	} {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+		"UPDATE memories SET hmac_tag = printf('%.*c', 100000, 't') WHERE id = (SELECT max(id) FROM memories)")
 	st, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
