@@ -595,3 +595,32 @@ func TestNativeStoreQueryViewSaysExplainedNotAuthenticated(t *testing.T) {
 		}
 	}
 }
+
+// With more scenarios than rows, the picker's list scrolls and the footer
+// and help stay on screen at 80x24 (16 scenarios pushed them off before).
+func TestPickerFitsTheScreen(t *testing.T) {
+	t.Parallel()
+	var sc []tui.Scenario
+	for i := 0; i < 30; i++ {
+		sc = append(sc, tui.Scenario{Name: fmt.Sprintf("scenario-%02d", i), Description: "a case", Expect: "a finding"})
+	}
+	var m tea.Model = tui.NewPicker(sc, func(string) (tui.Source, error) { return tuitest.New(5), nil }, tui.Options{Static: true})
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	fits := func(s string) {
+		t.Helper()
+		if n := strings.Count(s, "\n") + 1; n > 24 {
+			t.Errorf("%d lines on a 24-line screen:\n%s", n, s)
+		}
+	}
+	s := screen(m)
+	fits(s)
+	mustContain(t, s, "scenario-00", "? help", "of 30)")
+	m = press(t, m, "?")
+	s = screen(m)
+	fits(s)
+	mustContain(t, s, "Keys in the picker", "any key closes this help")
+	m = press(t, m, "x", "G")
+	s = screen(m)
+	fits(s)
+	mustContain(t, s, "scenario-29", "expect:")
+}

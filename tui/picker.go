@@ -192,18 +192,7 @@ func (p *Picker) View() tea.View {
 	}
 	s := p.styles
 	w := max(20, p.width)
-	lines := []string{s.Title.Render("memscope demo") + s.Dim.Render("  pick a scenario"), ""}
-	lines = append(lines, s.Header.Render(fmt.Sprintf("  %-18s %s", "SCENARIO", "WHAT IT SHOWS")))
-	for i, sc := range p.scenarios {
-		line := fmt.Sprintf("%-18s %s", sanitize.Line(sc.Name), sanitize.Line(sc.Description))
-		if i == p.cur.sel {
-			line = s.Selected.Render(s.SelMarker + " " + line)
-		} else {
-			line = "  " + line
-		}
-		lines = append(lines, fit(line, w))
-	}
-	lines = append(lines, "")
+	var lines []string
 	if p.cur.sel < len(p.scenarios) {
 		sc := p.scenarios[p.cur.sel]
 		for _, l := range wrapLine(s.Bold.Render(sanitize.Line(sc.Name)+": ")+sanitize.Line(sc.Description), w-2) {
@@ -221,9 +210,11 @@ func (p *Picker) View() tea.View {
 		lines = append(lines, s.Title.Render("Keys in the picker"),
 			fmt.Sprintf("  %-10s open the scenario", p.keys.Open.Help().Key),
 			fmt.Sprintf("  %-10s move", p.keys.Up.Help().Key+" "+p.keys.Down.Help().Key),
-			fmt.Sprintf("  %-10s quit", p.keys.Quit.Help().Key),
-			"  In a scenario: ? all keys and the glossary, : jump anywhere, "+p.keys.Picker.Help().Key+" (or :picker) back here.",
-			s.Dim.Render("  any key closes this help"))
+			fmt.Sprintf("  %-10s quit", p.keys.Quit.Help().Key))
+		for _, l := range wrapLine("In a scenario: ? all keys and the glossary, : jump anywhere, "+p.keys.Picker.Help().Key+" (or :picker) back here.", w-2) {
+			lines = append(lines, "  "+l)
+		}
+		lines = append(lines, s.Dim.Render("  any key closes this help"))
 	case p.opening != "":
 		lines = append(lines, s.Spinner[0]+" opening "+sanitize.Line(p.opening)+"...")
 	case p.err != nil:
@@ -233,6 +224,28 @@ func (p *Picker) View() tea.View {
 		lines = append(lines, s.Dim.Render(fmt.Sprintf("%s open   %s/%s move   %s help   %s quit",
 			p.keys.Open.Help().Key, p.keys.Up.Help().Key, p.keys.Down.Help().Key, p.keys.Help.Help().Key, p.keys.Quit.Help().Key)))
 	}
+	// The list takes the rows the description, help and footer leave, and
+	// scrolls with the selection, so the footer and the help stay on screen
+	// however many scenarios there are.
+	rows := max(3, p.height-4-len(lines))
+	c := p.cur
+	c.clamp(len(p.scenarios), rows)
+	header := fmt.Sprintf("  %-18s %s", "SCENARIO", "WHAT IT SHOWS")
+	if len(p.scenarios) > rows {
+		header += fmt.Sprintf("  (%d-%d of %d)", c.top+1, min(c.top+rows, len(p.scenarios)), len(p.scenarios))
+	}
+	top := []string{s.Title.Render("memscope demo") + s.Dim.Render("  pick a scenario"), "", s.Header.Render(fit(header, w))}
+	for i := c.top; i < len(p.scenarios) && i < c.top+rows; i++ {
+		sc := p.scenarios[i]
+		line := fmt.Sprintf("%-18s %s", sanitize.Line(sc.Name), sanitize.Line(sc.Description))
+		if i == p.cur.sel {
+			line = s.Selected.Render(s.SelMarker + " " + line)
+		} else {
+			line = "  " + line
+		}
+		top = append(top, fit(line, w))
+	}
+	lines = append(append(top, ""), lines...)
 	content := joinLines(lines)
 	if s.Plain {
 		content = plainText(content)
