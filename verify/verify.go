@@ -143,6 +143,7 @@ type TableCoverage struct {
 type key struct {
 	principal string
 	pub       ed25519.PublicKey
+	ed        *edKey // pub decoded once (nil: use pub)
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
@@ -569,7 +570,9 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		if bad {
 			return
 		}
-		v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
+		k := &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS}
+		k.ed, _ = newEdKey(k.pub)
+		v.keys[kid] = append(v.keys[kid], k)
 		v.rep.Channels[ev.Principal] = ev.Channel
 	case record.OpRevoke:
 		if bad {
@@ -599,13 +602,20 @@ func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID,
 		return finding.WriterUnregistered, fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
 	}
 	msg, err := record.SigningBytesOf(raw, sig)
-	if err != nil || !ed25519.Verify(match.pub, msg, sig) {
+	if err != nil || !match.verify(msg, sig) {
 		return finding.SigInvalid, fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
 	}
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
 		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
 	}
 	return "", ""
+}
+
+func (k *key) verify(msg, sig []byte) bool {
+	if k.ed != nil {
+		return k.ed.verify(msg, sig)
+	}
+	return ed25519.Verify(k.pub, msg, sig)
 }
 
 func untilText(u uint64) string {
