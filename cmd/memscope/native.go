@@ -305,8 +305,8 @@ func nativeCoverage(table, _ string) string {
 
 // runInspectNative opens the inspector on a native store: every view its
 // contents support, each saying the store is unsigned.
-func runInspectNative(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, plain bool, keys string) (int, error) {
-	src, err := openNativeInspector(ctx, path, format, nq, ef)
+func runInspectNative(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags, plain bool, keys string) (int, error) {
+	src, err := openNativeInspector(ctx, path, format, nq, ef, cert)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -323,14 +323,17 @@ func runInspectNative(ctx context.Context, path, format string, nq nativeQueries
 
 // openNativeInspector reads the store, its --queries and --hmac-key into the
 // inspector's source (separate from running it, for tests).
-func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags) (*tuisource.Native, error) {
+func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags) (*tuisource.Native, error) {
 	hmacKey := ef.hmacKey
 	ef.hmacKey = ""
 	st, err := openStore(ctx, path, format, ef)
 	if err != nil {
 		return nil, err
 	}
-	var o tuisource.NativeOptions
+	if err := cert.forStore(st.Format); err != nil {
+		return nil, err
+	}
+	o := tuisource.NativeOptions{Cert: tuisource.CertParams{M: cert.m, K: cert.k, N: cert.n}}
 	if hmacKey != "" {
 		if st.Format != storemodel.SMSR {
 			return nil, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)
