@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/memscope/memscope/internal/evidencetest"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -56,26 +57,7 @@ func TestMain(m *testing.M) {
 
 func mutableCopy(t *testing.T, name string) string {
 	t.Helper()
-	src := pristine(t, name)
-	dst := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return evidencetest.CopyTree(t, pristine(t, name))
 }
 
 func runScenario(t *testing.T, dir string) *verify.Report {
