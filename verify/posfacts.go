@@ -85,6 +85,15 @@ func (v *verifier) goGeneral() {
 // addFact records what the cross-record checks need of one signed record;
 // it is called from several workers.
 func (v *verifier) addFact(f fact) {
+	if !f.posSet && v.logOK && !v.rep.Partial {
+		// Looked up before taking the lock: the leaf table no longer
+		// changes once the log is read.
+		f.pos, f.posSet = v.logPos(f.id), true
+		f.parentPos = make([]uint64, len(f.parents))
+		for k, par := range f.parents {
+			f.parentPos[k] = v.logPos(par)
+		}
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	p := &v.pf
@@ -95,7 +104,10 @@ func (v *verifier) addFact(f fact) {
 		v.goGeneral()
 		return
 	}
-	pos := v.logPos(f.id)
+	pos := f.pos
+	if !f.posSet {
+		pos = v.logPos(f.id)
+	}
 	prefix := -1
 	for i, pre := range pfPrefixes {
 		if len(f.subject) == len(pre)+36 && strings.HasPrefix(f.subject, pre) && f.subject[len(pre):] == f.id.String() {
@@ -113,7 +125,12 @@ func (v *verifier) addFact(f fact) {
 	}
 	p.flags[pos], p.ts[pos], p.writer[pos] = fl, f.ts, w
 	for k, par := range f.parents {
-		pp := v.logPos(par)
+		var pp uint64
+		if f.posSet {
+			pp = f.parentPos[k]
+		} else {
+			pp = v.logPos(par)
+		}
 		if pp == math.MaxUint64 {
 			// No leaf: no record without one keeps the per-position
 			// path, so no fact can name it.

@@ -230,6 +230,11 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	defer v.snap.Close()
 	v.arena = &bigslice.Arena{}
 	defer v.arena.Free()
+	if v.opts.LogOptions.TileCache == 0 {
+		// Records arrive in about log order, so inclusion needs the tiles
+		// around the current leaf, not the default 33 MB of them.
+		v.opts.LogOptions.TileCache = verifyTileCache
+	}
 	v.generalOnly = general
 	snap := v.snap
 	for i, p := range snap.Problems() {
@@ -299,6 +304,9 @@ func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVe
 	}
 	return v
 }
+
+// verifyTileCache is the tile cache of Run's log reader (about 4 MB).
+const verifyTileCache = 256
 
 const (
 	phaseSnapshot = iota
@@ -431,11 +439,19 @@ func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, lea
 	if !v.logOK || v.rep.Partial {
 		return nil
 	}
+	idx, ok := v.leafByID.lookup(id)
+	return v.inLogAt(phase, seq, id, subject, leaf, rowIndex, idx, ok)
+}
+
+// inLogAt is inLog for a record whose leaf lookup (idx, ok) is done.
+func (v *verifier) inLogAt(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64, idx uint64, ok bool) (failed []finding.Code) {
+	if !v.logOK || v.rep.Partial {
+		return nil
+	}
 	fail := func(code finding.Code, msg string) {
 		v.add(phase, seq, code, subject, msg)
 		failed = append(failed, code)
 	}
-	idx, ok := v.leafByID.lookup(id)
 	if !ok {
 		fail(finding.RecordNotInLog, "no log leaf carries this record's id")
 		return
@@ -687,6 +703,9 @@ func (v *verifier) entries(ctx context.Context) error {
 	order := v.newRowOrder("entries")
 	return fanOut(v.opts.Workers, func(yield func(*loader.EntryRow) error) error {
 		return v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+			// Decoded here, on the reading goroutine: with one signature
+			// worker the other core then decodes while it verifies.
+			v.snap.DecodeEntryRow(r)
 			order.next(r.Seq, r.LeafIndex)
 			v.rep.Entries++
 			v.rep.Records++
@@ -753,14 +772,14 @@ func (v *verifier) markEntry(eid string, code finding.Code) {
 	v.mu.Unlock()
 }
 
-// checkEntry runs every per-entry check; it is called from several workers.
+// checkEntry runs every per-entry check of a decoded row
+// (DecodeEntryRow); it is called from several workers.
 func (v *verifier) checkEntry(r *loader.EntryRow) {
 	subj := "entry " + r.EID
 	flag := func(code finding.Code, msg string) {
 		v.add(phaseEntries, r.Seq, code, subj, msg)
 		v.markEntry(r.EID, code)
 	}
-	v.snap.DecodeEntryRow(r)
 	if r.DecodeErr != nil {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
@@ -772,7 +791,14 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		return
 	}
 	e := r.Entry
-	v.addFact(fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents})
+	// Every position is looked up once: the entry's for its fact and its
+	// inclusion, each parent's for its fact and its presence.
+	f := fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents,
+		posSet: true, pos: v.logPos(e.EID), parentPos: make([]uint64, len(e.Parents))}
+	for k, p := range e.Parents {
+		f.parentPos[k] = v.logPos(p)
+	}
+	v.addFact(f)
 	v.checkWeights(e, flag)
 	var diff []string
 	if r.EID != e.EID.String() {
@@ -810,7 +836,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	}
 	// Inclusion failures are kept apart from EntryStatus, whose codes other
 	// analyses read as "the record failed verification".
-	if failed := v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex); len(failed) > 0 {
+	if failed := v.inLogAt(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex, f.pos, f.pos != math.MaxUint64); len(failed) > 0 {
 		v.mu.Lock()
 		v.rep.InclusionFailures[r.EID] = failed[0]
 		v.mu.Unlock()
@@ -828,8 +854,8 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 			flag(finding.HMACWrong, "the HMAC tag does not match content, session and timestamp under the given key")
 		}
 	}
-	for _, p := range e.Parents {
-		if !v.entryIDs.has(p) && !v.tombstoned[p] {
+	for k, p := range e.Parents {
+		if !v.entryIDs.hasAt(p, f.parentPos[k]) && !v.tombstoned[p] {
 			flag(finding.ParentMissing, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
 		}
 	}
