@@ -116,3 +116,9 @@ func (s *entrySet) hasAt(id record.ID, i uint64) bool {
 	}
 	return s.rest.has(id)
 }
+
+// leafBits is one bit per log leaf (callers hold verifier.mu to set).
+type leafBits []uint64
+
+func (b leafBits) set(i uint64)      { b[i/64] |= 1 << (i % 64) }
+func (b leafBits) has(i uint64) bool { return b[i/64]&(1<<(i%64)) != 0 }

@@ -167,7 +167,7 @@ type verifier struct {
 	logOK      bool
 	leafByID   leafTable // record leaves, sorted by id once the log is read
 	tombLeaves map[record.ID]uint64
-	seenLeaf   []bool
+	seenLeaf   leafBits // leaves a row claimed
 
 	entryIDs *entrySet // every entry id of the snapshot
 	// arena holds Run's per-leaf arrays outside the heap (freed when Run
@@ -391,7 +391,7 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		// 10M-leaf table by appends would hold the old and the new array
 		// at once, and on the heap the collector lets as much garbage pile
 		// up again.
-		v.seenLeaf = bigslice.Make[bool](v.arena, int(cp.Size))
+		v.seenLeaf = bigslice.Make[uint64](v.arena, int(cp.Size+63)/64)
 		v.leafByID = bigslice.Make[leafRef](v.arena, int(cp.Size))[:0]
 		v.pf.alloc(v.arena, int(cp.Size))
 	}
@@ -457,7 +457,7 @@ func (v *verifier) inLogAt(phase int, seq int64, id record.ID, subject string, l
 		return
 	}
 	v.mu.Lock()
-	v.seenLeaf[idx] = true
+	v.seenLeaf.set(idx)
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
 		fail(finding.InclusionFailed, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
@@ -488,7 +488,7 @@ func (v *verifier) claimLeaf(rowID string) {
 	}
 	if idx, ok := v.leafByID.lookup(id); ok {
 		v.mu.Lock()
-		v.seenLeaf[idx] = true
+		v.seenLeaf.set(idx)
 		v.mu.Unlock()
 	}
 }
@@ -668,7 +668,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 				v.add(phaseTombstones, r.Seq, finding.TombstoneNotInLog, subj, "no ts: leaf in the log names this entry")
 				return nil
 			}
-			v.seenLeaf[idx] = true
+			v.seenLeaf.set(idx)
 			if r.LeafIndex >= 0 && uint64(r.LeafIndex) != idx {
 				v.add(phaseTombstones, r.Seq, finding.InclusionFailed, subj, fmt.Sprintf("the snapshot places this tombstone at leaf %d but the log has its ts: leaf at %d", r.LeafIndex, idx))
 			}
@@ -941,7 +941,7 @@ func (v *verifier) orphanLeaves() {
 			id    record.ID
 			index uint64
 		}{ref.id, uint64(ref.index)}
-		if v.seenLeaf[l.index] {
+		if v.seenLeaf.has(l.index) {
 			continue
 		}
 		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
@@ -956,7 +956,7 @@ func (v *verifier) orphanLeaves() {
 	// A ts: leaf that no tombstone row claims: the store lost the record
 	// of a deletion the log still shows.
 	for id, idx := range v.tombLeaves {
-		if !v.seenLeaf[idx] {
+		if !v.seenLeaf.has(idx) {
 			v.add(phaseOrphans, int64(idx), finding.LeafWithoutRecord, leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
 		}
 	}
