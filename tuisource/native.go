@@ -322,7 +322,7 @@ func (n *Native) Verify(ctx context.Context) <-chan tui.Progress {
 		if err == nil && n.rp != nil && len(n.queries) > 0 {
 			ch <- tui.Progress{Stage: "replay", Total: len(n.queries)}
 			var rows []replay.Row
-			if rows, err = n.rp.ReplayAll(n.queries, runtime.GOMAXPROCS(0)); err == nil {
+			if rows, err = n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0)); err == nil {
 				fs = append(fs, inspect.ReplayFindings(rows)...)
 			}
 		}
@@ -434,7 +434,7 @@ func (n *Native) Replay(ctx context.Context) (tui.ReplayView, error) {
 	if n.rp == nil {
 		return tui.ReplayView{}, fmt.Errorf("%s stores keep no graph: retrieval is vector similarity over memories, which unauthenticated structure cannot change", n.st.Format)
 	}
-	rows, err := n.rp.ReplayAll(n.queries, runtime.GOMAXPROCS(0))
+	rows, err := n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return tui.ReplayView{}, err
 	}
@@ -462,7 +462,7 @@ func (n *Native) WhatIf(ctx context.Context, queryID string, remove []string) (r
 	}
 	for _, q := range n.queries {
 		if q.ID == queryID {
-			return n.rp.WhatIf(q, replay.BaseG, remove, nil)
+			return n.rp.WhatIf(ctx, q, replay.BaseG, remove, nil)
 		}
 	}
 	return replay.WhatIf{}, fmt.Errorf("no query %q", queryID)

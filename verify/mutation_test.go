@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +87,34 @@ func runScenario(t *testing.T, dir string) *verify.Report {
 	if err != nil {
 		t.Fatalf("verify.Run: %v", err)
 	}
+	// Every tampered store these tests build also checks that the
+	// cross-record checks' two paths (per log position, and the general
+	// fact list) agree finding for finding.
+	gen, err := verify.RunGeneral(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("verify.RunGeneral: %v", err)
+	}
+	if !reflect.DeepEqual(rep.Findings, gen.Findings) {
+		t.Errorf("the per-position and general cross-record checks disagree:\n%s", findingsDiff(rep.Findings, gen.Findings))
+	}
 	return rep
+}
+
+func findingsDiff(a, b []finding.Finding) string {
+	var out strings.Builder
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var fa, fb finding.Finding
+		if i < len(a) {
+			fa = a[i]
+		}
+		if i < len(b) {
+			fb = b[i]
+		}
+		if !reflect.DeepEqual(fa, fb) {
+			fmt.Fprintf(&out, "  %d: %s %q %q\n  %d: %s %q %q\n", i, fa.Code, fa.Subject, fa.Message, i, fb.Code, fb.Subject, fb.Message)
+		}
+	}
+	return out.String()
 }
 
 // withDB opens the copy's snapshot read-write (never the pristine one).

@@ -185,7 +185,7 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		fmt.Fprintf(stdout, "replay: %s\n\n", storereplay.Note(st.Format))
 		writeFindingList(stdout, fs)
 	}
-	return ro.run(stdout, rp, qs, path, func(rows []jsonRow) any {
+	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonRow) any {
 		return jsonNativeReplay{Store: head, Findings: fs, Replay: storereplay.Note(st.Format), Rows: rows}
 	})
 }
@@ -218,7 +218,7 @@ type replayOutput struct {
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
 // rows into the JSON document a native store's output is.
-func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
+func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
 	if o.labels {
 		return exitOK, writeLabels(stdout, rp, o.asJSON)
 	}
@@ -241,7 +241,7 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 		}
 		qs = one
 	}
-	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
+	rows, err := rp.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return exitUsage, err
 	}
@@ -256,7 +256,7 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text, o.cov)
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored, o.cov); err != nil {
+			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, o.cov); err != nil {
 				return exitUsage, err
 			}
 		}
@@ -281,12 +281,12 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 
 // whatIfRow replays q with the named edges removed from G (or, with
 // restored, put back into G_auth) for the --without/--restore output.
-func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
+func whatIfRow(ctx context.Context, rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
 	base := replay.BaseG
 	if restored != nil {
 		base = replay.BaseGAuth
 	}
-	w, err := rp.WhatIf(q, base, removed, restored)
+	w, err := rp.WhatIf(ctx, q, base, removed, restored)
 	if err != nil {
 		return nil, err
 	}
