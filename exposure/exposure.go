@@ -14,6 +14,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/par"
@@ -207,7 +208,7 @@ func Analyze(ctx context.Context, rp *replay.Replayer, queries []replay.Query, o
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEnv(rp, opt)
+	e, err := newEnv(ctx, rp, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -319,9 +320,11 @@ type env struct {
 	bm         *bm25
 	lgA        *leiden.Graph
 	memG, memA []int32 // Leiden membership on G and G_auth
+
+	evals atomic.Int64 // selector evaluations on a written graph: the Monte Carlo's unit of work
 }
 
-func newEnv(rp *replay.Replayer, opt Options) (*env, error) {
+func newEnv(ctx context.Context, rp *replay.Replayer, opt Options) (*env, error) {
 	g := rp.Graph()
 	e := &env{rp: rp, g: g, opt: opt}
 	labels := rp.Labels()
@@ -356,7 +359,12 @@ func newEnv(rp *replay.Replayer, opt Options) (*env, error) {
 			return nil, err
 		}
 		lo := leiden.Options{Seed: opt.Seed, Resolution: opt.Resolution}
-		e.memG, e.memA = leiden.Run(lgG, lo), leiden.Run(e.lgA, lo)
+		if e.memG, err = leiden.Run(ctx, lgG, lo); err != nil {
+			return nil, err
+		}
+		if e.memA, err = leiden.Run(ctx, e.lgA, lo); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
