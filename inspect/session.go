@@ -370,7 +370,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 	// The array is sized by the estimate (exact on a writer's store) and
 	// grows past it only on a store whose seqs are not distinct.
 	entries := make([]Entry, 0, s.EntryTotal())
-	lin := make([]lineage.Entry, 0, s.EntryTotal())
+	lin := lineage.NewBuilder(s.EntryTotal())
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {
 		if v, ok := writers[w]; ok {
@@ -393,7 +393,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		entries = append(entries, entryOf(r, intern))
 		n := len(entries) - 1
 		e := &entries[n]
-		lin = append(lin, lineageOf(r, e.Writer))
+		addLineage(lin, r, e.Writer)
 		for _, f := range onEntry {
 			f(n, e)
 		}
@@ -411,8 +411,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 	}
 	n := len(entries)
 	publish()
-	g := lineage.Build(lin)
-	lin = nil
+	g := lin.Graph()
 	rowOf := make([]int32, g.Len())
 	for row := range entries {
 		if j, ok := g.Index(entries[row].ID); ok {
@@ -429,6 +428,56 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		progress(n, n)
 	}
 	return nil
+}
+
+// LoadLineage builds the lineage graph from one streaming read of the
+// entries without keeping them: Entries stays empty, so only what needs no
+// entry row works afterwards (Labels, LineageSummary, GateAudit). It is
+// for commands that ask lineage a store-wide question, which at a million
+// entries would otherwise hold every content string and id. Verify, when
+// wanted, runs before it, so the two working sets do not add up.
+func (s *Session) LoadLineage(ctx context.Context) error {
+	if !s.loadStarted.CompareAndSwap(false, true) {
+		return fmt.Errorf("inspect: entries of %s already loaded", s.Opts.Snapshot)
+	}
+	err := s.loadLineage(ctx)
+	s.loadErr = err
+	close(s.loadDone)
+	return err
+}
+
+func (s *Session) loadLineage(ctx context.Context) error {
+	lin := lineage.NewBuilder(s.EntryTotal())
+	n := 0
+	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
+		w := r.Writer
+		if r.Entry != nil {
+			w = r.Entry.Writer
+		}
+		addLineage(lin, r, w)
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.loaded.Store(int64(n))
+	g := lin.Graph()
+	s.mu.Lock()
+	s.estimate.Store(int64(n))
+	s.Lineage = g
+	s.mu.Unlock()
+	return nil
+}
+
+// addLineage adds an entry row to a lineage builder as lineageOf sees it,
+// without turning the parent ids into text.
+func addLineage(b *lineage.Builder, r *loader.EntryRow, writer string) {
+	if r.Entry != nil {
+		b.AddRecord(r.EID, writer, r.Entry.Trust, r.Entry.Parents, r.Entry.Weights)
+		return
+	}
+	b.AddRecord(r.EID, writer, lineage.Trust(r.Trust), nil, nil)
 }
 
 // lineageOf is the lineage view of an entry row: the signed record's
@@ -465,7 +514,7 @@ func (s *Session) Index(id string) (int, bool) {
 		return 0, false
 	}
 	j, ok := g.Index(id)
-	if !ok {
+	if !ok || rowOf == nil { // rowOf is nil after LoadLineage: no rows held
 		return 0, false
 	}
 	return int(rowOf[j]), true
