@@ -371,7 +371,10 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, total)
 	}
 	s.loaded.Store(int64(n))
-	g := lineage.Build(lin)
+	g, err := lineage.BuildContext(ctx, lin)
+	if err != nil {
+		return err
+	}
 	rowOf := make([]int32, g.Len())
 	for row := range s.Entries {
 		if j, ok := g.Index(s.Entries[row].ID); ok {
