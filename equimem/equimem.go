@@ -24,6 +24,7 @@ package equimem
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -177,7 +178,9 @@ func Depth(nodes int) int {
 // Analyze scores every write against the memory formed by every write
 // before it; alpha is shared by the write's round, a run of consecutive
 // writes by one writer (0.5 when the whole round met an empty memory).
-func Analyze(writes []Write, opt Options) []Score {
+// A cancelled ctx ends it with ctx's error (checked every few hundred
+// writes: each write costs at most MaxVisits path steps).
+func Analyze(ctx context.Context, writes []Write, opt Options) ([]Score, error) {
 	if opt.MaxPaths == 0 {
 		opt.MaxPaths = 64
 	}
@@ -204,6 +207,9 @@ func Analyze(writes []Write, opt Options) []Score {
 		withPath := 0
 		cold := true
 		for i := start; i < end; i++ {
+			if i%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			w := writes[i]
 			u, v, r := g.node(w.Src), g.node(w.Dst), g.rel(w.Rel)
 			comp := g.compat(r, nodes)
@@ -251,7 +257,7 @@ func Analyze(writes []Write, opt Options) []Score {
 		}
 		start = end
 	}
-	return out
+	return out, nil
 }
 
 // paths returns the relation sequences of the shortest u..v paths of

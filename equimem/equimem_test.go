@@ -36,7 +36,10 @@ func TestHandCheckedGraph(t *testing.T) {
 		{"w1", "x", "y", "r", "a"}, {"w2", "x", "z", "s", "a"}, {"w3", "y", "z", "r", "a"}, {"w4", "q", "y", "t", "a"},
 		{"w5", "x", "q", "r", "b"}, {"w6", "z", "n", "r", "b"}, {"w7", "y", "x", "r", "b"},
 	}
-	sc := Analyze(ws, Options{})
+	sc, err := Analyze(t.Context(), ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []struct{ local, path, alpha, rho float64 }{
 		{0, 0, 0.25, 0}, {1, 0, 0.25, 0.25}, {0, 1, 0.25, 0.75}, {0, 0, 0.25, 0},
 		{1, 0, 2.0 / 3, 2.0 / 3}, {0, 0, 2.0 / 3, 0}, {1, 1, 2.0 / 3, 1},

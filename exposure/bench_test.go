@@ -121,7 +121,7 @@ func benchDrawsOf(b *testing.B, cold bool) {
 
 // drawSet prepares a pusher for q and n draws (half clean, half heavy).
 func drawSet(tb testing.TB, rp *replay.Replayer, q replay.Query, n int) (*pusher, [][]extra) {
-	e, err := newEnv(rp, Options{Selectors: []string{PPR}, Damping: 0.5})
+	e, err := newEnv(context.Background(), rp, Options{Selectors: []string{PPR}, Damping: 0.5})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func drawSet(tb testing.TB, rp *replay.Replayer, q replay.Query, n int) (*pusher
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc, err := g.PPR(r, replay.SolveOptions{}, e.unauth)
+	sc, err := g.PPR(context.Background(), r, replay.SolveOptions{}, e.unauth)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func BenchmarkLeidenRun50k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := newEnv(rp, o)
+	e, err := newEnv(context.Background(), rp, o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -180,6 +180,6 @@ func BenchmarkLeidenRun50k(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		leiden.Run(lg, leiden.Options{Seed: 1})
+		leiden.Run(context.Background(), lg, leiden.Options{Seed: 1})
 	}
 }

@@ -207,7 +207,7 @@ func Analyze(ctx context.Context, rp *replay.Replayer, queries []replay.Query, o
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEnv(rp, opt)
+	e, err := newEnv(ctx, rp, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +321,7 @@ type env struct {
 	memG, memA []int32 // Leiden membership on G and G_auth
 }
 
-func newEnv(rp *replay.Replayer, opt Options) (*env, error) {
+func newEnv(ctx context.Context, rp *replay.Replayer, opt Options) (*env, error) {
 	g := rp.Graph()
 	e := &env{rp: rp, g: g, opt: opt}
 	labels := rp.Labels()
@@ -356,7 +356,12 @@ func newEnv(rp *replay.Replayer, opt Options) (*env, error) {
 			return nil, err
 		}
 		lo := leiden.Options{Seed: opt.Seed, Resolution: opt.Resolution}
-		e.memG, e.memA = leiden.Run(lgG, lo), leiden.Run(e.lgA, lo)
+		if e.memG, err = leiden.Run(ctx, lgG, lo); err != nil {
+			return nil, err
+		}
+		if e.memA, err = leiden.Run(ctx, e.lgA, lo); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }

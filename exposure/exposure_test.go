@@ -141,7 +141,7 @@ func TestStructuralWriteExposure(t *testing.T) {
 func TestPushMatchesFullSolve(t *testing.T) {
 	rp, qs, _ := open(t, "clean")
 	g := rp.Graph()
-	e, err := newEnv(rp, Options{Selectors: []string{PPR}, Damping: 0.5})
+	e, err := newEnv(context.Background(), rp, Options{Selectors: []string{PPR}, Damping: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestPushMatchesFullSolve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc, err := g.PPR(r, replay.SolveOptions{}, e.unauth)
+		sc, err := g.PPR(context.Background(), r, replay.SolveOptions{}, e.unauth)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestPushMatchesFullSolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full, err := g2.PPR(r, replay.SolveOptions{}, e.unauth)
+			full, err := g2.PPR(context.Background(), r, replay.SolveOptions{}, e.unauth)
 			if err != nil {
 				t.Fatal(err)
 			}

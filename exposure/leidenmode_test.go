@@ -21,7 +21,7 @@ func TestLeidenFullDrawIsFullRecomputation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := newEnv(rp, o)
+	e, err := newEnv(context.Background(), rp, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +57,11 @@ func TestLeidenFullDrawIsFullRecomputation(t *testing.T) {
 			t.Fatal(err)
 		}
 		lo := leiden.Options{Seed: 1}
-		a, err := leiden.RunFrom(g2, e.memA, lo)
+		a, err := leiden.RunFrom(context.Background(), g2, e.memA, lo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := leiden.RunFrom(fresh, e.memA, lo)
+		b, err := leiden.RunFrom(context.Background(), fresh, e.memA, lo)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,7 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	// Base selections on G and G_auth.
 	var pprG, pprA []int32
 	if e.wants(PPR) || e.wants(Leiden) && !s.hasD {
-		scores, err := e.g.PPR(r, replay.SolveOptions{Damping: e.opt.Damping}, nil, e.unauth)
+		scores, err := e.g.PPR(ctx, r, replay.SolveOptions{Damping: e.opt.Damping}, nil, e.unauth)
 		if err != nil {
 			return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
@@ -166,7 +166,9 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	}
 	for i, n := range e.opt.Selectors {
 		if out[i].NotCheckable == "" {
-			curves[i] = s.curve(qi, n)
+			if curves[i], err = s.curve(ctx, qi, n); err != nil {
+				return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
+			}
 		}
 	}
 	return out, curves, nil
@@ -267,7 +269,7 @@ func (s *qstate) leidenSelectFrom(mem []int32, comPass map[int32][]int32) []int3
 // from G_auth's partition with G_auth's seed: the pass Leiden itself would
 // make next on the written graph. Incremental mode re-runs local moving
 // from the writes' endpoints only (no refinement, no aggregation).
-func (s *qstate) leidenAfter(es []extra, seed uint64, mem []int32) []int32 {
+func (s *qstate) leidenAfter(ctx context.Context, es []extra, seed uint64, mem []int32) []int32 {
 	e := s.e
 	le := make([]leiden.Edge, len(es))
 	var front []int32
@@ -280,9 +282,9 @@ func (s *qstate) leidenAfter(es []extra, seed uint64, mem []int32) []int32 {
 		if err != nil {
 			return s.ldBase // draws carry finite positive weights: unreachable
 		}
-		full, err := leiden.RunFrom(g2, e.memA, leiden.Options{Seed: e.opt.Seed, Resolution: e.opt.Resolution})
+		full, err := leiden.RunFrom(ctx, g2, e.memA, leiden.Options{Seed: e.opt.Seed, Resolution: e.opt.Resolution})
 		if err != nil {
-			return s.ldBase
+			return s.ldBase // cancelled: the caller checks ctx before counting the draw
 		}
 		return s.leidenSelect(full)
 	}
@@ -388,7 +390,7 @@ type outcome struct {
 	uncertain          bool
 }
 
-func (s *qstate) evaluate(name string, es []extra, t int32, seed uint64, mem []int32) outcome {
+func (s *qstate) evaluate(ctx context.Context, name string, es []extra, t int32, seed uint64, mem []int32) outcome {
 	switch name {
 	case PPR:
 		if s.ppr == nil {
@@ -398,7 +400,7 @@ func (s *qstate) evaluate(name string, es []extra, t int32, seed uint64, mem []i
 		base := s.ppr.base()
 		return outcome{changed: !sameSet(top, base), reordered: sameSet(top, base) && !slices.Equal(top, base), sel: top, uncertain: unc}
 	case Leiden:
-		top := s.leidenAfter(es, seed, mem)
+		top := s.leidenAfter(ctx, es, seed, mem)
 		return outcome{changed: !sameSet(top, s.ldBase), reordered: sameSet(top, s.ldBase) && !slices.Equal(top, s.ldBase), sel: top}
 	case NodeDistance:
 		top := s.ndAfter(es, t)
@@ -424,8 +426,10 @@ func (s *qstate) monteCarlo(ctx context.Context, qi int, out []QueryResult, idx 
 		reordered := make([]int, len(o.Selectors))
 		draws := 0
 		for d := 0; d < o.Draws; d++ {
-			if d%64 == 0 && ctx.Err() != nil {
-				return ctx.Err()
+			// Every draw: one full Leiden run on a large graph takes
+			// seconds, so checking every 64 draws was too coarse.
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 			t := s.wrongTarget(rng)
 			if t < 0 {
@@ -438,7 +442,7 @@ func (s *qstate) monteCarlo(ctx context.Context, qi int, out []QueryResult, idx 
 				if out[i].NotCheckable != "" {
 					continue
 				}
-				oc := s.evaluate(name, es, t, seed, mem)
+				oc := s.evaluate(ctx, name, es, t, seed, mem)
 				if oc.changed {
 					changed[i]++
 				}
@@ -484,11 +488,12 @@ func (s *qstate) monteCarlo(ctx context.Context, qi int, out []QueryResult, idx 
 		}
 		for i, name := range o.Selectors {
 			if out[i].NotCheckable == "" {
-				out[i].Targeted = s.evaluate(name, es, t, o.Seed, mem).changed
+				out[i].Targeted = s.evaluate(ctx, name, es, t, o.Seed, mem).changed
 			}
 		}
 	}
-	return nil
+	// A cancelled draw above counted nothing real.
+	return ctx.Err()
 }
 
 // targetedPassage is the best-scoring passage outside the G_auth PPR
@@ -535,11 +540,11 @@ func (s *qstate) targets(evicted map[int32]int, draws int) []Target {
 // curve is the dose-response: CurveDraws sequences of accumulated
 // clean-budget writes against one random wrong passage each; entry n-1 is
 // the share of sequences whose selected set differs after n writes.
-func (s *qstate) curve(qi int, name string) []float64 {
+func (s *qstate) curve(ctx context.Context, qi int, name string) ([]float64, error) {
 	o := s.e.opt
 	out := make([]float64, o.CurveMax)
 	if o.CurveDraws == 0 || o.CurveMax == 0 {
-		return out
+		return out, nil
 	}
 	rng := rand.New(rand.NewPCG(o.Seed^0xc0ffee, uint64(qi)))
 	mem := make([]int32, len(s.e.g.Nodes()))
@@ -553,8 +558,11 @@ func (s *qstate) curve(qi int, name string) []float64 {
 		var es []extra
 		seed := rng.Uint64()
 		for w := 0; w < o.CurveMax; w++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			es = append(es, extra{s.seeds[rng.IntN(len(s.seeds))], t, 1 + rng.Float64()*(o.CleanWeight-1)})
-			if s.evaluate(name, es, t, seed, mem).changed {
+			if s.evaluate(ctx, name, es, t, seed, mem).changed {
 				out[w]++
 			}
 		}
@@ -564,5 +572,5 @@ func (s *qstate) curve(qi int, name string) []float64 {
 			out[i] /= float64(n)
 		}
 	}
-	return out
+	return out, ctx.Err()
 }

@@ -151,8 +151,11 @@ func triage(ctx context.Context, s *inspect.Session, rp *replay.Replayer, qs []r
 		return nil, fmt.Errorf("equimem: %w", err)
 	}
 	nodes := len(rp.Graph().Nodes())
-	scores := equimem.Analyze(ws, equimem.Options{Nodes: nodes})
-	rows, err := rp.ReplayAll(qs, 0)
+	scores, err := equimem.Analyze(ctx, ws, equimem.Options{Nodes: nodes})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := rp.ReplayAll(ctx, qs, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := rp.Replay(replay.Query{ID: qs[0].ID, Reset: qs[0].Reset, K: qs[0].K, Recorded: qs[0].Selected})
+	row, err := rp.Replay(context.Background(), replay.Query{ID: qs[0].ID, Reset: qs[0].Reset, K: qs[0].K, Recorded: qs[0].Selected})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func (s *Session) actionQueries(ctx context.Context, rep *verify.Report, need ma
 		if !need[q.ID] {
 			continue
 		}
-		row, err := rp.Replay(q)
+		row, err := rp.Replay(ctx, q)
 		if err != nil {
 			in.QueryErr[q.ID] = err.Error()
 			continue

@@ -179,8 +179,11 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 	out := make([]QuerySelection, 0, len(common))
 	for _, q := range common {
 		qs := QuerySelection{Query: q.ID}
-		then, err1 := selectOn(ga, errA, q)
-		now, err2 := selectOn(gb, errB, inB[q.ID])
+		then, err1 := selectOn(ctx, ga, errA, q)
+		now, err2 := selectOn(ctx, gb, errB, inB[q.ID])
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // cancelled, not a problem of the query
+		}
 		switch {
 		case err1 != nil:
 			qs.Problem = "A: " + err1.Error()
@@ -199,11 +202,11 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 	return out, nil
 }
 
-func selectOn(rp *replay.Replayer, err error, q loader.Query) ([]string, error) {
+func selectOn(ctx context.Context, rp *replay.Replayer, err error, q loader.Query) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	row, err := rp.ReplayPresent(replay.Query{ID: q.ID, Reset: q.Reset, K: q.K}, func(int) bool { return true })
+	row, err := rp.ReplayPresent(ctx, replay.Query{ID: q.ID, Reset: q.Reset, K: q.K}, func(int) bool { return true })
 	if err != nil {
 		return nil, err
 	}

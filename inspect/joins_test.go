@@ -43,7 +43,7 @@ func joinChecks(t *testing.T, s *Session, m *scenario.Manifest) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayed, err := rp.ReplayAll(s.ReplayQueries(), 1)
+	replayed, err := rp.ReplayAll(context.Background(), s.ReplayQueries(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

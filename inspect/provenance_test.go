@@ -68,7 +68,7 @@ func factsOf(t *testing.T, s *Session, rp *replay.Replayer) replayFacts {
 		f.Nodes = append(f.Nodes, n.Authenticated)
 	}
 	qs := s.ReplayQueries()
-	rows, err := rp.ReplayAll(qs, 1)
+	rows, err := rp.ReplayAll(context.Background(), qs, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func factsOf(t *testing.T, s *Session, rp *replay.Replayer) replayFacts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := RecordedAsRan(tr, qs, rows); err != nil {
+	if err := RecordedAsRan(context.Background(), tr, qs, rows); err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range rows {
@@ -84,7 +84,7 @@ func factsOf(t *testing.T, s *Session, rp *replay.Replayer) replayFacts {
 		if r.Recorded != nil {
 			line += " recorded-mismatch=" + map[bool]string{true: "yes", false: "no"}[r.Recorded.Mismatch]
 		}
-		if _, cut, err := tr.AsRan(qs[i]); err == nil {
+		if _, cut, err := tr.AsRan(context.Background(), qs[i]); err == nil {
 			line += " as-ran " + cut.Desc
 		}
 		f.Rows = append(f.Rows, line)

@@ -73,7 +73,7 @@ func TestCleanHasNoLaunderingNoRefusalNoDivergence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := rp.ReplayAll(s.ReplayQueries(), 1)
+	rows, err := rp.ReplayAll(context.Background(), s.ReplayQueries(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestStructuralWriteReplay(t *testing.T) {
 	if !ok {
 		t.Fatalf("no query %s", m.Attack.Query)
 	}
-	row, err := rp.Replay(q)
+	row, err := rp.Replay(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestRecordedSelections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := rp.ReplayAll(s.ReplayQueries(), 1)
+		rows, err := rp.ReplayAll(context.Background(), s.ReplayQueries(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ func TestRecordedSelections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := rp.ReplayAll(s.ReplayQueries(), 1)
+	rows, err := rp.ReplayAll(context.Background(), s.ReplayQueries(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

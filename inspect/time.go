@@ -173,11 +173,17 @@ func (s *Session) AssumeCompromised(ctx context.Context, rp *replay.Replayer, tl
 		return nil, err
 	}
 	for _, q := range s.ReplayQueries() {
-		a, err := rp.ReplayPresent(q, func(int) bool { return true })
+		a, err := rp.ReplayPresent(ctx, q, func(int) bool { return true })
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			continue // a query that cannot be replayed changes nothing here
 		}
-		b, err := arp.ReplayPresent(q, func(int) bool { return true })
+		b, err := arp.ReplayPresent(ctx, q, func(int) bool { return true })
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			continue
 		}
@@ -216,7 +222,7 @@ type Blast struct {
 
 // BlastRadius of a structural write (by id) or of a principal
 // ("principal:NAME": every structural write and entry it made after from).
-func (s *Session) BlastRadius(tr *timeline.Replay, target string, from int64) (*Blast, error) {
+func (s *Session) BlastRadius(ctx context.Context, tr *timeline.Replay, target string, from int64) (*Blast, error) {
 	var writes, entries []string
 	if p, ok := strings.CutPrefix(target, "principal:"); ok {
 		writes = tr.Timeline().WritesBy(p, from)
@@ -227,7 +233,7 @@ func (s *Session) BlastRadius(tr *timeline.Replay, target string, from int64) (*
 	tb := &timeline.Blast{}
 	if len(writes) > 0 {
 		var err error
-		if tb, err = tr.BlastRadius(writes, s.ReplayQueries(), s.PassageEntries()); err != nil {
+		if tb, err = tr.BlastRadius(ctx, writes, s.ReplayQueries(), s.PassageEntries()); err != nil {
 			return nil, err
 		}
 	}

@@ -31,7 +31,7 @@ func TestBlastRadiusOfCompromisedPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.BlastRadius(tr, "principal:agent:peer", 0)
+	b, err := s.BlastRadius(context.Background(), tr, "principal:agent:peer", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

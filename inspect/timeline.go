@@ -138,7 +138,8 @@ type AsRanRow struct {
 // ReplayAsRan replays each query that need accepts (every query when need
 // is nil) and that the timeline places, as it ran: once, for both the
 // recorded-selection check (ApplyAsRan) and the views that show the past.
-func ReplayAsRan(tr *timeline.Replay, qs []replay.Query, need func(i int) bool) []AsRanRow {
+// A cancelled ctx ends it with ctx's error.
+func ReplayAsRan(ctx context.Context, tr *timeline.Replay, qs []replay.Query, need func(i int) bool) ([]AsRanRow, error) {
 	out := make([]AsRanRow, len(qs))
 	for i, q := range qs {
 		if need != nil && !need(i) {
@@ -147,10 +148,13 @@ func ReplayAsRan(tr *timeline.Replay, qs []replay.Query, need func(i int) bool) 
 		if _, ok := tr.Timeline().Index(timeline.KindQuery, q.ID); !ok {
 			continue
 		}
-		row, cut, err := tr.AsRan(q)
+		row, cut, err := tr.AsRan(ctx, q)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		out[i] = AsRanRow{Placed: true, Row: row, Cut: cut, Err: err}
 	}
-	return out
+	return out, nil
 }
 
 // RecordedAsRan replaces each row's recorded-selection check with the one
@@ -160,8 +164,12 @@ func ReplayAsRan(tr *timeline.Replay, qs []replay.Query, need func(i int) bool) 
 // ran, a mismatch means the evidence or the replay is wrong. A query that
 // cannot be replayed as it ran gets a failed row with the reason; the other
 // rows stand.
-func RecordedAsRan(tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
-	ApplyAsRan(qs, rows, ReplayAsRan(tr, qs, func(i int) bool { return recordedCheck(qs[i], rows[i]) }))
+func RecordedAsRan(ctx context.Context, tr *timeline.Replay, qs []replay.Query, rows []replay.Row) error {
+	ran, err := ReplayAsRan(ctx, tr, qs, func(i int) bool { return recordedCheck(qs[i], rows[i]) })
+	if err != nil {
+		return err
+	}
+	ApplyAsRan(qs, rows, ran)
 	return nil
 }
 

@@ -15,6 +15,7 @@ package leiden
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -99,6 +100,10 @@ func (g *Graph) Neighbors(v int32, fn func(u int32, w float64)) {
 	}
 }
 
+// cancelEvery is how many node visits pass between two checks of the
+// context: a check costs a lock, a visit a pass over the node's edges.
+const cancelEvery = 4096
+
 // Options tune a run. Zero values take the defaults.
 type Options struct {
 	Resolution float64 // gamma; 0 means 1 (standard modularity)
@@ -139,9 +144,9 @@ func Modularity(g *Graph, member []int32, gamma float64) float64 {
 }
 
 // Run returns a community id per node (0..C-1, numbered by first node).
-func Run(g *Graph, opt Options) []int32 {
-	part, _ := RunFrom(g, singletons(g.n), opt) // singletons are a valid start
-	return part
+// A cancelled ctx ends it with ctx's error.
+func Run(ctx context.Context, g *Graph, opt Options) ([]int32, error) {
+	return RunFrom(ctx, g, singletons(g.n), opt)
 }
 
 // RunFrom is Run starting from the partition start (one community id per
@@ -149,8 +154,10 @@ func Run(g *Graph, opt Options) []int32 {
 // iteration, in which each pass of local moving, refinement and
 // aggregation starts from the previous pass's result. start is not
 // changed. A start that is already a fixed point comes back unchanged
-// (renumbered by first node).
-func RunFrom(g *Graph, start []int32, opt Options) ([]int32, error) {
+// (renumbered by first node). A cancelled ctx ends it with ctx's error: it
+// is checked every few thousand node visits, so a run on a large graph
+// stops within a fraction of a second.
+func RunFrom(ctx context.Context, g *Graph, start []int32, opt Options) ([]int32, error) {
 	if len(start) != g.n {
 		return nil, fmt.Errorf("leiden: start partition has %d nodes, graph %d", len(start), g.n)
 	}
@@ -173,7 +180,10 @@ func RunFrom(g *Graph, start []int32, opt Options) ([]int32, error) {
 	part := append([]int32(nil), start...)
 	renumber(part)
 	for it := 0; it < opt.Iterations; it++ {
-		next := runOnce(g, part, opt, rng)
+		next, err := runOnce(ctx, g, part, opt, rng)
+		if err != nil {
+			return nil, err
+		}
 		same := slices.Equal(next, part)
 		part = next
 		if untilStable && same {
@@ -200,7 +210,7 @@ func (g *Graph) With(extra []Edge) (*Graph, error) {
 	return NewGraph(g.n, append(es, extra...))
 }
 
-func runOnce(g *Graph, start []int32, opt Options, rng *rand.Rand) []int32 {
+func runOnce(ctx context.Context, g *Graph, start []int32, opt Options, rng *rand.Rand) ([]int32, error) {
 	// flat[v] is the aggregate node holding original node v.
 	flat := make([]int32, g.n)
 	for i := range flat {
@@ -209,11 +219,17 @@ func runOnce(g *Graph, start []int32, opt Options, rng *rand.Rand) []int32 {
 	cur := g
 	part := append([]int32(nil), start...)
 	for level := 0; level < opt.MaxLevels; level++ {
-		moveNodesFast(cur, part, opt.Resolution, rng, nil, nil)
+		moveNodesFast(ctx, cur, part, opt.Resolution, rng, nil, nil)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if countCommunities(part) == cur.n {
 			break
 		}
-		refined := refine(cur, part, opt.Resolution, rng)
+		refined := refine(ctx, cur, part, opt.Resolution, rng)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		nr := renumber(refined)
 		agg, aggPart := aggregate(cur, refined, nr, part)
 		for v := range flat {
@@ -226,7 +242,7 @@ func runOnce(g *Graph, start []int32, opt Options, rng *rand.Rand) []int32 {
 		out[v] = part[flat[v]]
 	}
 	renumber(out)
-	return out
+	return out, nil
 }
 
 // MoveFrom runs fast local moving on g starting from member (which it
@@ -260,7 +276,9 @@ func MoveFromWith(g *Graph, extra []Edge, member []int32, frontier []int32, gamm
 			ov.total += 2 * e.Weight
 		}
 	}
-	return moveNodesFast(g, member, gamma, rng, frontier, ov)
+	// A draw's few edges move few nodes: the caller checks its context
+	// between draws.
+	return moveNodesFast(context.Background(), g, member, gamma, rng, frontier, ov)
 }
 
 type nbr struct {
@@ -310,8 +328,9 @@ func renumber(p []int32) int {
 // queue in random order, move each to the neighbouring community (or an
 // empty one) with the largest positive modularity gain, and queue the
 // neighbours that are not in the new community. frontier nil queues every
-// node. Community ids must be < n.
-func moveNodesFast(g *Graph, member []int32, gamma float64, rng *rand.Rand, frontier []int32, ov *overlay) bool {
+// node. Community ids must be < n. It returns early, with member a valid
+// partition, once ctx is cancelled (the caller checks ctx).
+func moveNodesFast(ctx context.Context, g *Graph, member []int32, gamma float64, rng *rand.Rand, frontier []int32, ov *overlay) bool {
 	n := g.n
 	total := g.total
 	degree := func(v int32) float64 { return g.degree[v] }
@@ -359,6 +378,9 @@ func moveNodesFast(g *Graph, member []int32, gamma float64, rng *rand.Rand, fron
 	var touched []int32
 	moved := false
 	for head := 0; head < len(queue); head++ {
+		if head%cancelEvery == 0 && ctx.Err() != nil {
+			return moved
+		}
 		v := queue[head]
 		inQ[v] = false
 		old := member[v]
@@ -439,7 +461,7 @@ func moveNodesFast(g *Graph, member []int32, gamma float64, rng *rand.Rand, fron
 // refine is the Leiden paper's RefinePartition with greedy merging: start
 // from singletons and, within each community of part, merge well-connected
 // singleton nodes into well-connected sub-communities with the best gain.
-func refine(g *Graph, part []int32, gamma float64, rng *rand.Rand) []int32 {
+func refine(ctx context.Context, g *Graph, part []int32, gamma float64, rng *rand.Rand) []int32 {
 	n := g.n
 	ref := singletons(n)
 	refTot := append([]float64(nil), g.degree...)
@@ -467,7 +489,10 @@ func refine(g *Graph, part []int32, gamma float64, rng *rand.Rand) []int32 {
 	rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	wTo := make([]float64, n)
 	var touched []int32
-	for _, v := range order {
+	for i, v := range order {
+		if i%cancelEvery == 0 && ctx.Err() != nil {
+			return ref // partial; the caller checks ctx and drops it
+		}
 		S := part[v]
 		kv := g.degree[v]
 		// Only well-connected nodes that are still singletons move.

@@ -1,6 +1,7 @@
 package leiden
 
 import (
+	"context"
 	"testing"
 )
 
@@ -68,8 +69,8 @@ func TestKarateModularity(t *testing.T) {
 	t.Parallel()
 	g := karateGraph(t)
 	for seed := uint64(0); seed < 20; seed++ {
-		m := Run(g, Options{Seed: seed})
-		if one := Modularity(g, Run(g, Options{Seed: seed, Iterations: 1}), 1); one > Modularity(g, m, 1)+1e-12 {
+		m := mustRun(g, Options{Seed: seed})
+		if one := Modularity(g, mustRun(g, Options{Seed: seed, Iterations: 1}), 1); one > Modularity(g, m, 1)+1e-12 {
 			t.Errorf("seed %d: iterating lowered modularity", seed)
 		}
 		q := Modularity(g, m, 1)
@@ -80,14 +81,14 @@ func TestKarateModularity(t *testing.T) {
 			t.Errorf("seed %d: a community is disconnected: %v", seed, m)
 		}
 	}
-	a, b := Run(g, Options{Seed: 7}), Run(g, Options{Seed: 7})
+	a, b := mustRun(g, Options{Seed: 7}), mustRun(g, Options{Seed: 7})
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatal("same seed, different partitions")
 		}
 	}
 	// Resolution: a large gamma splits into more communities.
-	if n1, n2 := countCommunities(Run(g, Options{Seed: 1})), countCommunities(Run(g, Options{Seed: 1, Resolution: 3})); n2 <= n1 {
+	if n1, n2 := countCommunities(mustRun(g, Options{Seed: 1})), countCommunities(mustRun(g, Options{Seed: 1, Resolution: 3})); n2 <= n1 {
 		t.Errorf("gamma 3 gives %d communities, gamma 1 %d: want more", n2, n1)
 	}
 }
@@ -111,7 +112,7 @@ func TestRingOfCliquesAndMoveFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Run(g, Options{Seed: 3})
+	m := mustRun(g, Options{Seed: 3})
 	for v := range m {
 		if m[v] != m[v/size*size] {
 			t.Fatalf("node %d not with its clique: %v", v, m)
@@ -161,7 +162,7 @@ func TestNewGraphRejectsBadInput(t *testing.T) {
 		}
 	}
 	g, err := NewGraph(3, nil)
-	if err != nil || len(Run(g, Options{})) != 3 {
+	if err != nil || len(mustRun(g, Options{})) != 3 {
 		t.Fatal("empty graph must run")
 	}
 }
@@ -173,8 +174,8 @@ func TestNewGraphRejectsBadInput(t *testing.T) {
 func TestRunFromAndWith(t *testing.T) {
 	t.Parallel()
 	g := karateGraph(t)
-	part := Run(g, Options{Seed: 3})
-	again, err := RunFrom(g, part, Options{Seed: 3})
+	part := mustRun(g, Options{Seed: 3})
+	again, err := RunFrom(context.Background(), g, part, Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestRunFromAndWith(t *testing.T) {
 	if g.total != before || g2.total != before+120 || g2.N() != g.N() {
 		t.Fatalf("With: totals %v -> %v (g %v)", before, g2.total, g.total)
 	}
-	moved, err := RunFrom(g2, part, Options{Seed: 3})
+	moved, err := RunFrom(context.Background(), g2, part, Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,16 @@ func TestRunFromAndWith(t *testing.T) {
 	if moved[0] != moved[33] {
 		t.Errorf("a weight-30 tie between 1 and 34 did not join their communities: %v", moved)
 	}
-	if _, err := RunFrom(g, part[:3], Options{}); err == nil {
+	if _, err := RunFrom(context.Background(), g, part[:3], Options{}); err == nil {
 		t.Error("a start of the wrong length was accepted")
 	}
+}
+
+// mustRun is Run without a deadline, for tests that only want the partition.
+func mustRun(g *Graph, opt Options) []int32 {
+	part, err := Run(context.Background(), g, opt)
+	if err != nil {
+		panic(err)
+	}
+	return part
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 )
@@ -18,7 +19,7 @@ func (r *Replayer) Solves() int64 { return r.counter.n.Load() }
 // moment, with writes logged later left out of both sides. Every vertex
 // stays. The row has the selections, class, IFC-blind mark and the recorded
 // check; Lemma 1, culprits and immune selectors are left to Replay.
-func (r *Replayer) ReplayPresent(q Query, present func(edge int) bool) (Row, error) {
+func (r *Replayer) ReplayPresent(ctx context.Context, q Query, present func(edge int) bool) (Row, error) {
 	k, err := r.queryK(q)
 	if err != nil {
 		return Row{}, err
@@ -41,7 +42,7 @@ func (r *Replayer) ReplayPresent(q Query, present func(edge int) bool) (Row, err
 	if len(absent) > 0 {
 		full, auth = r.g.newView(absent), r.g.newView(absentAuth)
 	}
-	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{full, auth})
+	scores, err := r.g.solve(ctx, reset, r.cfg.Solve, []*view{full, auth})
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
@@ -53,7 +54,7 @@ func (r *Replayer) ReplayPresent(q Query, present func(edge int) bool) (Row, err
 // present(i) is true, and returns its top-k: half the cost of
 // ReplayPresent when the caller already has the other side (it counts one
 // solve).
-func (r *Replayer) SelectPresent(q Query, present func(edge int) bool) (Selection, error) {
+func (r *Replayer) SelectPresent(ctx context.Context, q Query, present func(edge int) bool) (Selection, error) {
 	k, err := r.queryK(q)
 	if err != nil {
 		return Selection{}, err
@@ -68,7 +69,7 @@ func (r *Replayer) SelectPresent(q Query, present func(edge int) bool) (Selectio
 			absent = append(absent, int32(i))
 		}
 	}
-	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.g.newView(absent)})
+	scores, err := r.g.solve(ctx, reset, r.cfg.Solve, []*view{r.g.newView(absent)})
 	if err != nil {
 		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -95,7 +96,7 @@ func BenchmarkReplayGAndGAuth(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := r.Replay(qs[i%len(qs)]); err != nil {
+		if _, err := r.Replay(context.Background(), qs[i%len(qs)]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -108,7 +109,7 @@ func BenchmarkPPRGOnly(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := g.PPR(r, SolveOptions{}, nil); err != nil {
+		if _, err := g.PPR(context.Background(), r, SolveOptions{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,7 +124,7 @@ func BenchmarkReplayAll(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				if _, err := r.ReplayAll(qs, workers); err != nil {
+				if _, err := r.ReplayAll(context.Background(), qs, workers); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -166,7 +167,7 @@ func TestExportBenchGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := r.Replay(qs[0])
+	row, err := r.Replay(context.Background(), qs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"sort"
@@ -56,7 +57,7 @@ type Culprit struct {
 	Restores bool        `json:"restores"` // removing it alone restores the G_auth selection
 }
 
-func (r *Replayer) culprits(reset []float64, k int, onG, onAuth []float64, row Row) (*Culprits, error) {
+func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, onAuth []float64, row Row) (*Culprits, error) {
 	g := r.g
 	deadline := time.Now().Add(r.cfg.CulpritTime)
 	cands := r.reachableUnauth(reset)
@@ -81,7 +82,7 @@ func (r *Replayer) culprits(reset []float64, k int, onG, onAuth []float64, row R
 	want := row.GAuth.IDs()
 	var sweeps atomic.Int64
 	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
-		sel, n, err := g.selectFrom(reset, r.cfg.Solve, g.newView(without), r.warmStart(without, len(cands), onG, onAuth), k)
+		sel, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView(without), r.warmStart(without, len(cands), onG, onAuth), k)
 		sweeps.Add(int64(n))
 		if err != nil {
 			return false, err
@@ -118,7 +119,7 @@ func (r *Replayer) culprits(reset []float64, k int, onG, onAuth []float64, row R
 	parallel(len(set), func(i int) {
 		e := set[i]
 		ed := g.edges[e]
-		alone, n, err := g.selectFrom(reset, r.cfg.Solve, g.newView([]int32{e}), onG, k)
+		alone, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView([]int32{e}), onG, k)
 		sweeps.Add(int64(n))
 		if err != nil {
 			errs[i] = err

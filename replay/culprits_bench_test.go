@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"syscall"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 func divergingQueries(b *testing.B, r *Replayer, qs []Query) []Query {
 	var out []Query
 	for _, q := range qs {
-		row, err := r.Replay(q)
+		row, err := r.Replay(context.Background(), q)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -42,7 +43,7 @@ func BenchmarkCulprits(b *testing.B) {
 			solves, sweeps := 0, 0
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				row, err := r.Replay(div[i%len(div)])
+				row, err := r.Replay(context.Background(), div[i%len(div)])
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -21,7 +22,7 @@ func TestCulpritModesAgreeOnAttack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		row, err := r.Replay(q)
+		row, err := r.Replay(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestCulpritModeNoneSkipsSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := r.Replay(Query{ID: "q1", Reset: map[string]float64{"q": 3}})
+	row, err := r.Replay(context.Background(), Query{ID: "q1", Reset: map[string]float64{"q": 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestCulpritTimeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := r.Replay(Query{ID: "q1", Reset: map[string]float64{"q": 3}})
+	row, err := r.Replay(context.Background(), Query{ID: "q1", Reset: map[string]float64{"q": 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,15 +125,15 @@ func TestSelectFromEqualsFullSolve(t *testing.T) {
 			}
 		}
 		v := g.newView(without)
-		full, err := g.solve(rv, SolveOptions{}, []*view{v})
+		full, err := g.solve(context.Background(), rv, SolveOptions{}, []*view{v})
 		if err != nil {
 			t.Fatal(err)
 		}
-		onG, _ := g.solve(rv, SolveOptions{}, []*view{g.newView(nil)})
+		onG, _ := g.solve(context.Background(), rv, SolveOptions{}, []*view{g.newView(nil)})
 		k := 1 + rng.IntN(5)
 		want := g.selectPassages(full[0], k).IDs()
 		for _, start := range [][]float64{nil, onG[0]} {
-			sel, _, err := g.selectFrom(rv, SolveOptions{}, v, start, k)
+			sel, _, err := g.selectFrom(context.Background(), rv, SolveOptions{}, v, start, k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +153,7 @@ func TestWarmStartSavesSweeps(t *testing.T) {
 	t.Parallel()
 	g, qs := benchGraph(2000, 8000, 70_000, 60)
 	rv, _ := g.ResetVector(qs[0].Reset)
-	onG, err := g.solve(rv, SolveOptions{}, []*view{g.newView(nil)})
+	onG, err := g.solve(context.Background(), rv, SolveOptions{}, []*view{g.newView(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +165,11 @@ func TestWarmStartSavesSweeps(t *testing.T) {
 		}
 	}
 	v := g.newView(without)
-	_, cold, err := g.selectFrom(rv, SolveOptions{}, v, nil, 5)
+	_, cold, err := g.selectFrom(context.Background(), rv, SolveOptions{}, v, nil, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, warm, err := g.selectFrom(rv, SolveOptions{}, v, onG[0], 5)
+	_, warm, err := g.selectFrom(context.Background(), rv, SolveOptions{}, v, onG[0], 5)
 	if err != nil {
 		t.Fatal(err)
 	}

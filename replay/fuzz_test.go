@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -53,7 +54,7 @@ func FuzzReplay(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		row, err := r.Replay(Query{ID: "f", Reset: reset, DenseScores: map[string]float64{"a": 1}})
+		row, err := r.Replay(context.Background(), Query{ID: "f", Reset: reset, DenseScores: map[string]float64{"a": 1}})
 		if err != nil {
 			return // bad reset vectors must be errors, and are
 		}
@@ -69,7 +70,7 @@ func FuzzReplay(f *testing.F) {
 			t.Fatalf("class %s, selections say %s", row.Class, want)
 		}
 		if row.Culprits != nil && row.Culprits.Restores {
-			w, err := r.WhatIf(Query{ID: "f", Reset: reset, K: k}, BaseG, culpritIDs(row.Culprits), nil)
+			w, err := r.WhatIf(context.Background(), Query{ID: "f", Reset: reset, K: k}, BaseG, culpritIDs(row.Culprits), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

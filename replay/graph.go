@@ -8,6 +8,7 @@ package replay
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // Node kinds. Only passage nodes are ranked; entity nodes carry walk mass.
@@ -95,7 +96,14 @@ type Graph struct {
 	strength []float64 // summed incident walk weight per node on G
 	walkW    []float64 // per edge: the weight the walk uses (see walkWeights)
 	degree   []int32   // number of CSR entries per node on G
+
+	sweeps atomic.Int64 // Gauss-Seidel sweeps over the CSR by every solve (Sweeps)
 }
+
+// Sweeps returns how many sweeps over the graph every solve on it has made
+// so far: the unit of replay's work, counted where the work is done, so a
+// caller (or a test of cancellation) can tell how much ran.
+func (g *Graph) Sweeps() int64 { return g.sweeps.Load() }
 
 // NewGraph validates nodes and edges and compiles the CSR. Node order is
 // significant: it breaks score ties.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -137,7 +138,7 @@ func (r *Replayer) lemma1(q Query, reset []float64, k int, onG, onAuth []float64
 // no-source edge seed -> sink and bisect (on a log scale, up to
 // MaxProbeWeight) for the smallest weight that takes the target out of the
 // top-k. Each step is one PPR solve on G plus the probe.
-func (r *Replayer) evictions(reset []float64, k int, onG []float64, row Row, targets []Lemma1) error {
+func (r *Replayer) evictions(ctx context.Context, reset []float64, k int, onG []float64, row Row, targets []Lemma1) error {
 	sel := map[int32]bool{}
 	for _, it := range row.G.Items {
 		sel[r.g.nodeIndex[it.NodeID]] = true
@@ -177,7 +178,7 @@ func (r *Replayer) evictions(reset []float64, k int, onG []float64, row Row, tar
 				}
 				evicted := func(w float64) (bool, error) {
 					ev.Solves++
-					return pg.evicts(r, reset, onG, k, target, w)
+					return pg.evicts(ctx, r, reset, onG, k, target, w)
 				}
 				hi := MaxProbeWeight
 				if ev.Found {
@@ -240,14 +241,14 @@ func (r *Replayer) newProbe(s, c int32) (*probeGraph, error) {
 // outside the top-k on G. The solve starts from G's scores (the probe
 // graph has G's nodes in G's order) and stops once the selection is
 // certain (selectFrom).
-func (pg *probeGraph) evicts(r *Replayer, reset, onG []float64, k int, target int32, w float64) (bool, error) {
+func (pg *probeGraph) evicts(ctx context.Context, r *Replayer, reset, onG []float64, k int, target int32, w float64) (bool, error) {
 	for _, p := range pg.slots {
 		pg.g.weights[p] = w
 	}
 	for j, v := range pg.ends {
 		pg.g.strength[v] = pg.base[j] + w
 	}
-	sel, _, err := pg.g.selectFrom(reset, r.cfg.Solve, pg.g.newView(nil), onG, k)
+	sel, _, err := pg.g.selectFrom(ctx, reset, r.cfg.Solve, pg.g.newView(nil), onG, k)
 	if err != nil {
 		return false, err
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
@@ -65,7 +66,7 @@ func TestGAuthDropsEdgesNotVertices(t *testing.T) {
 	if got := r.UnauthenticatedEdges(); !slices.Equal(got, []string{"ab"}) {
 		t.Fatalf("unauthenticated %v, want [ab]", got)
 	}
-	row, err := r.Replay(Query{ID: "x", Reset: map[string]float64{"a": 1}})
+	row, err := r.Replay(context.Background(), Query{ID: "x", Reset: map[string]float64{"a": 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

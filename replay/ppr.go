@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -166,7 +167,7 @@ func sortByNode(c []correction, n int) []correction {
 // PPR solves Personalized PageRank on several views of G at once: views[j]
 // lists edge indices removed from G (nil is G itself). It returns one score
 // vector per view, in node order, each summing to 1.
-func (g *Graph) PPR(reset []float64, opt SolveOptions, views ...[]int) ([][]float64, error) {
+func (g *Graph) PPR(ctx context.Context, reset []float64, opt SolveOptions, views ...[]int) ([][]float64, error) {
 	if len(reset) != len(g.nodes) {
 		return nil, fmt.Errorf("replay: reset vector has %d entries for %d nodes", len(reset), len(g.nodes))
 	}
@@ -181,7 +182,7 @@ func (g *Graph) PPR(reset []float64, opt SolveOptions, views ...[]int) ([][]floa
 		}
 		vs[j] = g.newView(idx)
 	}
-	return g.solve(reset, opt, vs)
+	return g.solve(ctx, reset, opt, vs)
 }
 
 // solve runs Gauss-Seidel sweeps for all views at once. Scores of the views
@@ -190,8 +191,8 @@ func (g *Graph) PPR(reset []float64, opt SolveOptions, views ...[]int) ([][]floa
 // place converges in roughly half the sweeps of Jacobi iteration at d = 0.5;
 // the dangling mass is taken from the previous sweep, which leaves the fixed
 // point (and so the scores) unchanged.
-func (g *Graph) solve(r []float64, opt SolveOptions, vs []*view) ([][]float64, error) {
-	return g.solveFrom(r, opt, vs, nil)
+func (g *Graph) solve(ctx context.Context, r []float64, opt SolveOptions, vs []*view) ([][]float64, error) {
+	return g.solveFrom(ctx, r, opt, vs, nil)
 }
 
 // solveFrom is solve started from start[j] for view j instead of from r
@@ -199,7 +200,7 @@ func (g *Graph) solve(r []float64, opt SolveOptions, vs []*view) ([][]float64, e
 // test are the same, so the result is as exact as a cold solve; a start near
 // the answer (G's scores for a view that removes a few edges of G) only
 // saves sweeps.
-func (g *Graph) solveFrom(r []float64, opt SolveOptions, vs []*view, start [][]float64) ([][]float64, error) {
+func (g *Graph) solveFrom(ctx context.Context, r []float64, opt SolveOptions, vs []*view, start [][]float64) ([][]float64, error) {
 	opt, err := opt.normalised()
 	if err != nil {
 		return nil, err
@@ -214,9 +215,9 @@ func (g *Graph) solveFrom(r []float64, opt SolveOptions, vs []*view, start [][]f
 		// one (measured: BenchmarkReplayGAndGAuth); one core runs the fused
 		// pair, which shares each neighbour load between the two views.
 		if runtime.GOMAXPROCS(0) > 1 {
-			return g.solveApart(r, opt, vs, start)
+			return g.solveApart(ctx, r, opt, vs, start)
 		}
-		return g.solvePair(r, opt, vs[0], vs[1], startOf(start, 0, r), startOf(start, 1, r))
+		return g.solvePair(ctx, r, opt, vs[0], vs[1], startOf(start, 0, r), startOf(start, 1, r))
 	}
 	x := make([]float64, n*m)
 	y := make([]float64, n*m)
@@ -238,6 +239,11 @@ func (g *Graph) solveFrom(r []float64, opt SolveOptions, vs []*view, start [][]f
 	for iter := 0; ; iter++ {
 		if iter >= maxIter {
 			return nil, fmt.Errorf("replay: PPR did not converge to %g in %d iterations", opt.Tolerance, maxIter)
+		}
+		// One check per sweep (one pass over the CSR): Ctrl-C is seen
+		// within a sweep at no measurable cost.
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		for j, v := range vs {
 			var dm float64
@@ -293,6 +299,7 @@ func (g *Graph) solveFrom(r []float64, opt SolveOptions, vs []*view, start [][]f
 const sorOmega = 1.1
 
 func (g *Graph) sweep1(x, y, r []float64, d, c float64, v0 *view, omega float64) (delta float64) {
+	g.sweeps.Add(1)
 	off, cols, w := g.offsets, g.cols, g.weights
 	inv, corr := v0.invS, v0.corr
 	k := 0
@@ -327,7 +334,7 @@ func startOf(start [][]float64, j int, r []float64) []float64 {
 }
 
 // solveApart solves each view on its own goroutine.
-func (g *Graph) solveApart(r []float64, opt SolveOptions, vs []*view, start [][]float64) ([][]float64, error) {
+func (g *Graph) solveApart(ctx context.Context, r []float64, opt SolveOptions, vs []*view, start [][]float64) ([][]float64, error) {
 	out := make([][]float64, len(vs))
 	errs := make([]error, len(vs))
 	var wg sync.WaitGroup
@@ -335,7 +342,7 @@ func (g *Graph) solveApart(r []float64, opt SolveOptions, vs []*view, start [][]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := g.solveFrom(r, opt, []*view{v}, [][]float64{startOf(start, j, r)})
+			res, err := g.solveFrom(ctx, r, opt, []*view{v}, [][]float64{startOf(start, j, r)})
 			if err == nil {
 				out[j] = res[0]
 			}
@@ -353,7 +360,7 @@ func (g *Graph) solveApart(r []float64, opt SolveOptions, vs []*view, start [][]
 
 // solvePair is solve for two views (the G and G_auth case), with both
 // views' scores in one [2]float64 per node so each neighbour costs one load.
-func (g *Graph) solvePair(r []float64, opt SolveOptions, v0, v1 *view, s0, s1 []float64) ([][]float64, error) {
+func (g *Graph) solvePair(ctx context.Context, r []float64, opt SolveOptions, v0, v1 *view, s0, s1 []float64) ([][]float64, error) {
 	n, d := len(g.nodes), opt.Damping
 	x := make([][2]float64, n)
 	y := make([][2]float64, n)
@@ -368,6 +375,9 @@ func (g *Graph) solvePair(r []float64, opt SolveOptions, v0, v1 *view, s0, s1 []
 	for iter := 0; ; iter++ {
 		if iter >= maxIter {
 			return nil, fmt.Errorf("replay: PPR did not converge to %g in %d iterations", opt.Tolerance, maxIter)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		var dm0, dm1 float64
 		for _, u := range v0.dangl {
@@ -399,6 +409,7 @@ func (g *Graph) solvePair(r []float64, opt SolveOptions, v0, v1 *view, s0, s1 []
 }
 
 func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1 *view, omega float64) (d0, d1 float64) {
+	g.sweeps.Add(1)
 	off, cols, w := g.offsets, g.cols, g.weights
 	inv0, inv1 := v0.invS, v1.invS
 	corr0, corr1 := v0.corr, v1.corr
@@ -434,6 +445,7 @@ func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1
 }
 
 func (g *Graph) sweepN(x, y, r []float64, d float64, c, delta []float64, vs []*view, omega float64) {
+	g.sweeps.Add(1)
 	off, cols, w := g.offsets, g.cols, g.weights
 	m := len(vs)
 	acc := make([]float64, m)
@@ -480,7 +492,7 @@ const certifySafety = 4
 // TieTolerance are ties decided by node order, which no error bound can
 // certify; those solves run to the full tolerance. The selection is then
 // the one a full solve gives; its scores are within the bound.
-func (g *Graph) selectFrom(r []float64, opt SolveOptions, v *view, start []float64, k int) (Selection, int, error) {
+func (g *Graph) selectFrom(ctx context.Context, r []float64, opt SolveOptions, v *view, start []float64, k int) (Selection, int, error) {
 	opt, err := opt.normalised()
 	if err != nil {
 		return Selection{}, 0, err
@@ -504,6 +516,9 @@ func (g *Graph) selectFrom(r []float64, opt SolveOptions, v *view, start []float
 	for ; ; iter++ {
 		if iter > maxIter {
 			return Selection{}, iter, fmt.Errorf("replay: PPR did not converge to %g in %d iterations", opt.Tolerance, maxIter)
+		}
+		if err := ctx.Err(); err != nil {
+			return Selection{}, iter, err
 		}
 		var dm float64
 		for _, u := range v.dangl {

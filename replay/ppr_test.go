@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -67,7 +68,7 @@ func TestPPRAgreesWithIgraphPrpack(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}
-			scores, err := g.PPR(r, SolveOptions{Damping: c.Damping}, nil)
+			scores, err := g.PPR(context.Background(), r, SolveOptions{Damping: c.Damping}, nil)
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}
@@ -100,7 +101,7 @@ func TestSelfLoopModesDiffer(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, _ := g.ResetVector(map[string]float64{"a": 1})
-		s, err := g.PPR(r, SolveOptions{}, nil)
+		s, err := g.PPR(context.Background(), r, SolveOptions{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,11 +194,11 @@ func TestViewEqualsRebuiltGraph(t *testing.T) {
 		}
 		reset := map[string]float64{"e0": 1, "e1": 2}
 		r, _ := full.ResetVector(reset)
-		both, err := full.PPR(r, SolveOptions{}, nil, removed)
+		both, err := full.PPR(context.Background(), r, SolveOptions{}, nil, removed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := small.PPR(r, SolveOptions{}, nil)
+		ref, err := small.PPR(context.Background(), r, SolveOptions{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestViewEqualsRebuiltGraph(t *testing.T) {
 				t.Errorf("loops=%d node %s: view %v, rebuilt %v", loops, nodes[i].ID, both[1][i], ref[0][i])
 			}
 		}
-		single, _ := full.PPR(r, SolveOptions{}, nil)
+		single, _ := full.PPR(context.Background(), r, SolveOptions{}, nil)
 		for i := range nodes {
 			if math.Abs(both[0][i]-single[0][i]) > 1e-9 {
 				t.Errorf("joint solve of G differs from a lone solve at %s", nodes[i].ID)

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"time"
@@ -212,11 +213,11 @@ func (r *Replayer) queryK(q Query) (int, error) {
 
 // Replay replays one query on G and G_auth (solved together, on two cores
 // when there are two).
-func (r *Replayer) Replay(q Query) (Row, error) { return r.replay(q, false) }
+func (r *Replayer) Replay(ctx context.Context, q Query) (Row, error) { return r.replay(ctx, q, false) }
 
 // replay is Replay; oneCore solves G and G_auth as a fused pair on the
 // calling goroutine, for callers that already run one query per core.
-func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
+func (r *Replayer) replay(ctx context.Context, q Query, oneCore bool) (Row, error) {
 	k, err := r.queryK(q)
 	if err != nil {
 		return Row{}, err
@@ -227,9 +228,9 @@ func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
 	}
 	var scores [][]float64
 	if oneCore {
-		scores, err = r.g.solvePair(reset, r.cfg.Solve, r.full, r.auth, reset, reset)
+		scores, err = r.g.solvePair(ctx, reset, r.cfg.Solve, r.full, r.auth, reset, reset)
 	} else {
-		scores, err = r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth})
+		scores, err = r.g.solve(ctx, reset, r.cfg.Solve, []*view{r.full, r.auth})
 	}
 	if err != nil {
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
@@ -241,12 +242,12 @@ func (r *Replayer) replay(q Query, oneCore bool) (Row, error) {
 	row.Rank1Changed = len(row.G.Items) > 0 && len(row.GAuth.Items) > 0 && row.G.Items[0].NodeID != row.GAuth.Items[0].NodeID
 	row.Targets = r.lemma1(q, reset, k, scores[0], scores[1], row)
 	if r.cfg.Evictions {
-		if err := r.evictions(reset, k, scores[0], row, row.Targets); err != nil {
+		if err := r.evictions(ctx, reset, k, scores[0], row, row.Targets); err != nil {
 			return Row{}, fmt.Errorf("query %q: eviction probe: %w", q.ID, err)
 		}
 	}
 	if r.cfg.Culprits && row.Class != diff.Same {
-		c, err := r.culprits(reset, k, scores[0], scores[1], row)
+		c, err := r.culprits(ctx, reset, k, scores[0], scores[1], row)
 		if err != nil {
 			return Row{}, fmt.Errorf("query %q: culprits: %w", q.ID, err)
 		}
@@ -308,8 +309,10 @@ func recordedItems(ids []string) []diff.Item {
 // ReplayAll replays every query using up to workers goroutines (0: one per
 // CPU). Rows come back in query order. A query that cannot be replayed
 // (a reset vector naming no node, a bad recorded selection) gets a row of
-// class diff.Failed with Err saying why; every other row stands.
-func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
+// class diff.Failed with Err saying why; every other row stands. When ctx
+// is cancelled the solves under way stop at their next sweep, no further
+// query starts, and ReplayAll returns ctx's error and no rows.
+func (r *Replayer) ReplayAll(ctx context.Context, qs []Query, workers int) ([]Row, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -318,7 +321,16 @@ func (r *Replayer) ReplayAll(qs []Query, workers int) ([]Row, error) {
 	// With a query per core, splitting each query's two views over the
 	// cores as well would only make the workers queue for them: each
 	// worker solves its pair fused.
-	par.Each(len(qs), workers, func(i int) { rows[i], errs[i] = r.replay(qs[i], workers > 1) })
+	par.Each(len(qs), workers, func(i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		rows[i], errs[i] = r.replay(ctx, qs[i], workers > 1)
+	})
+	// A cancelled replay is no row's failure.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	// One unreplayable query fails alone: its row says why, every other
 	// row stands.
 	for i, err := range errs {
@@ -348,7 +360,7 @@ type WhatIf struct {
 // WhatIf replays q on base with the named edges removed and the named
 // edges restored (restoring wins when an edge is named in both). Restoring
 // an edge that base already has, or removing one it lacks, is a no-op.
-func (r *Replayer) WhatIf(q Query, base Base, remove, restore []string) (WhatIf, error) {
+func (r *Replayer) WhatIf(ctx context.Context, q Query, base Base, remove, restore []string) (WhatIf, error) {
 	k, err := r.queryK(q)
 	if err != nil {
 		return WhatIf{}, err
@@ -389,7 +401,7 @@ func (r *Replayer) WhatIf(q Query, base Base, remove, restore []string) (WhatIf,
 	if err != nil {
 		return WhatIf{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
-	scores, err := r.g.solve(reset, r.cfg.Solve, []*view{r.full, r.auth, r.g.newView(without)})
+	scores, err := r.g.solve(ctx, reset, r.cfg.Solve, []*view{r.full, r.auth, r.g.newView(without)})
 	if err != nil {
 		return WhatIf{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -55,7 +56,7 @@ func TestReplayAttackRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := Query{ID: "q1", Reset: map[string]float64{"q": 3}}
-	row, err := r.Replay(q)
+	row, err := r.Replay(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestReplayAttackRow(t *testing.T) {
 		}
 	}
 	// Check 1-minimality through an independent path (WhatIf).
-	w, err := r.WhatIf(q, BaseG, ids, nil)
+	w, err := r.WhatIf(context.Background(), q, BaseG, ids, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestReplayAttackRow(t *testing.T) {
 	}
 	for i := range ids {
 		keep := slices.Delete(slices.Clone(ids), i, i+1)
-		w, err := r.WhatIf(q, BaseG, keep, nil)
+		w, err := r.WhatIf(context.Background(), q, BaseG, keep, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func TestLemma1Constants(t *testing.T) {
 
 func lemmaOf(t *testing.T, r *Replayer, reset map[string]float64) map[string]Lemma1 {
 	t.Helper()
-	row, err := r.Replay(Query{ID: "l", Reset: reset})
+	row, err := r.Replay(context.Background(), Query{ID: "l", Reset: reset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestEvictionProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := Query{ID: "e", Reset: map[string]float64{"q": 3, "m": 1}}
-	row, err := r.Replay(q)
+	row, err := r.Replay(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestEvictionProbe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			row, err := rr.Replay(q)
+			row, err := rr.Replay(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +237,7 @@ func TestEvictionProbe(t *testing.T) {
 func TestRank1Changed(t *testing.T) {
 	g, _ := attackGraph(t)
 	r, _ := NewReplayer(g, Config{K: 2})
-	row, err := r.Replay(Query{ID: "r", Reset: map[string]float64{"q": 3}})
+	row, err := r.Replay(context.Background(), Query{ID: "r", Reset: map[string]float64{"q": 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestRank1Changed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, _ = same.Replay(Query{ID: "s", Reset: map[string]float64{"q": 3}})
+	row, _ = same.Replay(context.Background(), Query{ID: "s", Reset: map[string]float64{"q": 3}})
 	if row.Rank1Changed {
 		t.Error("a graph without unauthenticated writes flags a rank-1 change")
 	}
@@ -257,7 +258,7 @@ func TestWhatIfBothBases(t *testing.T) {
 	g, _ := attackGraph(t)
 	r, _ := NewReplayer(g, Config{K: 2})
 	q := Query{ID: "w", Reset: map[string]float64{"q": 1}}
-	w, err := r.WhatIf(q, BaseGAuth, nil, []string{"atk-p3", "atk-p4"})
+	w, err := r.WhatIf(context.Background(), q, BaseGAuth, nil, []string{"atk-p3", "atk-p4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,14 +266,14 @@ func TestWhatIfBothBases(t *testing.T) {
 		t.Errorf("G_auth plus both attack writes gives %v, want G's selection", w.Selection.IDs())
 	}
 	// Restoring only atk-p3 onto G_auth: p3 takes rank 0 and p0 stays.
-	w, err = r.WhatIf(q, BaseGAuth, nil, []string{"atk-p3"})
+	w, err = r.WhatIf(context.Background(), q, BaseGAuth, nil, []string{"atk-p3"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Selection.IDs(); got[0] != "p3" || w.VsGAuth.Class != diff.Diverge {
 		t.Errorf("G_auth + atk-p3: %v (%s), want p3 first and a divergence", got, w.VsGAuth.Class)
 	}
-	if _, err := r.WhatIf(q, BaseG, []string{"nope"}, nil); err == nil || !strings.Contains(err.Error(), `unknown edge "nope"`) {
+	if _, err := r.WhatIf(context.Background(), q, BaseG, []string{"nope"}, nil); err == nil || !strings.Contains(err.Error(), `unknown edge "nope"`) {
 		t.Errorf("unknown edge: %v", err)
 	}
 }
@@ -280,21 +281,21 @@ func TestWhatIfBothBases(t *testing.T) {
 func TestRecordedSelection(t *testing.T) {
 	g, _ := attackGraph(t)
 	r, _ := NewReplayer(g, Config{K: 2})
-	row, err := r.Replay(Query{ID: "r", Reset: map[string]float64{"q": 1}, Recorded: []string{"p3", "p4"}})
+	row, err := r.Replay(context.Background(), Query{ID: "r", Reset: map[string]float64{"q": 1}, Recorded: []string{"p3", "p4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if row.Recorded.Mismatch {
 		t.Errorf("recording equal to the replay flagged as mismatch")
 	}
-	row, err = r.Replay(Query{ID: "r", Reset: map[string]float64{"q": 1}, Recorded: []string{"p0", "ghost"}})
+	row, err = r.Replay(context.Background(), Query{ID: "r", Reset: map[string]float64{"q": 1}, Recorded: []string{"p0", "ghost"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !row.Recorded.Mismatch || !slices.Equal(row.Recorded.Unknown, []string{"ghost"}) {
 		t.Errorf("recorded check %+v, want a mismatch naming ghost as unknown", row.Recorded)
 	}
-	if _, err := r.Replay(Query{ID: "dup", Reset: map[string]float64{"q": 1}, Recorded: []string{"p0", "p0"}}); err == nil || !strings.Contains(err.Error(), `"dup"`) {
+	if _, err := r.Replay(context.Background(), Query{ID: "dup", Reset: map[string]float64{"q": 1}, Recorded: []string{"p0", "p0"}}); err == nil || !strings.Contains(err.Error(), `"dup"`) {
 		t.Errorf("repeated recorded id: %v, want an error naming the query", err)
 	}
 }
@@ -305,7 +306,7 @@ func TestImmuneSelectorsHoldWhilePPRDiverges(t *testing.T) {
 	// Dense pool: p2 and p1 (p2 ahead). From q, p1 and p2 are both two hops
 	// on G_auth; no write touches them, so node-distance keeps dense order.
 	q := Query{ID: "i", Reset: map[string]float64{"q": 1}, DenseScores: map[string]float64{"p0": 0.1, "p1": 0.7, "p2": 0.8, "p3": 0.2, "p4": 0.3}}
-	row, err := r.Replay(q)
+	row, err := r.Replay(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestNodeDistanceReordersOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := NewReplayer(g, Config{K: 2})
-	row, err := r.Replay(Query{ID: "n", Reset: map[string]float64{"q": 1}, DenseScores: map[string]float64{"a": 0.5, "b": 0.9, "c": 0.1}})
+	row, err := r.Replay(context.Background(), Query{ID: "n", Reset: map[string]float64{"q": 1}, DenseScores: map[string]float64{"a": 0.5, "b": 0.9, "c": 0.1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,12 +364,12 @@ func TestReplayAllMatchesSequentialAndNamesBadQuery(t *testing.T) {
 		reset[seed]++
 		qs = append(qs, Query{ID: string(rune('a' + i)), Reset: reset})
 	}
-	rows, err := r.ReplayAll(qs, 2)
+	rows, err := r.ReplayAll(context.Background(), qs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, q := range qs {
-		one, err := r.Replay(q)
+		one, err := r.Replay(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +379,7 @@ func TestReplayAllMatchesSequentialAndNamesBadQuery(t *testing.T) {
 	}
 	// One unreplayable query fails alone, with its reason; the others stand.
 	qs = append(qs[:2], Query{ID: "broken", Reset: map[string]float64{"q": -1}}, qs[2], Query{ID: "ghost", Reset: map[string]float64{"nowhere": 1}})
-	rows, err = r.ReplayAll(qs, 2)
+	rows, err = r.ReplayAll(context.Background(), qs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestExtremeWeightsReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, _ := NewReplayer(g, Config{K: 3})
-		row, err := r.Replay(Query{ID: "t", Reset: map[string]float64{"q": 1}})
+		row, err := r.Replay(context.Background(), Query{ID: "t", Reset: map[string]float64{"q": 1}})
 		if err != nil {
 			t.Fatalf("weights %v: %v", w, err)
 		}
@@ -433,7 +434,7 @@ func TestTieAtCutoff(t *testing.T) {
 	edges := []Edge{{ID: "qa", Src: "q", Dst: "a", Weight: 2}, {ID: "qb", Src: "q", Dst: "b", Weight: 1}, {ID: "qc", Src: "q", Dst: "c", Weight: 1}}
 	g, _ := NewGraph(nodes, edges, DropSelfLoops)
 	r, _ := NewReplayer(g, Config{K: 2})
-	row, err := r.Replay(Query{ID: "t", Reset: map[string]float64{"q": 1}})
+	row, err := r.Replay(context.Background(), Query{ID: "t", Reset: map[string]float64{"q": 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +443,7 @@ func TestTieAtCutoff(t *testing.T) {
 		t.Errorf("selection %v tie %v, want [a b] with a tie at the cut-off", row.G.IDs(), row.G.TieAtCutoff)
 	}
 	r3, _ := NewReplayer(g, Config{K: 3})
-	row, _ = r3.Replay(Query{ID: "t", Reset: map[string]float64{"q": 1}})
+	row, _ = r3.Replay(context.Background(), Query{ID: "t", Reset: map[string]float64{"q": 1}})
 	if row.G.TieAtCutoff || row.G.Next != nil {
 		t.Errorf("k=3 over 3 passages: tie %v next %v, want no tie and no next", row.G.TieAtCutoff, row.G.Next)
 	}
@@ -553,7 +554,7 @@ func TestRandomGraphsAgreeWithDenseSolve(t *testing.T) {
 		rv, _ := g.ResetVector(reset)
 		want := denseSolve(n, raw, rv, 0.5)
 		wantAuth := denseSolve(n, rawAuth, rv, 0.5)
-		got, err := g.solve(rv, r.cfg.Solve, []*view{r.full, r.auth})
+		got, err := g.solve(context.Background(), rv, r.cfg.Solve, []*view{r.full, r.auth})
 		if err != nil {
 			t.Fatal(err)
 		}

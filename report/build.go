@@ -421,7 +421,10 @@ func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) (
 	rp.Available = true
 	rp.Unauth = len(rr.UnauthenticatedEdges())
 	qs := s.ReplayQueries()
-	rows, err := rr.ReplayAll(qs, runtime.GOMAXPROCS(0))
+	rows, err := rr.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err() // interrupted: no report, not a note in one
+	}
 	if err != nil {
 		rp.Available = false
 		rp.Note = "The selection could not be replayed: " + err.Error()

@@ -224,7 +224,7 @@ func (e *env) selection(reset map[string]float64, k int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	row, err := rp.Replay(replay.Query{ID: "recording", Reset: reset, K: k})
+	row, err := rp.Replay(e.ctx, replay.Query{ID: "recording", Reset: reset, K: k})
 	if err != nil {
 		return nil, err
 	}

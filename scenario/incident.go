@@ -176,7 +176,7 @@ func (e *env) diverges(id string, reset map[string]float64, injected []string) (
 	if err != nil {
 		return false, err
 	}
-	w, err := rp.WhatIf(replay.Query{ID: id, Reset: reset, K: 5}, replay.BaseG, slices.Clone(injected), nil)
+	w, err := rp.WhatIf(e.ctx, replay.Query{ID: id, Reset: reset, K: 5}, replay.BaseG, slices.Clone(injected), nil)
 	if err != nil {
 		return false, err
 	}

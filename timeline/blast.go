@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -37,7 +38,7 @@ type Blast struct {
 // writes, as it ran, with and without them, on G (what the agent saw), and
 // lists the queries whose selected set they changed and the actions that
 // followed those selections. entryOf maps passage nodes to entries.
-func (r *Replay) BlastRadius(writes []string, queries []replay.Query, entryOf map[string]string) (*Blast, error) {
+func (r *Replay) BlastRadius(ctx context.Context, writes []string, queries []replay.Query, entryOf map[string]string) (*Blast, error) {
 	edges := r.rp.Graph().Edges()
 	gone := make([]bool, len(edges))
 	first := len(r.tl.Events)
@@ -65,12 +66,18 @@ func (r *Replay) BlastRadius(writes []string, queries []replay.Query, entryOf ma
 	brought := map[string]int{} // entry -> stream index of the first query that brought it
 	for _, a := range after {
 		cut := a.cut
-		with, err := r.rp.SelectPresent(a.q, func(e int) bool { return r.pos[e] < cut })
+		with, err := r.rp.SelectPresent(ctx, a.q, func(e int) bool { return r.pos[e] < cut })
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // cancelled, not a failed query
+		}
 		if err != nil {
 			b.Failed = append(b.Failed, a.q.ID)
 			continue
 		}
-		without, err := r.rp.SelectPresent(a.q, func(e int) bool { return r.pos[e] < cut && !gone[e] })
+		without, err := r.rp.SelectPresent(ctx, a.q, func(e int) bool { return r.pos[e] < cut && !gone[e] })
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			b.Failed = append(b.Failed, a.q.ID)
 			continue

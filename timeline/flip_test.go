@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestFirstFlipNotMonotone(t *testing.T) {
 	tr, q := flapping(t)
 	// Bisection alone lands on a later flip: states before u3 and before
 	// u4 agree, so it answers u4.
-	f, err := tr.FirstFlip(q, timeline.FlipOptions{ScanLimit: -1})
+	f, err := tr.FirstFlip(context.Background(), q, timeline.FlipOptions{ScanLimit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestFirstFlipNotMonotone(t *testing.T) {
 		t.Fatalf("%d solves, budget %d", f.Solves, timeline.FlipBudget(4, false))
 	}
 	// The scan sees every interval and corrects the answer.
-	f, err = tr.FirstFlip(q, timeline.FlipOptions{Scan: true})
+	f, err = tr.FirstFlip(context.Background(), q, timeline.FlipOptions{Scan: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestFirstFlipIntervalsMatchReplay(t *testing.T) {
 	tr, q := flapping(t)
 	for _, reset := range []map[string]float64{{"E": 1}, {"P4": 1, "E": 0.2}} {
 		q.Reset = reset
-		f, err := tr.FirstFlip(q, timeline.FlipOptions{Scan: true})
+		f, err := tr.FirstFlip(context.Background(), q, timeline.FlipOptions{Scan: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +103,7 @@ func checkIntervals(t *testing.T, tr *timeline.Replay, q replay.Query, f *timeli
 		if err != nil {
 			t.Fatal(err)
 		}
-		row, err := tr.At(q, c)
+		row, err := tr.At(context.Background(), q, c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -129,7 +129,7 @@ func TestFirstFlipNamesManifestWrite(t *testing.T) {
 		t.Fatalf("no query %s", m.Attack.Query)
 	}
 	for _, scan := range []bool{false, true} {
-		f, err := tr.FirstFlip(q, timeline.FlipOptions{Scan: scan, ScanLimit: -1, Queries: s.ReplayQueries(), EntryOf: s.PassageEntries()})
+		f, err := tr.FirstFlip(context.Background(), q, timeline.FlipOptions{Scan: scan, ScanLimit: -1, Queries: s.ReplayQueries(), EntryOf: s.PassageEntries()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,11 +175,11 @@ func TestAsOfAroundFirstWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := tr.At(q, before)
+	rb, err := tr.At(context.Background(), q, before)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ra, err := tr.At(q, after)
+	ra, err := tr.At(context.Background(), q, after)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestAsOfAroundFirstWrite(t *testing.T) {
 	// As it ran, every recorded selection matches: the clean query saw the
 	// clean graph and the acted query the flipped one.
 	for _, q := range s.ReplayQueries() {
-		row, _, err := tr.AsRan(q)
+		row, _, err := tr.AsRan(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +198,7 @@ func TestAsOfAroundFirstWrite(t *testing.T) {
 		}
 	}
 	clean, _ := s.Query("q-born-first" + scenario.IncidentQuerySuffix("clean"))
-	row, _, err := tr.AsRan(clean)
+	row, _, err := tr.AsRan(context.Background(), clean)
 	if err != nil {
 		t.Fatal(err)
 	}

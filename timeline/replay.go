@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -41,20 +42,20 @@ func (r *Replay) Replayer() *replay.Replayer { return r.rp }
 
 // At replays q on G and G_auth as they stood at c. A recorded selection is
 // compared with the replay at c.
-func (r *Replay) At(q replay.Query, c Cut) (replay.Row, error) {
-	return r.rp.ReplayPresent(q, func(e int) bool { return r.pos[e] < c.Index })
+func (r *Replay) At(ctx context.Context, q replay.Query, c Cut) (replay.Row, error) {
+	return r.rp.ReplayPresent(ctx, q, func(e int) bool { return r.pos[e] < c.Index })
 }
 
 // AsRan replays q on the graph as it stood when q ran. Its recorded
 // selection is then compared with what the agent could have seen, so a
 // mismatch means the evidence or the replay is wrong, not that the graph
 // changed later.
-func (r *Replay) AsRan(q replay.Query) (replay.Row, Cut, error) {
+func (r *Replay) AsRan(ctx context.Context, q replay.Query) (replay.Row, Cut, error) {
 	c, err := r.tl.Before(KindQuery, q.ID)
 	if err != nil {
 		return replay.Row{}, Cut{}, err
 	}
-	row, err := r.At(q, c)
+	row, err := r.At(ctx, q, c)
 	return row, c, err
 }
 
@@ -136,7 +137,7 @@ func differs(row replay.Row) bool { return row.Class == diff.Diverge }
 // in stream order (only they separate G from G_auth). State i is the graph
 // just before the i-th unauthenticated write (i = n: now); state 0 has no
 // unauthenticated write, so G equals G_auth there without a solve.
-func (r *Replay) FirstFlip(q replay.Query, opt FlipOptions) (*Flip, error) {
+func (r *Replay) FirstFlip(ctx context.Context, q replay.Query, opt FlipOptions) (*Flip, error) {
 	labels := r.rp.Labels()
 	var unauth []int // stream indices of unauthenticated writes, ordered
 	for i, l := range labels {
@@ -189,7 +190,7 @@ func (r *Replay) FirstFlip(q replay.Query, opt FlipOptions) (*Flip, error) {
 		if ids, ok := cache[key]; ok {
 			return ids, nil
 		}
-		s, err := r.rp.SelectPresent(q, func(e int) bool { return r.pos[e] < cut && (!authOnly || labels[e].Authenticated) })
+		s, err := r.rp.SelectPresent(ctx, q, func(e int) bool { return r.pos[e] < cut && (!authOnly || labels[e].Authenticated) })
 		if err != nil {
 			return nil, err
 		}
@@ -245,12 +246,12 @@ func (r *Replay) FirstFlip(q replay.Query, opt FlipOptions) (*Flip, error) {
 	}
 	f.Solves = r.rp.Solves() - start
 	if opt.Scan || n <= scanLimit(opt.ScanLimit) {
-		if err := r.scan(f, q, unauth, state); err != nil {
+		if err := r.scan(ctx, f, q, unauth, state); err != nil {
 			return nil, err
 		}
 	}
 	if f.Found {
-		if err := r.affected(f, opt); err != nil {
+		if err := r.affected(ctx, f, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -269,7 +270,7 @@ func scanLimit(l int) int {
 
 // scan replays right after every unauthenticated write and records the
 // intervals during which the selection differs.
-func (r *Replay) scan(f *Flip, q replay.Query, unauth []int, state func(int) (bool, error)) error {
+func (r *Replay) scan(ctx context.Context, f *Flip, q replay.Query, unauth []int, state func(int) (bool, error)) error {
 	f.Scanned = true
 	var open *Interval
 	for i, w := range unauth {
@@ -321,6 +322,9 @@ func (r *Replay) scan(f *Flip, q replay.Query, unauth []int, state func(int) (bo
 			after, _ := state(first.Index + 1)
 			before, _ := state(first.Index)
 			f.Confirmed = after && !before
+			if err := ctx.Err(); err != nil {
+				return err // the two states above were cut short
+			}
 		}
 	}
 	return nil
@@ -332,15 +336,18 @@ func (r *Replay) ref(idx int) WriteRef {
 }
 
 // affected fills the queries and actions that ran on the flipped selection.
-func (r *Replay) affected(f *Flip, opt FlipOptions) error {
+func (r *Replay) affected(ctx context.Context, f *Flip, opt FlipOptions) error {
 	brought := map[string]bool{} // entry ids of passages unauthenticated structure brought in
 	for _, q := range opt.Queries {
 		i, ok := r.tl.Index(KindQuery, q.ID)
 		if !ok || i <= f.Write.Index {
 			continue
 		}
-		row, err := r.At(q, Cut{Index: i})
+		row, err := r.At(ctx, q, Cut{Index: i})
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			continue // a query that cannot be replayed is not counted
 		}
 		if !differs(row) {

@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -83,12 +84,12 @@ func synthetic(t testing.TB, nodes, edges, unauth, plant int) (*timeline.Replay,
 func TestFirstFlipIsABisection(t *testing.T) {
 	t.Parallel()
 	tr, q, planted := synthetic(t, 5000, 35000, 1000, 637)
-	now, err := tr.Replayer().ReplayPresent(q, func(int) bool { return true })
+	now, err := tr.Replayer().ReplayPresent(context.Background(), q, func(int) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := tr.Replayer().Solves()
-	f, err := tr.FirstFlip(q, timeline.FlipOptions{ScanLimit: -1, Now: &now})
+	f, err := tr.FirstFlip(context.Background(), q, timeline.FlipOptions{ScanLimit: -1, Now: &now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +108,14 @@ func TestFirstFlipIsABisection(t *testing.T) {
 // views the bisection and confirmation solved.
 func BenchmarkFirstFlip50k(b *testing.B) {
 	tr, q, planted := synthetic(b, 50000, 350000, 1000, 637)
-	now, err := tr.Replayer().ReplayPresent(q, func(int) bool { return true })
+	now, err := tr.Replayer().ReplayPresent(context.Background(), q, func(int) bool { return true })
 	if err != nil {
 		b.Fatal(err)
 	}
 	var solves int64
 	b.ResetTimer()
 	for b.Loop() {
-		f, err := tr.FirstFlip(q, timeline.FlipOptions{ScanLimit: -1, Now: &now})
+		f, err := tr.FirstFlip(context.Background(), q, timeline.FlipOptions{ScanLimit: -1, Now: &now})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func BenchmarkFirstFlip50k(b *testing.B) {
 func BenchmarkOneSolve50k(b *testing.B) {
 	tr, q, _ := synthetic(b, 50000, 350000, 1000, 637)
 	for b.Loop() {
-		if _, err := tr.Replayer().SelectPresent(q, func(int) bool { return true }); err != nil {
+		if _, err := tr.Replayer().SelectPresent(context.Background(), q, func(int) bool { return true }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,25 +27,7 @@ func copyTree(t *testing.T, src string) string {
 
 func copyTreeTB(t testing.TB, src string) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "copy")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return evidencetest.CopyTree(t, src)
 }
 
 func flipByte(t *testing.T, path string, offset int) {

@@ -329,13 +329,15 @@ func (src *Source) replay(ctx context.Context) (*replayed, error) {
 		return nil, err
 	}
 	res := &replayed{qs: src.s.ReplayQueries()}
-	if res.rows, err = r.ReplayAll(res.qs, runtime.GOMAXPROCS(0)); err != nil {
+	if res.rows, err = r.ReplayAll(ctx, res.qs, runtime.GOMAXPROCS(0)); err != nil {
 		return nil, err
 	}
 	// As it ran needs only the entries that order queries among writes,
 	// so it does not wait for loading either.
 	if tr, err := src.s.AsRanReplay(ctx, r); err == nil {
-		res.ran = inspect.ReplayAsRan(tr, res.qs, nil)
+		if res.ran, err = inspect.ReplayAsRan(ctx, tr, res.qs, nil); err != nil {
+			return nil, err
+		}
 	} else if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -462,7 +464,7 @@ func (src *Source) WhatIf(ctx context.Context, queryID string, remove []string) 
 	if !ok {
 		return replay.WhatIf{}, fmt.Errorf("no query %q", queryID)
 	}
-	return r.WhatIf(q, replay.BaseG, remove, nil)
+	return r.WhatIf(ctx, q, replay.BaseG, remove, nil)
 }
 
 // Lineage implements tui.Source.

@@ -42,6 +42,7 @@ type Native struct {
 	found   []finding.Finding // at open: the reader's issues and the store's own chains
 	hmacKey []byte
 	tagOpts smsrdb.CheckOptions
+	cert    CertParams
 
 	// Graph stores only (nil otherwise).
 	rp      *replay.Replayer
@@ -65,12 +66,25 @@ type NativeOptions struct {
 	HMACKey []byte
 	// Tags bounds the SMSR tag search (zero: smsrdb's defaults).
 	Tags smsrdb.CheckOptions
+	// Cert are SMSR's certificate parameters (--smsr-m/-k/-n; zero: the
+	// SMSR paper's defaults, 20, 5, 5).
+	Cert CertParams
 }
+
+// CertParams are SMSR's ablation certificate parameters: pool size m,
+// memories kept per run k, runs n.
+type CertParams struct{ M, K, N int }
+
+// DefaultCert is what memscope verify and inspect use when none is given.
+var DefaultCert = CertParams{M: 20, K: 5, N: 5}
 
 // NewNative builds the inspector's view of st. It does no IO: the store is
 // already read.
 func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
-	n := &Native{st: st, title: string(st.Format) + " store " + st.Root, index: map[string]int{}, hmacKey: o.HMACKey, tagOpts: o.Tags}
+	n := &Native{st: st, title: string(st.Format) + " store " + st.Root, index: map[string]int{}, hmacKey: o.HMACKey, tagOpts: o.Tags, cert: o.Cert}
+	if n.cert == (CertParams{}) {
+		n.cert = DefaultCert
+	}
 	n.found = stores.Findings(st)
 	switch {
 	case len(st.Nodes) > 0:
@@ -214,7 +228,8 @@ func (n *Native) Overview() tui.Overview {
 		o.Notes = append(o.Notes, "entries are history events, then the recent messages per scope; actor and role are the store's claims; enter shows a memory's version chain")
 	case st.Format == storemodel.SMSR:
 		if n.hmacKey == nil {
-			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked")
+			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked",
+				fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d): not computed: t, the rows that fail, needs the tags checked (--hmac-key)", n.cert.M, n.cert.K, n.cert.N))
 		} else {
 			o.Notes = append(o.Notes, "SMSR tags are checked under the key you gave (content||session||%.6f timestamp)")
 			if c := n.certificate(); c != "" {
@@ -301,7 +316,7 @@ func (n *Native) Verify(ctx context.Context) <-chan tui.Progress {
 		if err == nil && n.rp != nil && len(n.queries) > 0 {
 			ch <- tui.Progress{Stage: "replay", Total: len(n.queries)}
 			var rows []replay.Row
-			if rows, err = n.rp.ReplayAll(n.queries, runtime.GOMAXPROCS(0)); err == nil {
+			if rows, err = n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0)); err == nil {
 				fs = append(fs, inspect.ReplayFindings(rows)...)
 			}
 		}
@@ -416,7 +431,7 @@ func (n *Native) Replay(ctx context.Context) (tui.ReplayView, error) {
 	if n.rp == nil {
 		return tui.ReplayView{}, fmt.Errorf("%s stores keep no graph: retrieval is vector similarity over memories, which unauthenticated structure cannot change", n.st.Format)
 	}
-	rows, err := n.rp.ReplayAll(n.queries, runtime.GOMAXPROCS(0))
+	rows, err := n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return tui.ReplayView{}, err
 	}
@@ -444,7 +459,7 @@ func (n *Native) WhatIf(ctx context.Context, queryID string, remove []string) (r
 	}
 	for _, q := range n.queries {
 		if q.ID == queryID {
-			return n.rp.WhatIf(q, replay.BaseG, remove, nil)
+			return n.rp.WhatIf(ctx, q, replay.BaseG, remove, nil)
 		}
 	}
 	return replay.WhatIf{}, fmt.Errorf("no query %q", queryID)
@@ -460,8 +475,8 @@ func (n *Native) ActionVerdicts() []defences.Row   { return nil }
 func (n *Native) Close() error                     { return nil }
 
 // certificate is SMSR's ablation certificate for the store once the tags
-// are checked, at memscope verify's default m, k, n (20, 5, 5): t counts
-// the failing rows, capped at m.
+// are checked, at the m, k, n given (--smsr-m/-k/-n, default 20, 5, 5): t
+// counts the failing rows, capped at m. Before the check it says so.
 func (n *Native) certificate() string {
 	n.mu.Lock()
 	res := make([]smsrdb.TagResult, 0, len(n.tags))
@@ -469,14 +484,19 @@ func (n *Native) certificate() string {
 		res = append(res, r)
 	}
 	n.mu.Unlock()
+	m, k, runs := n.cert.M, n.cert.K, n.cert.N
 	if len(res) == 0 {
-		return ""
+		return fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d): not computed yet (the tag check runs in the background)", m, k, runs)
 	}
-	const m, k, runs = 20, 5, 5
-	t := min(smsrdb.Failing(res), m)
+	fail := smsrdb.Failing(res)
+	t := min(fail, m)
 	c, err := smsr.Certify(m, k, runs, t)
 	if err != nil {
-		return ""
+		return fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d): not defined: %v", m, k, runs, err)
 	}
-	return fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d; memscope verify --smsr-m/-k/-n for others): t=%d failing rows, p_clean %.4f, delta %.4f", m, k, runs, t, c.PClean, c.Delta)
+	capped := ""
+	if fail > m {
+		capped = fmt.Sprintf(" (%d fail, capped at m)", fail)
+	}
+	return fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d; --smsr-m/-k/-n to change): t=%d failing rows%s, p_clean %.4f, delta %.4f", m, k, runs, t, capped, c.PClean, c.Delta)
 }

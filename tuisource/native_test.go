@@ -11,6 +11,7 @@ import (
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/graphfile"
+	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/stores"
 	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
@@ -232,6 +233,22 @@ func TestNativeSMSR(t *testing.T) {
 	}
 	if notes := strings.Join(n.Overview().Notes, "\n"); !strings.Contains(notes, "SMSR certificate (m=20 k=5 n=5") || !strings.Contains(notes, "t=2 failing") {
 		t.Errorf("overview notes:\n%s", notes)
+	}
+	// Other certificate parameters (inspect --smsr-m/-k/-n): the same t,
+	// the certificate SMSR defines for them.
+	n = openNative(t, path, "", NativeOptions{HMACKey: key, Tags: smsrdb.CheckOptions{Window: 60_000}, Cert: CertParams{M: 10, K: 3, N: 7}})
+	before := strings.Join(n.Overview().Notes, "\n")
+	finishNative(t, n)
+	c, err := smsr.Certify(10, 3, 7, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want10 := fmt.Sprintf("SMSR certificate (m=10 k=3 n=7; --smsr-m/-k/-n to change): t=2 failing rows, p_clean %.4f, delta %.4f", c.PClean, c.Delta)
+	if notes := strings.Join(n.Overview().Notes, "\n"); !strings.Contains(notes, want10) {
+		t.Errorf("overview notes:\n%s\nwant %q", notes, want10)
+	}
+	if !strings.Contains(before, "SMSR certificate (m=10 k=3 n=7): not computed yet") {
+		t.Errorf("before the check, overview notes:\n%s", before)
 	}
 	d, _ := n.EntryDetail(context.Background(), 0)
 	if d.HMAC != tui.OK || !strings.Contains(d.HMACNote, "second time.time()") {

@@ -58,7 +58,10 @@ func (src *Source) DivergingAt(ctx context.Context, cut int) ([]string, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		row, err := tr.At(q, timeline.Cut{Index: cut})
+		row, err := tr.At(ctx, q, timeline.Cut{Index: cut})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			continue // the replay view says why this query fails
 		}

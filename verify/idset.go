@@ -24,17 +24,25 @@ func (s idSet) has(id record.ID) bool {
 	return ok
 }
 
-// leafRef maps a record id to its leaf index.
+// leafRef maps a record id to its leaf index: 20 bytes, the largest
+// per-leaf cost of verify (readLog refuses logs of 2^32 leaves or more).
 type leafRef struct {
 	id    record.ID
-	index uint64
+	index uint32
 }
 
-// leafTable is a sorted id -> leaf index table.
+// leafTable is a sorted id -> leaf index table. Ids sort by their bytes and
+// a repeated id by leaf index, so lookup answers the first leaf that
+// carries it.
 type leafTable []leafRef
 
 func (t leafTable) sort() {
-	slices.SortFunc(t, func(a, b leafRef) int { return bytes.Compare(a.id[:], b.id[:]) })
+	slices.SortFunc(t, func(a, b leafRef) int {
+		if c := bytes.Compare(a.id[:], b.id[:]); c != 0 {
+			return c
+		}
+		return cmpU(uint64(a.index), uint64(b.index))
+	})
 }
 
 func (t leafTable) lookup(id record.ID) (uint64, bool) {
@@ -42,7 +50,21 @@ func (t leafTable) lookup(id record.ID) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return t[i].index, true
+	return uint64(t[i].index), true
+}
+
+// idsAt returns the record id of each of the given leaves that one
+// carries, in one pass over the table: findings name records by id, and
+// the per-position facts keep none.
+func (t leafTable) idsAt(leaves map[uint64]record.ID) {
+	if len(leaves) == 0 {
+		return
+	}
+	for _, l := range t {
+		if _, ok := leaves[uint64(l.index)]; ok {
+			leaves[uint64(l.index)] = l.id
+		}
+	}
 }
 
 // entrySet says whether an entry row carries an id, in one bit per log

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/memscope/memscope/internal/evidencetest"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -55,26 +57,7 @@ func TestMain(m *testing.M) {
 
 func mutableCopy(t *testing.T, name string) string {
 	t.Helper()
-	src := pristine(t, name)
-	dst := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return evidencetest.CopyTree(t, pristine(t, name))
 }
 
 func runScenario(t *testing.T, dir string) *verify.Report {
@@ -104,7 +87,34 @@ func runScenario(t *testing.T, dir string) *verify.Report {
 	if err != nil {
 		t.Fatalf("verify.Run: %v", err)
 	}
+	// Every tampered store these tests build also checks that the
+	// cross-record checks' two paths (per log position, and the general
+	// fact list) agree finding for finding.
+	gen, err := verify.RunGeneral(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("verify.RunGeneral: %v", err)
+	}
+	if !reflect.DeepEqual(rep.Findings, gen.Findings) {
+		t.Errorf("the per-position and general cross-record checks disagree:\n%s", findingsDiff(rep.Findings, gen.Findings))
+	}
 	return rep
+}
+
+func findingsDiff(a, b []finding.Finding) string {
+	var out strings.Builder
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var fa, fb finding.Finding
+		if i < len(a) {
+			fa = a[i]
+		}
+		if i < len(b) {
+			fb = b[i]
+		}
+		if !reflect.DeepEqual(fa, fb) {
+			fmt.Fprintf(&out, "  %d: %s %q %q\n  %d: %s %q %q\n", i, fa.Code, fa.Subject, fa.Message, i, fb.Code, fb.Subject, fb.Message)
+		}
+	}
+	return out.String()
 }
 
 // withDB opens the copy's snapshot read-write (never the pristine one).

@@ -118,7 +118,8 @@ type tombFact struct {
 	t       *record.Tombstone
 }
 
-func (v *verifier) addFact(f fact) {
+// addGeneralFact keeps f in the general fact list (see posFacts).
+func (v *verifier) addGeneralFact(f fact) {
 	sf := storedFact{id: f.id, pos: v.logPos(f.id), ts: f.ts, trust: f.trust, entry: f.entry, subject: -1}
 	// "entry <id>" is kept as the prefix alone; any other subject (a key
 	// column that differs from the signed id) is kept whole.
@@ -187,10 +188,10 @@ func (v *verifier) checkWeights(e *record.Entry, flag func(finding.Code, string)
 	}
 }
 
-// crossChecks runs the checks that need every record: duplicate ids,
-// parent order, per-writer time, time against checkpoints, and tombstone
-// targets and authority.
-func (v *verifier) crossChecks() {
+// generalCross runs the checks that need every record over the general
+// fact list: duplicate ids, parent order, per-writer time, time against
+// checkpoints, and tombstone targets and authority.
+func (v *verifier) generalCross() {
 	// Workers appended facts in any order: fix one. The position is a
 	// function of the id, so records sharing an id end up adjacent. The
 	// order is total (records alike in every key are interchangeable), so
@@ -297,7 +298,12 @@ func (v *verifier) crossChecks() {
 			v.add(phaseCross, tf.seq, finding.TombstoneUnknownTarget, tf.subject, "the target entry is neither in the store nor has a record leaf in the log: it never existed")
 			continue
 		}
-		if why := v.tombstoneAuthority(t, target); why != "" {
+		var tw string
+		var tt record.Trust
+		if target != nil {
+			tw, tt = v.facts.writers[target.writer], target.trust
+		}
+		if why := v.tombstoneAuthority(t, target != nil, tw, tt); why != "" {
 			v.add(phaseCross, tf.seq, finding.TombstoneNoAuthority, tf.subject, why)
 		}
 	}
@@ -309,8 +315,8 @@ func (v *verifier) crossChecks() {
 // principal, or any principal on an unauthenticated channel, may delete
 // only an entry it wrote, which must still be readable to show it. It
 // returns "" when the tombstone is authorised.
-func (v *verifier) tombstoneAuthority(t *record.Tombstone, target *storedFact) string {
-	if target != nil && v.facts.writers[target.writer] == t.Writer {
+func (v *verifier) tombstoneAuthority(t *record.Tombstone, found bool, targetWriter string, targetTrust record.Trust) string {
+	if found && targetWriter == t.Writer {
 		return ""
 	}
 	ch := v.rep.Channels[t.Writer]
@@ -322,8 +328,8 @@ func (v *verifier) tombstoneAuthority(t *record.Tombstone, target *storedFact) s
 		return ""
 	}
 	whose := "an entry whose writer cannot be shown (deleted)"
-	if target != nil {
-		whose = "an entry written by " + v.facts.writers[target.writer] + " (trust " + target.trust.String() + ")"
+	if found {
+		whose = "an entry written by " + targetWriter + " (trust " + targetTrust.String() + ")"
 	}
 	chText := ch
 	if chText == "" {

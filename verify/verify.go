@@ -13,8 +13,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +24,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/bigslice"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/smsr"
@@ -148,6 +149,7 @@ type TableCoverage struct {
 type key struct {
 	principal string
 	pub       ed25519.PublicKey
+	ed        *edKey // pub decoded once (nil: use pub)
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
@@ -174,8 +176,14 @@ type verifier struct {
 	seenLeaf   []bool
 
 	entryIDs *entrySet // every entry id of the snapshot
-	// facts, tombs and seenCheckpoints feed crossChecks (tamper.go).
+	// arena holds Run's per-leaf arrays outside the heap (freed when Run
+	// returns); nil: the heap (the provenance pass keeps its verifier).
+	arena *bigslice.Arena
+	// pf, tombs and seenCheckpoints feed crossChecks (tamper.go); facts
+	// is filled only when pf cannot hold a store's facts (general).
+	pf              posFacts
 	facts           factStore
+	generalOnly     bool // tests: always take the general path
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
@@ -216,43 +224,57 @@ func (v *verifier) add(phase int, seq int64, code finding.Code, subject, msg str
 // all (unreadable snapshot, unusable key); everything wrong with the
 // evidence itself is a finding.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	rep, _, err := run(ctx, opts, false)
+	return rep, err
+}
+
+// run is Run; general forces the cross-record checks' general path (tests
+// compare it with the per-position one), and tookGeneral says which path
+// ran.
+func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGeneral bool, err error) {
 	v, logVerifier, err := openVerifier(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	defer func() { tookGeneral = v.pf.general || !v.logOK }()
 	defer v.snap.Close()
+	v.arena = &bigslice.Arena{}
+	defer v.arena.Free()
+	v.generalOnly = general
 	snap := v.snap
 	for i, p := range snap.Problems() {
 		v.add(phaseSnapshot, int64(i), p.Kind, p.Object, p.Message)
 	}
 	if err := v.openLog(ctx, logVerifier); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.registry(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.tombstones(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.entries(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.writes(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.checkpoints(ctx, logVerifier); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.gate(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.plainRows(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// After every table has claimed its leaves (event rows in plainRows).
 	v.orphanLeaves()
-	v.crossChecks()
-	return v.finish(), nil
+	if err := v.crossChecks(ctx); err != nil {
+		return nil, false, err
+	}
+	return v.finish(), false, nil
 }
 
 // openVerifier opens the snapshot and parses the log key (the caller
@@ -362,11 +384,18 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 			v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
 		}
 	}
+	if cp.Size > math.MaxUint32 {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", fmt.Sprintf("the log claims %d leaves: verify holds at most %d", cp.Size, uint64(math.MaxUint32)))
+		return nil
+	}
 	if keep == nil {
-		v.seenLeaf = make([]bool, cp.Size)
-		// Sized once: growing a 10M-leaf table by appends would hold the
-		// old and the new array at once.
-		v.leafByID = make(leafTable, 0, cp.Size)
+		// Sized once and kept outside the heap (bigslice): growing a
+		// 10M-leaf table by appends would hold the old and the new array
+		// at once, and on the heap the collector lets as much garbage pile
+		// up again.
+		v.seenLeaf = bigslice.Make[bool](v.arena, int(cp.Size))
+		v.leafByID = bigslice.Make[leafRef](v.arena, int(cp.Size))[:0]
+		v.pf.alloc(v.arena, int(cp.Size))
 	}
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
@@ -384,10 +413,10 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 			v.eventLeaves++
 			v.eventLeafKind[leaf.Index] = pl.EventKind
 			if keep == nil || keep(pl.ID) {
-				v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
+				v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(leaf.Index)})
 			}
 		case keep == nil || keep(pl.ID):
-			v.leafByID = append(v.leafByID, leafRef{pl.ID, leaf.Index})
+			v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(leaf.Index)})
 		}
 	}
 	v.leafByID.sort()
@@ -551,7 +580,9 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		if bad {
 			return
 		}
-		v.keys[kid] = append(v.keys[kid], &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS})
+		k := &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS}
+		k.ed, _ = newEdKey(k.pub)
+		v.keys[kid] = append(v.keys[kid], k)
 		v.rep.Channels[ev.Principal] = ev.Channel
 	case record.OpRevoke:
 		if bad {
@@ -581,13 +612,20 @@ func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID,
 		return finding.WriterUnregistered, fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
 	}
 	msg, err := record.SigningBytesOf(raw, sig)
-	if err != nil || !ed25519.Verify(match.pub, msg, sig) {
+	if err != nil || !match.verify(msg, sig) {
 		return finding.SigInvalid, fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
 	}
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
 		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
 	}
 	return "", ""
+}
+
+func (k *key) verify(msg, sig []byte) bool {
+	if k.ed != nil {
+		return k.ed.verify(msg, sig)
+	}
+	return ed25519.Verify(k.pub, msg, sig)
 }
 
 func untilText(u uint64) string {
@@ -640,7 +678,6 @@ func (v *verifier) entries(ctx context.Context) error {
 	}
 	// A first, cheap pass collects every entry id, so that workers can
 	// check parent references without holding them back until the end.
-	v.facts.list = slices.Grow(v.facts.list, total)
 	var leaves uint64
 	if v.logOK {
 		leaves = v.size
@@ -883,7 +920,11 @@ func (v *verifier) orphanLeaves() {
 	if !v.logOK {
 		return
 	}
-	for _, l := range v.leafByID {
+	for _, ref := range v.leafByID {
+		l := struct {
+			id    record.ID
+			index uint64
+		}{ref.id, uint64(ref.index)}
 		if v.seenLeaf[l.index] {
 			continue
 		}

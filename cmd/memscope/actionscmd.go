@@ -38,9 +38,8 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	fs := newFlagSet("actions", actionsUsage, stderr)
 	var ef evidenceFlags
 	ef.register(fs)
-	tau := fs.Float64("tau", 0, "lineage threshold for MemLineage's gate")
-	failClosed := fs.Bool("fail-closed", false, "lineage fail-closed labelling")
-	policyFile := fs.String("policy", "", "gate policy file (JSON, see docs/LINEAGE.md)")
+	var lf lineageFlags
+	lf.register(fs, "policy")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -52,11 +51,8 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: the verdicts start from verification; usage: %s", actionsUsage)
 	}
-	if *tau < 0 || *tau > 1 {
-		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
-	}
-	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed}
-	if opts.GatePolicy, err = readGatePolicy("--policy", *policyFile); err != nil {
+	opts, err := lf.options()
+	if err != nil {
 		return exitUsage, err
 	}
 	s, err := ef.open(ctx, pos[0], opts)

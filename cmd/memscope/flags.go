@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/tlog"
 )
@@ -175,4 +176,33 @@ func readGatePolicy(flag, path string) (*lineage.Policy, error) {
 		return nil, usagef("%s %s: %v", flag, path, err)
 	}
 	return p, nil
+}
+
+// lineageFlags are MemLineage's labelling flags, shared by lineage,
+// actions and report so that they mean the same in each.
+type lineageFlags struct {
+	tau        float64
+	failClosed bool
+	gatePolicy string
+	policyFlag string // "--policy" or "--gate-policy", for error messages
+}
+
+// register adds --tau, --fail-closed and the gate policy flag, named
+// policyFlag without its dashes.
+func (lf *lineageFlags) register(fs *flag.FlagSet, policyFlag string) {
+	lf.policyFlag = "--" + policyFlag
+	fs.Float64Var(&lf.tau, "tau", 0, "declassification threshold: an edge is strong when its weight is strictly greater")
+	fs.BoolVar(&lf.failClosed, "fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted (default: Trusted, as in the paper)")
+	fs.StringVar(&lf.gatePolicy, policyFlag, "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
+}
+
+// options checks the flags and returns them as inspect options.
+func (lf *lineageFlags) options() (inspect.Options, error) {
+	if lf.tau < 0 || lf.tau > 1 {
+		return inspect.Options{}, usagef("--tau %v is outside [0, 1]", lf.tau)
+	}
+	opts := inspect.Options{Tau: lf.tau, FailClosed: lf.failClosed}
+	var err error
+	opts.GatePolicy, err = readGatePolicy(lf.policyFlag, lf.gatePolicy)
+	return opts, err
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/memscope/memscope/tuisource"
 )
 
-const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE | --query-embeddings FILE] [--hmac-key FILE] [--plain] [--keys FILE]"
+const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE | --query-embeddings FILE] [--hmac-key FILE [--smsr-m 20 --smsr-k 5 --smsr-n 5]] [--plain] [--keys FILE]"
 
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("inspect", inspectUsage, stderr)
@@ -25,6 +25,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	format := fs.String("format", "", "open a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	var nq nativeQueries
 	nq.register(fs)
+	var cert certFlags
+	cert.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -33,7 +35,10 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
 	}
 	if *format != "" || isNativeStore(pos[0]) {
-		return runInspectNative(ctx, pos[0], *format, nq, ef, *plain, *keys)
+		return runInspectNative(ctx, pos[0], *format, nq, ef, cert, *plain, *keys)
+	}
+	if cert.set {
+		return exitUsage, usagef("--smsr-m/k/n (--m/--k/--n) are for SMSR stores; memscope exposure shows a snapshot's certificate")
 	}
 	if nq.given() {
 		return exitUsage, usagef("--queries and --query-embeddings are for native stores; a snapshot records its own queries")

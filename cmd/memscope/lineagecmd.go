@@ -22,10 +22,9 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	fs := newFlagSet("lineage", lineageUsage, stderr)
 	var ef evidenceFlags
 	ef.register(fs)
-	tau := fs.Float64("tau", 0, "declassification threshold: an edge is strong when its weight is strictly greater")
-	failClosed := fs.Bool("fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted (default: Trusted, as in the paper)")
+	var lf lineageFlags
+	lf.register(fs, "policy")
 	depth := fs.Int("depth", 3, "ancestor and descendant depth drawn around ENTRY")
-	policyFile := fs.String("policy", "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	asDOT := fs.Bool("dot", false, "print the ENTRY neighbourhood as Graphviz DOT")
@@ -44,11 +43,8 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		}
 		return runNativeLineage(ctx, stdout, pos[0], *format, memory, *asJSON)
 	}
-	if *tau < 0 || *tau > 1 {
-		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
-	}
-	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed}
-	if opts.GatePolicy, err = readGatePolicy("--policy", *policyFile); err != nil {
+	opts, err := lf.options()
+	if err != nil {
 		return exitUsage, err
 	}
 	s, err := ef.open(ctx, pos[0], opts)
@@ -73,7 +69,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		if *asDOT || *svg != "" {
 			return exitUsage, usagef("--dot and --svg draw one ENTRY's neighbourhood; name an entry")
 		}
-		sum, err := s.LineageSummary(*tau, *failClosed)
+		sum, err := s.LineageSummary(lf.tau, lf.failClosed)
 		if err != nil {
 			return exitUsage, err
 		}
@@ -88,7 +84,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if err != nil {
 		return exitUsage, usagef("ENTRY: %v", err)
 	}
-	view, err := s.EntryLineage(id, *tau, *failClosed, *depth)
+	view, err := s.EntryLineage(id, lf.tau, lf.failClosed, *depth)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -273,18 +273,7 @@ func TestReplayJSON(t *testing.T) {
 func TestReplayLabelsAndRestore(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
 	m, _ := scenario.ReadManifest(sdir)
-	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--labels", "--json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var labels []struct {
-		Edge          string `json:"edge"`
-		Authenticated bool   `json:"authenticated"`
-		Rule          string `json:"rule"`
-	}
-	if err := json.Unmarshal([]byte(out), &labels); err != nil {
-		t.Fatal(err)
-	}
+	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
 		if l.Rule == "" {
@@ -298,7 +287,7 @@ func TestReplayLabelsAndRestore(t *testing.T) {
 		t.Errorf("unauthenticated edges %v, want exactly the injected %v", unauth, m.Attack.Edges)
 	}
 	// Restoring every injected edge into G_auth gives G's selection back.
-	code, out, _ = runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query,
+	code, out, _ := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query,
 		"--restore", strings.Join(m.Attack.Edges, ","), "--json")
 	if code != exitFindings || !strings.Contains(out, `"class_vs_g": "SAME"`) {
 		t.Errorf("restore all injected edges: exit %d\n%s", code, out)
@@ -373,19 +362,7 @@ func TestActionsScenariosJSON(t *testing.T) {
 func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
 	sdir := filepath.Join(demoDir, "peer-cites-external")
 	m, _ := scenario.ReadManifest(sdir)
-	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--labels", "--json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var labels []struct {
-		Edge          string `json:"edge"`
-		Authenticated bool   `json:"authenticated"`
-		Rule          string `json:"rule"`
-		Sources       int    `json:"sources"`
-	}
-	if err := json.Unmarshal([]byte(out), &labels); err != nil {
-		t.Fatal(err)
-	}
+	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
 		if !l.Authenticated {
@@ -398,7 +375,7 @@ func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
 	if strings.Join(unauth, ",") != strings.Join(m.Attack.Edges, ",") {
 		t.Errorf("unauthenticated %v, want the peer's %v", unauth, m.Attack.Edges)
 	}
-	_, out, _ = runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
+	_, out, _ := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
 	if !strings.Contains(out, `"class": "DIVERGE"`) || !strings.Contains(out, m.Attack.Edges[0]) {
 		t.Errorf("attacked query does not diverge on the peer's edges:\n%s", out)
 	}
@@ -449,4 +426,27 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 			}
 		}
 	}
+}
+
+// edgeLabel is one row of `replay --labels --json`.
+type edgeLabel struct {
+	Edge          string `json:"edge"`
+	Authenticated bool   `json:"authenticated"`
+	Rule          string `json:"rule"`
+	Sources       int    `json:"sources"`
+}
+
+// replayLabels runs `replay --labels --json` on a generated scenario and
+// decodes its rows; the command must exit 0.
+func replayLabels(t *testing.T, sdir string) []edgeLabel {
+	t.Helper()
+	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--labels", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var labels []edgeLabel
+	if err := json.Unmarshal([]byte(out), &labels); err != nil {
+		t.Fatal(err)
+	}
+	return labels
 }

@@ -185,7 +185,7 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		fmt.Fprintf(stdout, "replay: %s\n\n", storereplay.Note(st.Format))
 		writeFindingList(stdout, fs)
 	}
-	return ro.run(stdout, rp, qs, path, func(rows []jsonRow) any {
+	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonRow) any {
 		return jsonNativeReplay{Store: head, Findings: fs, Replay: storereplay.Note(st.Format), Rows: rows}
 	})
 }
@@ -218,7 +218,7 @@ type replayOutput struct {
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
 // rows into the JSON document a native store's output is.
-func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
+func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
 	if o.labels {
 		return exitOK, writeLabels(stdout, rp, o.asJSON)
 	}
@@ -241,7 +241,7 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 		}
 		qs = one
 	}
-	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
+	rows, err := rp.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return exitUsage, err
 	}
@@ -256,7 +256,7 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text, o.cov)
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored, o.cov); err != nil {
+			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, o.cov); err != nil {
 				return exitUsage, err
 			}
 		}
@@ -281,12 +281,12 @@ func (o replayOutput) run(stdout io.Writer, rp *replay.Replayer, qs []replay.Que
 
 // whatIfRow replays q with the named edges removed from G (or, with
 // restored, put back into G_auth) for the --without/--restore output.
-func whatIfRow(rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
+func whatIfRow(ctx context.Context, rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
 	base := replay.BaseG
 	if restored != nil {
 		base = replay.BaseGAuth
 	}
-	w, err := rp.WhatIf(q, base, removed, restored)
+	w, err := rp.WhatIf(ctx, q, base, removed, restored)
 	if err != nil {
 		return nil, err
 	}
@@ -305,8 +305,8 @@ func nativeCoverage(table, _ string) string {
 
 // runInspectNative opens the inspector on a native store: every view its
 // contents support, each saying the store is unsigned.
-func runInspectNative(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, plain bool, keys string) (int, error) {
-	src, err := openNativeInspector(ctx, path, format, nq, ef)
+func runInspectNative(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags, plain bool, keys string) (int, error) {
+	src, err := openNativeInspector(ctx, path, format, nq, ef, cert)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -323,14 +323,17 @@ func runInspectNative(ctx context.Context, path, format string, nq nativeQueries
 
 // openNativeInspector reads the store, its --queries and --hmac-key into the
 // inspector's source (separate from running it, for tests).
-func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags) (*tuisource.Native, error) {
+func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags) (*tuisource.Native, error) {
 	hmacKey := ef.hmacKey
 	ef.hmacKey = ""
 	st, err := openStore(ctx, path, format, ef)
 	if err != nil {
 		return nil, err
 	}
-	var o tuisource.NativeOptions
+	if err := cert.forStore(st.Format); err != nil {
+		return nil, err
+	}
+	o := tuisource.NativeOptions{Cert: tuisource.CertParams{M: cert.m, K: cert.k, N: cert.n}}
 	if hmacKey != "" {
 		if st.Format != storemodel.SMSR {
 			return nil, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)

@@ -214,7 +214,7 @@ func TestImportFromHippoRAG(t *testing.T) {
 func TestInspectNativeStore(t *testing.T) {
 	before := treeDigest(t, hippoFixtures)
 	ctx := context.Background()
-	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", nativeQueries{file: filepath.Join(hippoFixtures, "queries.jsonl")}, evidenceFlags{})
+	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", nativeQueries{file: filepath.Join(hippoFixtures, "queries.jsonl")}, evidenceFlags{}, certFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestInspectNativeStore(t *testing.T) {
 		{"queries on mem0", "", "../../stores/mem0db/testdata/history.db", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{}, "keep no graph"},
 		{"wrong format forced", "smsr", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{}, ""},
 	} {
-		_, err := openNativeInspector(ctx, c.path, c.format, nativeQueries{file: c.queries}, c.ef)
+		_, err := openNativeInspector(ctx, c.path, c.format, nativeQueries{file: c.queries}, c.ef, certFlags{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -278,5 +278,41 @@ func TestReplayQueryEmbeddings(t *testing.T) {
 		if code, _, errs := runCmd(c...); code != exitUsage || errs == "" {
 			t.Errorf("%v: exit %d", c, code)
 		}
+	}
+}
+
+// SMSR's certificate parameters: inspect and verify take --smsr-m/-k/-n
+// and certify's --m/--k/--n, refuse them for other stores and refuse
+// values the certificate is not defined for, before any screen opens.
+func TestSMSRCertFlags(t *testing.T) {
+	dir := filepath.Join("..", "..", "stores", "smsrdb", "testdata")
+	db, key := filepath.Join(dir, "memories.db"), filepath.Join(dir, "hmac.key")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect", db, "--hmac-key", key, "--smsr-k", "30"}, "need 0 < k <= m"},
+		{[]string{"inspect", db, "--k", "0"}, "need 0 < k <= m"},
+		{[]string{"inspect", db, "--n", "x"}, "want an integer"},
+		{[]string{"inspect", filepath.Join(hippoFixtures, "clean"), "--m", "10"}, "hipporag stores have no SMSR certificate"},
+		{[]string{"verify", filepath.Join(hippoFixtures, "clean"), "--smsr-m", "10"}, "hipporag stores have no SMSR certificate"},
+	} {
+		code, _, errs := runCmd(c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want usage error %q", c.args, code, errs, c.want)
+		}
+	}
+	// certify's names and verify's agree.
+	_, a, _ := runCmd("verify", db, "--hmac-key", key, "--m", "10", "--k", "3", "--n", "7")
+	_, b, _ := runCmd("verify", db, "--hmac-key", key, "--smsr-m", "10", "--smsr-k", "3", "--smsr-n", "7")
+	if !strings.Contains(a, "certificate: m=10 k=3 n=7") || a != b {
+		t.Errorf("verify --m/--k/--n:\n%s\nverify --smsr-m/-k/-n:\n%s", a, b)
+	}
+	src, err := openNativeInspector(context.Background(), db, "", nativeQueries{}, evidenceFlags{anchorFlags: anchorFlags{hmacKey: key}}, certFlags{m: 10, k: 3, n: 7, set: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(src.Overview().Notes, "\n"); !strings.Contains(notes, "SMSR certificate (m=10 k=3 n=7)") {
+		t.Errorf("inspector overview:\n%s", notes)
 	}
 }

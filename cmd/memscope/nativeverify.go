@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/smsr"
@@ -14,13 +16,67 @@ import (
 	"github.com/memscope/memscope/stores/storemodel"
 )
 
-// certFlags are SMSR's certificate parameters (the SMSR paper's defaults, arXiv:2606.12703).
-type certFlags struct{ m, k, n int }
+// certFlags are SMSR's certificate parameters (the SMSR paper's defaults,
+// arXiv:2606.12703). verify and inspect take them as --smsr-m/-k/-n and,
+// with memscope certify's names, --m/--k/--n.
+type certFlags struct {
+	m, k, n int
+	set     bool // one of them was given
+}
 
 func (c *certFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&c.m, "smsr-m", 20, "SMSR certificate: size of the verified pool each run draws from")
-	fs.IntVar(&c.k, "smsr-k", 5, "SMSR certificate: memories each run keeps")
-	fs.IntVar(&c.n, "smsr-n", 5, "SMSR certificate: number of runs (majority vote)")
+	c.m, c.k, c.n = 20, 5, 5
+	for _, p := range []struct {
+		v    *int
+		name string
+		help string
+	}{{&c.m, "m", "size of the verified pool each run draws from"}, {&c.k, "k", "memories each run keeps"}, {&c.n, "n", "number of runs (majority vote)"}} {
+		v := certInt{v: p.v, set: &c.set}
+		fs.Var(v, "smsr-"+p.name, "SMSR certificate: "+p.help+" (default "+strconv.Itoa(*p.v)+")")
+		fs.Var(v, p.name, "same as --smsr-"+p.name+" (memscope certify's name)")
+	}
+}
+
+// check refuses parameters SMSR's certificate is not defined for.
+func (c certFlags) check() error {
+	if _, err := smsr.Certify(c.m, c.k, c.n, 0); err != nil {
+		return usagef("--smsr-m/k/n (--m/--k/--n): %v", err)
+	}
+	return nil
+}
+
+// forStore refuses certificate parameters for a store that has no SMSR
+// certificate, and parameters it is not defined for.
+func (c certFlags) forStore(f storemodel.Format) error {
+	if !c.set {
+		return nil
+	}
+	if f != storemodel.SMSR {
+		return usagef("--smsr-m/k/n (--m/--k/--n): %s stores have no SMSR certificate", f)
+	}
+	return c.check()
+}
+
+// certInt is one certificate parameter that remembers it was given.
+type certInt struct {
+	v   *int
+	set *bool
+}
+
+func (c certInt) String() string {
+	if c.v == nil {
+		return ""
+	}
+	return strconv.Itoa(*c.v)
+}
+
+func (c certInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want an integer")
+	}
+	*c.v, *c.set = v, true
+	return nil
 }
 
 type jsonTags struct {
@@ -58,6 +114,9 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 	ef.hmacKey = ""
 	st, err := openStore(ctx, path, format, ef)
 	if err != nil {
+		return exitUsage, err
+	}
+	if err := cert.forStore(st.Format); err != nil {
 		return exitUsage, err
 	}
 	fs := stores.Findings(st)

@@ -246,7 +246,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		q, _ := s.Query(id)
 		qs = []replay.Query{q}
 	}
-	rows, err := rp.ReplayAll(qs, runtime.GOMAXPROCS(0))
+	rows, err := rp.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return exitUsage, err
 	}
@@ -266,7 +266,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if *asOf == "" {
 		// Each query is replayed as it ran once, for the recorded check
 		// and for its as-ran columns.
-		ran = inspect.ReplayAsRan(tr, qs, func(i int) bool { return rows[i].Err == nil })
+		if ran, err = inspect.ReplayAsRan(ctx, tr, qs, func(i int) bool { return rows[i].Err == nil }); err != nil {
+			return exitUsage, err
+		}
 		inspect.ApplyAsRan(qs, rows, ran)
 	}
 	if *asOf != "" {
@@ -279,7 +281,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			if rows[i].Err != nil {
 				continue
 			}
-			if row, err := tr.At(q, c); err != nil {
+			if row, err := tr.At(ctx, q, c); ctx.Err() != nil {
+				return exitUsage, ctx.Err()
+			} else if err != nil {
 				rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: err}
 			} else {
 				rows[i] = row
@@ -320,12 +324,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			out[i].RecordedMismatch = asRan.RecordedMismatch
 		}
 		if *flip && r.Class == diff.Diverge && cut == nil {
-			if out[i].FirstFlip, err = firstFlip(s, tr, qs[i], r, *scan); err != nil {
+			if out[i].FirstFlip, err = firstFlip(ctx, s, tr, qs[i], r, *scan); err != nil {
 				return exitUsage, err
 			}
 		}
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(rp, qs[i], removed, restored, s.Coverage); err != nil {
+			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, s.Coverage); err != nil {
 				return exitUsage, err
 			}
 		}

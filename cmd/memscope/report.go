@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/report"
 )
@@ -22,9 +21,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	fs := newFlagSet("report", reportUsage, stderr)
 	var ef evidenceFlags
 	ef.register(fs)
-	tau := fs.Float64("tau", 0, "lineage threshold: an edge is strong when its weight is strictly greater")
-	failClosed := fs.Bool("fail-closed", false, "an entry with parents but no strong parent is Derived-Untrusted")
-	gatePolicy := fs.String("gate-policy", "", "gate policy file (JSON, see docs/LINEAGE.md); default: the built-in policy")
+	var lf lineageFlags
+	lf.register(fs, "gate-policy")
 	labelPolicy := fs.String("label-policy", "", "replay edge label policy: "+strings.Join(replay.PolicyNames(), ", "))
 	k := fs.Int("k", 0, "top-k (default: each query's recorded k, else 5)")
 	damping := fs.Float64("damping", 0.5, "PPR damping")
@@ -48,8 +46,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *out == *jsonOut {
 		return exitUsage, usagef("--out and --json name the same file")
 	}
-	if *tau < 0 || *tau > 1 {
-		return exitUsage, usagef("--tau %v is outside [0, 1]", *tau)
+	opts, err := lf.options()
+	if err != nil {
+		return exitUsage, err
 	}
 	now, err := reportDate(*date)
 	if err != nil {
@@ -58,14 +57,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *title == "" {
 		*title = defaultTitle(pos[0])
 	}
-	opts := inspect.Options{Tau: *tau, FailClosed: *failClosed, K: *k, Damping: *damping, ReplayPolicy: *labelPolicy, Title: *title}
-	gateName := ""
-	if opts.GatePolicy, err = readGatePolicy("--gate-policy", *gatePolicy); err != nil {
-		return exitUsage, err
-	}
-	if *gatePolicy != "" {
-		gateName = *gatePolicy
-	}
+	opts.K, opts.Damping, opts.ReplayPolicy, opts.Title = *k, *damping, *labelPolicy, *title
 	s, err := ef.open(ctx, pos[0], opts)
 	if err != nil {
 		return exitUsage, err
@@ -73,7 +65,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	defer s.Close()
 	inputs := []report.Input{{Role: "snapshot", Path: pos[0]}, {Role: "log", Path: ef.log}}
 	for _, in := range []report.Input{{Role: "anchors", Path: ef.anchors}, {Role: "log-key", Path: ef.logKey}, {Role: "trust", Path: ef.trust},
-		{Role: "hmac-key", Path: ef.hmacKey}, {Role: "gate-policy", Path: *gatePolicy}} {
+		{Role: "hmac-key", Path: ef.hmacKey}, {Role: "gate-policy", Path: lf.gatePolicy}} {
 		if in.Path == "" {
 			continue
 		}
@@ -83,7 +75,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 	c, err := report.Build(ctx, s, report.Options{Inputs: inputs, Command: append([]string{"memscope", "report"}, args...),
-		Version: toolVersion(), Now: now, GatePolicyName: gateName})
+		Version: toolVersion(), Now: now, GatePolicyName: lf.gatePolicy})
 	if err != nil {
 		return exitUsage, err
 	}

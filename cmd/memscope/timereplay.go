@@ -131,8 +131,8 @@ func asRanJSON(ran inspect.AsRanRow, cov coverageOf) (*jsonAsRan, error) {
 	return j, nil
 }
 
-func firstFlip(s *inspect.Session, tr *timeline.Replay, q replay.Query, now replay.Row, scan bool) (*jsonFlip, error) {
-	f, err := tr.FirstFlip(q, timeline.FlipOptions{Scan: scan, Queries: s.ReplayQueries(), EntryOf: s.PassageEntries(), Now: &now})
+func firstFlip(ctx context.Context, s *inspect.Session, tr *timeline.Replay, q replay.Query, now replay.Row, scan bool) (*jsonFlip, error) {
+	f, err := tr.FirstFlip(ctx, q, timeline.FlipOptions{Scan: scan, Queries: s.ReplayQueries(), EntryOf: s.PassageEntries(), Now: &now})
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func runTimeQuestion(ctx context.Context, s *inspect.Session, rp *replay.Replaye
 				return exitUsage, err
 			}
 		}
-		b, err := s.BlastRadius(tr, blast, t)
+		b, err := s.BlastRadius(ctx, tr, blast, t)
 		if err != nil {
 			return exitUsage, err
 		}

@@ -3,8 +3,7 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
-	"io/fs"
-	"os"
+	"github.com/memscope/memscope/internal/evidencetest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,24 +70,7 @@ func TestUnsignedLabelsFollowCoverage(t *testing.T) {
 // (and log position) of every row of table, where the store has them.
 func strippedCopy(t *testing.T, src, table string) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := evidencetest.CopyTree(t, src)
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -137,7 +138,23 @@ var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9 ]`)
 // Python's str.lower() and Go's agree on the ASCII that survives; a
 // non-ASCII letter becomes a space either way, since the pattern is ASCII.
 func TextProcessing(s string) string {
-	return strings.TrimSpace(nonAlnum.ReplaceAllString(strings.ToLower(s), " "))
+	// ASCII, the common case, without the regexp (a HotpotQA-size store has
+	// tens of thousands of triples); anything else takes the general path.
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			return strings.TrimSpace(nonAlnum.ReplaceAllString(strings.ToLower(s), " "))
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == ' ':
+		default:
+			c = ' '
+		}
+		b[i] = c
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // MDHashID is compute_mdhash_id: prefix + hex MD5 of the UTF-8 text.
@@ -203,6 +220,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		}
 	}
 	ids := make(map[string]int, len(names))
+	st.Nodes = make([]storemodel.Node, 0, len(names))
 	for i, n := range names {
 		if _, dup := ids[n]; dup {
 			return nil, fmt.Errorf("%s: vertex name %q appears twice", l.Pickle, n)
@@ -225,25 +243,29 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	}
 	embeddings := readEntityEmbeddings(ctx, l.WorkDir, st)
 	// Merge parallel edges of one pair into one write, in first-seen order.
-	pos := map[string]int{}
+	// Pairs are keyed by their vertex indices (names are unique, checked
+	// above), so only a new pair builds its "A--B" id.
+	pos := make(map[uint64]int, len(g.Edges))
+	st.Edges = make([]storemodel.Edge, 0, len(g.Edges))
 	for i, e := range g.Edges {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		a, b := names[e[0]], names[e[1]]
-		id := storemodel.PairID(a, b)
-		if j, ok := pos[id]; ok {
+		va, vb := e[0], e[1]
+		if names[vb] < names[va] {
+			va, vb = vb, va
+		}
+		key := uint64(uint32(va))<<32 | uint64(uint32(vb))
+		if j, ok := pos[key]; ok {
 			st.Edges[j].Weight += weights[i]
 			st.Edges[j].Parts++
 			continue
 		}
-		if a > b {
-			a, b = b, a
-		}
-		pos[id] = len(st.Edges)
-		st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: a, Dst: b, Weight: weights[i], Parts: 1})
+		a, b := names[va], names[vb]
+		pos[key] = len(st.Edges)
+		st.Edges = append(st.Edges, storemodel.Edge{ID: storemodel.PairID(a, b), Src: a, Dst: b, Weight: weights[i], Parts: 1})
 	}
 	for i := range st.Edges {
 		prov.explain(&st.Edges[i], embeddings, l.Pickle, st)
@@ -251,21 +273,89 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	return st, nil
 }
 
-// provenance is what the OpenIE results explain.
+// provenance is what the OpenIE results explain. Pairs are keyed by their
+// two ids in byte order (no "A--B" string is built per triple); chunk lists
+// are appended in document order, consecutive repeats dropped, and made
+// distinct where they are read (a chunk id may recur in a later doc).
 type provenance struct {
-	passage    map[string]string          // pair id -> chunk
-	fact       map[string]map[string]bool // pair id -> chunks
-	factWeight map[string]float64         // pair id -> weight add_fact_edges gives it (both directions)
-	listed     map[string]bool            // chunk ids with an OpenIE document
-	entChunks  map[string]map[string]bool // entity id -> chunks whose triples name it (ent_node_to_chunk_ids)
+	passage   map[pairKey]string   // chunk-entity pair -> chunk
+	fact      map[pairKey]*factRec // entity pair -> the triples that explain it
+	listed    map[string]bool      // chunk ids with an OpenIE document
+	entChunks map[string][]string  // entity id -> chunks whose triples name it (ent_node_to_chunk_ids)
+	entityID  map[string]string    // triple text -> "entity-" + MD5 of text_processing(text)
+}
+
+type pairKey struct{ a, b string }
+
+func pairOf(a, b string) pairKey {
+	if b < a {
+		a, b = b, a
+	}
+	return pairKey{a, b}
+}
+
+type factRec struct {
+	chunks []string
+	weight float64 // what add_fact_edges gives the pair (both directions)
 }
 
 func newProvenance() *provenance {
-	return &provenance{passage: map[string]string{}, fact: map[string]map[string]bool{}, factWeight: map[string]float64{},
-		listed: map[string]bool{}, entChunks: map[string]map[string]bool{}}
+	return &provenance{passage: map[pairKey]string{}, fact: map[pairKey]*factRec{}, listed: map[string]bool{},
+		entChunks: map[string][]string{}, entityID: map[string]string{}}
 }
 
+// entity is compute_mdhash_id(text_processing(text), "entity-"), once per
+// distinct text.
+func (p *provenance) entity(text string) string {
+	if id, ok := p.entityID[text]; ok {
+		return id
+	}
+	id := MDHashID(TextProcessing(text), "entity-")
+	p.entityID[text] = id
+	return id
+}
+
+// appendChunk appends c unless it is already the last element.
+func appendChunk(l []string, c string) []string {
+	if n := len(l); n > 0 && l[n-1] == c {
+		return l
+	}
+	return append(l, c)
+}
+
+// distinct sorts l and drops repeats.
+func distinct(l []string) []string {
+	out := append([]string(nil), l...)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// openieFast is the OpenIE file decoded in one pass. A file that does not
+// decode this way (a doc with a field of the wrong type) is read again doc
+// by doc, so that the bad doc is an issue and the rest is still read.
+type openieFast struct {
+	Docs []struct {
+		Idx      string            `json:"idx"`
+		Passage  string            `json:"passage"`
+		Entities []json.RawMessage `json:"extracted_entities"`
+		Triples  [][]any           `json:"extracted_triples"`
+	} `json:"docs"`
+}
+
+// notString stands for a triple element that is not a JSON string.
+type notString struct{}
+
 func (p *provenance) read(file string, b []byte, st *storemodel.Store) error {
+	var fast openieFast
+	if json.Unmarshal(b, &fast) == nil {
+		if fast.Docs == nil {
+			return fmt.Errorf("%s: no \"docs\" list (save_openie_results writes one)", file)
+		}
+		for i, d := range fast.Docs {
+			p.doc(file, i, d.Idx, d.Triples, st)
+		}
+		return nil
+	}
 	var f openieFile
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
@@ -275,75 +365,93 @@ func (p *provenance) read(file string, b []byte, st *storemodel.Store) error {
 	}
 	for i, raw := range f.Docs {
 		var d openieDoc
-		subject := fmt.Sprintf("docs[%d]", i)
 		if err := json.Unmarshal(raw, &d); err != nil {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: subject, Message: err.Error()})
+			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: fmt.Sprintf("docs[%d]", i), Message: err.Error()})
 			continue
 		}
-		if d.Idx == "" {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: subject, Message: "field idx is empty"})
-			continue
-		}
-		subject += " (" + d.Idx + ")"
-		p.listed[d.Idx] = true
-		seen := map[string]bool{}
+		triples := make([][]any, len(d.Triples))
 		for j, t := range d.Triples {
-			// filter_invalid_triples: exactly three elements, duplicates dropped.
-			if len(t) != 3 {
-				continue
-			}
-			parts := make([]string, 3)
-			ok := true
+			triples[j] = make([]any, len(t))
 			for k, el := range t {
 				var s string
-				if err := json.Unmarshal(el, &s); err != nil {
-					st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: subject,
-						Message: fmt.Sprintf("extracted_triples[%d][%d] is not a string; triple skipped", j, k)})
-					ok = false
-					break
+				if json.Unmarshal(el, &s) != nil {
+					triples[j][k] = notString{}
+					continue
 				}
-				parts[k] = s
+				triples[j][k] = s
 			}
-			if !ok {
-				continue
-			}
-			key := strings.Join(parts, "\x00")
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			a := MDHashID(TextProcessing(parts[0]), "entity-")
-			c := MDHashID(TextProcessing(parts[2]), "entity-")
-			if a != c {
-				id := storemodel.PairID(a, c)
-				if p.fact[id] == nil {
-					p.fact[id] = map[string]bool{}
-				}
-				p.fact[id][d.Idx] = true
-				p.factWeight[id] += 2
-			}
-			p.passage[storemodel.PairID(d.Idx, a)] = d.Idx
-			for _, e := range []string{a, c} {
-				if p.entChunks[e] == nil {
-					p.entChunks[e] = map[string]bool{}
-				}
-				p.entChunks[e][d.Idx] = true
-			}
-			p.passage[storemodel.PairID(d.Idx, c)] = d.Idx
 		}
+		p.doc(file, i, d.Idx, triples, st)
 	}
 	return nil
 }
 
-func (p *provenance) explain(e *storemodel.Edge, emb map[string][]float32, file string, st *storemodel.Store) {
-	if c, ok := p.passage[e.ID]; ok {
-		e.Kind, e.Sources, e.Expected = storemodel.EdgePassage, []string{c}, 1
-	} else if cs, ok := p.fact[e.ID]; ok {
-		e.Kind, e.Expected = storemodel.EdgeFact, p.factWeight[e.ID]
-		for c := range cs {
-			e.Sources = append(e.Sources, c)
+// doc adds what OpenIE document i explains. Triple elements are strings as
+// decoded, nil for a JSON null (read as "", as a string field reads it),
+// anything else not a string.
+func (p *provenance) doc(file string, i int, idx string, triples [][]any, st *storemodel.Store) {
+	subject := fmt.Sprintf("docs[%d]", i)
+	if idx == "" {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: subject, Message: "field idx is empty"})
+		return
+	}
+	subject += " (" + idx + ")"
+	p.listed[idx] = true
+	seen := map[string]bool{}
+	var parts [3]string
+	for j, t := range triples {
+		// filter_invalid_triples: exactly three elements, duplicates dropped.
+		if len(t) != 3 {
+			continue
 		}
-		sort.Strings(e.Sources)
+		ok := true
+		for k, el := range t {
+			switch el := el.(type) {
+			case string:
+				parts[k] = el
+			case nil:
+				parts[k] = ""
+			default:
+				st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: subject,
+					Message: fmt.Sprintf("extracted_triples[%d][%d] is not a string; triple skipped", j, k)})
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		key := parts[0] + "\x00" + parts[1] + "\x00" + parts[2]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		a, c := p.entity(parts[0]), p.entity(parts[2])
+		if a != c {
+			k := pairOf(a, c)
+			f := p.fact[k]
+			if f == nil {
+				f = &factRec{}
+				p.fact[k] = f
+			}
+			f.chunks = appendChunk(f.chunks, idx)
+			f.weight += 2
+		}
+		p.passage[pairOf(idx, a)] = idx
+		p.passage[pairOf(idx, c)] = idx
+		p.entChunks[a] = appendChunk(p.entChunks[a], idx)
+		p.entChunks[c] = appendChunk(p.entChunks[c], idx)
+	}
+}
+
+func (p *provenance) explain(e *storemodel.Edge, emb map[string][]float32, file string, st *storemodel.Store) {
+	k := pairOf(e.Src, e.Dst)
+	if c, ok := p.passage[k]; ok {
+		e.Kind, e.Sources, e.Expected = storemodel.EdgePassage, []string{c}, 1
+	} else if f, ok := p.fact[k]; ok {
+		e.Kind, e.Expected, e.Sources = storemodel.EdgeFact, f.weight, distinct(f.chunks)
 	}
 	bothEntities := strings.HasPrefix(e.Src, "entity-") && strings.HasPrefix(e.Dst, "entity-")
 	synonym, checked := false, false

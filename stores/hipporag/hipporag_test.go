@@ -2,6 +2,7 @@ package hipporag
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,5 +102,60 @@ func TestTextProcessingAndIDs(t *testing.T) {
 	// compute_mdhash_id("karen joy fowler", "entity-") as HippoRAG computes it.
 	if got := MDHashID("karen joy fowler", "entity-"); got != "entity-"+"1f03e0221e3617541daeedc1b40d2856" && got != "entity-"+"4f752b5c1e686f8adbc0fa3867d39bb9" {
 		t.Errorf("MDHashID = %s, not one of the fixture's seed entities", got)
+	}
+}
+
+// An OpenIE file with one bad doc is read doc by doc (the one-pass decode
+// refuses it): the bad doc and the non-string triple element are issues,
+// and every other doc explains exactly what the one-pass read of the
+// intact file explains.
+func TestOpenIEBadDocReadDocByDoc(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join("testdata", "clean")
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "openie_results_ner_gpt-4o-mini.json")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	f["docs"] = append(f["docs"].([]any),
+		map[string]any{"idx": 5, "passage": "idx is a number"},
+		map[string]any{"idx": "chunk-extra", "passage": "p", "extracted_triples": []any{[]any{"Karen Joy Fowler", "wrote", 7.0}}})
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Open(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, is := range got.Issues {
+		msgs = append(msgs, is.Subject+": "+is.Message)
+	}
+	if len(got.Issues) != 2 || !strings.Contains(msgs[0], "docs[12]") || !strings.Contains(msgs[1], "extracted_triples[0][2] is not a string") {
+		t.Errorf("issues %q, want docs[12] malformed and docs[13]'s triple element", msgs)
+	}
+	if len(got.Edges) != len(want.Edges) {
+		t.Fatalf("%d edges, want %d", len(got.Edges), len(want.Edges))
+	}
+	for i, e := range got.Edges {
+		w := want.Edges[i]
+		if e.ID != w.ID || e.Kind != w.Kind || e.Expected != w.Expected || !slices.Equal(e.Sources, w.Sources) {
+			t.Errorf("edge %d: %+v, want %+v", i, e, w)
+		}
 	}
 }

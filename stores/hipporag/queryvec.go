@@ -162,7 +162,7 @@ func OpenRetrieval(ctx context.Context, path string, st *storemodel.Store) (*Ret
 		return nil, err
 	}
 	for e, cs := range prov.entChunks {
-		r.entChunks[e] = len(cs)
+		r.entChunks[e] = len(distinct(cs))
 	}
 	return r, nil
 }

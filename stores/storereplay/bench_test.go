@@ -133,7 +133,7 @@ func BenchmarkOpenAndReplay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := rp.Replay(qs[0]); err != nil {
+		if _, err := rp.Replay(context.Background(), qs[0]); err != nil {
 			b.Fatal(err)
 		}
 	}

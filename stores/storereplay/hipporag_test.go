@@ -74,7 +74,7 @@ func replayStore(t *testing.T, name string) (replay.Row, *replay.Replayer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := rp.Replay(qs[0])
+	row, err := rp.Replay(context.Background(), qs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

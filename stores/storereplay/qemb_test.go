@@ -79,7 +79,7 @@ func TestQueryEmbeddingsMatchIgraph(t *testing.T) {
 					t.Errorf("%s %s: reset[%s] = %.9f, reference %.9f", name, q.ID, id, q.Reset[id], w)
 				}
 			}
-			row, err := rp.Replay(q)
+			row, err := rp.Replay(context.Background(), q)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package bigslice
+
+func mapAnon(int) ([]byte, func()) { return nil, nil }

@@ -1,0 +1,90 @@
+package verify
+
+import (
+	"crypto/ed25519"
+	"math/rand/v2"
+	"testing"
+
+	"filippo.io/edwards25519"
+)
+
+// edKey must answer exactly as crypto/ed25519.Verify: on valid signatures,
+// on every single-bit corruption of signature and message, on a
+// non-canonical S (S + L, which crypto/ed25519 rejects) and on another
+// key's signature.
+func TestEdKeyAgreesWithStdlib(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	seed := make([]byte, ed25519.SeedSize)
+	for round := 0; round < 40; round++ {
+		for i := range seed {
+			seed[i] = byte(rng.Uint32())
+		}
+		priv := ed25519.NewKeyFromSeed(seed)
+		pub := priv.Public().(ed25519.PublicKey)
+		k, err := newEdKey(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := make([]byte, rng.IntN(200))
+		for i := range msg {
+			msg[i] = byte(rng.Uint32())
+		}
+		sig := ed25519.Sign(priv, msg)
+		check := func(what string, m, s []byte) {
+			t.Helper()
+			if got, want := k.verify(m, s), ed25519.Verify(pub, m, s); got != want {
+				t.Fatalf("round %d, %s: edKey says %v, crypto/ed25519 says %v", round, what, got, want)
+			}
+		}
+		check("valid", msg, sig)
+		if !k.verify(msg, sig) {
+			t.Fatal("a valid signature does not verify")
+		}
+		for bit := 0; bit < len(sig)*8; bit += 7 {
+			bad := append([]byte{}, sig...)
+			bad[bit/8] ^= 1 << (bit % 8)
+			check("signature bit flipped", msg, bad)
+		}
+		if len(msg) > 0 {
+			bad := append([]byte{}, msg...)
+			bad[rng.IntN(len(bad))] ^= 0x10
+			check("message changed", bad, sig)
+		}
+		check("truncated", msg, sig[:63])
+		// S + L encodes the same scalar non-canonically.
+		var s edwards25519.Scalar
+		if _, err := s.SetCanonicalBytes(sig[32:]); err != nil {
+			t.Fatal(err)
+		}
+		var sl [32]byte
+		copy(sl[:], sig[32:])
+		carry := 0
+		for i, b := range lOrder {
+			x := int(sl[i]) + int(b) + carry
+			sl[i], carry = byte(x), x>>8
+		}
+		check("S + L", msg, append(append([]byte{}, sig[:32]...), sl[:]...))
+		other := ed25519.Sign(ed25519.NewKeyFromSeed(append(seed[1:], 9)), msg)
+		check("another key's signature", msg, other)
+	}
+}
+
+// lOrder is the group order L, little-endian.
+var lOrder = [32]byte{0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10}
+
+func FuzzEdKeyAgreesWithStdlib(f *testing.F) {
+	priv := ed25519.NewKeyFromSeed(make([]byte, 32))
+	f.Add([]byte(priv.Public().(ed25519.PublicKey)), []byte("m"), ed25519.Sign(priv, []byte("m")))
+	f.Add(make([]byte, 32), []byte{}, make([]byte, 64))
+	f.Fuzz(func(t *testing.T, pub, msg, sig []byte) {
+		k, err := newEdKey(pub)
+		if err != nil {
+			return // registration refuses such a key (CheckPublicKey)
+		}
+		if got, want := k.verify(msg, sig), ed25519.Verify(pub, msg, sig); got != want {
+			t.Fatalf("edKey %v, crypto/ed25519 %v", got, want)
+		}
+	})
+}
