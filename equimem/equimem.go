@@ -207,8 +207,10 @@ func Analyze(ctx context.Context, writes []Write, opt Options) ([]Score, error) 
 		withPath := 0
 		cold := true
 		for i := start; i < end; i++ {
-			if i%256 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 			}
 			w := writes[i]
 			u, v, r := g.node(w.Src), g.node(w.Dst), g.rel(w.Rel)

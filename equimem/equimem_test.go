@@ -1,8 +1,13 @@
 package equimem
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/memscope/memscope/internal/ctxtest"
 )
 
 // A graph small enough to score by hand (|V| = 5, depth max(2, ceil(ln 5))
@@ -91,5 +96,30 @@ func TestPathsBidirectional(t *testing.T) {
 	}
 	if Depth(37066) != 11 || Depth(3) != 2 {
 		t.Errorf("Depth(37066) = %d, Depth(3) = %d", Depth(37066), Depth(3))
+	}
+}
+
+// TestAnalyzeStopsWhenCancelled: scoring checks its context every few
+// hundred writes and returns ctx's error, no scores.
+func TestAnalyzeStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	var ws []Write
+	for i := 0; i < 2000; i++ {
+		ws = append(ws, Write{ID: fmt.Sprint("w", i), Src: fmt.Sprint("n", i%97), Dst: fmt.Sprint("n", (i*7)%89), Rel: fmt.Sprint("r", i%5), Writer: fmt.Sprint("a", i/50)})
+	}
+	full := ctxtest.New(-1)
+	if _, err := Analyze(full, ws, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if full.Calls() < int64(len(ws)/256) {
+		t.Fatalf("%d checks for %d writes", full.Calls(), len(ws))
+	}
+	tw := ctxtest.New(full.Calls() / 2)
+	sc, err := Analyze(tw, ws, Options{})
+	if !errors.Is(err, context.Canceled) || sc != nil {
+		t.Fatalf("cancelled half way: %d scores, error %v; want none and context.Canceled", len(sc), err)
+	}
+	if n := tw.AfterTrip(); n != 0 {
+		t.Errorf("%d checks after the cancellation, want 0", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/par"
@@ -319,6 +320,8 @@ type env struct {
 	bm         *bm25
 	lgA        *leiden.Graph
 	memG, memA []int32 // Leiden membership on G and G_auth
+
+	evals atomic.Int64 // selector evaluations on a written graph: the Monte Carlo's unit of work
 }
 
 func newEnv(ctx context.Context, rp *replay.Replayer, opt Options) (*env, error) {

@@ -391,6 +391,7 @@ type outcome struct {
 }
 
 func (s *qstate) evaluate(ctx context.Context, name string, es []extra, t int32, seed uint64, mem []int32) outcome {
+	s.e.evals.Add(1)
 	switch name {
 	case PPR:
 		if s.ppr == nil {

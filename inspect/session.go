@@ -334,7 +334,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 	if s.Entries == nil {
 		s.Entries = make([]Entry, total)
 	}
-	lin := make([]lineage.Entry, 0, total)
+	lin := lineage.NewBuilder(total)
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {
 		if v, ok := writers[w]; ok {
@@ -351,7 +351,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		e := &s.Entries[n]
 		// The signed bytes are the truth: lineage reads the record.
 		*e = entryOf(r, intern)
-		lin = append(lin, lineageOf(r, e.Writer))
+		addLineage(lin, r, e.Writer)
 		for _, f := range onEntry {
 			f(n, e)
 		}
@@ -371,7 +371,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, total)
 	}
 	s.loaded.Store(int64(n))
-	g := lineage.Build(lin)
+	g := lin.Graph()
 	rowOf := make([]int32, g.Len())
 	for row := range s.Entries {
 		if j, ok := g.Index(s.Entries[row].ID); ok {
@@ -385,6 +385,61 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		progress(n, total)
 	}
 	return nil
+}
+
+// LoadLineage builds the lineage graph from one streaming read of the
+// entries without keeping them: Entries stays empty, so only what needs no
+// entry row works afterwards (Labels, LineageSummary, GateAudit). It is
+// for commands that ask lineage a store-wide question, which at a million
+// entries would otherwise hold every content string and id. Verify, when
+// wanted, runs before it, so the two working sets do not add up.
+func (s *Session) LoadLineage(ctx context.Context) error {
+	if !s.loadStarted.CompareAndSwap(false, true) {
+		return fmt.Errorf("inspect: entries of %s already loaded", s.Opts.Snapshot)
+	}
+	err := s.loadLineage(ctx)
+	s.loadErr = err
+	close(s.loadDone)
+	return err
+}
+
+func (s *Session) loadLineage(ctx context.Context) error {
+	lin := lineage.NewBuilder(s.total)
+	n := 0
+	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
+		if n >= s.total {
+			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, s.total)
+		}
+		w := r.Writer
+		if r.Entry != nil {
+			w = r.Entry.Writer
+		}
+		addLineage(lin, r, w)
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n != s.total {
+		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, s.total)
+	}
+	s.loaded.Store(int64(n))
+	g := lin.Graph()
+	s.mu.Lock()
+	s.Lineage = g
+	s.mu.Unlock()
+	return nil
+}
+
+// addLineage adds an entry row to a lineage builder as lineageOf sees it,
+// without turning the parent ids into text.
+func addLineage(b *lineage.Builder, r *loader.EntryRow, writer string) {
+	if r.Entry != nil {
+		b.AddRecord(r.EID, writer, r.Entry.Trust, r.Entry.Parents, r.Entry.Weights)
+		return
+	}
+	b.AddRecord(r.EID, writer, lineage.Trust(r.Trust), nil, nil)
 }
 
 // lineageOf is the lineage view of an entry row: the signed record's
@@ -421,7 +476,7 @@ func (s *Session) Index(id string) (int, bool) {
 		return 0, false
 	}
 	j, ok := g.Index(id)
-	if !ok {
+	if !ok || rowOf == nil { // rowOf is nil after LoadLineage: no rows held
 		return 0, false
 	}
 	return int(rowOf[j]), true
