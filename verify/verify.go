@@ -127,6 +127,12 @@ type Report struct {
 	// signature or tag covers (see Covered); fully signed and unsigned
 	// tables need no list.
 	SignedRows map[string]map[string]bool `json:"-"`
+	// Config holds the meta values whose signed configuration record
+	// passed every check (decoding, column against record, signer and
+	// authority, log inclusion, latest revision). Analyses that let a
+	// meta value decide anything read it from here; a value only in the
+	// snapshot's meta table is an unsigned claim.
+	Config map[string]string `json:"-"`
 }
 
 // TableCoverage is how many rows of one table a signature or tag covers.
@@ -194,6 +200,10 @@ type verifier struct {
 	// column is set but whose record predates signed sessions.
 	sessionUnsigned []string
 	signing         bool // the store signs its event tables (signsEvents)
+	// the operator's checkpoint sightings (read with the checkpoints), and
+	// the log ids of meta revisions a later one superseded.
+	cpRecords  []*loader.RowRecord
+	superseded map[record.ID]bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -944,7 +954,7 @@ func (v *verifier) orphanLeaves() {
 		if v.seenLeaf.has(l.index) {
 			continue
 		}
-		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
+		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] || v.superseded[l.id] {
 			continue
 		}
 		if kind, ok := v.eventLeafKind[l.index]; ok {
@@ -964,6 +974,11 @@ func (v *verifier) orphanLeaves() {
 
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
+	for _, r := range rows {
+		if r.Record != nil {
+			v.cpRecords = append(v.cpRecords, r.Record)
+		}
+	}
 	if err != nil {
 		v.add(phaseCheckpoints, 0, finding.RowMalformed, "checkpoints", err.Error())
 		return nil
@@ -1126,6 +1141,9 @@ func (v *verifier) plainRows(ctx context.Context) error {
 		er.add(v.gateEvents[i].Record)
 	}
 	rows["gate_events"] = v.gateRows
+	if err := v.operatorRows(ctx, er, count); err != nil {
+		return err
+	}
 	signed := v.checkEvents(ctx, er)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -1239,11 +1257,6 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 	cov(TableSessions, r.Entries, sess, by)
 	cov("writes", r.Edges, r.Edges, "writer signature")
 	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
-	cps := 0
-	if r.Anchors.LogKey == "pinned" {
-		cps = r.Checkpoints
-	}
-	cov(TableCheckpoints, r.Checkpoints, cps, "log key (only with --log-key)")
 	for _, t := range []string{TableNodes, TableQueries, TableActions, TableGateEvents} {
 		by := "principal signature"
 		if signedRows[t] == 0 {
@@ -1251,12 +1264,10 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 		}
 		cov(t, plain[t], signedRows[t], by)
 	}
+	v.operatorCoverage(plain, signedRows, cov)
 	var unsigned []string
 	for i, c := range r.Coverage {
 		if c.Status == StatusUnsigned || c.Status == StatusPartial {
-			if c.Table == TableCheckpoints {
-				continue // CHECKPOINT_UNANCHORED already says it
-			}
 			unsigned = append(unsigned, c.Table)
 			v.add(phaseRows, int64(10+i), finding.TableUnsigned, c.Table, fmt.Sprintf("%d of %d rows are covered by no signature or tag (%s): every value read from them is an unsigned claim", c.Rows-c.Signed, c.Rows, c.By))
 		}
