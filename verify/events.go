@@ -218,7 +218,7 @@ func (v *verifier) claimEventLeaf(kind, name string) {
 	}
 	if idx, ok := v.leafByID.lookup(record.EventID(kind, name)); ok {
 		v.mu.Lock()
-		v.seenLeaf[idx] = true
+		v.seenLeaf.set(idx)
 		v.mu.Unlock()
 	}
 }
