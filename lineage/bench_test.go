@@ -2,6 +2,7 @@ package lineage
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -85,10 +86,25 @@ func BenchmarkBuild1M(b *testing.B) {
 	}
 	b.ReportAllocs()
 	start := cpuTime()
+	var g *Graph
 	for b.Loop() {
-		Build(store1M)
+		g = Build(store1M)
 	}
 	reportCPU(b, start)
+	// What the built graph holds (what a lineage summary keeps).
+	g = nil
+	before := liveHeap()
+	g = Build(store1M)
+	b.ReportMetric(float64(liveHeap()-before)/1e6, "graph-MB")
+	runtime.KeepAlive(g)
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 func BenchmarkExplain1M(b *testing.B) {

@@ -55,8 +55,8 @@ func (g *Graph) Explain(id string, labels []Trust, tau float64, maxOrigins int) 
 	if !ok {
 		return Explanation{}, fmt.Errorf("lineage: explain: no entry %s", id)
 	}
-	if len(labels) != len(g.ids) {
-		return Explanation{}, fmt.Errorf("lineage: explain: %d labels for %d entries", len(labels), len(g.ids))
+	if len(labels) != g.Len() {
+		return Explanation{}, fmt.Errorf("lineage: explain: %d labels for %d entries", len(labels), g.Len())
 	}
 	ex := Explanation{Entry: id, Tau: tau, Recorded: g.recorded[t], Recomputed: labels[t], Unverified: g.unverified[t]}
 
@@ -64,7 +64,7 @@ func (g *Graph) Explain(id string, labels []Trust, tau float64, maxOrigins int) 
 	// (-1: not an ancestor), via[v] the parent-edge slot that path leaves v
 	// by, viaChild[v] the child it leads to. Dense arrays: the ancestry of a
 	// late entry can be most of the store.
-	n := len(g.ids)
+	n := g.Len()
 	width := make([]float64, n)
 	for i := range width {
 		width[i] = -1
@@ -94,14 +94,14 @@ func (g *Graph) Explain(id string, labels []Trust, tau float64, maxOrigins int) 
 		origins = origins[:maxOrigins]
 	}
 	for _, f := range origins {
-		o := Origin{Ancestor: g.ids[f.node], Bottleneck: f.width, Break: -1}
+		o := Origin{Ancestor: g.ids.text(int32(f.node)), Bottleneck: f.width, Break: -1}
 		for v := f.node; v != t; v = viaChild[v] {
 			w := g.weight[via[v]]
 			strong := w > tau
 			if !strong && o.Break < 0 {
 				o.Break = len(o.Path)
 			}
-			o.Path = append(o.Path, PathEdge{Parent: g.ids[v], Child: g.ids[viaChild[v]], Weight: w, Strong: strong})
+			o.Path = append(o.Path, PathEdge{Parent: g.ids.text(int32(v)), Child: g.ids.text(int32(viaChild[v])), Weight: w, Strong: strong})
 		}
 		ex.Origins = append(ex.Origins, o)
 	}
@@ -126,7 +126,7 @@ func (g *Graph) widestAcyclic(t int32, labels []Trust, width []float64, via, via
 			if c > t || width[c] < 0 {
 				continue
 			}
-			w := math.Min(g.childWeight[e], width[c])
+			w := math.Min(g.weight[g.childEdge[e]], width[c])
 			if w > best || (w == best && hops[c]+1 < hops[v]) {
 				best, viaChild[v], hops[v] = w, c, hops[c]+1
 			}
@@ -251,7 +251,7 @@ func (g *Graph) walk(id string, maxDepth, maxNodes int, start []int32, adj []int
 					return out, true, nil
 				}
 				seen[u] = true
-				out = append(out, Relative{Index: int(u), ID: g.ids[u], Depth: depth})
+				out = append(out, Relative{Index: int(u), ID: g.ids.text(int32(u)), Depth: depth})
 				nextFrontier = append(nextFrontier, u)
 			}
 		}
@@ -290,8 +290,8 @@ type Neighbourhood struct {
 // to down steps (at most maxNodes each way, <= 0 unlimited), and every edge
 // among them, labelled with labels at tau.
 func (g *Graph) Neighbourhood(id string, up, down, maxNodes int, labels []Trust, tau float64) (Neighbourhood, error) {
-	if len(labels) != len(g.ids) {
-		return Neighbourhood{}, fmt.Errorf("lineage: neighbourhood: %d labels for %d entries", len(labels), len(g.ids))
+	if len(labels) != g.Len() {
+		return Neighbourhood{}, fmt.Errorf("lineage: neighbourhood: %d labels for %d entries", len(labels), g.Len())
 	}
 	anc, _, err := g.Ancestors(id, up, maxNodes)
 	if err != nil {
@@ -306,7 +306,7 @@ func (g *Graph) Neighbourhood(id string, up, down, maxNodes int, labels []Trust,
 			return
 		}
 		pos[i] = len(nb.Nodes)
-		nb.Nodes = append(nb.Nodes, SubNode{Index: int(i), ID: g.ids[i], Writer: g.writers[i], Label: labels[i]})
+		nb.Nodes = append(nb.Nodes, SubNode{Index: int(i), ID: g.ids.text(int32(i)), Writer: g.writers[i], Label: labels[i]})
 	}
 	for k := len(desc) - 1; k >= 0; k-- {
 		addNode(int32(desc[k].Index))

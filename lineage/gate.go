@@ -41,8 +41,8 @@ type GateResult struct {
 // from (or repair with), and become Deny without one. A justifying id
 // missing from the store counts as External: the gate cannot vouch for it.
 func (g *Graph) AuditGate(actions []Action, labels []Trust, p *Policy) ([]GateResult, error) {
-	if len(labels) != len(g.ids) {
-		return nil, fmt.Errorf("lineage: gate audit: %d labels for %d entries", len(labels), len(g.ids))
+	if len(labels) != g.Len() {
+		return nil, fmt.Errorf("lineage: gate audit: %d labels for %d entries", len(labels), g.Len())
 	}
 	if p == nil {
 		p = DefaultPolicy()

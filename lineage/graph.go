@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/record"
 )
 
 // Finding codes of the lineage analysis (package finding's catalogue).
@@ -27,9 +28,14 @@ const (
 
 // Graph is the derivation DAG in dense form. Build it once; Propagate can
 // then be called for any tau without further allocation of the structure.
+//
+// Ids are held as 16-byte keys (ids.go), not strings, and looked up by
+// binary search, not through a map: at a million entries the string ids
+// and their map were two thirds of the graph.
 type Graph struct {
-	ids      []string
-	index    map[string]int32 // id -> input position (see node)
+	ids      idTable          // by node
+	sorted   []int32          // canonical nodes sorted by (key, input position)
+	oddIdx   map[string]int32 // non-canonical id -> its first node
 	nodeOf   []int32          // input position -> node index
 	writers  []WriterClass
 	recorded []Trust
@@ -39,10 +45,11 @@ type Graph struct {
 	parent      []int32
 	weight      []float64
 
-	// Child adjacency (CSR) with the same weights, for descendants and explain.
-	childStart  []int32
-	child       []int32
-	childWeight []float64
+	// Child adjacency (CSR), for descendants and explain; the weight of a
+	// child edge is weight[childEdge[k]], the parent edge it mirrors.
+	childStart []int32
+	child      []int32
+	childEdge  []int32
 
 	// danglingW is the largest weight among a node's unknown parents, or -1
 	// (after Resolve: among those without a tombstone).
@@ -80,37 +87,118 @@ type Graph struct {
 // missing weights read as 1, duplicate parents merged keeping the largest
 // weight, self-parents dropped).
 func Build(entries []Entry) *Graph {
-	n := len(entries)
-	g := &Graph{
-		ids:      make([]string, n),
-		index:    make(map[string]int32, n),
-		writers:  make([]WriterClass, n),
-		recorded: make([]Trust, n),
+	b := NewBuilder(len(entries))
+	for _, e := range entries {
+		b.Add(e)
 	}
-	for i, e := range entries {
-		g.ids[i] = e.ID
-		if e.ID == "" {
+	return b.Graph()
+}
+
+// Builder builds a Graph from entries given one at a time, holding each in
+// compact form (16-byte ids, writer classes, parent keys), so that a caller
+// streaming a million rows never holds them as Entry values.
+type Builder struct {
+	ids       idTable
+	writers   []WriterClass
+	writerErr map[int32]error
+	recorded  []Trust
+	// Parent references as given: parents of input position i are
+	// pids[pstart[i]:pstart[i+1]] with weights pw (missing weights are 1).
+	pstart []int32
+	pids   idTable
+	pw     []float64
+	// wcount holds the parent and weight counts of entries whose counts
+	// differ.
+	wcount map[int32][2]int
+}
+
+// NewBuilder returns a Builder for about n entries.
+func NewBuilder(n int) *Builder {
+	b := &Builder{writers: make([]WriterClass, 0, n), recorded: make([]Trust, 0, n), pstart: make([]int32, 1, n+1)}
+	b.ids.keys = make([]record.ID, 0, n)
+	return b
+}
+
+// Add adds one entry (Build's input order is the order of Add calls).
+func (b *Builder) Add(e Entry) {
+	i := b.begin(e.ID, e.Writer, e.Recorded)
+	for j, p := range e.Parents {
+		b.pids.add(p)
+		b.pw = append(b.pw, weightAt(e.Weights, j))
+	}
+	b.end(i, len(e.Parents), len(e.Weights))
+}
+
+// AddRecord adds one entry whose parents are record ids, as a signed
+// record carries them (no parent id is turned into text).
+func (b *Builder) AddRecord(id, writer string, recorded Trust, parents []record.ID, weights []float64) {
+	i := b.begin(id, writer, recorded)
+	for j, p := range parents {
+		b.pids.addKey(p)
+		b.pw = append(b.pw, weightAt(weights, j))
+	}
+	b.end(i, len(parents), len(weights))
+}
+
+func weightAt(ws []float64, j int) float64 {
+	if j < len(ws) {
+		return ws[j]
+	}
+	return 1
+}
+
+func (b *Builder) begin(id, writer string, recorded Trust) int32 {
+	i := int32(len(b.writers))
+	b.ids.add(id)
+	wc, err := ParseWriter(writer)
+	if err != nil {
+		if b.writerErr == nil {
+			b.writerErr = map[int32]error{}
+		}
+		b.writerErr[i] = err
+	}
+	b.writers = append(b.writers, wc)
+	b.recorded = append(b.recorded, recorded)
+	return i
+}
+
+func (b *Builder) end(i int32, parents, weights int) {
+	b.pstart = append(b.pstart, int32(len(b.pw)))
+	if parents != weights {
+		if b.wcount == nil {
+			b.wcount = map[int32][2]int{}
+		}
+		b.wcount[i] = [2]int{parents, weights}
+	}
+}
+
+// Graph builds the graph from the entries added so far. The Builder must
+// not be used afterwards: the graph takes over its arrays.
+func (b *Builder) Graph() *Graph {
+	n := len(b.writers)
+	g := &Graph{ids: b.ids, writers: b.writers, recorded: b.recorded}
+	b.ids, b.writers, b.recorded = idTable{}, nil, nil
+	g.sorted = g.ids.sortedIndex()
+	g.oddIdx = g.ids.oddIndex()
+	// first[i] is the input position an id resolves to (its first row).
+	dupOf := g.ids.duplicates(g.sorted)
+	for i := 0; i < n; i++ {
+		in := int32(i)
+		id := func() string { return g.ids.text(in) } // findings only
+		if g.ids.isOdd(in) && g.ids.odd[in] == "" {
 			g.add(CodeEmptyID, finding.SevWarning, []string{""}, fmt.Sprintf("entry #%d has an empty id; nothing can name it as a parent", i))
-		} else if first, dup := g.index[e.ID]; dup {
-			g.add(CodeDuplicateID, finding.SevError, []string{e.ID}, fmt.Sprintf("entry id %s appears at #%d and #%d; parent references resolve to #%d", e.ID, first, i, first))
-		} else {
-			g.index[e.ID] = int32(i)
+		} else if first, dup := dupOf[in]; dup {
+			g.add(CodeDuplicateID, finding.SevError, []string{id()}, fmt.Sprintf("entry id %s appears at #%d and #%d; parent references resolve to #%d", id(), first, i, first))
 		}
-		wc, err := ParseWriter(e.Writer)
-		if err != nil {
-			g.add(CodeWriterUnknown, finding.SevWarning, []string{e.ID}, fmt.Sprintf("entry %s: %v; treated as External", e.ID, err))
+		if err := b.writerErr[in]; err != nil {
+			g.add(CodeWriterUnknown, finding.SevWarning, []string{id()}, fmt.Sprintf("entry %s: %v; treated as External", id(), err))
 		}
-		g.writers[i] = wc
-		g.recorded[i] = e.Recorded
-		if !e.Recorded.Valid() {
-			g.add(CodeTrustInvalid, finding.SevError, []string{e.ID}, fmt.Sprintf("entry %s: recorded trust %d is not a defined level (0..3)", e.ID, uint8(e.Recorded)))
+		if r := g.recorded[i]; !r.Valid() {
+			g.add(CodeTrustInvalid, finding.SevError, []string{id()}, fmt.Sprintf("entry %s: recorded trust %d is not a defined level (0..3)", id(), uint8(r)))
 		}
 	}
 
-	total := 0
-	for _, e := range entries {
-		total += len(e.Parents)
-	}
+	total := len(b.pw)
 	g.parentStart = make([]int32, n+1)
 	g.parent = make([]int32, 0, total)
 	g.weight = make([]float64, 0, total)
@@ -118,31 +206,34 @@ func Build(entries []Entry) *Graph {
 	childCount := make([]int32, n+1)
 
 	seen := make(map[int32]int) // parent index -> position in g.parent, per entry
-	for i, e := range entries {
+	for i := 0; i < n; i++ {
 		g.parentStart[i] = int32(len(g.parent))
 		g.danglingW[i] = -1
-		if len(e.Weights) != len(e.Parents) {
-			g.add(CodeWeightCount, finding.SevWarning, []string{e.ID}, fmt.Sprintf("entry %s has %d parents but %d weights; missing weights read as 1, extra ignored", e.ID, len(e.Parents), len(e.Weights)))
+		s, e := b.pstart[i], b.pstart[i+1]
+		np := int(e - s)
+		id := func() string { return g.ids.text(int32(i)) } // findings only
+		if c, bad := b.wcount[int32(i)]; bad {
+			g.add(CodeWeightCount, finding.SevWarning, []string{id()}, fmt.Sprintf("entry %s has %d parents but %d weights; missing weights read as 1, extra ignored", id(), c[0], c[1]))
 		}
-		if len(e.Parents) > linearScanMax {
+		if np > linearScanMax {
 			clear(seen)
 		}
-		for j, pid := range e.Parents {
-			w := 1.0
-			if j < len(e.Weights) {
-				w = e.Weights[j]
-			}
+		for k := s; k < e; k++ {
+			w := b.pw[k]
 			switch {
 			case math.IsNaN(w):
-				g.add(CodeWeightNaN, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight of parent %s is NaN; read as 1 (strong)", e.ID, pid))
+				pid := b.pids.text(k)
+				g.add(CodeWeightNaN, finding.SevWarning, []string{id(), pid}, fmt.Sprintf("entry %s: weight of parent %s is NaN; read as 1 (strong)", id(), pid))
 				w = 1
 			case w < 0 || w > 1:
-				g.add(CodeWeightRange, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s: weight %g of parent %s is outside [0,1]; clamped", e.ID, w, pid))
+				pid := b.pids.text(k)
+				g.add(CodeWeightRange, finding.SevWarning, []string{id(), pid}, fmt.Sprintf("entry %s: weight %g of parent %s is outside [0,1]; clamped", id(), w, pid))
 				w = math.Min(1, math.Max(0, w))
 			}
-			p, ok := g.index[pid]
+			p, ok := g.lookupIn(&b.pids, k)
 			if !ok {
-				g.add(CodeDanglingParent, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s names parent %s, which is not in the store", e.ID, pid))
+				pid := b.pids.text(k)
+				g.add(CodeDanglingParent, finding.SevWarning, []string{id(), pid}, fmt.Sprintf("entry %s names parent %s, which is not in the store", id(), pid))
 				if w > g.danglingW[i] {
 					g.danglingW[i] = w
 				}
@@ -153,17 +244,18 @@ func Build(entries []Entry) *Graph {
 				continue
 			}
 			if int(p) == i {
-				g.add(CodeCycle, finding.SevError, []string{e.ID}, fmt.Sprintf("entry %s names itself as a parent", e.ID))
+				g.add(CodeCycle, finding.SevError, []string{id()}, fmt.Sprintf("entry %s names itself as a parent", id()))
 				continue
 			}
-			if at, dup := findParent(g.parent, g.parentStart[i], p, seen, len(e.Parents)); dup {
-				g.add(CodeDuplicateParent, finding.SevWarning, []string{e.ID, pid}, fmt.Sprintf("entry %s lists parent %s more than once; the largest weight is kept", e.ID, pid))
+			if at, dup := findParent(g.parent, g.parentStart[i], p, seen, np); dup {
+				pid := b.pids.text(k)
+				g.add(CodeDuplicateParent, finding.SevWarning, []string{id(), pid}, fmt.Sprintf("entry %s lists parent %s more than once; the largest weight is kept", id(), pid))
 				if w > g.weight[at] {
 					g.weight[at] = w
 				}
 				continue
 			}
-			if len(e.Parents) > linearScanMax {
+			if np > linearScanMax {
 				seen[p] = len(g.parent)
 			}
 			g.parent = append(g.parent, p)
@@ -172,6 +264,7 @@ func Build(entries []Entry) *Graph {
 		}
 	}
 	g.parentStart[n] = int32(len(g.parent))
+	*b = Builder{}
 
 	// Child CSR by counting sort over the parent lists.
 	for i := 1; i <= n; i++ {
@@ -179,14 +272,14 @@ func Build(entries []Entry) *Graph {
 	}
 	g.childStart = childCount
 	g.child = make([]int32, len(g.parent))
-	g.childWeight = make([]float64, len(g.parent))
+	g.childEdge = make([]int32, len(g.parent))
 	fill := make([]int32, n)
 	copy(fill, g.childStart[:n])
 	for c := 0; c < n; c++ {
 		for e := g.parentStart[c]; e < g.parentStart[c+1]; e++ {
 			p := g.parent[e]
 			g.child[fill[p]] = int32(c)
-			g.childWeight[fill[p]] = g.weight[e]
+			g.childEdge[fill[p]] = e
 			fill[p]++
 		}
 	}
@@ -200,7 +293,7 @@ func Build(entries []Entry) *Graph {
 // renumber permutes every per-node and per-edge array into topological
 // order, acyclic nodes first.
 func (g *Graph) renumber() {
-	n := len(g.ids)
+	n := g.Len()
 	perm := append(g.order, g.cyclic...) // new -> old
 	g.acyclicN = len(g.order)
 	g.order, g.cyclic = nil, nil
@@ -208,47 +301,63 @@ func (g *Graph) renumber() {
 	for nw, old := range perm {
 		pos[old] = int32(nw)
 	}
-	ids := make([]string, n)
 	writers := make([]WriterClass, n)
 	recorded := make([]Trust, n)
 	dangling := make([]float64, n)
 	pstart := make([]int32, n+1)
-	parent := make([]int32, len(g.parent))
-	weight := make([]float64, len(g.weight))
 	k := int32(0)
 	for nw, old := range perm {
-		ids[nw], writers[nw], recorded[nw], dangling[nw] = g.ids[old], g.writers[old], g.recorded[old], g.danglingW[old]
+		writers[nw], recorded[nw], dangling[nw] = g.writers[old], g.recorded[old], g.danglingW[old]
 		pstart[nw] = k
-		for e := g.parentStart[old]; e < g.parentStart[old+1]; e++ {
-			parent[k], weight[k] = pos[g.parent[e]], g.weight[e]
-			k++
-		}
+		k += g.parentStart[old+1] - g.parentStart[old]
 	}
 	pstart[n] = k
-	cstart := make([]int32, n+1)
-	for _, old := range perm {
-		for e := g.childStart[old]; e < g.childStart[old+1]; e++ {
-			cstart[pos[old]+1]++
+	g.writers, g.recorded, g.danglingW = writers, recorded, dangling
+	g.ids = g.ids.permute(perm)
+	// The edge arrays are permuted one at a time so that only one old
+	// array is held beside its new copy.
+	parent := make([]int32, len(g.parent))
+	for nw, old := range perm {
+		at := pstart[nw]
+		for e := g.parentStart[old]; e < g.parentStart[old+1]; e++ {
+			parent[at] = pos[g.parent[e]]
+			at++
 		}
+	}
+	g.parent = parent
+	weight := make([]float64, len(g.weight))
+	for nw, old := range perm {
+		copy(weight[pstart[nw]:], g.weight[g.parentStart[old]:g.parentStart[old+1]])
+	}
+	g.weight = weight
+	perm = nil
+	g.parentStart = pstart
+	for j, p := range g.sorted {
+		g.sorted[j] = pos[p]
+	}
+	for s, p := range g.oddIdx {
+		g.oddIdx[s] = pos[p]
+	}
+	g.nodeOf = pos
+
+	cstart := g.childStart
+	clear(cstart)
+	for _, p := range parent {
+		cstart[p+1]++
 	}
 	for i := 1; i <= n; i++ {
 		cstart[i] += cstart[i-1]
 	}
-	child := make([]int32, len(parent))
-	cweight := make([]float64, len(parent))
+	child, cedge := g.child, g.childEdge // reused: same lengths
 	fill := make([]int32, n)
 	copy(fill, cstart[:n])
 	for c := 0; c < n; c++ {
 		for e := pstart[c]; e < pstart[c+1]; e++ {
 			p := parent[e]
-			child[fill[p]], cweight[fill[p]] = int32(c), weight[e]
+			child[fill[p]], cedge[fill[p]] = int32(c), e
 			fill[p]++
 		}
 	}
-	g.nodeOf = pos
-	g.ids, g.writers, g.recorded, g.danglingW = ids, writers, recorded, dangling
-	g.parentStart, g.parent, g.weight = pstart, parent, weight
-	g.childStart, g.child, g.childWeight = cstart, child, cweight
 }
 
 // linearScanMax is the parent count up to which duplicate parents are found
@@ -266,6 +375,19 @@ func findParent(parents []int32, start int32, p int32, seen map[int32]int, count
 		}
 	}
 	return 0, false
+}
+
+// lookupIn resolves the parent reference at position k of ref (a
+// Builder's parent table) to an input position while building.
+func (g *Graph) lookupIn(ref *idTable, k int32) (int32, bool) {
+	if s, ok := ref.odd[k]; ok {
+		if s == "" {
+			return 0, false
+		}
+		i, ok := g.oddIdx[s]
+		return i, ok
+	}
+	return g.ids.find(g.sorted, ref.keys[k])
 }
 
 func (g *Graph) add(code finding.Code, sev finding.Severity, ids []string, msg string) {
@@ -289,7 +411,7 @@ func newFinding(code finding.Code, sev finding.Severity, ids []string, msg strin
 // below a cycle; cycles themselves are reported once per strongly connected
 // component.
 func (g *Graph) topoSort() {
-	n := len(g.ids)
+	n := g.Len()
 	indeg := make([]int32, n)
 	for c := 0; c < n; c++ {
 		indeg[c] = g.parentStart[c+1] - g.parentStart[c]
@@ -322,7 +444,7 @@ func (g *Graph) topoSort() {
 	for _, scc := range g.cycles() {
 		ids := make([]string, len(scc))
 		for i, v := range scc {
-			ids[i] = g.ids[v]
+			ids[i] = g.ids.text(int32(v))
 		}
 		g.add(CodeCycle, finding.SevError, ids, fmt.Sprintf("derivation cycle through %d entries: %s", len(ids), abbreviateList(ids, 8)))
 	}
@@ -413,18 +535,21 @@ func abbreviateList(ids []string, max int) string {
 
 // node resolves an entry id to its node index.
 func (g *Graph) node(id string) (int32, bool) {
-	i, ok := g.index[id]
-	if !ok {
+	if k, ok := canonicalID(id); ok {
+		return g.ids.find(g.sorted, k)
+	}
+	if id == "" {
 		return 0, false
 	}
-	return g.nodeOf[i], true
+	i, ok := g.oddIdx[id]
+	return i, ok
 }
 
 // Len is the number of entries.
-func (g *Graph) Len() int { return len(g.ids) }
+func (g *Graph) Len() int { return len(g.ids.keys) }
 
 // ID returns the id of node i.
-func (g *Graph) ID(i int) string { return g.ids[i] }
+func (g *Graph) ID(i int) string { return g.ids.text(int32(i)) }
 
 // Index returns the node index of an entry id (the first entry if the id is
 // duplicated).
@@ -461,7 +586,7 @@ func (g *Graph) Children(p int) []Edge {
 	s, e := g.childStart[p], g.childStart[p+1]
 	out := make([]Edge, 0, e-s)
 	for k := s; k < e; k++ {
-		out = append(out, Edge{Node: int(g.child[k]), Weight: g.childWeight[k]})
+		out = append(out, Edge{Node: int(g.child[k]), Weight: g.weight[g.childEdge[k]]})
 	}
 	return out
 }
@@ -473,4 +598,4 @@ func (g *Graph) HasDanglingParent(c int) bool { return g.danglingW[c] >= 0 }
 func (g *Graph) Findings() []finding.Finding { return g.findings }
 
 // Acyclic reports whether the graph has no cycle.
-func (g *Graph) Acyclic() bool { return g.acyclicN == len(g.ids) }
+func (g *Graph) Acyclic() bool { return g.acyclicN == g.Len() }

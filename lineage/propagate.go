@@ -43,7 +43,7 @@ func (o Options) validate() error {
 // Propagate recomputes every entry's trust label at opt.Tau and returns them
 // indexed by node.
 func (g *Graph) Propagate(opt Options) ([]Trust, error) {
-	out := make([]Trust, len(g.ids))
+	out := make([]Trust, g.Len())
 	if err := g.PropagateInto(out, opt); err != nil {
 		return nil, err
 	}
@@ -63,8 +63,8 @@ func (g *Graph) Propagate(opt Options) ([]Trust, error) {
 // topological order, so one pass is linear in nodes plus edges; nodes on or
 // below a cycle are settled afterwards by a monotone fixpoint.
 func (g *Graph) PropagateInto(dst []Trust, opt Options) error {
-	if len(dst) != len(g.ids) {
-		return fmt.Errorf("lineage: label slice has %d slots for %d entries", len(dst), len(g.ids))
+	if len(dst) != g.Len() {
+		return fmt.Errorf("lineage: label slice has %d slots for %d entries", len(dst), g.Len())
 	}
 	if err := opt.validate(); err != nil {
 		return err
@@ -74,7 +74,7 @@ func (g *Graph) PropagateInto(dst []Trust, opt Options) error {
 		base = *opt.Base
 	}
 	g.propagateAcyclic(dst, &base, opt)
-	n := int32(len(g.ids))
+	n := int32(g.Len())
 	if int32(g.acyclicN) == n {
 		return nil
 	}
@@ -220,9 +220,9 @@ type Laundering struct {
 // labels[i], in node order. labels must come from Propagate on this graph.
 func (g *Graph) Laundering(labels []Trust) []Laundering {
 	var out []Laundering
-	for i := range g.ids {
+	for i := range g.ids.keys {
 		if i < len(labels) && g.recorded[i] < labels[i] {
-			out = append(out, Laundering{Entry: g.ids[i], Index: i, Recorded: g.recorded[i], Recomputed: labels[i]})
+			out = append(out, Laundering{Entry: g.ids.text(int32(i)), Index: i, Recorded: g.recorded[i], Recomputed: labels[i]})
 		}
 	}
 	return out

@@ -50,7 +50,7 @@ type danglingEdge struct {
 // Resolve may be called again (the latest call wins); it is not safe to call
 // while another goroutine propagates.
 func (g *Graph) Resolve(unverified map[string]string, ghosts map[string]Ghost) {
-	n := len(g.ids)
+	n := g.Len()
 	g.forced = nil
 	g.unverified = map[int32]string{}
 	for id, why := range unverified {
@@ -94,7 +94,7 @@ func (g *Graph) Resolve(unverified map[string]string, ghosts map[string]Ghost) {
 		kept = append(kept, f)
 	}
 	for i, why := range g.unverified {
-		kept = append(kept, newFinding(finding.LineageUnverified, finding.SevWarning, []string{g.ids[i]}, fmt.Sprintf("entry %s failed verification (%s): it is External for lineage and the gate", g.ids[i], why)))
+		kept = append(kept, newFinding(finding.LineageUnverified, finding.SevWarning, []string{g.ids.text(int32(i))}, fmt.Sprintf("entry %s failed verification (%s): it is External for lineage and the gate", g.ids.text(int32(i)), why)))
 	}
 	g.findings = kept
 }

@@ -287,6 +287,13 @@ type LineageView struct {
 	Center      int                 `json:"center"`
 	Explanation lineage.Explanation `json:"explanation"`
 	DOT         string              `json:"dot"` // the same neighbourhood as Graphviz DOT, for export
+	// Declared, when set, marks a native store's lineage: history the
+	// store declares in its own fields (unsigned), not trust propagation.
+	// It is the view's caption; Rows are then the store's declared history
+	// (no trust labels, no tau) and Notes say what it means or, with no
+	// Rows, why there is nothing to draw.
+	Declared string   `json:"declared,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // ReplayView is the replay of every stored query.

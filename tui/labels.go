@@ -55,7 +55,7 @@ func (m *Model) relabel() tea.Cmd {
 		m.setStatus("tau = %.2f: recomputing every label...", t)
 	default:
 		m.setStatus("tau = %.2f (this store's labels are fixed: only Lineage follows)", t)
-		if m.view == ViewLineage && m.lin.id != "" {
+		if m.view == ViewLineage && m.lin.id != "" && !m.lineageDeclared() {
 			cmds = append(cmds, m.loadLineage(m.lin.id))
 		}
 	}
@@ -85,7 +85,7 @@ func (m *Model) relabeled(msg relabelMsg) tea.Cmd {
 	m.act.init(m.src.Actions())
 	m.act.cur = sel
 	m.setStatus("tau = %.2f, labels %s: every view shows labels recomputed with them", msg.tau, policyName(msg.failClosed))
-	if m.view == ViewLineage && m.lin.id != "" {
+	if m.view == ViewLineage && m.lin.id != "" && !m.lineageDeclared() {
 		v := m.view
 		sel := m.lin.cur
 		cmd := m.loadLineage(m.lin.id)

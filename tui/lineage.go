@@ -25,8 +25,13 @@ type lineageState struct {
 // lineageStale says the drawing was made at another tau or label policy
 // than the ones in force.
 func (m *Model) lineageStale() bool {
-	return m.lin.lv != nil && (m.lin.lv.Tau != m.tau || m.lin.policy != m.ov.LabelPolicy)
+	// A store's declared history does not depend on tau or the policy.
+	return m.lin.lv != nil && !m.lineageDeclared() && (m.lin.lv.Tau != m.tau || m.lin.policy != m.ov.LabelPolicy)
 }
+
+// lineageDeclared says the drawing is a native store's declared history,
+// which no tau or label policy changes.
+func (m *Model) lineageDeclared() bool { return m.lin.lv != nil && m.lin.lv.Declared != "" }
 
 // stepTau moves tau to the next ladder value above or below the current one.
 func stepTau(tau float64, up bool) float64 {
@@ -87,7 +92,11 @@ func (m *Model) lineagePreview() []string {
 	out := []string{
 		"id: " + m.untrusted(r.ID, 1<<20),
 		"writer: " + m.untrusted(r.Writer, 1<<20),
-		fmt.Sprintf("trust: recorded %s, recomputed at tau %.2f %s", trustWord(r.Recorded), m.tau, trustWord(r.Recomputed)),
+	}
+	if m.lineageDeclared() {
+		out = append(out, "trust: none recorded (the store's rows carry no trust label)")
+	} else {
+		out = append(out, fmt.Sprintf("trust: recorded %s, recomputed at tau %.2f %s", trustWord(r.Recorded), m.tau, trustWord(r.Recomputed)))
 	}
 	out = append(out, m.wrapUntrusted("content: ", r.Preview)...)
 	return append(out, m.styles.Dim.Render(m.keys.Open.Help().Key+" re-centres here, "+m.keys.Right.Help().Key+" opens the detail"))
@@ -117,6 +126,9 @@ func (m *Model) renderLineage(w, h int) []string {
 		return append(lines, s.Dim.Render("loading..."))
 	}
 	lv := l.lv
+	if lv.Declared != "" {
+		return m.renderDeclaredLineage(w, h)
+	}
 	ex := lv.Explanation
 	verdict := fmt.Sprintf("recorded %s, recomputed %s", trustWord(ex.Recorded), trustWord(ex.Recomputed))
 	if ex.Recomputed > ex.Recorded {
@@ -175,4 +187,40 @@ func (m *Model) renderLineage(w, h int) []string {
 // lineageLegend explains the drawing: marks, labels and the weight arrows.
 func lineageLegend(plain bool) string {
 	return "legend: * this entry  T/DT/DU/EXT trust labels (? glossary)  -[0.80]-> edge of weight 0.80  bottleneck = weakest edge on the path"
+}
+
+// renderDeclaredLineage draws a native store's declared history (Mem0
+// version chains, a graph node's edges and their declared sources): no
+// trust labels and no tau, the caption saying whose claim it is.
+func (m *Model) renderDeclaredLineage(w, h int) []string {
+	s, l := m.styles, &m.lin
+	lv := l.lv
+	lines := []string{s.Title.Render("") + "Lineage of " + m.untrusted(l.id, 40) + "  " + s.Error.Render("declared by the store, unsigned"),
+		"  " + m.untrusted(lv.Declared, w-4), ""}
+	var notes []string
+	for _, n := range lv.Notes {
+		for _, nl := range wrapLine(m.untrusted(n, 1<<16), w-4) {
+			notes = append(notes, s.Dim.Render("  "+nl))
+		}
+	}
+	if len(lv.Rows) == 0 {
+		return append(lines, notes...)
+	}
+	dagH := max(3, h-len(lines)-len(notes)-1)
+	l.dagH = dagH
+	m.listTop = headerRows + len(lines)
+	l.cur.clamp(len(lv.Rows), dagH)
+	for r := l.cur.top; r < len(lv.Rows) && r < l.cur.top+dagH; r++ {
+		row := m.untrusted(lv.Rows[r], w-4)
+		if r == l.cur.sel {
+			row = s.Selected.Render(s.SelMarker + " " + stripANSI(row))
+		} else {
+			row = "  " + row
+		}
+		lines = append(lines, row)
+	}
+	for len(lines) < h-len(notes) {
+		lines = append(lines, "")
+	}
+	return append(lines, notes...)
 }

@@ -18,12 +18,7 @@ import (
 
 // setLeaf records that row of the table behind kind claims leaf i.
 func (src *Source) setLeaf(i int64, kind tui.LeafKind, row int) {
-	if i < 0 || uint64(i) >= uint64(len(src.leafKind)) {
-		return
-	}
-	src.leafMu.Lock()
-	src.leafKind[i], src.leafRow[i] = kind, int32(row)
-	src.leafMu.Unlock()
+	src.leaves.set(i, kind, row)
 }
 
 // indexLeaves records which leaves the snapshot's small tables claim;
@@ -130,7 +125,7 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 				fail(ctx.Err())
 				return
 			case <-tick.C:
-				send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: len(src.s.Entries)})
+				send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: max(src.s.EntryTotal(), src.s.Loaded())})
 			}
 		}
 		if err := src.WaitLoaded(ctx); err != nil {

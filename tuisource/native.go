@@ -28,6 +28,7 @@ import (
 	"github.com/memscope/memscope/stores"
 	"github.com/memscope/memscope/stores/mem0db"
 	"github.com/memscope/memscope/stores/smsrdb"
+	"github.com/memscope/memscope/stores/storelineage"
 	"github.com/memscope/memscope/stores/storemodel"
 	"github.com/memscope/memscope/stores/storereplay"
 	"github.com/memscope/memscope/tui"
@@ -43,8 +44,10 @@ type Native struct {
 	hmacKey []byte
 	tagOpts smsrdb.CheckOptions
 	cert    CertParams
+	plain   bool
 
 	// Graph stores only (nil otherwise).
+	prov    *storelineage.Index
 	rp      *replay.Replayer
 	queries []replay.Query
 	byNode  map[string][]int // node id -> indices into st.Edges
@@ -69,6 +72,8 @@ type NativeOptions struct {
 	// Cert are SMSR's certificate parameters (--smsr-m/-k/-n; zero: the
 	// SMSR paper's defaults, 20, 5, 5).
 	Cert CertParams
+	// Plain draws the lineage tree in ASCII (--plain).
+	Plain bool
 }
 
 // CertParams are SMSR's ablation certificate parameters: pool size m,
@@ -81,7 +86,7 @@ var DefaultCert = CertParams{M: 20, K: 5, N: 5}
 // NewNative builds the inspector's view of st. It does no IO: the store is
 // already read.
 func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
-	n := &Native{st: st, title: string(st.Format) + " store " + st.Root, index: map[string]int{}, hmacKey: o.HMACKey, tagOpts: o.Tags, cert: o.Cert}
+	n := &Native{st: st, title: string(st.Format) + " store " + st.Root, index: map[string]int{}, hmacKey: o.HMACKey, tagOpts: o.Tags, cert: o.Cert, plain: o.Plain}
 	if n.cert == (CertParams{}) {
 		n.cert = DefaultCert
 	}
@@ -96,6 +101,7 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 			return nil, err
 		}
 		n.queries = o.Queries
+		n.prov = storelineage.New(st)
 		n.graphRows()
 	case st.Format == storemodel.Mem0:
 		chains, fs := mem0db.Chains(st)
@@ -416,14 +422,11 @@ func orDash(a, b string) string {
 	return "-"
 }
 
-// Lineage implements tui.Source: a native store carries no trust labels to
-// propagate, so there is no lineage DAG to draw; the error says where the
-// store's own history is.
+// Lineage implements tui.Source: a native store carries no trust labels
+// to propagate, so the view draws what the store declares instead
+// (nativelineage.go), captioned as unsigned.
 func (n *Native) Lineage(ctx context.Context, id string, tau float64) (tui.LineageView, error) {
-	if n.st.Format == storemodel.Mem0 {
-		return tui.LineageView{}, fmt.Errorf("unsigned mem0 store: no trust labels to propagate; the memory's version chain is in the entry's detail (enter)")
-	}
-	return tui.LineageView{}, fmt.Errorf("unsigned %s store: no trust labels or derivations between memories; a node's edges and their declared sources are in its detail (enter)", n.st.Format)
+	return n.declaredLineage(id, tau)
 }
 
 // Replay implements tui.Source: every --queries query on G and G_auth.

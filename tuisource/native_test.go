@@ -155,8 +155,8 @@ func TestNativeHippoRAG(t *testing.T) {
 	if !edge {
 		t.Errorf("detail lists no no-source edge: %+v", d.Fields)
 	}
-	if _, err := n.Lineage(context.Background(), d.Row.ID, 0.5); err == nil || !strings.Contains(err.Error(), "unsigned") {
-		t.Errorf("lineage: %v", err)
+	if lv, err := n.Lineage(context.Background(), d.Row.ID, 0.5); err != nil || !strings.Contains(lv.Declared, "unsigned") || len(lv.Rows) < 2 {
+		t.Errorf("lineage: %+v, %v", lv, err)
 	}
 	for what, out := range map[string]any{"overview": ov, "findings": p.Findings, "detail": d, "replay": v, "what-if": w} {
 		noVerified(t, what, out)

@@ -270,21 +270,13 @@ func (v *verifier) positionCross() {
 	}
 	// Records already in a checkpoint the store saw cannot be signed after
 	// it was seen.
-	type late struct {
-		pos uint64
-		cp  seenCheckpoint
-	}
-	var lates []late
-	for _, cp := range v.seenCheckpoints {
-		if cp.seenAt <= 0 {
-			continue
-		}
-		for pos := uint64(0); pos < cp.size && pos < uint64(len(p.flags)); pos++ {
-			if p.flags[pos]&pfHas != 0 && p.ts[pos] > uint64(cp.seenAt) {
-				lates = append(lates, late{pos, cp})
+	lates := lateRecords(v.seenCheckpoints, func(fn func(ref int, pos, ts uint64)) {
+		for pos := len(p.flags) - 1; pos >= 0; pos-- {
+			if p.flags[pos]&pfHas != 0 {
+				fn(pos, uint64(pos), p.ts[pos])
 			}
 		}
-	}
+	})
 	ids := map[uint64]record.ID{}
 	for _, b := range back {
 		ids[b.pos], ids[b.prev] = record.ID{}, record.ID{}
@@ -301,7 +293,7 @@ func (v *verifier) positionCross() {
 			p.ts[b.pos], v.facts.writers[p.writer[b.pos]-1], subject(b.prev), p.ts[b.prev], b.prev))
 	}
 	for _, l := range lates {
-		v.add(phaseCross, int64(l.pos), finding.TimeAfterCheckpoint, subject(l.pos), fmt.Sprintf("signed at ts %d, after checkpoint %d (size %d, seen at %d) that already contains it", p.ts[l.pos], l.cp.seq, l.cp.size, l.cp.seenAt))
+		v.add(phaseCross, int64(l.pos), finding.TimeAfterCheckpoint, subject(l.pos), l.message())
 	}
 	// Tombstones: the target existed, and the writer had authority.
 	for _, tf := range v.tombs {

@@ -46,7 +46,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if err != nil {
 		return exitUsage, err
 	}
-	s, err := ef.open(ctx, pos[0], opts)
+	s, err := ef.openSmall(ctx, pos[0], opts)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -54,10 +54,20 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if ef.log != "" {
 		// MemLineage verifies before labelling: an entry that fails
 		// verification is External, a lawfully tombstoned ancestor keeps
-		// its place.
+		// its place. Verifying before the entries are read keeps verify's
+		// working set and the lineage graph from adding up.
 		if _, err := s.Verify(ctx, nil); err != nil {
 			return exitUsage, err
 		}
+	}
+	// The store-wide summary needs the graph, not the entries' rows.
+	if len(pos) == 1 {
+		err = s.LoadLineage(ctx)
+	} else {
+		err = s.Load(ctx, nil)
+	}
+	if err != nil {
+		return exitUsage, err
 	}
 	defer func() {
 		if err == nil {

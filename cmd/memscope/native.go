@@ -306,7 +306,7 @@ func nativeCoverage(table, _ string) string {
 // runInspectNative opens the inspector on a native store: every view its
 // contents support, each saying the store is unsigned.
 func runInspectNative(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags, plain bool, keys string) (int, error) {
-	src, err := openNativeInspector(ctx, path, format, nq, ef, cert)
+	src, err := openNativeInspector(ctx, path, format, nq, ef, cert, plain)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -323,7 +323,7 @@ func runInspectNative(ctx context.Context, path, format string, nq nativeQueries
 
 // openNativeInspector reads the store, its --queries and --hmac-key into the
 // inspector's source (separate from running it, for tests).
-func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags) (*tuisource.Native, error) {
+func openNativeInspector(ctx context.Context, path, format string, nq nativeQueries, ef evidenceFlags, cert certFlags, plain bool) (*tuisource.Native, error) {
 	hmacKey := ef.hmacKey
 	ef.hmacKey = ""
 	st, err := openStore(ctx, path, format, ef)
@@ -333,7 +333,7 @@ func openNativeInspector(ctx context.Context, path, format string, nq nativeQuer
 	if err := cert.forStore(st.Format); err != nil {
 		return nil, err
 	}
-	o := tuisource.NativeOptions{Cert: tuisource.CertParams{M: cert.m, K: cert.k, N: cert.n}}
+	o := tuisource.NativeOptions{Cert: tuisource.CertParams{M: cert.m, K: cert.k, N: cert.n}, Plain: plain}
 	if hmacKey != "" {
 		if st.Format != storemodel.SMSR {
 			return nil, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)

@@ -214,7 +214,7 @@ func TestImportFromHippoRAG(t *testing.T) {
 func TestInspectNativeStore(t *testing.T) {
 	before := treeDigest(t, hippoFixtures)
 	ctx := context.Background()
-	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", nativeQueries{file: filepath.Join(hippoFixtures, "queries.jsonl")}, evidenceFlags{}, certFlags{})
+	src, err := openNativeInspector(ctx, filepath.Join(hippoFixtures, "poisoned"), "", nativeQueries{file: filepath.Join(hippoFixtures, "queries.jsonl")}, evidenceFlags{}, certFlags{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestInspectNativeStore(t *testing.T) {
 		{"queries on mem0", "", "../../stores/mem0db/testdata/history.db", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{}, "keep no graph"},
 		{"wrong format forced", "smsr", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{}, ""},
 	} {
-		_, err := openNativeInspector(ctx, c.path, c.format, nativeQueries{file: c.queries}, c.ef, certFlags{})
+		_, err := openNativeInspector(ctx, c.path, c.format, nativeQueries{file: c.queries}, c.ef, certFlags{}, false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -308,7 +308,7 @@ func TestSMSRCertFlags(t *testing.T) {
 	if !strings.Contains(a, "certificate: m=10 k=3 n=7") || a != b {
 		t.Errorf("verify --m/--k/--n:\n%s\nverify --smsr-m/-k/-n:\n%s", a, b)
 	}
-	src, err := openNativeInspector(context.Background(), db, "", nativeQueries{}, evidenceFlags{anchorFlags: anchorFlags{hmacKey: key}}, certFlags{m: 10, k: 3, n: 7, set: true})
+	src, err := openNativeInspector(context.Background(), db, "", nativeQueries{}, evidenceFlags{anchorFlags: anchorFlags{hmacKey: key}}, certFlags{m: 10, k: 3, n: 7, set: true}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

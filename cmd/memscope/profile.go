@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+)
+
+// Profiling for the scale measurements (docs/PERFORMANCE.md), off unless
+// asked for in the environment:
+//
+//	MEMSCOPE_CPUPROFILE=FILE   CPU profile of the whole command
+//	MEMSCOPE_HEAPPROFILE=FILE  heap profile taken when the live heap was
+//	                           largest (checked every 20 ms), so that it
+//	                           shows what the peak RSS is made of
+//
+// Both files are created exclusively: an existing file is never replaced.
+func startProfiles() (stop func()) {
+	var stops []func()
+	if path := os.Getenv("MEMSCOPE_CPUPROFILE"); path != "" {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+			} else {
+				f.Close()
+			}
+		}
+	}
+	if path := os.Getenv("MEMSCOPE_HEAPPROFILE"); path != "" {
+		stops = append(stops, peakHeapProfile(path))
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
+// peakHeapProfile samples the live heap and keeps the profile of the
+// largest one seen, written to path when stopped.
+func peakHeapProfile(path string) func() {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	var best []byte
+	var bestHeap uint64
+	snap := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		// Only a heap a tenth above the last kept one is worth a profile.
+		if ms.HeapAlloc <= bestHeap+bestHeap/10 {
+			return
+		}
+		runtime.GC() // the profile describes the heap as of the last GC
+		runtime.ReadMemStats(&ms)
+		if ms.HeapAlloc <= bestHeap {
+			return
+		}
+		var buf bytes.Buffer
+		if pprof.Lookup("heap").WriteTo(&buf, 0) == nil {
+			best, bestHeap = buf.Bytes(), ms.HeapAlloc
+		}
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				snap()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if best == nil {
+			return
+		}
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			f.Write(best)
+			f.Close()
+		}
+	}
+}
