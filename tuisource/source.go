@@ -58,6 +58,9 @@ type Source struct {
 	leaves *leafIndex
 	// previews of the rows shown, read back from the snapshot (contents.go)
 	previews previewCache
+	// opSubjects are the subjects of the operator's leaves (meta keys,
+	// checkpoint and vector seqs), indexed by their leaf row.
+	opSubjects []string
 
 	mu        sync.Mutex
 	replayMu  sync.Mutex // serialises replay (one run of every query)
@@ -344,37 +347,21 @@ func (src *Source) Leaf(i int) tui.LeafRow {
 		lr.Subject = s.GateEvents[row].ID
 	case tui.LeafNode:
 		lr.Subject = s.Nodes[row].ID
+	case tui.LeafConfig, tui.LeafSighting, tui.LeafVector:
+		lr.Subject = src.opSubjects[row]
 	}
 	return lr
 }
 
-// ActionVerdicts implements tui.Source: computed after Verify has finished
-// (nil before, or when the evaluation fails), at the inspector's tau and
-// label policy, and kept per pair.
+// ActionVerdicts implements tui.Source: the verdicts at the inspector's
+// tau and label policy, as the background steps computed them (after
+// Verify, and in RelabelPolicy for each new pair); nil until then. The
+// render path only reads them.
 func (src *Source) ActionVerdicts() []defences.Row {
-	if src.Report() == nil {
-		return nil
-	}
 	key := labelKey{tau: src.currentTau(), failClosed: src.failClosed()}
 	src.mu.Lock()
-	rows, ok := src.verdicts[key]
-	src.mu.Unlock()
-	if ok {
-		return rows
-	}
-	// MemLineage's gate reads the labels at tau, so a new tau or policy is
-	// a new evaluation; the others do not change with it, but are cheap.
-	rows, err := src.s.ActionVerdictsAt(context.Background(), key.tau, key.failClosed)
-	if err != nil {
-		return nil
-	}
-	src.mu.Lock()
-	if src.verdicts == nil {
-		src.verdicts = map[labelKey][]defences.Row{}
-	}
-	src.verdicts[key] = rows
-	src.mu.Unlock()
-	return rows
+	defer src.mu.Unlock()
+	return src.verdicts[key]
 }
 
 // Actions implements tui.Source: empty until entries are loaded.
