@@ -103,7 +103,13 @@ func Build(ctx context.Context, s *inspect.Session, opt exposure.Options) (*Expo
 	if out.EquiMem, err = triage(ctx, s, rp, qs); err != nil {
 		return nil, err
 	}
-	in, err := mwp.Collect(ctx, s.Snap, nil)
+	// Only meta values the store's signed configuration verified decide
+	// the audit's windows, and verify's coverage labels its gate events.
+	rep, err := s.Verify(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	in, err := mwp.Collect(ctx, s.Snap, nil, rep)
 	if err != nil {
 		return nil, err
 	}

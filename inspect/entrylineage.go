@@ -29,6 +29,11 @@ type EntryLineageView struct {
 	Explanation lineage.Explanation `json:"explanation"`
 	Ancestors   []Relative          `json:"ancestors"`
 	Descendants []Relative          `json:"descendants"`
+	// Session is the entry's session_id ("" for none) and SessionCoverage
+	// verify's label for it ("" when signed and verified, "unsigned",
+	// "not checked" without verification).
+	Session         string `json:"session"`
+	SessionCoverage string `json:"session_coverage"`
 	// Rows is the neighbourhood drawn for a terminal of DrawWidth columns;
 	// RowIDs[i] is the entry on row i ("" for connector rows).
 	Rows   []string        `json:"-"`

@@ -10,6 +10,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -38,9 +39,8 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
-	// DeferEntries: Open does not allocate Entries, Load does. Set it only
-	// when nothing reads Entries while Load runs (the CLI); it keeps a
-	// million empty rows out of memory for commands that never load them.
+	// DeferEntries is kept for callers that set it: Open no longer
+	// allocates Entries in any case (Load does, in the background).
 	DeferEntries bool
 	// CulpritMode is how replay searches for culprit writes ("": fast).
 	CulpritMode replay.CulpritMode
@@ -54,9 +54,13 @@ type Entry struct {
 	ID       string
 	Writer   string
 	Recorded record.Trust
-	TS       int64
-	Content  string
-	Leaf     int64 // -1: the row names no leaf
+	// Flags are the caller's per-row marks, set from Load's onEntry (the
+	// inspector keeps its sanitiser findings here: they fit in the
+	// padding after Recorded, so a million rows cost nothing more).
+	Flags   uint16
+	TS      int64
+	Content string
+	Leaf    int64 // -1: the row names no leaf
 	// DecodeErr is set when the signed record could not be decoded; the
 	// other fields then come from the row's convenience columns.
 	DecodeErr error
@@ -105,12 +109,16 @@ type Session struct {
 	Snap *loader.Snapshot
 	Meta map[string]string
 
-	// Entries has one element per entry row, allocated by Open (the
-	// snapshot is immutable, so the row count is exact) and filled by
-	// Load; Loaded says how many are filled.
+	// Entries has one element per entry row, set when Load has finished.
+	// While Load runs, EntryAt(i) for i < Loaded() reads the rows so far.
 	Entries []Entry
-	total   int // entry rows counted by Open
-	loaded  atomic.Int64
+	// estimate is Open's cheap bound on the entry rows (from the seq
+	// column's bounds, never a count(*), which reads every row); exact
+	// after Load.
+	estimate atomic.Int64
+	loaded   atomic.Int64
+	// partial is the array Load fills, published before each Loaded step.
+	partial atomic.Pointer[[]Entry]
 	rowOf   []int32 // lineage node index -> row in Entries
 
 	Writes      []Write
@@ -177,14 +185,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if s.Opts.Title == "" {
 		s.Opts.Title = opts.Snapshot
 	}
-	total, err := snap.Count(ctx, "entries")
-	if err != nil {
-		return nil, err
-	}
-	s.total = total
-	if !opts.DeferEntries {
-		s.Entries = make([]Entry, total)
-	}
+	// The first frame must not wait for a count of every row: the seq
+	// bounds are two index look-ups.
+	s.estimate.Store(int64(estimateRows(ctx, snap, "entries", opts.Snapshot)))
 	// A malformed row is skipped and listed; the other rows are kept.
 	issue := func(err error) error {
 		if err == nil {
@@ -257,9 +260,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	strs := map[string]string{}
 	intern := internIn(strs)
 	srcs := map[record.ID]string{}
-	if n, err := snap.Count(ctx, "writes"); err == nil {
-		s.Writes = make([]Write, 0, n)
-	}
+	s.Writes = make([]Write, 0, estimateRows(ctx, snap, "writes", opts.Snapshot))
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
 		w := Write{ID: r.WID, Kind: intern(r.Kind), Src: intern(r.Src), Dst: intern(r.Dst), Rel: intern(r.Rel), Weight: r.Weight, Writer: intern(r.Writer), TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
 		if r.Write != nil {
@@ -290,6 +291,42 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 // EntryCount returns the number of entry rows without loading them.
 func (s *Session) EntryCount(ctx context.Context) (int, error) {
 	return s.Snap.Count(ctx, "entries")
+}
+
+// minRowBytes bounds how many rows a file can hold: no entry or write row
+// of the format (ids, a signed record) takes fewer bytes than this, so a
+// hostile seq range cannot make an estimate that outgrows the file.
+const minRowBytes = 64
+
+// estimateRows is a table's row count as far as the seq bounds tell
+// (seqs are distinct integers, so at most hi-lo+1), capped by what the
+// file could hold; 0 when unknown. It sizes arrays and progress bars only:
+// nothing is decided by it.
+func estimateRows(ctx context.Context, snap *loader.Snapshot, table, path string) int {
+	lo, hi, ok, err := snap.SeqBounds(ctx, table)
+	if err != nil || !ok || hi < lo {
+		return 0
+	}
+	n := uint64(hi-lo) + 1
+	if st, err := os.Stat(path); err == nil {
+		n = min(n, uint64(st.Size())/minRowBytes)
+	} else {
+		n = min(n, 1<<20)
+	}
+	return int(n)
+}
+
+// EntryTotal is the number of entry rows: Open's estimate while Load runs
+// (the seq bounds; exact on a store the writer made), the rows read once
+// it has finished.
+func (s *Session) EntryTotal() int { return int(s.estimate.Load()) }
+
+// EntryAt is row i of Entries, also while Load runs (for i < Loaded()).
+func (s *Session) EntryAt(i int) *Entry {
+	if p := s.partial.Load(); p != nil {
+		return &(*p)[i]
+	}
+	return &s.Entries[i]
 }
 
 // DefaultTau is the lineage threshold views use unless told otherwise: at 0
@@ -330,11 +367,10 @@ func (s *Session) ensureLoaded(ctx context.Context, start bool) error {
 }
 
 func (s *Session) load(ctx context.Context, progress func(done, total int), onEntry []func(i int, e *Entry)) error {
-	total := s.total
-	if s.Entries == nil {
-		s.Entries = make([]Entry, total)
-	}
-	lin := lineage.NewBuilder(total)
+	// The array is sized by the estimate (exact on a writer's store) and
+	// grows past it only on a store whose seqs are not distinct.
+	entries := make([]Entry, 0, s.EntryTotal())
+	lin := lineage.NewBuilder(s.EntryTotal())
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {
 		if v, ok := writers[w]; ok {
@@ -343,23 +379,29 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		writers[w] = w
 		return w
 	}
-	n := 0
+	publish := func() {
+		// The header first: a reader below the count sees a slice that
+		// holds its row.
+		p := entries
+		s.partial.Store(&p)
+		s.loaded.Store(int64(len(entries)))
+	}
+	// The first screenful is published at once, then every 4096 rows.
+	next := 64
 	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
-		if n >= total {
-			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, total)
-		}
-		e := &s.Entries[n]
 		// The signed bytes are the truth: lineage reads the record.
-		*e = entryOf(r, intern)
+		entries = append(entries, entryOf(r, intern))
+		n := len(entries) - 1
+		e := &entries[n]
 		addLineage(lin, r, e.Writer)
 		for _, f := range onEntry {
 			f(n, e)
 		}
-		n++
-		if n%4096 == 0 {
-			s.loaded.Store(int64(n))
+		if n+1 >= next {
+			next += 4096
+			publish()
 			if progress != nil {
-				progress(n, total)
+				progress(n+1, max(s.EntryTotal(), n+1))
 			}
 		}
 		return nil
@@ -367,22 +409,23 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 	if err != nil {
 		return err
 	}
-	if n != total {
-		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, total)
-	}
-	s.loaded.Store(int64(n))
+	n := len(entries)
+	publish()
 	g := lin.Graph()
 	rowOf := make([]int32, g.Len())
-	for row := range s.Entries {
-		if j, ok := g.Index(s.Entries[row].ID); ok {
+	for row := range entries {
+		if j, ok := g.Index(entries[row].ID); ok {
 			rowOf[j] = int32(row)
 		}
 	}
 	s.mu.Lock()
+	s.Entries = entries
+	s.estimate.Store(int64(n))
 	s.Lineage, s.rowOf = g, rowOf
 	s.mu.Unlock()
+	s.partial.Store(nil)
 	if progress != nil {
-		progress(n, total)
+		progress(n, n)
 	}
 	return nil
 }
@@ -404,12 +447,9 @@ func (s *Session) LoadLineage(ctx context.Context) error {
 }
 
 func (s *Session) loadLineage(ctx context.Context) error {
-	lin := lineage.NewBuilder(s.total)
+	lin := lineage.NewBuilder(s.EntryTotal())
 	n := 0
 	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
-		if n >= s.total {
-			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, s.total)
-		}
 		w := r.Writer
 		if r.Entry != nil {
 			w = r.Entry.Writer
@@ -421,12 +461,10 @@ func (s *Session) loadLineage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if n != s.total {
-		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, s.total)
-	}
 	s.loaded.Store(int64(n))
 	g := lin.Graph()
 	s.mu.Lock()
+	s.estimate.Store(int64(n))
 	s.Lineage = g
 	s.mu.Unlock()
 	return nil

@@ -280,22 +280,6 @@ func (s *Snapshot) EachEntryKeyRange(ctx context.Context, lo, hi int64, fn func(
 	return nil
 }
 
-// SeqBounds returns the smallest and largest seq of a table (ok false when
-// it is empty or refused).
-func (s *Snapshot) SeqBounds(ctx context.Context, table string) (lo, hi int64, ok bool, err error) {
-	if err := knownTable(table); err != nil {
-		return 0, 0, false, err
-	}
-	if s.refused[table] != "" {
-		return 0, 0, false, nil
-	}
-	var a, b sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, "SELECT min(seq), max(seq) FROM "+table).Scan(&a, &b); err != nil {
-		return 0, 0, false, s.errf(table, "", "seq", err)
-	}
-	return a.Int64, b.Int64, a.Valid && b.Valid, nil
-}
-
 // maxSeqBatch bounds the parameters of one EntriesBySeq statement.
 const maxSeqBatch = 500
 

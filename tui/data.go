@@ -363,6 +363,11 @@ const (
 	LeafAction
 	LeafGate
 	LeafNode
+	// The store operator's records: a meta value, a checkpoint sighting,
+	// a vector of the index.
+	LeafConfig
+	LeafSighting
+	LeafVector
 )
 
 func (k LeafKind) String() string {
@@ -383,6 +388,12 @@ func (k LeafKind) String() string {
 		return "gate"
 	case LeafNode:
 		return "node"
+	case LeafConfig:
+		return "config"
+	case LeafSighting:
+		return "checkpoint"
+	case LeafVector:
+		return "vector"
 	}
 	return "unknown"
 }

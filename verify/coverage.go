@@ -17,6 +17,8 @@ const (
 	TableGateEvents  = "gate_events"
 	TableSessions    = "entries.session_id"
 	TableCheckpoints = "checkpoints"
+	TableMeta        = "meta"
+	TableVectors     = "vectors"
 )
 
 // The labels Label returns. Covered rows get "".
@@ -35,7 +37,8 @@ const (
 
 // eventKind is the record kind whose subject ("query NAME") BadEvents uses
 // for each event table.
-var eventKind = map[string]string{TableQueries: record.KindQuery, TableActions: record.KindAction, TableGateEvents: record.KindGate, TableNodes: record.KindNode}
+var eventKind = map[string]string{TableQueries: record.KindQuery, TableActions: record.KindAction, TableGateEvents: record.KindGate, TableNodes: record.KindNode,
+	TableMeta: record.KindConfig, TableCheckpoints: record.KindCheckpoint, TableVectors: record.KindVector}
 
 // Status values of TableCoverage.
 const (
@@ -99,4 +102,15 @@ func (r *Report) TableLabel(table string) string {
 		}
 	}
 	return LabelUnsigned
+}
+
+// ConfigValue is meta key's value when the store's signed configuration
+// verified it (Report.Config); ok is false for an unsigned or failing
+// value, and on a nil report.
+func (r *Report) ConfigValue(key string) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	v, ok := r.Config[key]
+	return v, ok
 }

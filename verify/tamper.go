@@ -73,6 +73,11 @@ type fact struct {
 	trust   record.Trust
 	entry   bool
 	parents []record.ID
+	// When set, pos is logPos(id) and parentPos logPos of each parent,
+	// already looked up by the caller.
+	posSet    bool
+	pos       uint64
+	parentPos []uint64
 }
 
 // storedFact is a fact as addFact keeps it: a million-entry store holds a
@@ -271,19 +276,15 @@ func (v *verifier) generalCross() {
 		}
 		// A record the log already held when the store saw a checkpoint
 		// cannot have been signed after that moment.
-		for _, cp := range v.seenCheckpoints {
-			if cp.seenAt <= 0 {
-				continue
-			}
-			for i := range facts {
-				f := &facts[i]
-				if f.pos >= cp.size {
-					break
-				}
-				if f.ts > uint64(cp.seenAt) {
-					v.add(phaseCross, int64(f.pos), finding.TimeAfterCheckpoint, v.subjectOf(f), fmt.Sprintf("signed at ts %d, after checkpoint %d (size %d, seen at %d) that already contains it", f.ts, cp.seq, cp.size, cp.seenAt))
+		lates := lateRecords(v.seenCheckpoints, func(fn func(ref int, pos, ts uint64)) {
+			for i := len(facts) - 1; i >= 0; i-- {
+				if f := &facts[i]; f.pos != math.MaxUint64 {
+					fn(i, f.pos, f.ts)
 				}
 			}
+		})
+		for _, l := range lates {
+			v.add(phaseCross, int64(l.pos), finding.TimeAfterCheckpoint, v.subjectOf(&facts[l.ref]), l.message())
 		}
 	}
 	// Tombstones: the target existed, and the writer had authority.
