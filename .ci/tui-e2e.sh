@@ -11,7 +11,12 @@
 # id as the Entries view shows it; c reads and copies one cell of the
 # Detail view; back to the picker; the AuthSelect story step by step, each
 # part on screen. Then `memscope demo --present` at 80x24 and a pass at
-# 250x60, the widest layout.
+# 250x60, the widest layout. Last, `memscope inspect` on native stores at
+# 120x40: the poisoned HippoRAG 2 fixture (status "checked (unsigned
+# store)", never "verified"; the query DIVERGEs; the Lineage view draws
+# the payee passage's declared provenance with the two injected edges as
+# no-source writes, and re-centres) and the Mem0 fixture (a version chain
+# with its DELETE drawn as a deletion).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -257,6 +262,68 @@ run_at() {
 run_at 80 24
 run_at 200 50
 run_at 250 60
+
+# never_verified: a native store is unsigned; no screen may say "verified".
+never_verified() {
+  if screen | grep -qiw verified; then fail "a native store's screen says verified"; fi
+}
+
+size=120x40-native
+step "memscope inspect on a native store: the poisoned HippoRAG 2 fixture"
+hippo=$(pwd)/stores/hipporag/testdata
+tmux kill-session -t "$session" 2>/dev/null || true
+tmux new-session -d -s "$session" -x 120 -y 40 -c "$work" "TERM=xterm-256color $work/memscope inspect $hippo/poisoned --queries $hippo/queries.jsonl; sleep 30"
+wait_for "[1 Overview]" 60
+wait_for "unsigned store: provenance declared by the store's own fields"
+wait_for "checked (unsigned store):" 60
+never_verified
+step "native replay: the AuthSelect query diverges"
+keys 6
+wait_for "DIVERGE" 60
+selected | grep -q "DIVERGE" || fail "the query row is not DIVERGE: '$(selected)'"
+selected | grep -q "IFC-BLIND" || fail "the query row is not IFC-blind: '$(selected)'"
+never_verified
+step "native lineage: the payee passage's declared provenance, the injected edges as no-source writes"
+payee=$(grep -o '"payee": "[^"]*"' "$hippo/expected.json" | cut -d'"' -f4)
+keys 3
+wait_for "[3 Entries]"
+keys :
+wait_for "view, id or short id"
+typed "$payee"
+keys Enter
+wait_for "[4 Detail]" 30
+keys 5
+wait_for "declared by the store, unsigned" 30
+wait_for "NO SOURCE (a no-source write) to entity-"
+wait_for "(this passage)"
+wait_for "2 edge(s) here name no source"
+[ "$(screen | grep -c 'NO SOURCE (a no-source write)')" -eq 2 ] || fail "want the 2 injected edges drawn as no-source writes"
+never_verified
+step "native lineage: enter re-centres on the entity the injected edge was wired to"
+keys j
+selected | grep -q "NO SOURCE" || fail "the first edge row is not a no-source write: '$(selected)'"
+keys Enter
+wait_for "Lineage of entity-" 30
+wait_for "[entity]"
+never_verified
+keys q
+
+size=120x40-mem0
+step "memscope inspect on a Mem0 history.db: a version chain with its DELETE"
+tmux kill-session -t "$session" 2>/dev/null || true
+tmux new-session -d -s "$session" -x 120 -y 40 -c "$work" "TERM=xterm-256color $work/memscope inspect $(pwd)/stores/mem0db/testdata/history.db; sleep 30"
+wait_for "checked (unsigned store):" 60
+never_verified
+keys 3
+wait_for "[3 Entries]"
+keys g
+keys 5
+wait_for "declared by the store, unsigned" 30
+wait_for "version chain in Mem0's history table"
+wait_for "DELETE"
+wait_for "DELETED, was: "
+never_verified
+keys q
 
 size=80x24-present
 step "memscope demo --present steps with space"

@@ -31,6 +31,7 @@ const (
 	SourceMissing          Code = "SOURCE_MISSING"
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 	RowUnsigned            Code = "ROW_UNSIGNED"
+	OperatorNoAuthority    Code = "OPERATOR_NO_AUTHORITY"
 )
 
 // Codes of the MWP non-formation audit (docs/EXPOSURE.md).
@@ -207,6 +208,7 @@ var Catalogue = Catalog{
 	{ParentMissing, FamReferences, SevError, "an entry names a parent that does not exist (and was not tombstoned)"},
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
+	{OperatorNoAuthority, FamRegistry, SevError, "a store record (a meta value, a checkpoint sighting or a vector) is signed by a principal registered on the unauthenticated channel, which has no authority over the store's configuration"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},

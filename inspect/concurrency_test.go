@@ -69,7 +69,7 @@ func TestIndexWhileLoading(t *testing.T) {
 			return
 		default:
 			if s.Loaded() > 0 && id == "" {
-				id = s.Entries[0].ID
+				id = s.EntryAt(0).ID
 			}
 			if id != "" {
 				if row, ok := s.Index(id); ok && s.RowOf(0) < 0 {

@@ -132,7 +132,7 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
-		table, tableErr = readEntryTable(ctx, s.Snap, s.total)
+		table, tableErr = readEntryTable(ctx, s.Snap, s.EntryTotal())
 	}()
 	pv, err := verify.OpenProvenance(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
 		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey})

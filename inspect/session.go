@@ -10,6 +10,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -38,10 +39,14 @@ type Options struct {
 	ReplayPolicy string  // replay label policy name ("" = default)
 	K            int     // default top-k (0: 5)
 	Damping      float64 // 0: 0.5
-	// DeferEntries: Open does not allocate Entries, Load does. Set it only
-	// when nothing reads Entries while Load runs (the CLI); it keeps a
-	// million empty rows out of memory for commands that never load them.
+	// DeferEntries is kept for callers that set it: Open no longer
+	// allocates Entries in any case (Load does, in the background).
 	DeferEntries bool
+	// LazyContent: Load keeps no entry's content (Entry.Content stays
+	// empty once onEntry has seen it); Content and Contents read it back
+	// from the snapshot by rows. A million contents are then not held
+	// (the inspector sets it: it shows a screenful at a time).
+	LazyContent bool
 	// CulpritMode is how replay searches for culprit writes ("": fast).
 	CulpritMode replay.CulpritMode
 	// Evictions runs replay's single-edge eviction probe (slow: one
@@ -54,9 +59,13 @@ type Entry struct {
 	ID       string
 	Writer   string
 	Recorded record.Trust
-	TS       int64
-	Content  string
-	Leaf     int64 // -1: the row names no leaf
+	// Flags are the caller's per-row marks, set from Load's onEntry (the
+	// inspector keeps its sanitiser findings here: they fit in the
+	// padding after Recorded, so a million rows cost nothing more).
+	Flags   uint16
+	TS      int64
+	Content string
+	Leaf    int64 // -1: the row names no leaf
 	// DecodeErr is set when the signed record could not be decoded; the
 	// other fields then come from the row's convenience columns.
 	DecodeErr error
@@ -105,12 +114,26 @@ type Session struct {
 	Snap *loader.Snapshot
 	Meta map[string]string
 
-	// Entries has one element per entry row, allocated by Open (the
-	// snapshot is immutable, so the row count is exact) and filled by
-	// Load; Loaded says how many are filled.
+	// Entries has one element per entry row, set when Load has finished.
+	// While Load runs, EntryAt(i) for i < Loaded() reads the rows so far.
 	Entries []Entry
-	total   int // entry rows counted by Open
-	loaded  atomic.Int64
+	// estimate is Open's cheap bound on the entry rows (from the seq
+	// column's bounds, never a count(*), which reads every row); exact
+	// after Load.
+	estimate atomic.Int64
+	loaded   atomic.Int64
+	// partial is the array Load fills, published before each Loaded step.
+	partial atomic.Pointer[[]Entry]
+	// Where row i is in the table: seq seqLo+i, unless seqs is set (a
+	// store whose seqs are not consecutive). Written by Load before it
+	// publishes the rows.
+	seqLo int64
+	seqs  []int64
+	// pager is a second handle for reading contents back (Contents): the
+	// loader's own connections may be busy with a whole-table scan.
+	pagerMu sync.Mutex
+	pager   *loader.Snapshot
+	seqMu   sync.RWMutex
 	rowOf   []int32 // lineage node index -> row in Entries
 
 	Writes      []Write
@@ -177,14 +200,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if s.Opts.Title == "" {
 		s.Opts.Title = opts.Snapshot
 	}
-	total, err := snap.Count(ctx, "entries")
-	if err != nil {
-		return nil, err
-	}
-	s.total = total
-	if !opts.DeferEntries {
-		s.Entries = make([]Entry, total)
-	}
+	// The first frame must not wait for a count of every row: the seq
+	// bounds are two index look-ups.
+	s.estimate.Store(int64(estimateRows(ctx, snap, "entries", opts.Snapshot)))
 	// A malformed row is skipped and listed; the other rows are kept.
 	issue := func(err error) error {
 		if err == nil {
@@ -257,9 +275,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	strs := map[string]string{}
 	intern := internIn(strs)
 	srcs := map[record.ID]string{}
-	if n, err := snap.Count(ctx, "writes"); err == nil {
-		s.Writes = make([]Write, 0, n)
-	}
+	s.Writes = make([]Write, 0, estimateRows(ctx, snap, "writes", opts.Snapshot))
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
 		w := Write{ID: r.WID, Kind: intern(r.Kind), Src: intern(r.Src), Dst: intern(r.Dst), Rel: intern(r.Rel), Weight: r.Weight, Writer: intern(r.Writer), TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
 		if r.Write != nil {
@@ -290,6 +306,42 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 // EntryCount returns the number of entry rows without loading them.
 func (s *Session) EntryCount(ctx context.Context) (int, error) {
 	return s.Snap.Count(ctx, "entries")
+}
+
+// minRowBytes bounds how many rows a file can hold: no entry or write row
+// of the format (ids, a signed record) takes fewer bytes than this, so a
+// hostile seq range cannot make an estimate that outgrows the file.
+const minRowBytes = 64
+
+// estimateRows is a table's row count as far as the seq bounds tell
+// (seqs are distinct integers, so at most hi-lo+1), capped by what the
+// file could hold; 0 when unknown. It sizes arrays and progress bars only:
+// nothing is decided by it.
+func estimateRows(ctx context.Context, snap *loader.Snapshot, table, path string) int {
+	lo, hi, ok, err := snap.SeqBounds(ctx, table)
+	if err != nil || !ok || hi < lo {
+		return 0
+	}
+	n := uint64(hi-lo) + 1
+	if st, err := os.Stat(path); err == nil {
+		n = min(n, uint64(st.Size())/minRowBytes)
+	} else {
+		n = min(n, 1<<20)
+	}
+	return int(n)
+}
+
+// EntryTotal is the number of entry rows: Open's estimate while Load runs
+// (the seq bounds; exact on a store the writer made), the rows read once
+// it has finished.
+func (s *Session) EntryTotal() int { return int(s.estimate.Load()) }
+
+// EntryAt is row i of Entries, also while Load runs (for i < Loaded()).
+func (s *Session) EntryAt(i int) *Entry {
+	if p := s.partial.Load(); p != nil {
+		return &(*p)[i]
+	}
+	return &s.Entries[i]
 }
 
 // DefaultTau is the lineage threshold views use unless told otherwise: at 0
@@ -330,11 +382,10 @@ func (s *Session) ensureLoaded(ctx context.Context, start bool) error {
 }
 
 func (s *Session) load(ctx context.Context, progress func(done, total int), onEntry []func(i int, e *Entry)) error {
-	total := s.total
-	if s.Entries == nil {
-		s.Entries = make([]Entry, total)
-	}
-	lin := lineage.NewBuilder(total)
+	// The array is sized by the estimate (exact on a writer's store) and
+	// grows past it only on a store whose seqs are not distinct.
+	entries := make([]Entry, 0, s.EntryTotal())
+	lin := lineage.NewBuilder(s.EntryTotal())
 	writers := map[string]string{} // intern: a million rows share a few writers
 	intern := func(w string) string {
 		if v, ok := writers[w]; ok {
@@ -343,23 +394,33 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		writers[w] = w
 		return w
 	}
-	n := 0
+	publish := func() {
+		// The header first: a reader below the count sees a slice that
+		// holds its row.
+		p := entries
+		s.partial.Store(&p)
+		s.loaded.Store(int64(len(entries)))
+	}
+	// The first screenful is published at once, then every 4096 rows.
+	next := 64
 	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
-		if n >= total {
-			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, total)
-		}
-		e := &s.Entries[n]
 		// The signed bytes are the truth: lineage reads the record.
-		*e = entryOf(r, intern)
+		entries = append(entries, entryOf(r, intern))
+		n := len(entries) - 1
+		e := &entries[n]
+		s.noteSeq(n, r.Seq)
 		addLineage(lin, r, e.Writer)
 		for _, f := range onEntry {
 			f(n, e)
 		}
-		n++
-		if n%4096 == 0 {
-			s.loaded.Store(int64(n))
+		if s.Opts.LazyContent {
+			e.Content = ""
+		}
+		if n+1 >= next {
+			next += 4096
+			publish()
 			if progress != nil {
-				progress(n, total)
+				progress(n+1, max(s.EntryTotal(), n+1))
 			}
 		}
 		return nil
@@ -367,22 +428,23 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 	if err != nil {
 		return err
 	}
-	if n != total {
-		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, total)
-	}
-	s.loaded.Store(int64(n))
+	n := len(entries)
+	publish()
 	g := lin.Graph()
 	rowOf := make([]int32, g.Len())
-	for row := range s.Entries {
-		if j, ok := g.Index(s.Entries[row].ID); ok {
+	for row := range entries {
+		if j, ok := g.Index(entries[row].ID); ok {
 			rowOf[j] = int32(row)
 		}
 	}
 	s.mu.Lock()
+	s.Entries = entries
+	s.estimate.Store(int64(n))
 	s.Lineage, s.rowOf = g, rowOf
 	s.mu.Unlock()
+	s.partial.Store(nil)
 	if progress != nil {
-		progress(n, total)
+		progress(n, n)
 	}
 	return nil
 }
@@ -404,12 +466,9 @@ func (s *Session) LoadLineage(ctx context.Context) error {
 }
 
 func (s *Session) loadLineage(ctx context.Context) error {
-	lin := lineage.NewBuilder(s.total)
+	lin := lineage.NewBuilder(s.EntryTotal())
 	n := 0
 	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
-		if n >= s.total {
-			return fmt.Errorf("%s: more entry rows than counted (%d): the file changed while open", s.Opts.Snapshot, s.total)
-		}
 		w := r.Writer
 		if r.Entry != nil {
 			w = r.Entry.Writer
@@ -421,12 +480,10 @@ func (s *Session) loadLineage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if n != s.total {
-		return fmt.Errorf("%s: %d entry rows, %d counted: the file changed while open", s.Opts.Snapshot, n, s.total)
-	}
 	s.loaded.Store(int64(n))
 	g := lin.Graph()
 	s.mu.Lock()
+	s.estimate.Store(int64(n))
 	s.Lineage = g
 	s.mu.Unlock()
 	return nil
@@ -440,6 +497,107 @@ func addLineage(b *lineage.Builder, r *loader.EntryRow, writer string) {
 		return
 	}
 	b.AddRecord(r.EID, writer, lineage.Trust(r.Trust), nil, nil)
+}
+
+// noteSeq records row n's seq: nothing while the seqs run consecutively
+// from the first, the whole list from the first row that breaks the run.
+func (s *Session) noteSeq(n int, seq int64) {
+	s.seqMu.Lock()
+	defer s.seqMu.Unlock()
+	switch {
+	case n == 0:
+		s.seqLo = seq
+	case s.seqs != nil:
+		s.seqs = append(s.seqs, seq)
+	case seq != s.seqLo+int64(n):
+		s.seqs = make([]int64, n, n+1)
+		for i := range s.seqs {
+			s.seqs[i] = s.seqLo + int64(i)
+		}
+		s.seqs = append(s.seqs, seq)
+	}
+}
+
+func (s *Session) seqOf(i int) int64 {
+	s.seqMu.RLock()
+	defer s.seqMu.RUnlock()
+	if s.seqs != nil {
+		return s.seqs[i]
+	}
+	return s.seqLo + int64(i)
+}
+
+// Content is entry row i's content (the signed record's, as Load read
+// it), read back from the snapshot under LazyContent.
+func (s *Session) Content(ctx context.Context, i int) (string, error) {
+	c, err := s.Contents(ctx, i, i+1)
+	if err != nil {
+		return "", err
+	}
+	return c[0], nil
+}
+
+// Contents is the content of entry rows from..to-1 (all loaded): one
+// range scan of the seq index under LazyContent, the held strings
+// otherwise. A row read back is matched by its seq and id, so a store
+// whose seqs repeat still gets each row's own content; a row that cannot
+// be matched again (the file would have had to change) is an error.
+func (s *Session) Contents(ctx context.Context, from, to int) ([]string, error) {
+	if from < 0 || to > s.Loaded() || from >= to {
+		return nil, fmt.Errorf("inspect: content of rows %d..%d of %d loaded", from, to, s.Loaded())
+	}
+	out := make([]string, to-from)
+	if !s.Opts.LazyContent {
+		for i := range out {
+			out[i] = s.EntryAt(from + i).Content
+		}
+		return out, nil
+	}
+	snap, err := s.pagerSnap(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		seq int64
+		id  string
+	}
+	want := make(map[key][]int, len(out))
+	for i := range out {
+		k := key{s.seqOf(from + i), s.EntryAt(from + i).ID}
+		want[k] = append(want[k], i)
+	}
+	found := 0
+	intern := func(w string) string { return w }
+	err = snap.EntriesInSeqRange(ctx, s.seqOf(from), s.seqOf(to-1), func(r *loader.EntryRow) error {
+		k := key{r.Seq, r.EID}
+		if rows := want[k]; len(rows) > 0 {
+			out[rows[0]] = entryOf(r, intern).Content
+			want[k] = rows[1:]
+			found++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found != len(out) {
+		return nil, fmt.Errorf("%s: %d of %d entry rows could not be read again", s.Opts.Snapshot, len(out)-found, len(out))
+	}
+	return out, nil
+}
+
+// pagerSnap opens (once) the handle Contents reads with.
+func (s *Session) pagerSnap(ctx context.Context) (*loader.Snapshot, error) {
+	s.pagerMu.Lock()
+	defer s.pagerMu.Unlock()
+	if s.pager == nil {
+		p, err := loader.OpenContext(ctx, s.Opts.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		s.pager = p
+	}
+	return s.pager, nil
 }
 
 // lineageOf is the lineage view of an entry row: the signed record's
@@ -535,7 +693,15 @@ func (s *Session) Report() *verify.Report {
 }
 
 // Close releases the snapshot.
-func (s *Session) Close() error { return s.Snap.Close() }
+func (s *Session) Close() error {
+	s.pagerMu.Lock()
+	if s.pager != nil {
+		s.pager.Close()
+		s.pager = nil
+	}
+	s.pagerMu.Unlock()
+	return s.Snap.Close()
+}
 
 func (s *Session) lineageActions() []lineage.Action {
 	out := make([]lineage.Action, len(s.Actions))

@@ -47,8 +47,8 @@ func (s *Session) Descendants(ids []string) ([]string, error) {
 // EntriesBy lists the entries a principal wrote after from (ns; 0: all).
 func (s *Session) EntriesBy(principal string, from int64) []string {
 	var out []string
-	for _, e := range s.Entries[:s.Loaded()] {
-		if e.Writer == principal && e.TS > from {
+	for i := range s.Loaded() {
+		if e := s.EntryAt(i); e.Writer == principal && e.TS > from {
 			out = append(out, e.ID)
 		}
 	}

@@ -45,8 +45,13 @@ type column struct {
 // selectBounded builds a query returning seq, then for every column its
 // octet length and, only when within the limit, its value.
 func selectBounded(table string, cols []column, where string) string {
+	// meta has no seq: its rowid stands in, and keys give the order.
+	seq, order := "seq", "seq"
+	if table == "meta" {
+		seq, order = "rowid", "key"
+	}
 	var b strings.Builder
-	b.WriteString("SELECT seq")
+	b.WriteString("SELECT " + seq)
 	for _, c := range cols {
 		fmt.Fprintf(&b, ", octet_length(%[1]s), CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s END", c.name, c.max)
 	}
@@ -54,7 +59,7 @@ func selectBounded(table string, cols []column, where string) string {
 	if where != "" {
 		b.WriteString(" WHERE " + where)
 	}
-	b.WriteString(" ORDER BY seq")
+	b.WriteString(" ORDER BY " + order)
 	return b.String()
 }
 

@@ -314,9 +314,9 @@ func TestOptionalVectorTable(t *testing.T) {
 
 	good := copyFile(t, p)
 	run(t, good, snapshot.VectorSchema,
-		"INSERT INTO vectors VALUES (1, 'e1', '"+strings.Repeat("ab", 32)+"', 2, zeroblob(8))",
-		"INSERT INTO vectors VALUES (2, 'e2', 'nothex', 2, zeroblob(8))",
-		"INSERT INTO vectors VALUES (3, 'e3', '"+strings.Repeat("cd", 32)+"', 3, zeroblob(8))")
+		"INSERT INTO vectors(seq, eid, content_hash, dim, vec) VALUES (1, 'e1', '"+strings.Repeat("ab", 32)+"', 2, zeroblob(8))",
+		"INSERT INTO vectors(seq, eid, content_hash, dim, vec) VALUES (2, 'e2', 'nothex', 2, zeroblob(8))",
+		"INSERT INTO vectors(seq, eid, content_hash, dim, vec) VALUES (3, 'e3', '"+strings.Repeat("cd", 32)+"', 3, zeroblob(8))")
 	s, err = loader.OpenContext(ctx, good)
 	if err != nil {
 		t.Fatal(err)

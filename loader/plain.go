@@ -2,9 +2,11 @@ package loader
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/snapshot"
@@ -78,6 +80,9 @@ type CheckpointRow struct {
 	Seq    int64
 	SeenAt int64
 	Note   []byte
+	// Record is the operator's signed sighting behind the row (nil or Raw
+	// nil: unsigned).
+	Record *RowRecord
 }
 
 var nodeCols = []column{{"id", maxIDCell, false}, {"kind", maxIDCell, false}, {"label", maxTextCell, false}, {"eid", maxIDCell, true}}
@@ -265,10 +270,17 @@ var checkpointCols = []column{{"seen_at", maxNumCell, false}, {"note", maxNoteCe
 // malformed row is skipped and listed in the returned RowErrors.
 func (s *Snapshot) Checkpoints(ctx context.Context) ([]CheckpointRow, error) {
 	const t = "checkpoints"
+	cols, signed, err := s.signedCols(ctx, t, checkpointCols)
+	if err != nil {
+		return nil, err
+	}
 	var out []CheckpointRow
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, checkpointCols, "", nil, func(r *row) error {
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		c := CheckpointRow{Seq: r.seq, SeenAt: r.int(s, t, 0, 0), Note: r.blob(s, t, 1)}
+		if signed && r.err == nil {
+			c.Record = s.rowRecord(r, t, record.KindCheckpoint, strconv.FormatInt(c.Seq, 10), checkpointDiff(&c))
+		}
 		if r.err != nil {
 			bad.add(r.err)
 			return nil
@@ -335,6 +347,9 @@ type Vector struct {
 	EID         string
 	ContentHash [32]byte
 	Dim         int64
+	// Record is the operator's signed vector behind the row (nil or Raw
+	// nil: unsigned).
+	Record *RowRecord
 }
 
 // maxVecCell bounds one embedding (64k float32 values).
@@ -347,9 +362,13 @@ var vectorCols = []column{{"eid", maxIDCell, false}, {"content_hash", maxIDCell,
 // malformed row is skipped and listed in the returned RowErrors.
 func (s *Snapshot) Vectors(ctx context.Context) ([]Vector, error) {
 	const t = snapshot.VectorTable
+	cols, signed, err := s.signedCols(ctx, t, vectorCols)
+	if err != nil {
+		return nil, err
+	}
 	var out []Vector
 	bad := rowErrs{s: s, table: t}
-	err := s.streamBounded(ctx, t, vectorCols, "", nil, func(r *row) error {
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
 		v := Vector{Seq: r.seq, EID: r.str(s, t, 0), Dim: r.int(s, t, 2, 0)}
 		h := r.str(s, t, 1)
 		vec := r.blob(s, t, 3)
@@ -362,6 +381,9 @@ func (s *Snapshot) Vectors(ctx context.Context) ([]Vector, error) {
 		}
 		if r.err == nil && (v.Dim <= 0 || int64(len(vec)) != 4*v.Dim) {
 			r.fail(s, t, v.EID, "vec", "%d bytes for dim %d, want 4 bytes per dimension", len(vec), v.Dim)
+		}
+		if signed && r.err == nil {
+			v.Record = s.rowRecord(r, t, record.KindVector, strconv.FormatInt(v.Seq, 10), vectorDiff(&v, sha256.Sum256(vec)))
 		}
 		if r.err != nil {
 			bad.add(r.err)

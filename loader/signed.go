@@ -13,8 +13,11 @@ import (
 // one for every row; older stores and imports have none (Raw nil), and
 // their rows are unsigned claims.
 type RowRecord struct {
-	Kind      string // record kind (record.KindQuery, ...)
-	Name      string // the row's id column
+	Kind string // record kind (record.KindQuery, ...)
+	Name string // the row's id column
+	// ID is the record's log id: record.EventID(Kind, Name), or for a
+	// configuration record record.ConfigID of its key and revision.
+	ID        record.ID
 	Seq       int64
 	LeafIndex int64 // -1 when the row names no leaf
 	Raw       []byte
@@ -58,7 +61,7 @@ func (s *Snapshot) signedCols(ctx context.Context, table string, cols []column) 
 // and the columns that disagree with it.
 func (s *Snapshot) rowRecord(r *row, table, kind, name string, decode func(raw []byte) (signer, []string, error)) *RowRecord {
 	n := len(r.cols)
-	rr := &RowRecord{Kind: kind, Name: name, Seq: r.seq, LeafIndex: r.int(s, table, n-2, -1), Raw: r.blob(s, table, n-1)}
+	rr := &RowRecord{Kind: kind, Name: name, ID: record.EventID(kind, name), Seq: r.seq, LeafIndex: r.int(s, table, n-2, -1), Raw: r.blob(s, table, n-1)}
 	if r.err != nil || rr.Raw == nil {
 		return rr
 	}
@@ -68,6 +71,9 @@ func (s *Snapshot) rowRecord(r *row, table, kind, name string, decode func(raw [
 		return rr
 	}
 	rr.Writer, rr.KID, rr.TS, rr.Sig, rr.Mismatch = sg.writer, sg.kid, sg.ts, sg.sig, diff
+	if sg.id != nil {
+		rr.ID = *sg.id
+	}
 	return rr
 }
 
@@ -76,6 +82,7 @@ type signer struct {
 	kid    record.KeyID
 	ts     uint64
 	sig    []byte
+	id     *record.ID // the log id, when it is not EventID(kind, name)
 }
 
 // diff collects the names of columns whose values differ.
@@ -119,7 +126,7 @@ func nodeDiff(n *Node) func([]byte) (signer, []string, error) {
 			eid = rec.EID.String()
 		}
 		d.check("eid", eid == n.EID)
-		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig}, d, nil
+		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig, nil}, d, nil
 	}
 }
 
@@ -139,7 +146,7 @@ func queryDiff(q *Query) func([]byte) (signer, []string, error) {
 		d.check("dense", sameNullable(rec.Dense, q.Dense, isNilMap, maps.Equal))
 		d.check("selected", sameNullable(rec.Selected, q.Selected, isNilList, slices.Equal))
 		d.check("ts", rec.TS == uint64(q.TS) && q.TS >= 0)
-		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig}, d, nil
+		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig, nil}, d, nil
 	}
 }
 
@@ -158,7 +165,7 @@ func actionDiff(a *Action) func([]byte) (signer, []string, error) {
 		d.check("ts", rec.TS == uint64(a.TS) && a.TS >= 0)
 		d.check("query", rec.Query == a.Query)
 		d.check("sources", sameSources(rec.Sources, a.Sources))
-		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig}, d, nil
+		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig, nil}, d, nil
 	}
 }
 
@@ -190,6 +197,6 @@ func gateDiff(g *GateEvent, rawEID string) func([]byte) (signer, []string, error
 		d.check("version_before", g.VersionBefore >= 0 && rec.VersionBefore == uint64(g.VersionBefore))
 		d.check("version_after", g.VersionAfter >= 0 && rec.VersionAfter == uint64(g.VersionAfter))
 		d.check("ts", rec.TS == uint64(g.TS) && g.TS >= 0)
-		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig}, d, nil
+		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig, nil}, d, nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/record"
 	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/verify"
 )
 
 func ids(xs []record.ID) []string {
@@ -20,24 +21,36 @@ func ids(xs []record.ID) []string {
 
 // Collect reads the audit's input from a snapshot. Records that do not
 // decode are skipped (verify reports them); leaves is the set of record ids
-// with a log leaf, nil when the log was not read.
-func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool) (Input, error) {
+// with a log leaf, nil when the log was not read. rep is the store's
+// verification: only meta values its signed configuration verified
+// (Report.Config) decide anything, and its coverage labels the gate events
+// and vectors. A nil rep (not verified) makes every meta value a claim.
+func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, rep *verify.Report) (Input, error) {
 	in := Input{NodeEntry: map[string]string{}, Leaves: leaves}
-	if v, ok := s.Meta[snapshot.MetaGateMediatedSince]; ok {
-		if t, err := strconv.ParseInt(v, 10, 64); err == nil {
-			in.MediatedSince = &t
+	config := func(key string, dst **int64, claimed, label *string) {
+		if v, ok := rep.ConfigValue(key); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				*dst = &n
+				return
+			}
+		}
+		if v, ok := s.Meta[key]; ok {
+			*claimed, *label = v, rep.Label(verify.TableMeta, key)
 		}
 	}
-	if v, ok := s.Meta[snapshot.MetaStoreVersion]; ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			in.StoreVersion = &n
-		}
-	}
+	config(snapshot.MetaGateMediatedSince, &in.MediatedSince, &in.MediatedSinceClaim, &in.MediatedSinceLabel)
+	config(snapshot.MetaStoreVersion, &in.StoreVersion, &in.StoreVersionClaim, &in.StoreVersionLabel)
 	gates, err := s.GateEvents(ctx)
 	if err != nil {
 		return in, err
 	}
+	if rep != nil {
+		in.GateLabels = map[string]string{}
+	}
 	for _, g := range gates {
+		if rep != nil {
+			in.GateLabels[g.ID] = rep.Label(verify.TableGateEvents, g.ID)
+		}
 		in.Gate = append(in.Gate, GateEvent{ID: g.ID, CandidateEID: g.CandidateEID, CandidateHash: g.CandidateHash, Accept: g.Verdict == snapshot.GateAccept,
 			VersionBefore: g.VersionBefore, VersionAfter: g.VersionAfter, TS: g.TS})
 	}
@@ -106,7 +119,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool) (I
 		}
 		in.HasVectorTable = true
 		for _, v := range vs {
-			in.Vectors = append(in.Vectors, Vector{EID: v.EID, ContentHash: v.ContentHash})
+			in.Vectors = append(in.Vectors, Vector{EID: v.EID, ContentHash: v.ContentHash, Label: rep.Label(verify.TableVectors, strconv.FormatInt(v.Seq, 10))})
 		}
 	}
 	nodes, err := s.Nodes(ctx)

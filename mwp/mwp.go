@@ -67,10 +67,21 @@ type Input struct {
 	// Leaves is the set of record ids with a leaf in the log; nil when the
 	// log was not read.
 	Leaves map[string]bool
-	// MediatedSince is the declared start of the mediated write path (ns);
-	// nil when the store declares none.
+	// MediatedSince is the declared start of the mediated write path (ns),
+	// from the store's signed configuration; nil when the store declares
+	// none or the declaration is not signed (see MediatedSinceClaim).
 	MediatedSince *int64
-	StoreVersion  *int64
+	// MediatedSinceClaim is the meta table's value when no verified
+	// configuration record stands behind it, with its label (unsigned,
+	// fails verification, not checked): shown, never used.
+	MediatedSinceClaim, MediatedSinceLabel string
+	// StoreVersion is the store's version from its signed configuration;
+	// StoreVersionClaim and StoreVersionLabel as for MediatedSince.
+	StoreVersion                         *int64
+	StoreVersionClaim, StoreVersionLabel string
+	// GateLabels is verify's coverage label of each gate event ("" when a
+	// verified signature covers it); nil when not known.
+	GateLabels map[string]string
 	// HasVectorTable: the store keeps a vector index the audit can read.
 	HasVectorTable bool
 	// Vectors are the vector index's rows (with HasVectorTable).
@@ -85,6 +96,9 @@ type Input struct {
 type Vector struct {
 	EID         string
 	ContentHash [32]byte
+	// Label is verify's coverage label of the row ("" when the operator's
+	// verified signature covers it).
+	Label string
 }
 
 // Check statuses.
@@ -108,13 +122,33 @@ type Report struct {
 	Accepted int
 	Checks   []Check
 	Findings []finding.Finding
+	// GateLabels carries Input.GateLabels, for outputs that show gate
+	// events beside the findings about them.
+	GateLabels map[string]string
+}
+
+// GateLabel is the coverage label of gate event id ("" when covered and
+// verified, "not checked" when unknown).
+func (r Report) GateLabel(id string) string {
+	if r.GateLabels == nil {
+		return "not checked"
+	}
+	return r.GateLabels[id]
+}
+
+// claim describes a meta value that decides nothing.
+func claim(key, value, label string) string {
+	if label == "" {
+		label = "unsigned"
+	}
+	return fmt.Sprintf("meta %s = %q is %s: a claim, which decides nothing", key, value, label)
 }
 
 func short(h [32]byte) string { return hex.EncodeToString(h[:6]) }
 
 // Audit runs every check.
 func Audit(in Input) Report {
-	var rep Report
+	rep := Report{GateLabels: in.GateLabels}
 	rejected := map[string]GateEvent{}
 	rejHash := map[[32]byte]GateEvent{}
 	accepted := map[string]bool{}
@@ -129,6 +163,13 @@ func Audit(in Input) Report {
 		rejHash[g.CandidateHash] = g
 	}
 	add := func(c *Check, code finding.Code, subject, msg string) {
+		// A finding about a gate event says how far verify vouches for
+		// that event, in every output that shows it.
+		if id, ok := strings.CutPrefix(subject, "gate "); ok {
+			if l := rep.GateLabel(id); l != "" {
+				msg += " [gate event " + id + ": " + l + "]"
+			}
+		}
 		rep.Findings = append(rep.Findings, finding.New(code, subject, msg))
 		c.Findings++
 	}
@@ -189,14 +230,19 @@ func Audit(in Input) Report {
 
 	// Gate bypass: only where the store declares what its gate mediates.
 	bypass := Check{Name: "gate_bypass"}
-	if in.MediatedSince == nil {
+	switch {
+	case in.MediatedSince == nil && in.MediatedSinceClaim != "":
+		// An unsigned window could be moved to hide a bypass, and checking
+		// every write would accuse the writes the gate never mediated: the
+		// honest answer is that the check cannot run.
+		bypass.Status = StatusNotCheckable
+		bypass.Detail = claim("gate_mediated_since", in.MediatedSinceClaim, in.MediatedSinceLabel) + "; which writes the gate mediates is unknown"
+	case in.MediatedSince == nil:
 		bypass.Status = StatusNotCheckable
 		bypass.Detail = "the store does not declare which writes its gate mediates (meta gate_mediated_since)"
-	} else {
+	default:
 		bypass.Status = StatusChecked
-		// The window comes from meta, which no signature covers: say so, so
-		// that a clean result is read as "clean within the claimed window".
-		bypass.Detail = fmt.Sprintf("every entry and structural write with ts >= %d must have an accept event; that start is the store's unsigned claim (meta gate_mediated_since), so writes before it were not checked", *in.MediatedSince)
+		bypass.Detail = fmt.Sprintf("every entry and structural write with ts >= %d must have an accept event; that start is the store's signed configuration (meta gate_mediated_since), so writes before it were not checked", *in.MediatedSince)
 		for _, r := range in.Records {
 			if (r.Kind == "entry" || r.Kind == "write") && r.TS >= *in.MediatedSince && !accepted[r.ID] {
 				add(&bypass, finding.MWPGateBypass, r.Kind+" "+r.ID, fmt.Sprintf("%s %s reached the store after the gate was declared (ts %d) with no accept event", r.Kind, r.ID, r.TS))
@@ -271,6 +317,12 @@ func Audit(in Input) Report {
 	if n := len(in.Gate); n > 0 && in.StoreVersion != nil && *in.StoreVersion < in.Gate[n-1].VersionAfter {
 		add(&chain, finding.MWPVersionChainBroken, "meta store_version", fmt.Sprintf("the store's version %d is below %d, where the last gate event left it", *in.StoreVersion, in.Gate[n-1].VersionAfter))
 	}
+	if in.StoreVersion == nil && in.StoreVersionClaim != "" {
+		chain.Detail += "; the store's version was not compared with the last gate event: " + claim("store_version", in.StoreVersionClaim, in.StoreVersionLabel)
+	}
+	if in.MediatedSince == nil && in.MediatedSinceClaim != "" {
+		chain.Detail += "; no mediated window is known (" + claim("gate_mediated_since", in.MediatedSinceClaim, in.MediatedSinceLabel) + "), so version steps outside gate events were not checked"
+	}
 	rep.Checks = append(rep.Checks, chain)
 
 	// alpha_vec: a rejected candidate leaves no vector entry. A vector is
@@ -283,17 +335,24 @@ func Audit(in Input) Report {
 		for _, r := range in.Records {
 			stored[r.ID] = true
 		}
-		orphans := 0
+		orphans, unsigned := 0, 0
 		for _, v := range in.Vectors {
+			// A vector no verified signature covers is a claim: its
+			// finding says so.
+			note := ""
+			if v.Label != "" {
+				unsigned++
+				note = " (the vector row is " + v.Label + ")"
+			}
 			g, byID := rejected[v.EID]
 			if !byID {
 				g, byID = rejHash[v.ContentHash]
 				if byID {
-					add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("a vector keyed %s embeds the bytes of rejected candidate %s (hash %s)", v.EID, g.CandidateEID, short(g.CandidateHash)))
+					add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("a vector keyed %s embeds the bytes of rejected candidate %s (hash %s)%s", v.EID, g.CandidateEID, short(g.CandidateHash), note))
 					continue
 				}
 			} else {
-				add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("rejected candidate %s has a vector entry: the rejection left it in the vector index", v.EID))
+				add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("rejected candidate %s has a vector entry: the rejection left it in the vector index%s", v.EID, note))
 				continue
 			}
 			if !stored[v.EID] {
@@ -303,6 +362,9 @@ func Audit(in Input) Report {
 		vec.Detail = fmt.Sprintf("%d vector entries searched for the ids and hashes of %d rejected candidates", len(in.Vectors), len(rejected))
 		if in.BadVectors > 0 {
 			vec.Detail += fmt.Sprintf("; %d malformed vector rows could not be read and were not searched", in.BadVectors)
+		}
+		if unsigned > 0 {
+			vec.Detail += fmt.Sprintf("; %d vector rows are not covered by a verified signature (unsigned claims)", unsigned)
 		}
 		if orphans > 0 {
 			vec.Detail += fmt.Sprintf("; %d vectors name no stored record and no rejected candidate (not a finding: the audit cannot tell whose they are)", orphans)

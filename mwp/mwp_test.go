@@ -2,6 +2,8 @@ package mwp
 
 import (
 	"context"
+	"database/sql"
+	"encoding/hex"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,24 +11,164 @@ import (
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/verify"
 )
 
 func audit(t *testing.T, name string) Report {
+	t.Helper()
+	r, _ := auditWith(t, name, nil, true)
+	return r
+}
+
+// auditWith generates a scenario, applies edit (in SQL) to its snapshot,
+// verifies it with its anchors when verified is set, and audits it with
+// that report; it returns the report too.
+func auditWith(t *testing.T, name string, edit func(db *sql.DB), verified bool) (Report, *verify.Report) {
 	t.Helper()
 	dir := t.TempDir()
 	if _, err := scenario.GenerateAll(context.Background(), dir, []string{name}, scenario.Options{Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := loader.Open(filepath.Join(dir, name, "snapshot.db"))
+	sc := filepath.Join(dir, name)
+	snap := filepath.Join(sc, "snapshot.db")
+	if edit != nil {
+		db, err := sql.Open("sqlite", "file:"+snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(db)
+		db.Close()
+	}
+	var rep *verify.Report
+	if verified {
+		m, err := scenario.ReadManifest(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := verify.Options{Snapshot: snap, Log: filepath.Join(sc, m.Log), LogKey: m.Anchors.LogKey}
+		for _, h := range m.Anchors.Trust {
+			k, err := hex.DecodeString(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.TrustRoots = append(opts.TrustRoots, k)
+		}
+		if rep, err = verify.Run(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := loader.Open(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	in, err := Collect(context.Background(), s, nil)
+	in, err := Collect(context.Background(), s, nil, rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Audit(in)
+	return Audit(in), rep
+}
+
+func check(r Report, name string) Check {
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	return Check{}
+}
+
+// The mediated window and the store version decide only when the store's
+// signed configuration verified them. Unverified (no report) or edited
+// (the signed record no longer matches), they are shown as claims and the
+// bypass check is not checkable: no MWP_GATE_BYPASS either way, and the
+// version chain no longer counts steps outside the (unknown) window.
+func TestUnsignedMetaDecidesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		what     string
+		edit     func(db *sql.DB)
+		verified bool
+		label    string
+	}{
+		{"not verified", nil, false, "not checked"},
+		{"edited", func(db *sql.DB) {
+			if _, err := db.Exec("UPDATE meta SET value = '1' WHERE key = 'gate_mediated_since'"); err != nil {
+				t.Fatal(err)
+			}
+		}, true, "fails verification"},
+	} {
+		r, rep := auditWith(t, "mwp", tc.edit, tc.verified)
+		c := codes(r)
+		if c[finding.MWPGateBypass] != 0 {
+			t.Errorf("%s: the claimed window decided a bypass: %v", tc.what, r.Findings)
+		}
+		by := check(r, "gate_bypass")
+		if by.Status != StatusNotCheckable || !strings.Contains(by.Detail, tc.label) || !strings.Contains(by.Detail, "decides nothing") {
+			t.Errorf("%s: gate_bypass %+v", tc.what, by)
+		}
+		if rep != nil {
+			found := false
+			for _, f := range rep.Findings {
+				found = found || (f.Code == finding.ColumnMismatch && f.Subject == "config gate_mediated_since")
+			}
+			if !found {
+				t.Errorf("%s: verify did not catch the edited meta value: %v", tc.what, rep.Findings)
+			}
+		}
+	}
+}
+
+// Gate events and vectors carry verify's labels: "" on the signed mwp
+// store, and the vector rows' labels reach alpha_vec's detail when a
+// vector's record is stripped.
+func TestMWPLabels(t *testing.T) {
+	t.Parallel()
+	r := audit(t, "mwp")
+	if len(r.GateLabels) == 0 {
+		t.Fatal("no gate labels")
+	}
+	for id, l := range r.GateLabels {
+		if l != "" {
+			t.Errorf("gate %s labelled %q on a signed store", id, l)
+		}
+	}
+	if got := (Report{}).GateLabel("g"); got != "not checked" {
+		t.Errorf("unknown gate label %q", got)
+	}
+	for _, f := range r.Findings {
+		if strings.Contains(f.Message, "[gate event") {
+			t.Errorf("a verified gate event labelled: %s", f.Message)
+		}
+	}
+	// Unverified, every finding about a gate event says so.
+	un, _ := auditWith(t, "mwp", nil, false)
+	n := 0
+	for _, f := range un.Findings {
+		if strings.HasPrefix(f.Subject, "gate ") {
+			n++
+			if !strings.Contains(f.Message, ": not checked]") {
+				t.Errorf("unverified gate finding not labelled: %s", f.Message)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no gate finding on the unverified mwp store")
+	}
+	r, _ = auditWith(t, "mwp", func(db *sql.DB) {
+		if _, err := db.Exec("UPDATE vectors SET record = NULL"); err != nil {
+			t.Fatal(err)
+		}
+	}, true)
+	vec := check(r, "alpha_vec")
+	if !strings.Contains(vec.Detail, "not covered by a verified signature") {
+		t.Errorf("alpha_vec detail %q", vec.Detail)
+	}
+	for _, f := range r.Findings {
+		if f.Code == finding.MWPVectorResidue && !strings.Contains(f.Message, "unsigned") {
+			t.Errorf("residue from an unsigned vector not labelled: %s", f.Message)
+		}
+	}
 }
 
 func codes(r Report) map[finding.Code]int {

@@ -51,7 +51,7 @@ type ParsedLeaf struct {
 // ParseLeaf classifies a leaf. A record leaf is exactly 80 bytes whose id is
 // a UUIDv7; a tombstone leaf starts with "ts:" and holds a canonical,
 // well-formed tombstone record; an event leaf is its kind and ':' followed by
-// an 80-byte id || sig (85 to 87 bytes in all). (An 80-byte leaf cannot start with "ts:" and
+// an 80-byte id || sig (85 to 91 bytes in all). (An 80-byte leaf cannot start with "ts:" and
 // be a UUIDv7: those bytes would be a timestamp thousands of years ahead.)
 func ParseLeaf(leaf []byte) (ParsedLeaf, error) {
 	if bytes.HasPrefix(leaf, TombstonePrefix) {
@@ -65,7 +65,7 @@ func ParseLeaf(leaf []byte) (ParsedLeaf, error) {
 		return pl, nil
 	}
 	if len(leaf) != RecordLeafSize {
-		return ParsedLeaf{Kind: LeafMalformed}, fmt.Errorf("leaf is %d bytes: neither a %d-byte record leaf, a ts: tombstone nor a query:, action:, gate: or node: event leaf", len(leaf), RecordLeafSize)
+		return ParsedLeaf{Kind: LeafMalformed}, fmt.Errorf("leaf is %d bytes: neither a %d-byte record leaf, a ts: tombstone nor a kind-tagged leaf (query:, action:, gate:, node:, config:, checkpoint:, vector:)", len(leaf), RecordLeafSize)
 	}
 	var id ID
 	copy(id[:], leaf[:16])

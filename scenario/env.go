@@ -101,7 +101,14 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 		return nil, err
 	}
 	rootPub := e.root.Public().(ed25519.PublicKey)
+	// The commit gate is the store's write path, so it signs the store's
+	// own rows (meta values, checkpoint sightings, vectors) when the store
+	// is closed or copied; base() registers it first.
+	opNonce := e.gen.Derive("operator")
+	operator := &writer.Signer{Principal: gatePrincipal, Key: e.key(gatePrincipal)}
+	copy(operator.Nonce[:], opNonce[:])
 	e.st, err = writer.Create(writer.Config{
+		Operator:     operator,
 		SnapshotPath: filepath.Join(dir, SnapshotFile),
 		Log:          e.log,
 		LogSigner:    e.signer,

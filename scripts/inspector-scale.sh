@@ -12,6 +12,7 @@
 #   - one further run that opens the Replay view (key 6) at once: when its
 #     rows show, and when the status line says "verified";
 #   - that run's peak RSS (VmHWM) once verified.
+# FIRST_ONLY=1 stops after the first-frame runs.
 # Needs tmux, GNU date and memscope on PATH (or MEMSCOPE=path).
 set -eu
 dir=${1:?usage: scripts/inspector-scale.sh STORE_DIR [RUNS]}
@@ -46,6 +47,7 @@ while [ "$i" -lt "$runs" ]; do
 	i=$((i + 1))
 done
 echo "first frame median: $(echo $all | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms"
+[ -z "${FIRST_ONLY:-}" ] || exit 0
 start
 tmux send-keys -t "$sess" 6
 echo "replay rows shown: $(waitfor "q-born-first  ") ms"

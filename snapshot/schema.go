@@ -4,7 +4,10 @@
 // tables is a decoded convenience that the verifier compares with the BLOB.
 // The nodes, queries, actions and gate_events tables have a record only in
 // stores written by a signing runtime: their record (and leaf_index) is NULL
-// in older stores and imports, whose rows are then unsigned claims.
+// in older stores and imports, whose rows are then unsigned claims. The
+// same holds for meta, checkpoints and vectors, whose records the store's
+// operator signs (record.Config, record.CheckpointSeen, record.Vector);
+// stores older than those records lack the two columns there.
 package snapshot
 
 // FormatName is stored in meta under "format".
@@ -16,7 +19,9 @@ const FormatName = "memscope-snapshot/1"
 const Schema = `
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
-  value TEXT NOT NULL
+  value TEXT NOT NULL,
+  leaf_index INTEGER,
+  record BLOB
 );
 CREATE TABLE principals (
   seq        INTEGER PRIMARY KEY,
@@ -109,7 +114,9 @@ CREATE TABLE gate_events (
 CREATE TABLE checkpoints (
   seq     INTEGER PRIMARY KEY,
   seen_at INTEGER NOT NULL,
-  note    TEXT NOT NULL
+  note    TEXT NOT NULL,
+  leaf_index INTEGER,
+  record  BLOB
 );
 `
 
@@ -129,7 +136,9 @@ CREATE TABLE vectors (
   eid          TEXT NOT NULL,
   content_hash TEXT NOT NULL,
   dim          INTEGER NOT NULL,
-  vec          BLOB NOT NULL
+  vec          BLOB NOT NULL,
+  leaf_index   INTEGER,
+  record       BLOB
 );
 `
 

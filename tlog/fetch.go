@@ -39,6 +39,10 @@ type Options struct {
 	HeaderTimeout  time.Duration // request sent to response headers
 	IdleTimeout    time.Duration // longest pause between body bytes
 	RequestTimeout time.Duration // one whole request, body included
+	// TileCache is how many hash tiles the reader keeps expanded in
+	// memory, about 16 KiB each (0: 2048). A reader that walks the log in
+	// order (verify) needs only a few.
+	TileCache int
 }
 
 const (

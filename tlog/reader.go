@@ -57,7 +57,11 @@ func Open(ctx context.Context, location string) (*Reader, error) {
 // regular files inside it; HTTP reads have connect, header, idle and total
 // time limits and refuse cross-origin redirects unless allowed.
 func OpenWith(ctx context.Context, location string, o Options) (*Reader, error) {
-	r := &Reader{location: location, tiles: newTileCache(defaultTileCacheSize)}
+	tiles := defaultTileCacheSize
+	if o.TileCache > 0 {
+		tiles = o.TileCache
+	}
+	r := &Reader{location: location, tiles: newTileCache(tiles)}
 	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
 		u, err := url.Parse(location)
 		if err != nil {

@@ -363,6 +363,11 @@ const (
 	LeafAction
 	LeafGate
 	LeafNode
+	// The store operator's records: a meta value, a checkpoint sighting,
+	// a vector of the index.
+	LeafConfig
+	LeafSighting
+	LeafVector
 )
 
 func (k LeafKind) String() string {
@@ -383,6 +388,12 @@ func (k LeafKind) String() string {
 		return "gate"
 	case LeafNode:
 		return "node"
+	case LeafConfig:
+		return "config"
+	case LeafSighting:
+		return "checkpoint"
+	case LeafVector:
+		return "vector"
 	}
 	return "unknown"
 }
@@ -408,7 +419,7 @@ type Scenario struct {
 // (verify's coverage, through package inspect). Coverage returns "" for a
 // covered row and the label to show otherwise ("unsigned", or "not
 // checked" before verification). table is one of "queries", "actions",
-// "gate_events", "nodes", "checkpoints". Optional: without it the views
+// "gate_events", "nodes", "checkpoints", "meta", "vectors". Optional: without it the views
 // show no coverage label.
 type Coverer interface {
 	Coverage(table, id string) string

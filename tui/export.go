@@ -108,6 +108,10 @@ func (m *Model) exportJSON() tea.Cmd {
 
 // exportDOT writes the lineage neighbourhood as Graphviz DOT.
 func (m *Model) exportDOT() tea.Cmd {
+	if m.lineageDeclared() {
+		m.setErr("no DOT export for a store's declared lineage (a tree of the store's own claims, not a DAG of trust labels); e exports the view as JSON")
+		return nil
+	}
 	if m.lin.lv == nil || m.lin.lv.DOT == "" {
 		m.setErr("no lineage to export as DOT: open one with → on an entry")
 		return nil

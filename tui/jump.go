@@ -98,6 +98,14 @@ func (m *Model) jump(subject string) tea.Cmd {
 		// view that lists the nodes table.
 		m.setStatus("%s: a graph node's signed declaration (the nodes table)", sanitize.Line(subject))
 		return m.switchTo(tableView["nodes"])
+	case "config":
+		// A meta value's signed configuration record (its finding names
+		// the key): the snapshot's Overview.
+		m.setStatus("%s: a meta value's signed configuration record (the meta table, Overview)", sanitize.Line(subject))
+		return m.switchTo(ViewOverview)
+	case "vector":
+		m.setStatus("%s: a vector of the store's index, signed by its operator (the exposure view's MWP audit reads them)", sanitize.Line(subject))
+		return m.switchTo(ViewOverview)
 	case "snapshot", "meta":
 		m.setStatus("%s: the snapshot as a whole (Overview)", sanitize.Line(subject))
 		return m.switchTo(ViewOverview)
@@ -114,7 +122,7 @@ func (m *Model) jump(subject string) tea.Cmd {
 var tableView = map[string]View{
 	"entries": ViewEntries, "entries.session_id": ViewEntries, "writes": ViewLog, "principals": ViewLog,
 	"tombstones": ViewLog, "checkpoints": ViewLog, "queries": ViewReplay, "actions": ViewActions,
-	"gate_events": ViewTimeline, "nodes": ViewOverview,
+	"gate_events": ViewTimeline, "nodes": ViewOverview, "meta": ViewOverview, "vectors": ViewOverview,
 }
 
 // tableRow is the singular subject word of a table's rows.

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/snapshot"
 	"github.com/memscope/memscope/tlog"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/verify"
@@ -18,12 +21,7 @@ import (
 
 // setLeaf records that row of the table behind kind claims leaf i.
 func (src *Source) setLeaf(i int64, kind tui.LeafKind, row int) {
-	if i < 0 || uint64(i) >= uint64(len(src.leafKind)) {
-		return
-	}
-	src.leafMu.Lock()
-	src.leafKind[i], src.leafRow[i] = kind, int32(row)
-	src.leafMu.Unlock()
+	src.leaves.set(i, kind, row)
 }
 
 // indexLeaves records which leaves the snapshot's small tables claim;
@@ -58,6 +56,35 @@ func (src *Source) indexLeaves() {
 	for i, n := range src.s.Nodes {
 		if n.Record.Signed() {
 			src.setLeaf(n.Record.LeafIndex, tui.LeafNode, i)
+		}
+	}
+	src.indexOperatorLeaves()
+}
+
+// indexOperatorLeaves records the leaves of the operator's records (meta
+// values, checkpoint sightings, vectors); their subjects are kept apart,
+// as no session table lists those rows.
+func (src *Source) indexOperatorLeaves() {
+	claim := func(rr *loader.RowRecord, kind tui.LeafKind, subject string) {
+		if rr.Signed() {
+			src.opSubjects = append(src.opSubjects, subject)
+			src.setLeaf(rr.LeafIndex, kind, len(src.opSubjects)-1)
+		}
+	}
+	ctx := context.Background()
+	if meta, err := src.s.Snap.MetaRows(ctx); err == nil {
+		for _, m := range meta {
+			claim(m.Record, tui.LeafConfig, m.Key)
+		}
+	}
+	for _, c := range src.s.Checkpoints {
+		claim(c.Record, tui.LeafSighting, strconv.FormatInt(c.Seq, 10))
+	}
+	if src.s.Snap.Has(snapshot.VectorTable) {
+		if vs, err := src.s.Snap.Vectors(ctx); err == nil {
+			for _, v := range vs {
+				claim(v.Record, tui.LeafVector, strconv.FormatInt(v.Seq, 10))
+			}
 		}
 	}
 }
@@ -130,7 +157,7 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 				fail(ctx.Err())
 				return
 			case <-tick.C:
-				send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: len(src.s.Entries)})
+				send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: max(src.s.EntryTotal(), src.s.Loaded())})
 			}
 		}
 		if err := src.WaitLoaded(ctx); err != nil {
@@ -150,6 +177,12 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		src.cpStatus = src.parseCheckpoints(rep)
 		src.mu.Unlock()
 		src.status.Store(src.statusByRow(rep))
+		// The defence verdicts at the opening tau and policy, so that the
+		// Actions view only reads them (later pairs: RelabelPolicy).
+		if err := src.computeVerdicts(ctx, labelKey{tau: src.currentTau(), failClosed: src.failClosed()}); err != nil {
+			fail(err)
+			return
+		}
 
 		send(tui.Progress{Stage: "lineage", Done: 0, Total: 1})
 		sum, err := src.s.LineageSummary(inspect.DefaultTau, src.s.Opts.FailClosed)
@@ -363,7 +396,9 @@ func (src *Source) selectionContext(rows []replay.Row) (map[string]tui.NodeInfo,
 		}
 		info := tui.NodeInfo{EntryID: n.EID}
 		if i, ok := src.EntryIndex(n.EID); ok {
-			info.Text = src.s.Entries[i].Content
+			if c, err := src.s.Content(context.Background(), i); err == nil {
+				info.Text = c
+			}
 		} else if e, ok := src.s.PassageEntry(n.EID); ok {
 			info.Text = e.Content // read by the provenance pass while loading
 		}

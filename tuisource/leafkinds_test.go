@@ -21,7 +21,7 @@ func TestEveryLeafHasItsKind(t *testing.T) {
 		}
 		seen[lr.Kind]++
 	}
-	for _, k := range []tui.LeafKind{tui.LeafEntry, tui.LeafWrite, tui.LeafRegistry, tui.LeafQuery, tui.LeafAction, tui.LeafGate, tui.LeafNode} {
+	for _, k := range []tui.LeafKind{tui.LeafEntry, tui.LeafWrite, tui.LeafRegistry, tui.LeafQuery, tui.LeafAction, tui.LeafGate, tui.LeafNode, tui.LeafConfig, tui.LeafSighting} {
 		if seen[k] == 0 {
 			t.Errorf("no %s leaf in the log", k)
 		}

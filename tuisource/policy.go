@@ -3,6 +3,7 @@ package tuisource
 import (
 	"context"
 
+	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/tui"
 )
 
@@ -45,6 +46,39 @@ func (src *Source) RelabelPolicy(ctx context.Context, tau float64, failClosed bo
 	src.gate, src.tau = gate, tau
 	fc := failClosed
 	src.policy.Store(&fc)
+	src.mu.Unlock()
+	return src.computeVerdicts(ctx, labelKey{tau: tau, failClosed: failClosed})
+}
+
+// computeVerdicts evaluates the five defences on every action at one tau
+// and label policy, once verification has finished, and keeps the rows
+// per pair for ActionVerdicts. It runs on the background steps (after
+// Verify, and in RelabelPolicy), never on the render path. MemLineage's
+// gate reads the labels at tau, so a new pair is a new evaluation.
+func (src *Source) computeVerdicts(ctx context.Context, key labelKey) error {
+	if src.Report() == nil {
+		return nil // the step after Verify computes them
+	}
+	src.mu.Lock()
+	_, done := src.verdicts[key]
+	src.mu.Unlock()
+	if done {
+		return nil
+	}
+	rows, err := src.s.ActionVerdictsAt(ctx, key.tau, key.failClosed)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// The view shows no verdicts rather than an error line per frame;
+		// the CLI's memscope actions reports the failure.
+		return nil
+	}
+	src.mu.Lock()
+	if src.verdicts == nil {
+		src.verdicts = map[labelKey][]defences.Row{}
+	}
+	src.verdicts[key] = rows
 	src.mu.Unlock()
 	return nil
 }

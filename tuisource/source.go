@@ -39,9 +39,8 @@ type Source struct {
 	verdicts map[labelKey][]defences.Row
 
 	// Rows are built on demand from the session's entries (no second copy
-	// of a million rows): flags[i] is sanitize.Findings of row i, set before
-	// the row is published by the session's Loaded count.
-	flags []uint16
+	// of a million rows); each row's sanitize.Findings are in its Flags,
+	// set before the row is published by the session's Loaded count.
 	// Per-row overlays, swapped whole.
 	recomputed atomic.Pointer[[]lineage.Trust]
 	status     atomic.Pointer[[]tui.Status]
@@ -56,9 +55,12 @@ type Source struct {
 	logSize uint64
 	logRoot []byte
 	// Leaves, compactly: kind and the row of the claiming table.
-	leafKind []tui.LeafKind
-	leafRow  []int32
-	leafMu   sync.RWMutex
+	leaves *leafIndex
+	// previews of the rows shown, read back from the snapshot (contents.go)
+	previews previewCache
+	// opSubjects are the subjects of the operator's leaves (meta keys,
+	// checkpoint and vector seqs), indexed by their leaf row.
+	opSubjects []string
 
 	mu        sync.Mutex
 	replayMu  sync.Mutex // serialises replay (one run of every query)
@@ -84,12 +86,14 @@ var syncLoadLimit = 20000
 
 // New opens the evidence and starts loading entries in the background.
 func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error) {
+	// A million contents are not held: the rows on screen read theirs back.
+	opts.LazyContent = true
 	s, err := inspect.Open(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	total := len(s.Entries)
-	src := &Source{s: s, glyphs: dagdraw.Box, flags: make([]uint16, total), done: make(chan struct{}), labels: map[labelKey][]lineage.Trust{}}
+	total := s.EntryTotal()
+	src := &Source{s: s, glyphs: dagdraw.Box, done: make(chan struct{}), labels: map[labelKey][]lineage.Trust{}}
 	if plain {
 		src.glyphs = dagdraw.ASCII
 	}
@@ -101,11 +105,7 @@ func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error)
 			src.logSize, src.logRoot = cp.Size, cp.Root
 		}
 	}
-	src.leafKind = make([]tui.LeafKind, src.logSize)
-	src.leafRow = make([]int32, src.logSize)
-	for i := range src.leafKind {
-		src.leafKind[i] = tui.LeafUnknown
-	}
+	src.leaves = newLeafIndex(src.logSize)
 	src.indexLeaves()
 	src.cpStatus = src.parseCheckpoints(nil)
 	// Small stores load before the first frame (well under a second); big
@@ -156,7 +156,7 @@ func (src *Source) load(ctx context.Context) {
 	// Flags are written before the session's count publishes the row, so
 	// readers below the count always see them.
 	err := src.s.Load(ctx, nil, func(i int, e *inspect.Entry) {
-		src.flags[i] = uint16(sanitize.Findings(e.Content) | sanitize.Findings(e.Writer))
+		e.Flags = uint16(sanitize.Findings(e.Content) | sanitize.Findings(e.Writer))
 		src.setLeaf(e.Leaf, tui.LeafEntry, i)
 	})
 	if err != nil {
@@ -220,7 +220,7 @@ func (src *Source) Report() *verify.Report {
 // Overview implements tui.Source.
 func (src *Source) Overview() tui.Overview {
 	s := src.s
-	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: len(s.Entries), Edges: len(s.Writes), Queries: len(s.Queries),
+	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: s.EntryTotal(), Edges: len(s.Writes), Queries: len(s.Queries),
 		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: src.currentTau(), LabelPolicy: "fail-open"}
 	if src.failClosed() {
 		o.LabelPolicy = "fail-closed"
@@ -238,8 +238,10 @@ func (src *Source) Overview() tui.Overview {
 	if len(s.Opts.TrustRoots) == 0 {
 		o.Notes = append(o.Notes, "no --trust: registry roots come from the snapshot itself (unanchored)")
 	}
-	if n := s.Loaded(); n < len(s.Entries) {
-		o.Notes = append(o.Notes, fmt.Sprintf("loading entries: %d of %d", n, len(s.Entries)))
+	if !isClosed(src.done) {
+		// The total is the seq bounds' estimate until every row is read
+		// (exact on a store the writer made).
+		o.Notes = append(o.Notes, fmt.Sprintf("loading entries: %d of %d", s.Loaded(), s.EntryTotal()))
 	}
 	o.Notes = append(o.Notes, s.LoadIssues...)
 	return o
@@ -271,9 +273,9 @@ func (src *Source) EntryCount() int { return src.s.Loaded() }
 
 // Entry implements tui.Source.
 func (src *Source) Entry(i int) tui.EntryRow {
-	e := &src.s.Entries[i]
+	e := src.s.EntryAt(i)
 	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS,
-		Preview: inspect.Preview(e.Content, 240), Suspicious: src.flags[i]}
+		Preview: src.preview(i), Suspicious: e.Flags}
 	if e.DecodeErr != nil {
 		r.Status = tui.Failed
 	}
@@ -318,18 +320,19 @@ func (src *Source) Checkpoints() []tui.CheckpointRow {
 }
 
 // LeafCount implements tui.Source.
-func (src *Source) LeafCount() int { return len(src.leafKind) }
+func (src *Source) LeafCount() int { return int(src.leaves.size) }
 
 // Leaf implements tui.Source.
 func (src *Source) Leaf(i int) tui.LeafRow {
-	src.leafMu.RLock()
-	kind, row := src.leafKind[i], int(src.leafRow[i])
-	src.leafMu.RUnlock()
+	kind, row := src.leaves.get(i)
 	lr := tui.LeafRow{Index: uint64(i), Kind: kind}
 	s := src.s
 	switch kind {
 	case tui.LeafEntry:
-		lr.Subject = s.Entries[row].ID
+		// An entry claims its leaf just before Load publishes its row.
+		if row < s.Loaded() {
+			lr.Subject = s.EntryAt(row).ID
+		}
 	case tui.LeafWrite:
 		lr.Subject = s.Writes[row].ID
 	case tui.LeafRegistry:
@@ -344,37 +347,21 @@ func (src *Source) Leaf(i int) tui.LeafRow {
 		lr.Subject = s.GateEvents[row].ID
 	case tui.LeafNode:
 		lr.Subject = s.Nodes[row].ID
+	case tui.LeafConfig, tui.LeafSighting, tui.LeafVector:
+		lr.Subject = src.opSubjects[row]
 	}
 	return lr
 }
 
-// ActionVerdicts implements tui.Source: computed after Verify has finished
-// (nil before, or when the evaluation fails), at the inspector's tau and
-// label policy, and kept per pair.
+// ActionVerdicts implements tui.Source: the verdicts at the inspector's
+// tau and label policy, as the background steps computed them (after
+// Verify, and in RelabelPolicy for each new pair); nil until then. The
+// render path only reads them.
 func (src *Source) ActionVerdicts() []defences.Row {
-	if src.Report() == nil {
-		return nil
-	}
 	key := labelKey{tau: src.currentTau(), failClosed: src.failClosed()}
 	src.mu.Lock()
-	rows, ok := src.verdicts[key]
-	src.mu.Unlock()
-	if ok {
-		return rows
-	}
-	// MemLineage's gate reads the labels at tau, so a new tau or policy is
-	// a new evaluation; the others do not change with it, but are cheap.
-	rows, err := src.s.ActionVerdictsAt(context.Background(), key.tau, key.failClosed)
-	if err != nil {
-		return nil
-	}
-	src.mu.Lock()
-	if src.verdicts == nil {
-		src.verdicts = map[labelKey][]defences.Row{}
-	}
-	src.verdicts[key] = rows
-	src.mu.Unlock()
-	return rows
+	defer src.mu.Unlock()
+	return src.verdicts[key]
 }
 
 // Actions implements tui.Source: empty until entries are loaded.

@@ -1,25 +1,19 @@
 package verify_test
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"
 )
-
-// columnExempt lists the only columns a change to which verify cannot see,
-// with why that is acceptable. docs/FORMAT.md ("What verify covers") says
-// the same. Every other column of every table is mutated below.
-var columnExempt = map[string]string{
-	"meta.key":            "meta holds the store's unsigned claims (description, hints for unanchored runs, import accounts); outputs show them as claims and verify checks the ones evidence can contradict (format, log_origin against the checkpoint); nothing signs them",
-	"meta.value":          "as meta.key",
-	"checkpoints.seen_at": "the store's own clock reading when it saw a checkpoint: an unsigned claim; verify bounds it from below (TIME_AFTER_CHECKPOINT) and in row order (ROW_ORDER) but nothing signs it",
-}
 
 // schemaColumns lists every table of a snapshot and its columns, from the
 // schema itself (PRAGMA table_info), so a column added to the format is
@@ -46,11 +40,14 @@ func schemaColumns(t *testing.T, db *sql.DB) map[string][]string {
 }
 
 // mutationScenario is the signed store a column is mutated in: tombstone
-// (every table has two rows or more), or smsr for the HMAC tag (verified
-// with its key).
+// (every table has two rows or more), smsr for the HMAC tag (verified with
+// its key), or mwp for the vector index (the only scenario that keeps one).
 func mutationScenario(table, col string) string {
-	if table+"."+col == "entries.hmac_tag" {
+	switch {
+	case table+"."+col == "entries.hmac_tag":
 		return "smsr"
+	case table == "vectors":
+		return "mwp"
 	}
 	return "tombstone"
 }
@@ -185,10 +182,12 @@ func newFindings(t *testing.T, name string, rep *verify.Report) []finding.Findin
 
 // TestMutateEveryColumn is issue 9's done-when: on a signed generated
 // store, changing any column of any table (one at a time, in a copy) gives
-// at least one new error finding. Tables and columns come from the schema.
+// at least one new error finding. Tables and columns come from the schema
+// (of tombstone, and of mwp for the optional vector table); no column is
+// exempt. meta has no seq, so every one of its rows is mutated.
 func TestMutateEveryColumn(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"tombstone", "smsr"} {
+	for _, name := range []string{"tombstone", "smsr", "mwp"} {
 		if f := signedFindings(baseline(t, name)); len(f) != 0 && name == "tombstone" {
 			t.Fatalf("%s is not a clean signed store: %+v", name, f)
 		}
@@ -198,19 +197,25 @@ func TestMutateEveryColumn(t *testing.T) {
 			}
 		}
 	}
-	db, err := sql.Open("sqlite", "file:"+pristine(t, "tombstone")+"/snapshot.db?mode=ro&immutable=1")
-	if err != nil {
-		t.Fatal(err)
+	tables := map[string][]string{}
+	for _, name := range []string{"tombstone", "mwp"} {
+		db, err := sql.Open("sqlite", "file:"+pristine(t, name)+"/snapshot.db?mode=ro&immutable=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for table, cols := range schemaColumns(t, db) {
+			tables[table] = cols
+		}
+		db.Close()
 	}
-	tables := schemaColumns(t, db)
-	db.Close()
-	seen := map[string]bool{}
+	if _, ok := tables["vectors"]; !ok {
+		t.Fatal("the mwp scenario has no vector table")
+	}
 	for table, cols := range tables {
 		for _, col := range cols {
 			key := table + "." + col
-			seen[key] = true
-			if why, ok := columnExempt[key]; ok {
-				t.Logf("%s not mutated: %s", key, why)
+			if table == "meta" {
+				mutateMeta(t, col)
 				continue
 			}
 			t.Run(key, func(t *testing.T) {
@@ -219,22 +224,98 @@ func TestMutateEveryColumn(t *testing.T) {
 				dir := mutableCopy(t, name)
 				var did string
 				withDB(t, dir, func(db *sql.DB) { did = mutateColumn(t, db, table, col) })
-				var errs []string
-				for _, f := range newFindings(t, name, runScenario(t, dir)) {
-					if f.Severity == finding.SevError {
-						errs = append(errs, string(f.Code)+" "+f.Subject)
-					}
-				}
-				if len(errs) == 0 {
-					t.Fatalf("%s (%s): verify found nothing new", key, did)
-				}
-				t.Logf("%s (%s): %s", key, did, strings.Join(errs, "; "))
+				requireNewError(t, name, dir, key, did)
 			})
 		}
 	}
-	for key := range columnExempt {
-		if !seen[key] {
-			t.Errorf("exempt column %s is not in the schema", key)
+}
+
+// requireNewError runs verify on a mutated copy and requires a new
+// error-severity finding.
+func requireNewError(t *testing.T, name, dir, key, did string) {
+	t.Helper()
+	var errs []string
+	for _, f := range newFindings(t, name, runScenario(t, dir)) {
+		if f.Severity == finding.SevError {
+			errs = append(errs, string(f.Code)+" "+f.Subject)
 		}
 	}
+	if len(errs) == 0 {
+		t.Fatalf("%s (%s): verify found nothing new", key, did)
+	}
+	t.Logf("%s (%s): %s", key, did, strings.Join(errs, "; "))
+}
+
+// mutateMeta changes column col of every meta row of tombstone, one row at
+// a time. Changing the format key or value makes the store unreadable as a
+// memscope snapshot: verify refuses it with an error naming meta, which is
+// caught too.
+func mutateMeta(t *testing.T, col string) {
+	for _, key := range metaKeys(t) {
+		t.Run("meta."+col+"/"+key, func(t *testing.T) {
+			t.Parallel()
+			dir := mutableCopy(t, "tombstone")
+			var did string
+			withDB(t, dir, func(db *sql.DB) {
+				var val any
+				if err := db.QueryRow("SELECT "+col+" FROM meta WHERE key = ?", key).Scan(&val); err != nil {
+					t.Fatal(err)
+				}
+				var nv any
+				switch x := val.(type) {
+				case int64:
+					nv = x ^ 1
+				case []byte:
+					b := append([]byte(nil), x...)
+					b[len(b)/2] ^= 0x01
+					nv = b
+				case string:
+					nv = mutateText(x)
+				default:
+					t.Fatalf("meta.%s of %s: value of type %T", col, key, val)
+				}
+				exec(t, db, "UPDATE meta SET "+col+" = ? WHERE key = ?", nv, key)
+				did = fmt.Sprintf("key %s: %v -> %v", key, short(val), short(nv))
+			})
+			if key == "format" && (col == "key" || col == "value") {
+				m, err := scenario.ReadManifest(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = verify.Run(context.Background(), verify.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log)})
+				if err == nil || !strings.Contains(err.Error(), "meta") {
+					t.Fatalf("meta.%s of format (%s): verify ran (%v)", col, did, err)
+				}
+				return
+			}
+			requireNewError(t, "tombstone", dir, "meta."+col, did)
+		})
+	}
+}
+
+// metaKeys lists every meta key of the pristine tombstone store.
+func metaKeys(t *testing.T) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, "tombstone"), scenario.SnapshotFile)+"?mode=ro&immutable=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT key FROM meta ORDER BY key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	if len(out) < 5 {
+		t.Fatalf("meta holds only %v", out)
+	}
+	return out
 }

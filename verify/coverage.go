@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/memscope/memscope/record"
+import (
+	"strings"
+
+	"github.com/memscope/memscope/record"
+)
 
 // Coverage is answered here once, for every output: whether a row of a
 // table is covered by a signature or tag. Presentation (CLI text and JSON,
@@ -17,6 +21,8 @@ const (
 	TableGateEvents  = "gate_events"
 	TableSessions    = "entries.session_id"
 	TableCheckpoints = "checkpoints"
+	TableMeta        = "meta"
+	TableVectors     = "vectors"
 )
 
 // The labels Label returns. Covered rows get "".
@@ -35,7 +41,8 @@ const (
 
 // eventKind is the record kind whose subject ("query NAME") BadEvents uses
 // for each event table.
-var eventKind = map[string]string{TableQueries: record.KindQuery, TableActions: record.KindAction, TableGateEvents: record.KindGate, TableNodes: record.KindNode}
+var eventKind = map[string]string{TableQueries: record.KindQuery, TableActions: record.KindAction, TableGateEvents: record.KindGate, TableNodes: record.KindNode,
+	TableMeta: record.KindConfig, TableCheckpoints: record.KindCheckpoint, TableVectors: record.KindVector}
 
 // Status values of TableCoverage.
 const (
@@ -76,6 +83,11 @@ func (r *Report) Covered(table, id string) bool {
 // record failed a check, LabelUnsigned when nothing covers it, and
 // LabelNotChecked when verification did not run (nil report).
 func (r *Report) Label(table, id string) string {
+	// A checkpoint row is named by its seq; the timeline names it
+	// "checkpoint N".
+	if table == TableCheckpoints {
+		id = strings.TrimPrefix(id, "checkpoint ")
+	}
 	switch {
 	case r == nil:
 		return LabelNotChecked
@@ -99,4 +111,15 @@ func (r *Report) TableLabel(table string) string {
 		}
 	}
 	return LabelUnsigned
+}
+
+// ConfigValue is meta key's value when the store's signed configuration
+// verified it (Report.Config); ok is false for an unsigned or failing
+// value, and on a nil report.
+func (r *Report) ConfigValue(key string) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	v, ok := r.Config[key]
+	return v, ok
 }

@@ -38,7 +38,7 @@ func pristine(t *testing.T, name string) string {
 		if genDir, genErr = os.MkdirTemp("", "verify-test-"); genErr != nil {
 			return
 		}
-		_, genErr = scenario.GenerateAll(context.Background(), genDir, []string{"clean", "tombstone", "lategate", "smsr", "tampered", "tampered-reset"}, scenario.Options{Seed: 1})
+		_, genErr = scenario.GenerateAll(context.Background(), genDir, []string{"clean", "tombstone", "lategate", "smsr", "tampered", "tampered-reset", "mwp"}, scenario.Options{Seed: 1})
 	})
 	if genErr != nil {
 		t.Fatal(genErr)

@@ -14,7 +14,7 @@ import (
 )
 
 // posFacts holds what the cross-record checks need of each signed record
-// by its log position, in 11 bytes: the signed time, the writer (interned)
+// by its log position, in 7 bytes: the signed time, the writer (interned)
 // and a flag byte. It replaces a list of per-record facts with their ids
 // and parents (about 100 bytes a record, which put a 10M-entry verify at
 // 4.4 GB). Parent references are checked as each entry arrives, against
@@ -31,9 +31,15 @@ import (
 // Both paths give the same findings in the same order; the tests run both
 // on every scenario and tamper case.
 type posFacts struct {
-	ts     []uint64
-	writer []uint16 // index into facts.writers, plus one
-	flags  []uint8
+	// The signed time at each leaf is an offset from its block's base
+	// (the first time stored in that block of tsBlock leaves): 4 bytes
+	// instead of 8. A time more than 2^31 from the base is kept in wide.
+	tsOff     []int32
+	tsBase    []uint64
+	tsBaseSet leafBits
+	wide      map[uint64]uint64
+	writer    []uint16 // index into facts.writers, plus one
+	flags     []uint8
 	// general is set once a fact did not fit.
 	general bool
 	// parentHits are the PARENT_AFTER_CHILD findings found so far;
@@ -48,7 +54,40 @@ const (
 	// bits 2-3: the subject prefix (pfPrefixes); bits 4-5: the trust.
 	pfPrefixShift = 2
 	pfTrustShift  = 4
+	pfWide        = 1 << 6 // the time is in wide
 )
+
+// tsBlock is how many leaves share a time base: a honest store's times
+// across 1024 records stay well within 2^31 of each other.
+const tsBlock = 1024
+
+func (p *posFacts) setTS(pos, ts uint64) {
+	b := pos / tsBlock
+	if !p.tsBaseSet.has(b) {
+		p.tsBase[b] = ts
+		p.tsBaseSet.set(b)
+	}
+	base := p.tsBase[b]
+	switch {
+	case ts >= base && ts-base <= math.MaxInt32:
+		p.tsOff[pos] = int32(ts - base)
+	case ts < base && base-ts <= -math.MinInt32:
+		p.tsOff[pos] = int32(-int64(base - ts))
+	default:
+		if p.wide == nil {
+			p.wide = map[uint64]uint64{}
+		}
+		p.flags[pos] |= pfWide
+		p.wide[pos] = ts
+	}
+}
+
+func (p *posFacts) tsAt(pos uint64) uint64 {
+	if p.flags[pos]&pfWide != 0 {
+		return p.wide[pos]
+	}
+	return p.tsBase[pos/tsBlock] + uint64(int64(p.tsOff[pos]))
+}
 
 // pfPrefixes are the subject prefixes of the signed tables with facts.
 var pfPrefixes = [...]string{"entry ", "write ", "principal "}
@@ -71,7 +110,9 @@ type pendingParent struct {
 }
 
 func (p *posFacts) alloc(a *bigslice.Arena, n int) {
-	p.ts = bigslice.Make[uint64](a, n)
+	p.tsOff = bigslice.Make[int32](a, n)
+	p.tsBase = make([]uint64, (n+tsBlock-1)/tsBlock)
+	p.tsBaseSet = make(leafBits, (len(p.tsBase)+63)/64)
 	p.writer = bigslice.Make[uint16](a, n)
 	p.flags = bigslice.Make[uint8](a, n)
 }
@@ -85,6 +126,15 @@ func (v *verifier) goGeneral() {
 // addFact records what the cross-record checks need of one signed record;
 // it is called from several workers.
 func (v *verifier) addFact(f fact) {
+	if !f.posSet && v.logOK && !v.rep.Partial {
+		// Looked up before taking the lock: the leaf table no longer
+		// changes once the log is read.
+		f.pos, f.posSet = v.logPos(f.id), true
+		f.parentPos = make([]uint64, len(f.parents))
+		for k, par := range f.parents {
+			f.parentPos[k] = v.logPos(par)
+		}
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	p := &v.pf
@@ -95,7 +145,10 @@ func (v *verifier) addFact(f fact) {
 		v.goGeneral()
 		return
 	}
-	pos := v.logPos(f.id)
+	pos := f.pos
+	if !f.posSet {
+		pos = v.logPos(f.id)
+	}
 	prefix := -1
 	for i, pre := range pfPrefixes {
 		if len(f.subject) == len(pre)+36 && strings.HasPrefix(f.subject, pre) && f.subject[len(pre):] == f.id.String() {
@@ -111,9 +164,15 @@ func (v *verifier) addFact(f fact) {
 	if f.entry {
 		fl |= pfEntry
 	}
-	p.flags[pos], p.ts[pos], p.writer[pos] = fl, f.ts, w
+	p.flags[pos], p.writer[pos] = fl, w
+	p.setTS(pos, f.ts)
 	for k, par := range f.parents {
-		pp := v.logPos(par)
+		var pp uint64
+		if f.posSet {
+			pp = f.parentPos[k]
+		} else {
+			pp = v.logPos(par)
+		}
 		if pp == math.MaxUint64 {
 			// No leaf: no record without one keeps the per-position
 			// path, so no fact can name it.
@@ -157,9 +216,9 @@ func (v *verifier) checkParent(cp, pp uint64, k int, childTS uint64, id record.I
 	case pp > cp:
 		p.parentHits = append(p.parentHits, parentHit{child: cp, k: k, code: finding.ParentAfterChild, subj: subj,
 			msg: fmt.Sprintf("parent %s is at leaf %d, after this entry's leaf %d", id, pp, cp)})
-	case p.ts[pp] > childTS:
+	case p.tsAt(pp) > childTS:
 		p.parentHits = append(p.parentHits, parentHit{child: cp, k: k, byTime: true, code: finding.ParentAfterChild, subj: subj,
-			msg: fmt.Sprintf("parent %s was signed at ts %d, after this entry (ts %d)", id, p.ts[pp], childTS)})
+			msg: fmt.Sprintf("parent %s was signed at ts %d, after this entry (ts %d)", id, p.tsAt(pp), childTS)})
 	}
 }
 
@@ -262,18 +321,18 @@ func (v *verifier) positionCross() {
 			continue
 		}
 		l := &lastOf[p.writer[pos]]
-		if l.set && p.ts[pos] < l.ts {
+		if l.set && p.tsAt(uint64(pos)) < l.ts {
 			back = append(back, backwards{uint64(pos), l.pos})
 			continue
 		}
-		*l = last{p.ts[pos], uint64(pos), true}
+		*l = last{p.tsAt(uint64(pos)), uint64(pos), true}
 	}
 	// Records already in a checkpoint the store saw cannot be signed after
 	// it was seen.
 	lates := lateRecords(v.seenCheckpoints, func(fn func(ref int, pos, ts uint64)) {
 		for pos := len(p.flags) - 1; pos >= 0; pos-- {
 			if p.flags[pos]&pfHas != 0 {
-				fn(pos, uint64(pos), p.ts[pos])
+				fn(pos, uint64(pos), p.tsAt(uint64(pos)))
 			}
 		}
 	})
@@ -290,7 +349,7 @@ func (v *verifier) positionCross() {
 	}
 	for _, b := range back {
 		v.add(phaseCross, int64(b.pos), finding.TimeBackwards, subject(b.pos), fmt.Sprintf("signed at ts %d by %s, before that writer's earlier record %s (ts %d, leaf %d)",
-			p.ts[b.pos], v.facts.writers[p.writer[b.pos]-1], subject(b.prev), p.ts[b.prev], b.prev))
+			p.tsAt(b.pos), v.facts.writers[p.writer[b.pos]-1], subject(b.prev), p.tsAt(b.prev), b.prev))
 	}
 	for _, l := range lates {
 		v.add(phaseCross, int64(l.pos), finding.TimeAfterCheckpoint, subject(l.pos), l.message())

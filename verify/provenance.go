@@ -113,6 +113,11 @@ func (v *verifier) provenanceCoverage(ctx context.Context) error {
 	}
 	if rows, err := v.snap.Checkpoints(ctx); err == nil {
 		v.rep.Checkpoints = len(rows)
+		for _, r := range rows {
+			if r.Record != nil {
+				v.cpRecords = append(v.cpRecords, r.Record)
+			}
+		}
 	}
 	events, err := v.snap.GateEvents(ctx)
 	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {

@@ -73,6 +73,11 @@ type fact struct {
 	trust   record.Trust
 	entry   bool
 	parents []record.ID
+	// When set, pos is logPos(id) and parentPos logPos of each parent,
+	// already looked up by the caller.
+	posSet    bool
+	pos       uint64
+	parentPos []uint64
 }
 
 // storedFact is a fact as addFact keeps it: a million-entry store holds a

@@ -35,6 +35,10 @@ type CheckpointVerdict struct {
 	// Consistent: agrees with other checkpoints of its size and with the
 	// log (NotChecked when the log is unreadable or the signature failed).
 	Consistent Check
+	// Sighting is the operator's signed record of when the store saw the
+	// checkpoint (seen_at and the note's hash): NotChecked when the row is
+	// unsigned (older stores, imports).
+	Sighting Check
 	// Code and Message are the first finding about this checkpoint.
 	Code    finding.Code
 	Message string

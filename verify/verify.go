@@ -127,6 +127,12 @@ type Report struct {
 	// signature or tag covers (see Covered); fully signed and unsigned
 	// tables need no list.
 	SignedRows map[string]map[string]bool `json:"-"`
+	// Config holds the meta values whose signed configuration record
+	// passed every check (decoding, column against record, signer and
+	// authority, log inclusion, latest revision). Analyses that let a
+	// meta value decide anything read it from here; a value only in the
+	// snapshot's meta table is an unsigned claim.
+	Config map[string]string `json:"-"`
 }
 
 // TableCoverage is how many rows of one table a signature or tag covers.
@@ -167,7 +173,7 @@ type verifier struct {
 	logOK      bool
 	leafByID   leafTable // record leaves, sorted by id once the log is read
 	tombLeaves map[record.ID]uint64
-	seenLeaf   []bool
+	seenLeaf   leafBits // leaves a row claimed
 
 	entryIDs *entrySet // every entry id of the snapshot
 	// arena holds Run's per-leaf arrays outside the heap (freed when Run
@@ -194,6 +200,10 @@ type verifier struct {
 	// column is set but whose record predates signed sessions.
 	sessionUnsigned []string
 	signing         bool // the store signs its event tables (signsEvents)
+	// the operator's checkpoint sightings (read with the checkpoints), and
+	// the log ids of meta revisions a later one superseded.
+	cpRecords  []*loader.RowRecord
+	superseded map[record.ID]bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -230,6 +240,11 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	defer v.snap.Close()
 	v.arena = &bigslice.Arena{}
 	defer v.arena.Free()
+	if v.opts.LogOptions.TileCache == 0 {
+		// Records arrive in about log order, so inclusion needs the tiles
+		// around the current leaf, not the default 33 MB of them.
+		v.opts.LogOptions.TileCache = verifyTileCache
+	}
 	v.generalOnly = general
 	snap := v.snap
 	for i, p := range snap.Problems() {
@@ -299,6 +314,9 @@ func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVe
 	}
 	return v
 }
+
+// verifyTileCache is the tile cache of Run's log reader (about 4 MB).
+const verifyTileCache = 256
 
 const (
 	phaseSnapshot = iota
@@ -383,7 +401,7 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		// 10M-leaf table by appends would hold the old and the new array
 		// at once, and on the heap the collector lets as much garbage pile
 		// up again.
-		v.seenLeaf = bigslice.Make[bool](v.arena, int(cp.Size))
+		v.seenLeaf = bigslice.Make[uint64](v.arena, int(cp.Size+63)/64)
 		v.leafByID = bigslice.Make[leafRef](v.arena, int(cp.Size))[:0]
 		v.pf.alloc(v.arena, int(cp.Size))
 	}
@@ -431,17 +449,25 @@ func (v *verifier) inLog(phase int, seq int64, id record.ID, subject string, lea
 	if !v.logOK || v.rep.Partial {
 		return nil
 	}
+	idx, ok := v.leafByID.lookup(id)
+	return v.inLogAt(phase, seq, id, subject, leaf, rowIndex, idx, ok)
+}
+
+// inLogAt is inLog for a record whose leaf lookup (idx, ok) is done.
+func (v *verifier) inLogAt(phase int, seq int64, id record.ID, subject string, leaf []byte, rowIndex int64, idx uint64, ok bool) (failed []finding.Code) {
+	if !v.logOK || v.rep.Partial {
+		return nil
+	}
 	fail := func(code finding.Code, msg string) {
 		v.add(phase, seq, code, subject, msg)
 		failed = append(failed, code)
 	}
-	idx, ok := v.leafByID.lookup(id)
 	if !ok {
 		fail(finding.RecordNotInLog, "no log leaf carries this record's id")
 		return
 	}
 	v.mu.Lock()
-	v.seenLeaf[idx] = true
+	v.seenLeaf.set(idx)
 	v.mu.Unlock()
 	if rowIndex >= 0 && uint64(rowIndex) != idx {
 		fail(finding.InclusionFailed, fmt.Sprintf("the snapshot places this record at leaf %d but the log has it at leaf %d", rowIndex, idx))
@@ -472,7 +498,7 @@ func (v *verifier) claimLeaf(rowID string) {
 	}
 	if idx, ok := v.leafByID.lookup(id); ok {
 		v.mu.Lock()
-		v.seenLeaf[idx] = true
+		v.seenLeaf.set(idx)
 		v.mu.Unlock()
 	}
 }
@@ -652,7 +678,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 				v.add(phaseTombstones, r.Seq, finding.TombstoneNotInLog, subj, "no ts: leaf in the log names this entry")
 				return nil
 			}
-			v.seenLeaf[idx] = true
+			v.seenLeaf.set(idx)
 			if r.LeafIndex >= 0 && uint64(r.LeafIndex) != idx {
 				v.add(phaseTombstones, r.Seq, finding.InclusionFailed, subj, fmt.Sprintf("the snapshot places this tombstone at leaf %d but the log has its ts: leaf at %d", r.LeafIndex, idx))
 			}
@@ -687,6 +713,9 @@ func (v *verifier) entries(ctx context.Context) error {
 	order := v.newRowOrder("entries")
 	return fanOut(v.opts.Workers, func(yield func(*loader.EntryRow) error) error {
 		return v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+			// Decoded here, on the reading goroutine: with one signature
+			// worker the other core then decodes while it verifies.
+			v.snap.DecodeEntryRow(r)
 			order.next(r.Seq, r.LeafIndex)
 			v.rep.Entries++
 			v.rep.Records++
@@ -753,14 +782,14 @@ func (v *verifier) markEntry(eid string, code finding.Code) {
 	v.mu.Unlock()
 }
 
-// checkEntry runs every per-entry check; it is called from several workers.
+// checkEntry runs every per-entry check of a decoded row
+// (DecodeEntryRow); it is called from several workers.
 func (v *verifier) checkEntry(r *loader.EntryRow) {
 	subj := "entry " + r.EID
 	flag := func(code finding.Code, msg string) {
 		v.add(phaseEntries, r.Seq, code, subj, msg)
 		v.markEntry(r.EID, code)
 	}
-	v.snap.DecodeEntryRow(r)
 	if r.DecodeErr != nil {
 		// The row still claims its leaf: the finding is the encoding, not
 		// a deletion.
@@ -772,7 +801,14 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		return
 	}
 	e := r.Entry
-	v.addFact(fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents})
+	// Every position is looked up once: the entry's for its fact and its
+	// inclusion, each parent's for its fact and its presence.
+	f := fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents,
+		posSet: true, pos: v.logPos(e.EID), parentPos: make([]uint64, len(e.Parents))}
+	for k, p := range e.Parents {
+		f.parentPos[k] = v.logPos(p)
+	}
+	v.addFact(f)
 	v.checkWeights(e, flag)
 	var diff []string
 	if r.EID != e.EID.String() {
@@ -810,7 +846,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	}
 	// Inclusion failures are kept apart from EntryStatus, whose codes other
 	// analyses read as "the record failed verification".
-	if failed := v.inLog(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex); len(failed) > 0 {
+	if failed := v.inLogAt(phaseEntries, r.Seq, e.EID, subj, record.RecordLeaf(e.EID, e.Sig), r.LeafIndex, f.pos, f.pos != math.MaxUint64); len(failed) > 0 {
 		v.mu.Lock()
 		v.rep.InclusionFailures[r.EID] = failed[0]
 		v.mu.Unlock()
@@ -828,8 +864,8 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 			flag(finding.HMACWrong, "the HMAC tag does not match content, session and timestamp under the given key")
 		}
 	}
-	for _, p := range e.Parents {
-		if !v.entryIDs.has(p) && !v.tombstoned[p] {
+	for k, p := range e.Parents {
+		if !v.entryIDs.hasAt(p, f.parentPos[k]) && !v.tombstoned[p] {
 			flag(finding.ParentMissing, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
 		}
 	}
@@ -915,10 +951,10 @@ func (v *verifier) orphanLeaves() {
 			id    record.ID
 			index uint64
 		}{ref.id, uint64(ref.index)}
-		if v.seenLeaf[l.index] {
+		if v.seenLeaf.has(l.index) {
 			continue
 		}
-		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] {
+		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] || v.superseded[l.id] {
 			continue
 		}
 		if kind, ok := v.eventLeafKind[l.index]; ok {
@@ -930,7 +966,7 @@ func (v *verifier) orphanLeaves() {
 	// A ts: leaf that no tombstone row claims: the store lost the record
 	// of a deletion the log still shows.
 	for id, idx := range v.tombLeaves {
-		if !v.seenLeaf[idx] {
+		if !v.seenLeaf.has(idx) {
 			v.add(phaseOrphans, int64(idx), finding.LeafWithoutRecord, leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
 		}
 	}
@@ -938,6 +974,11 @@ func (v *verifier) orphanLeaves() {
 
 func (v *verifier) checkpoints(ctx context.Context, lv note.Verifier) error {
 	rows, err := v.snap.Checkpoints(ctx)
+	for _, r := range rows {
+		if r.Record != nil {
+			v.cpRecords = append(v.cpRecords, r.Record)
+		}
+	}
 	if err != nil {
 		v.add(phaseCheckpoints, 0, finding.RowMalformed, "checkpoints", err.Error())
 		return nil
@@ -1100,6 +1141,9 @@ func (v *verifier) plainRows(ctx context.Context) error {
 		er.add(v.gateEvents[i].Record)
 	}
 	rows["gate_events"] = v.gateRows
+	if err := v.operatorRows(ctx, er, count); err != nil {
+		return err
+	}
 	signed := v.checkEvents(ctx, er)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -1213,11 +1257,6 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 	cov(TableSessions, r.Entries, sess, by)
 	cov("writes", r.Edges, r.Edges, "writer signature")
 	cov("tombstones", r.Tombstones, r.Tombstones, "writer signature")
-	cps := 0
-	if r.Anchors.LogKey == "pinned" {
-		cps = r.Checkpoints
-	}
-	cov(TableCheckpoints, r.Checkpoints, cps, "log key (only with --log-key)")
 	for _, t := range []string{TableNodes, TableQueries, TableActions, TableGateEvents} {
 		by := "principal signature"
 		if signedRows[t] == 0 {
@@ -1225,12 +1264,10 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 		}
 		cov(t, plain[t], signedRows[t], by)
 	}
+	v.operatorCoverage(plain, signedRows, cov)
 	var unsigned []string
 	for i, c := range r.Coverage {
 		if c.Status == StatusUnsigned || c.Status == StatusPartial {
-			if c.Table == TableCheckpoints {
-				continue // CHECKPOINT_UNANCHORED already says it
-			}
 			unsigned = append(unsigned, c.Table)
 			v.add(phaseRows, int64(10+i), finding.TableUnsigned, c.Table, fmt.Sprintf("%d of %d rows are covered by no signature or tag (%s): every value read from them is an unsigned claim", c.Rows-c.Signed, c.Rows, c.By))
 		}

@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,13 @@ type Config struct {
 	RootKeys     []ed25519.PublicKey
 	Description  string
 	HMACKey      []byte // when set, entries get SMSR-style tags
+	// Operator, when set, is the registered principal that signs the
+	// store's own rows: its meta values, the checkpoints it saw and its
+	// vector index (record.Config, CheckpointSeen, Vector). They are signed
+	// when the store is closed or copied (Close, SnapshotTo), at the latest
+	// time the store has seen, so the operator need only be registered by
+	// then. Without it those tables are unsigned claims.
+	Operator *Signer
 }
 
 // Store is an open store being written.
@@ -65,6 +73,37 @@ type Store struct {
 	tree    *compact.Range
 	leaves  uint64
 	version uint64
+	// now is the latest record time the store has seen: the time of the
+	// operator's records.
+	now uint64
+	// meta values as written, the value last signed for each key and its
+	// revision; checkpoints and vectors not yet signed.
+	meta       map[string]string
+	metaSigned map[string]string
+	metaRev    map[string]uint64
+	cpPending  []pendingCheckpoint
+	vecPending []pendingVector
+}
+
+type pendingCheckpoint struct {
+	seq    int64
+	seenAt int64
+	note   []byte
+}
+
+type pendingVector struct {
+	seq         int64
+	eid         record.ID
+	contentHash [32]byte
+	dim         int
+	vecHash     [32]byte
+}
+
+// saw advances the store's clock to ts.
+func (s *Store) saw(ts uint64) {
+	if ts > s.now {
+		s.now = ts
+	}
 }
 
 var factory = &compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
@@ -89,7 +128,8 @@ func Create(cfg Config) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("writer: %s: create schema: %w", cfg.SnapshotPath, err)
 	}
-	s := &Store{cfg: cfg, db: db, stmts: map[string]*sql.Stmt{}, seq: map[string]int64{}, tree: factory.NewEmptyRange(0)}
+	s := &Store{cfg: cfg, db: db, stmts: map[string]*sql.Stmt{}, seq: map[string]int64{}, tree: factory.NewEmptyRange(0),
+		meta: map[string]string{}, metaSigned: map[string]string{}, metaRev: map[string]uint64{}}
 	if err := s.begin(); err != nil {
 		return nil, err
 	}
@@ -125,8 +165,8 @@ queries|INSERT INTO queries(seq,id,text,k,reset,dense,selected,ts,leaf_index,rec
 actions|INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts,query,sources,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,reason,version_before,version_after,ts,leaf_index,record) VALUES(?,?,?,?,?,?,?,?,?,?,?)
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
-vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec) VALUES(?,?,?,?,?)
-meta|INSERT OR REPLACE INTO meta(key,value) VALUES(?,?)
+vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec,leaf_index,record) VALUES(?,?,?,?,?,?,?)
+meta|INSERT OR REPLACE INTO meta(key,value,leaf_index,record) VALUES(?,?,?,?)
 `
 
 var insertSQL = func() map[string]string {
@@ -209,8 +249,90 @@ func (s *Store) Root() []byte {
 	return r
 }
 
-// SetMeta writes one meta key.
-func (s *Store) SetMeta(key, value string) error { return s.exec("meta", key, value) }
+// SetMeta writes one meta key. With an operator the value is signed when
+// the store is closed or copied; until then the row is unsigned.
+func (s *Store) SetMeta(key, value string) error {
+	s.meta[key] = value
+	return s.exec("meta", key, value, nil, nil)
+}
+
+// signOperatorRows signs, as the operator, every meta value not signed at
+// its current value, every checkpoint and every vector not yet signed,
+// logs them and fills in their rows' leaf_index and record.
+func (s *Store) signOperatorRows(ctx context.Context) error {
+	op := s.cfg.Operator
+	if op == nil {
+		return nil
+	}
+	kid := record.KeyIDOf(op.Key.Public().(ed25519.PublicKey))
+	nonce := func(kind, name string, rev uint64) [16]byte {
+		h := sha256.New()
+		h.Write(op.Nonce[:])
+		fmt.Fprintf(h, "%s\x00%s\x00%d", kind, name, rev)
+		var n [16]byte
+		copy(n[:], h.Sum(nil))
+		return n
+	}
+	sign := func(rec any, sig func() []byte, kind string, id record.ID) ([]byte, uint64, error) {
+		if err := record.Sign(rec, op.Key); err != nil {
+			return nil, 0, err
+		}
+		raw, err := record.Encode(rec)
+		if err != nil {
+			return nil, 0, err
+		}
+		idx, err := s.AppendLeaf(ctx, record.EventLeaf(kind, id, sig()))
+		return raw, idx, err
+	}
+	keys := make([]string, 0, len(s.meta))
+	for k := range s.meta {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := s.meta[k]
+		if _, ok := s.metaRev[k]; ok && s.metaSigned[k] == v {
+			continue
+		}
+		rev := s.metaRev[k] + 1
+		c := &record.Config{V: record.FormatVersion, Kind: record.KindConfig, Name: k, Rev: rev, Value: v, Writer: op.Principal, KID: kid, TS: s.now, Nonce: nonce(record.KindConfig, k, rev)}
+		raw, idx, err := sign(c, func() []byte { return c.Sig }, record.KindConfig, record.ConfigID(k, rev))
+		if err != nil {
+			return err
+		}
+		if err := s.exec("meta", k, v, int64(idx), raw); err != nil {
+			return err
+		}
+		s.metaRev[k], s.metaSigned[k] = rev, v
+	}
+	for _, p := range s.cpPending {
+		name := strconv.FormatInt(p.seq, 10)
+		c := &record.CheckpointSeen{V: record.FormatVersion, Kind: record.KindCheckpoint, Name: name, NoteHash: sha256.Sum256(p.note), SeenAt: uint64(p.seenAt),
+			Writer: op.Principal, KID: kid, TS: s.now, Nonce: nonce(record.KindCheckpoint, name, 0)}
+		raw, idx, err := sign(c, func() []byte { return c.Sig }, record.KindCheckpoint, record.EventID(record.KindCheckpoint, name))
+		if err != nil {
+			return err
+		}
+		if _, err := s.tx.Exec("UPDATE checkpoints SET leaf_index = ?, record = ? WHERE seq = ?", int64(idx), raw, p.seq); err != nil {
+			return fmt.Errorf("writer: sign checkpoint %d: %w", p.seq, err)
+		}
+	}
+	s.cpPending = nil
+	for _, p := range s.vecPending {
+		name := strconv.FormatInt(p.seq, 10)
+		vr := &record.Vector{V: record.FormatVersion, Kind: record.KindVector, Name: name, EID: p.eid, ContentHash: p.contentHash, Dim: uint(p.dim), VecHash: p.vecHash,
+			Writer: op.Principal, KID: kid, TS: s.now, Nonce: nonce(record.KindVector, name, 0)}
+		raw, idx, err := sign(vr, func() []byte { return vr.Sig }, record.KindVector, record.EventID(record.KindVector, name))
+		if err != nil {
+			return err
+		}
+		if _, err := s.tx.Exec("UPDATE vectors SET leaf_index = ?, record = ? WHERE seq = ?", int64(idx), raw, p.seq); err != nil {
+			return fmt.Errorf("writer: sign vector %d: %w", p.seq, err)
+		}
+	}
+	s.vecPending = nil
+	return nil
+}
 
 // Register appends a signed principal-registry event.
 func (s *Store) Register(ctx context.Context, ev *record.PrincipalEvent, root ed25519.PrivateKey) error {
@@ -227,6 +349,7 @@ func (s *Store) Register(ctx context.Context, ev *record.PrincipalEvent, root ed
 	if err != nil {
 		return err
 	}
+	s.saw(ev.TS)
 	return s.InsertPrincipalRow(ev, raw, &idx)
 }
 
@@ -293,6 +416,7 @@ func (s *Store) AddSignedEntry(ctx context.Context, e *record.Entry, raw []byte,
 		tag = smsr.Tag(s.cfg.HMACKey, e.Content, opt.SessionID, int64(e.TS))
 	}
 	s.version++
+	s.saw(e.TS)
 	return s.InsertEntryRow(EntryRow{Entry: e, Raw: raw, SessionID: opt.SessionID, HMACTag: tag, Leaf: &idx})
 }
 
@@ -348,6 +472,7 @@ func (s *Store) AddWrite(ctx context.Context, w *record.Write, key ed25519.Priva
 		return err
 	}
 	s.version++
+	s.saw(w.TS)
 	return s.InsertWriteRow(w, raw, &idx)
 }
 
@@ -403,6 +528,7 @@ func (s *Store) AddTombstone(ctx context.Context, t *record.Tombstone, key ed255
 		return err
 	}
 	s.version++
+	s.saw(t.TS)
 	return s.InsertTombstoneRow(t, raw, &idx)
 }
 
@@ -449,6 +575,9 @@ func (s *Store) signEvent(ctx context.Context, kind, name string, rec any, sg Si
 	raw, err := record.Encode(rec)
 	if err != nil {
 		return nil, nil, err
+	}
+	if ts, ok := eventTS(rec); ok {
+		s.saw(ts)
 	}
 	sig := reflectSig(rec)
 	idx, err := s.AppendLeaf(ctx, record.EventLeaf(kind, record.EventID(kind, name), sig))
@@ -656,7 +785,11 @@ func (s *Store) AddVector(eid record.ID, contentHash [32]byte, vec []float32) er
 	for i, x := range vec {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
-	return s.exec(snapshot.VectorTable, s.nextSeq(snapshot.VectorTable), eid.String(), fmt.Sprintf("%x", contentHash[:]), len(vec), b)
+	seq := s.nextSeq(snapshot.VectorTable)
+	if s.cfg.Operator != nil {
+		s.vecPending = append(s.vecPending, pendingVector{seq: seq, eid: eid, contentHash: contentHash, dim: len(vec), vecHash: sha256.Sum256(b)})
+	}
+	return s.exec(snapshot.VectorTable, seq, eid.String(), fmt.Sprintf("%x", contentHash[:]), len(vec), b, nil, nil)
 }
 
 // Version is the store's version counter: one step per accepted write.
@@ -679,15 +812,27 @@ func (s *Store) Checkpoint(seenAt int64) ([]byte, error) {
 	return cp, s.RecordCheckpoint(seenAt, cp)
 }
 
-// RecordCheckpoint stores a checkpoint note as seen by the store (low level).
+// RecordCheckpoint stores a checkpoint note as seen by the store (low
+// level). With an operator, the sighting is signed when the store is
+// closed or copied.
 func (s *Store) RecordCheckpoint(seenAt int64, note []byte) error {
-	return s.exec("checkpoints", s.nextSeq("checkpoints"), seenAt, string(note))
+	seq := s.nextSeq("checkpoints")
+	if seenAt > 0 {
+		s.saw(uint64(seenAt))
+	}
+	if s.cfg.Operator != nil {
+		s.cpPending = append(s.cpPending, pendingCheckpoint{seq: seq, seenAt: seenAt, note: append([]byte(nil), note...)})
+	}
+	return s.exec("checkpoints", seq, seenAt, string(note), nil, nil)
 }
 
 // Close commits the snapshot and closes the log, returning the log's
 // published checkpoint.
 func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	if err := s.SetMeta(snapshot.MetaStoreVersion, strconv.FormatUint(s.version, 10)); err != nil {
+		return nil, err
+	}
+	if err := s.signOperatorRows(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.tx.Commit(); err != nil {
@@ -706,11 +851,18 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 // SnapshotTo commits what is written so far and copies the store, as it
 // stands now, into a new file at path (it must not exist): a snapshot of
 // one moment, for stores taken in phases. Writing then continues.
-func (s *Store) SnapshotTo(path string) error {
+func (s *Store) SnapshotTo(path string) error { return s.SnapshotToContext(context.Background(), path) }
+
+// SnapshotToContext is SnapshotTo; ctx bounds the log appends of the
+// operator's records.
+func (s *Store) SnapshotToContext(ctx context.Context, path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("writer: %s already exists; evidence is never overwritten", path)
 	}
 	if err := s.SetMeta(snapshot.MetaStoreVersion, strconv.FormatUint(s.version, 10)); err != nil {
+		return err
+	}
+	if err := s.signOperatorRows(ctx); err != nil {
 		return err
 	}
 	if err := s.tx.Commit(); err != nil {
@@ -742,6 +894,21 @@ func nullBlob(b []byte) any {
 		return nil
 	}
 	return b
+}
+
+// eventTS reads an event record's time.
+func eventTS(rec any) (uint64, bool) {
+	switch r := rec.(type) {
+	case *record.Query:
+		return r.TS, true
+	case *record.Action:
+		return r.TS, true
+	case *record.GateEvent:
+		return r.TS, true
+	case *record.Node:
+		return r.TS, true
+	}
+	return 0, false
 }
 
 // reflectSig reads the Sig field record.Sign filled in.

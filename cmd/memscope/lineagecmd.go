@@ -10,6 +10,7 @@ import (
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/verify"
 )
 
 const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--log DIR|URL [anchors]] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
@@ -97,6 +98,9 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if err != nil {
 		return exitUsage, err
 	}
+	if r, err := s.Snap.EntryByID(ctx, id); err == nil && r.SessionID != "" {
+		view.Session, view.SessionCoverage = r.SessionID, s.Coverage(verify.TableSessions, id)
+	}
 	switch {
 	case *asJSON:
 		return exitOK, writeJSON(stdout, view)
@@ -181,7 +185,11 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 
 func writeEntryLineage(w io.Writer, v *inspect.EntryLineageView) {
 	e := v.Explanation
-	fmt.Fprintf(w, "entry %s  recorded %s, recomputed %s at tau %g\n\n", sanitize.Line(e.Entry), e.Recorded, e.Recomputed, e.Tau)
+	fmt.Fprintf(w, "entry %s  recorded %s, recomputed %s at tau %g\n", sanitize.Line(e.Entry), e.Recorded, e.Recomputed, e.Tau)
+	if v.Session != "" {
+		fmt.Fprintf(w, "session %s%s\n", sanitize.Line(v.Session), bracket(v.SessionCoverage))
+	}
+	fmt.Fprintln(w)
 	for _, row := range v.Rows {
 		fmt.Fprintln(w, row)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -156,6 +157,25 @@ func TestLineageJSON(t *testing.T) {
 	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db", entry)
 	if code != exitOK || !strings.Contains(out, "External ancestors: 1") {
 		t.Errorf("entry view: exit %d\n%s", code, out)
+	}
+	// The entry's session, with verify's label: "not checked" without the
+	// log, none when verification covers it (the session is signed in the
+	// entry record).
+	if !regexp.MustCompile(`(?m)^session session-\d+ \[not checked\]$`).MatchString(out) {
+		t.Errorf("entry view without --log: no labelled session\n%s", out)
+	}
+	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	code, out, errs = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry}, anchors...)...)
+	if code != exitOK || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
+		t.Errorf("entry view verified: exit %d %s\n%s", code, errs, out)
+	}
+	code, out, _ = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry, "--json"}, anchors...)...)
+	var ev struct {
+		Session         *string `json:"session"`
+		SessionCoverage *string `json:"session_coverage"`
+	}
+	if err := json.Unmarshal([]byte(out), &ev); code != exitOK || err != nil || ev.Session == nil || *ev.Session == "" || ev.SessionCoverage == nil || *ev.SessionCoverage != "" {
+		t.Errorf("entry JSON: exit %d, %v, %+v", code, err, ev)
 	}
 	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db", entry, "--dot")
 	if code != exitOK || !strings.HasPrefix(out, "digraph") {

@@ -170,6 +170,16 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		return nil, err
 	}
 	st := &storemodel.Store{Format: storemodel.HippoRAG, Root: l.SaveDir}
+	// The OpenIE results are read and parsed while the pickle decodes (the
+	// two are independent and each is about a third of the open); the
+	// results join below where they were always taken, so files, issues
+	// and errors come in the same order as read one after the other.
+	prov := newProvenance()
+	var openie chan openieResult
+	if l.OpenIE != "" {
+		openie = make(chan openieResult, 1)
+		go func() { openie <- readOpenIE(ctx, l.OpenIE, prov) }()
+	}
 	pb, pf, err := storefile.ReadAll(ctx, l.Pickle, "graph.pickle (igraph)", storefile.MaxPickle)
 	if err != nil {
 		return nil, err
@@ -201,18 +211,18 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if g.Directed {
 		st.Notes = append(st.Notes, "graph.pickle holds a directed graph; HippoRAG 2 runs PPR with directed=False, and so does replay")
 	}
-	prov := newProvenance()
 	if l.OpenIE == "" {
 		st.Notes = append(st.Notes, "no openie_results_ner_<llm>.json next to the working directory: no edge can be explained, so every edge is a no-source write")
 	} else {
-		ob, of, err := storefile.ReadAll(ctx, l.OpenIE, "OpenIE results (JSON)", storefile.MaxJSON)
-		if err != nil {
-			return nil, err
+		r := <-openie
+		if r.readErr != nil {
+			return nil, r.readErr
 		}
-		st.Files = append(st.Files, of)
-		if err := prov.read(l.OpenIE, ob, st); err != nil {
-			return nil, err
+		st.Files = append(st.Files, r.file)
+		if r.err != nil {
+			return nil, r.err
 		}
+		st.Issues = append(st.Issues, r.issues...)
 	}
 	if meta := filepath.Join(l.WorkDir, "chunk_metadata.json"); exists(meta) {
 		if f, err := storefile.Describe(ctx, meta, "chunk metadata (JSON, not used by replay)"); err == nil {
@@ -271,6 +281,24 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		prov.explain(&st.Edges[i], embeddings, l.Pickle, st)
 	}
 	return st, nil
+}
+
+// openieResult is the OpenIE file read into a provenance: the file, the
+// issues its docs raised, a read error or a parse error.
+type openieResult struct {
+	file         storemodel.File
+	issues       []storemodel.Issue
+	readErr, err error
+}
+
+func readOpenIE(ctx context.Context, path string, prov *provenance) openieResult {
+	ob, of, err := storefile.ReadAll(ctx, path, "OpenIE results (JSON)", storefile.MaxJSON)
+	if err != nil {
+		return openieResult{readErr: err}
+	}
+	var issues storemodel.Store
+	err = prov.read(path, ob, &issues)
+	return openieResult{file: of, issues: issues.Issues, err: err}
 }
 
 // provenance is what the OpenIE results explain. Pairs are keyed by their

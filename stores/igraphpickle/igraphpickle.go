@@ -41,6 +41,15 @@ func Decode(b []byte) (g *Graph, err error) {
 	if err := scan(b); err != nil {
 		return nil, err
 	}
+	if g, err := decodeFast(b); err == nil {
+		return g, nil
+	}
+	return decodeGeneral(b)
+}
+
+// decodeGeneral is the general decoder (gopickle with a restricted
+// FindClass) that every pickle decodeFast gives up on goes through.
+func decodeGeneral(b []byte) (g *Graph, err error) {
 	// gopickle panics on a few malformed inputs (an empty stack, a wrong
 	// type); a hostile file must get an error, not a crash.
 	defer func() {
@@ -118,14 +127,22 @@ func (graphClass) Call(args ...any) (any, error) {
 	}
 	g := &Graph{N: n, Edges: make([][2]int32, len(*el)), VAttrs: map[string][]any{}, EAttrs: map[string][]any{}}
 	for i, e := range *el {
-		t, ok := e.(*types.Tuple)
-		if !ok || t.Len() != 2 {
+		var ends [2]any
+		switch t := e.(type) {
+		case pair: // decodeFast's (int, int) tuple
+			ends = [2]any{t[0], t[1]}
+		case *types.Tuple:
+			if t.Len() != 2 {
+				return nil, fmt.Errorf("igraph.Graph: edge %d is %s, want a pair of vertex indices", i, describe(e))
+			}
+			ends = [2]any{t.Get(0), t.Get(1)}
+		default:
 			return nil, fmt.Errorf("igraph.Graph: edge %d is %s, want a pair of vertex indices", i, describe(e))
 		}
-		for j := 0; j < 2; j++ {
-			v, ok := t.Get(j).(int)
+		for j, x := range ends {
+			v, ok := x.(int)
 			if !ok || v < 0 || v >= n {
-				return nil, fmt.Errorf("igraph.Graph: edge %d names vertex %s, outside 0..%d", i, describe(t.Get(j)), n-1)
+				return nil, fmt.Errorf("igraph.Graph: edge %d names vertex %s, outside 0..%d", i, describe(x), n-1)
 			}
 			g.Edges[i][j] = int32(v)
 		}
@@ -275,6 +292,8 @@ func describe(v any) string {
 		return "a dict"
 	case *pickled:
 		return "an igraph Graph"
+	case pair:
+		return "a tuple"
 	case *types.GenericClass:
 		return "a " + v.Module + "." + v.Name
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,62 @@ func FuzzDecode(f *testing.F) {
 			if len(v) != g.N {
 				t.Fatalf("vertex attribute %q has %d values for %d vertices", k, len(v), g.N)
 			}
+		}
+	})
+}
+
+// The fast decoder reads what python-igraph writes (the HippoRAG 2 store
+// fixtures and the seed, numpy strings and floats included) and builds the
+// same Graph as the general decoder; the protocol 2 seed takes the general
+// path.
+func TestFastMatchesGeneral(t *testing.T) {
+	t.Parallel()
+	paths := []string{filepath.Join("testdata", "small.pickle")}
+	for _, s := range []string{"clean", "poisoned"} {
+		paths = append(paths, filepath.Join("..", "hipporag", "testdata", s, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle"))
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, err := decodeFast(b)
+		if err != nil {
+			t.Fatalf("%s: the fast decoder gave up: %v", p, err)
+		}
+		gen, err := decodeGeneral(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fast, gen) {
+			t.Errorf("%s: fast %+v\ngeneral %+v", p, fast, gen)
+		}
+	}
+	if _, err := decodeFast(read(t, "small_proto2.pickle")); err != errFallback {
+		t.Errorf("protocol 2 pickle: %v, want the general path", err)
+	}
+}
+
+// Wherever the fast decoder succeeds, the general one builds the same
+// Graph: the fast path changes speed, never a result.
+func FuzzFastMatchesGeneral(f *testing.F) {
+	for _, name := range []string{"small.pickle", "small_proto2.pickle", "os_system.pickle", "ordered_dict.pickle", "truncated.pickle"} {
+		f.Add(read(f, name))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if scan(b) != nil {
+			return
+		}
+		fast, err := decodeFast(b)
+		if err != nil {
+			return
+		}
+		gen, err := decodeGeneral(b)
+		if err != nil {
+			t.Fatalf("fast decoded %+v, the general decoder refuses: %v", fast, err)
+		}
+		if !reflect.DeepEqual(fast, gen) {
+			t.Fatalf("fast %+v\ngeneral %+v", fast, gen)
 		}
 	})
 }

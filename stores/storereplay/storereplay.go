@@ -59,11 +59,12 @@ func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
 		}
 	}
 	edges := make([]replay.Edge, len(st.Edges))
+	declared := make([]bool, len(st.Edges)) // one allocation, not one per edge
 	w := Writer(st.Format)
 	for i, e := range st.Edges {
-		declared := len(e.Sources) > 0
+		declared[i] = len(e.Sources) > 0
 		edges[i] = replay.Edge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight,
-			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: &declared}}
+			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: &declared[i]}}
 	}
 	g, err := replay.NewGraph(nodes, edges, replay.DropSelfLoops)
 	if err != nil {
