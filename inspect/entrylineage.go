@@ -119,8 +119,12 @@ func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 	for i, n := range nb.Nodes {
 		label := shortID(n.ID)
 		if n.Index >= 0 {
-			e := s.Entries[s.RowOf(n.Index)]
-			label += " " + e.Writer + ": " + Preview(e.Content, 60)
+			row := s.RowOf(n.Index)
+			c, err := s.Content(context.Background(), row)
+			if err != nil {
+				c = "(content not read: " + err.Error() + ")"
+			}
+			label += " " + s.Entries[row].Writer + ": " + Preview(c, 60)
 		}
 		dg.Nodes = append(dg.Nodes, dagdraw.Node{ID: n.ID, Label: sanitize.Line(label), Trust: n.Label.String(),
 			ElidedParents: n.HiddenParents, Focus: i == nb.Center})

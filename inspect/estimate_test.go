@@ -86,6 +86,78 @@ func TestEntryEstimateIsOnlyAHint(t *testing.T) {
 					t.Fatalf("entry %s not loaded", want.Entries[i].ID)
 				}
 			}
+			// Contents read back by seq find each row's own content.
+			sameContents(t, s, lazyCopy(t, s))
 		})
+	}
+	sameContents(t, want, lazyCopy(t, want))
+}
+
+// lazyCopy opens and loads s's snapshot again with LazyContent.
+func lazyCopy(t *testing.T, s *Session) *Session {
+	t.Helper()
+	opts := s.Opts
+	opts.LazyContent = true
+	l, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	if err := l.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// sameContents checks that a LazyContent session holds no content and
+// reads back, by windows and one row at a time, what the other holds;
+// and that its timeline's entry summaries are the same.
+func sameContents(t *testing.T, held, lazy *Session) {
+	t.Helper()
+	n := len(held.Entries)
+	if len(lazy.Entries) != n {
+		t.Fatalf("%d rows lazily, %d held", len(lazy.Entries), n)
+	}
+	for i := range lazy.Entries {
+		if lazy.Entries[i].Content != "" {
+			t.Fatalf("row %d holds its content under LazyContent", i)
+		}
+	}
+	got, err := lazy.Contents(context.Background(), 0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonEmpty := 0
+	for i := range n {
+		if got[i] != held.Entries[i].Content {
+			t.Fatalf("row %d: read back %q, held %q", i, got[i], held.Entries[i].Content)
+		}
+		if got[i] != "" {
+			nonEmpty++
+		}
+		if i%7 == 0 {
+			if c, err := lazy.Content(context.Background(), i); err != nil || c != got[i] {
+				t.Fatalf("Content(%d) = %q, %v", i, c, err)
+			}
+		}
+	}
+	if nonEmpty == 0 {
+		t.Fatal("no row has content: the comparison tests nothing")
+	}
+	a, err := held.Timeline(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lazy.Timeline(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Events) != len(b.Events) {
+		t.Fatalf("timeline: %d events lazily, %d held", len(b.Events), len(a.Events))
+	}
+	for i := range a.Events {
+		if a.Events[i].Summary != b.Events[i].Summary {
+			t.Fatalf("timeline event %d: %q lazily, %q held", i, b.Events[i].Summary, a.Events[i].Summary)
+		}
 	}
 }

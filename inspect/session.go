@@ -42,6 +42,11 @@ type Options struct {
 	// DeferEntries is kept for callers that set it: Open no longer
 	// allocates Entries in any case (Load does, in the background).
 	DeferEntries bool
+	// LazyContent: Load keeps no entry's content (Entry.Content stays
+	// empty once onEntry has seen it); Content and Contents read it back
+	// from the snapshot by rows. A million contents are then not held
+	// (the inspector sets it: it shows a screenful at a time).
+	LazyContent bool
 	// CulpritMode is how replay searches for culprit writes ("": fast).
 	CulpritMode replay.CulpritMode
 	// Evictions runs replay's single-edge eviction probe (slow: one
@@ -119,6 +124,16 @@ type Session struct {
 	loaded   atomic.Int64
 	// partial is the array Load fills, published before each Loaded step.
 	partial atomic.Pointer[[]Entry]
+	// Where row i is in the table: seq seqLo+i, unless seqs is set (a
+	// store whose seqs are not consecutive). Written by Load before it
+	// publishes the rows.
+	seqLo int64
+	seqs  []int64
+	// pager is a second handle for reading contents back (Contents): the
+	// loader's own connections may be busy with a whole-table scan.
+	pagerMu sync.Mutex
+	pager   *loader.Snapshot
+	seqMu   sync.RWMutex
 	rowOf   []int32 // lineage node index -> row in Entries
 
 	Writes      []Write
@@ -393,9 +408,13 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 		entries = append(entries, entryOf(r, intern))
 		n := len(entries) - 1
 		e := &entries[n]
+		s.noteSeq(n, r.Seq)
 		addLineage(lin, r, e.Writer)
 		for _, f := range onEntry {
 			f(n, e)
+		}
+		if s.Opts.LazyContent {
+			e.Content = ""
 		}
 		if n+1 >= next {
 			next += 4096
@@ -478,6 +497,107 @@ func addLineage(b *lineage.Builder, r *loader.EntryRow, writer string) {
 		return
 	}
 	b.AddRecord(r.EID, writer, lineage.Trust(r.Trust), nil, nil)
+}
+
+// noteSeq records row n's seq: nothing while the seqs run consecutively
+// from the first, the whole list from the first row that breaks the run.
+func (s *Session) noteSeq(n int, seq int64) {
+	s.seqMu.Lock()
+	defer s.seqMu.Unlock()
+	switch {
+	case n == 0:
+		s.seqLo = seq
+	case s.seqs != nil:
+		s.seqs = append(s.seqs, seq)
+	case seq != s.seqLo+int64(n):
+		s.seqs = make([]int64, n, n+1)
+		for i := range s.seqs {
+			s.seqs[i] = s.seqLo + int64(i)
+		}
+		s.seqs = append(s.seqs, seq)
+	}
+}
+
+func (s *Session) seqOf(i int) int64 {
+	s.seqMu.RLock()
+	defer s.seqMu.RUnlock()
+	if s.seqs != nil {
+		return s.seqs[i]
+	}
+	return s.seqLo + int64(i)
+}
+
+// Content is entry row i's content (the signed record's, as Load read
+// it), read back from the snapshot under LazyContent.
+func (s *Session) Content(ctx context.Context, i int) (string, error) {
+	c, err := s.Contents(ctx, i, i+1)
+	if err != nil {
+		return "", err
+	}
+	return c[0], nil
+}
+
+// Contents is the content of entry rows from..to-1 (all loaded): one
+// range scan of the seq index under LazyContent, the held strings
+// otherwise. A row read back is matched by its seq and id, so a store
+// whose seqs repeat still gets each row's own content; a row that cannot
+// be matched again (the file would have had to change) is an error.
+func (s *Session) Contents(ctx context.Context, from, to int) ([]string, error) {
+	if from < 0 || to > s.Loaded() || from >= to {
+		return nil, fmt.Errorf("inspect: content of rows %d..%d of %d loaded", from, to, s.Loaded())
+	}
+	out := make([]string, to-from)
+	if !s.Opts.LazyContent {
+		for i := range out {
+			out[i] = s.EntryAt(from + i).Content
+		}
+		return out, nil
+	}
+	snap, err := s.pagerSnap(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		seq int64
+		id  string
+	}
+	want := make(map[key][]int, len(out))
+	for i := range out {
+		k := key{s.seqOf(from + i), s.EntryAt(from + i).ID}
+		want[k] = append(want[k], i)
+	}
+	found := 0
+	intern := func(w string) string { return w }
+	err = snap.EntriesInSeqRange(ctx, s.seqOf(from), s.seqOf(to-1), func(r *loader.EntryRow) error {
+		k := key{r.Seq, r.EID}
+		if rows := want[k]; len(rows) > 0 {
+			out[rows[0]] = entryOf(r, intern).Content
+			want[k] = rows[1:]
+			found++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found != len(out) {
+		return nil, fmt.Errorf("%s: %d of %d entry rows could not be read again", s.Opts.Snapshot, len(out)-found, len(out))
+	}
+	return out, nil
+}
+
+// pagerSnap opens (once) the handle Contents reads with.
+func (s *Session) pagerSnap(ctx context.Context) (*loader.Snapshot, error) {
+	s.pagerMu.Lock()
+	defer s.pagerMu.Unlock()
+	if s.pager == nil {
+		p, err := loader.OpenContext(ctx, s.Opts.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		s.pager = p
+	}
+	return s.pager, nil
 }
 
 // lineageOf is the lineage view of an entry row: the signed record's
@@ -573,7 +693,15 @@ func (s *Session) Report() *verify.Report {
 }
 
 // Close releases the snapshot.
-func (s *Session) Close() error { return s.Snap.Close() }
+func (s *Session) Close() error {
+	s.pagerMu.Lock()
+	if s.pager != nil {
+		s.pager.Close()
+		s.pager = nil
+	}
+	s.pagerMu.Unlock()
+	return s.Snap.Close()
+}
 
 func (s *Session) lineageActions() []lineage.Action {
 	out := make([]lineage.Action, len(s.Actions))

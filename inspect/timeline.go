@@ -20,13 +20,31 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
 	}
-	return s.timeline(rp, s.Entries, true), nil
+	content := func(i int, e *Entry) string { return e.Content }
+	if s.Opts.LazyContent {
+		// Read back in windows, in row order: one pass over the table.
+		const window = 4096
+		var got []string
+		from := -1
+		content = func(i int, e *Entry) string {
+			if i < from || i >= from+len(got) {
+				from = i - i%window
+				var err error
+				if got, err = s.Contents(context.Background(), from, min(from+window, len(s.Entries))); err != nil {
+					got = nil
+					return "(content not read: " + err.Error() + ")"
+				}
+			}
+			return got[i-from]
+		}
+	}
+	return s.timeline(rp, s.Entries, true, content), nil
 }
 
 // timeline builds the stream; without summaries (for replaying as of a
 // query only) the events carry no text, which a million writes would
 // otherwise format.
-func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool) *timeline.Timeline {
+func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool, content func(i int, e *Entry) string) *timeline.Timeline {
 	var auth map[string]bool
 	if rp != nil {
 		auth = make(map[string]bool, len(rp.Labels()))
@@ -40,9 +58,10 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool)
 		ev = append(ev, timeline.Event{Kind: timeline.KindPrincipal, ID: p.ID, Leaf: p.Leaf, TS: p.TS, Principal: p.Principal,
 			Summary: fmt.Sprintf("%s %s (%s)", p.Op, p.Principal, p.Channel)})
 	}
-	for _, e := range entries {
+	for i := range entries {
+		e := &entries[i]
 		ev = append(ev, timeline.Event{Kind: timeline.KindEntry, ID: e.ID, Leaf: e.Leaf, TS: e.TS, Principal: e.Writer,
-			Summary: Preview(e.Content, 60)})
+			Summary: Preview(content(i, e), 60)})
 	}
 	for _, w := range s.Writes {
 		e := timeline.Event{Kind: timeline.KindWrite, ID: w.ID, Leaf: w.Leaf, TS: w.TS, Principal: w.Writer, Cites: w.Sources}
@@ -106,13 +125,17 @@ func (s *Session) TimeReplay(rp *replay.Replayer) (*timeline.Replay, error) {
 // for AsRan and At at a query's cut, not for counts or moments.
 func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeline.Replay, error) {
 	if s.needLoaded() == nil {
+		if s.Opts.LazyContent {
+			// The order is all as-ran needs: no contents read back.
+			return timeline.NewReplay(rp, s.timeline(rp, s.Entries, false, func(int, *Entry) string { return "" }))
+		}
 		return s.TimeReplay(rp)
 	}
 	p, err := s.provenancePass(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return timeline.NewReplay(rp, s.timeline(rp, p.ordering, false))
+	return timeline.NewReplay(rp, s.timeline(rp, p.ordering, false, func(_ int, e *Entry) string { return e.Content }))
 }
 
 // PassageEntries maps each passage node to the entry it shows.

@@ -257,3 +257,14 @@ func (s *Snapshot) EntriesBySeq(ctx context.Context, seqs []int64, fn func(*Entr
 	}
 	return nil
 }
+
+// EntriesInSeqRange reads the entry rows with lo <= seq <= hi, in seq
+// order, with their records decoded: a window of rows for a reader that
+// pages through the table instead of holding it (one index range scan).
+func (s *Snapshot) EntriesInSeqRange(ctx context.Context, lo, hi int64, fn func(*EntryRow) error) error {
+	return s.streamBounded(ctx, "entries", entryCols, "seq >= ? AND seq <= ?", []any{lo, hi}, func(r *row) error {
+		e := s.entryRow(r)
+		s.DecodeEntryRow(e)
+		return fn(e)
+	})
+}

@@ -2,12 +2,14 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/memscope/memscope/exposure"
 	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/jsonout"
 	"github.com/memscope/memscope/smsr"
 	"github.com/memscope/memscope/verify"
 )
@@ -17,137 +19,153 @@ import (
 // gives the full estimate (1000 by default).
 const ExposureDraws = 200
 
-// exposureCurveDraws is the report's write sequences per query for the
+// ExposureCurveDraws is the report's write sequences per query for the
 // harm-against-writes curve.
-const exposureCurveDraws = 10
+const ExposureCurveDraws = 10
 
 // ExposureSection is how open the memory is to the selection channel and
 // what the other papers' defences say: the selectors side by side with
 // their exposure and harm curves, SMSR's certificate with its curves,
-// EquiMem's triage and the MWP audit (package inspect's Exposure).
+// EquiMem's triage and the MWP audit (package exposurecase). The page
+// renders the fields; the case file writes JSON, jsonout's one exposure
+// shape (the same as memscope exposure --json) with available and note.
 type ExposureSection struct {
-	Available bool   `json:"available"`
-	Note      string `json:"note,omitempty"`
-	Draws     int    `json:"draws"`
-	Seed      uint64 `json:"seed"`
-	Edges     int    `json:"edges"`
-	Clean     string `json:"clean_weight_max"`
-	Heavy     string `json:"heavy_weight"`
+	Available bool
+	Note      string
+	Draws     int
+	Seed      uint64
+	Edges     int
+	Clean     string
+	Heavy     string
 	// LeidenMode is how the Leiden draws were recomputed (full or
 	// incremental, exposure.Options.LeidenMode).
-	LeidenMode string `json:"leiden_mode"`
+	LeidenMode string
 
-	Selectors []ExposureSelector `json:"selectors"`
-	HarmChart *Chart             `json:"-"`
+	Selectors []ExposureSelector
+	HarmChart *Chart
 	// Ranked lists the most exposed queries first, at most the replay
-	// table's row limit; Queries counts them all (so does each selector's
-	// Queries list, cut at the same limit).
-	Ranked  []RankedQuery `json:"ranked"`
-	Queries int           `json:"queries"`
+	// table's row limit; Queries counts them all.
+	Ranked  []RankedQuery
+	Queries int
 
-	SMSR    *SMSRSection    `json:"smsr,omitempty"`
-	EquiMem *EquiMemSection `json:"equimem,omitempty"`
-	MWP     *MWPSection     `json:"mwp,omitempty"`
+	SMSR    *SMSRSection
+	EquiMem *EquiMemSection
+	MWP     *MWPSection
+
+	// JSON is the case file's exposure object (nil when not available).
+	JSON *jsonout.Exposure
+}
+
+// exposureCaseJSON is the case file's exposure key.
+type exposureCaseJSON struct {
+	Available bool   `json:"available"`
+	Note      string `json:"note,omitempty"`
+	*jsonout.Exposure
+}
+
+// MarshalJSON writes the case file's exposure object through jsonout,
+// which sanitises every string as Text does.
+func (s ExposureSection) MarshalJSON() ([]byte, error) {
+	return jsonout.Marshal(exposureCaseJSON{Available: s.Available, Note: s.Note, Exposure: s.JSON})
+}
+
+// UnmarshalJSON reads a case file's exposure object back (available, note
+// and the JSON shape; the page's fields stay empty).
+func (s *ExposureSection) UnmarshalJSON(b []byte) error {
+	var v exposureCaseJSON
+	v.Exposure = &jsonout.Exposure{}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = ExposureSection{Available: v.Available, Note: v.Note}
+	if v.Available {
+		s.JSON = v.Exposure
+	}
+	return nil
 }
 
 // ExposureSelector is one selector's row.
 type ExposureSelector struct {
-	Name       string          `json:"name"`
-	Reads      string          `json:"reads_structure"`
-	Structural bool            `json:"structural"`
-	Exposed    bool            `json:"exposed"`
-	SDom       float64         `json:"s_dom"`
-	SAdv       float64         `json:"s_adv"`
-	SAdvClean  float64         `json:"s_adv_clean"`
-	Diverge    int             `json:"diverge"`
-	Reorder    int             `json:"reorder"`
-	Same       int             `json:"same"`
-	Curve      []float64       `json:"curve"`
-	Queries    []ExposureQuery `json:"queries"`
-}
-
-// ExposureQuery is one query under one selector (the issue's JSON names).
-type ExposureQuery struct {
-	Query    Text    `json:"query"`
-	Class    string  `json:"class"`
-	SDom     float64 `json:"s_dom"`
-	SAdv     float64 `json:"s_adv"`
-	TopKG    []Text  `json:"topk_g"`
-	TopKAuth []Text  `json:"topk_auth"`
+	Name       string
+	Reads      string
+	Structural bool
+	Exposed    bool
+	SDom       float64
+	SAdv       float64
+	SAdvClean  float64
+	Diverge    int
+	Reorder    int
+	Same       int
 }
 
 // RankedQuery is a query in exposure order with PPR's targets.
 type RankedQuery struct {
-	Query Text `json:"query"`
+	Query Text
 	// Coverage is "unsigned" when no signature covers the query row whose
 	// reset vector the draws start from (inspect.Session.Coverage).
-	Coverage string        `json:"coverage,omitempty"`
-	SAdv     float64       `json:"s_adv"`
-	SMSR     string        `json:"smsr,omitempty"` // "delta 0.1035 (m 20, t 1)"
-	Targets  []TargetFloor `json:"targets"`
+	Coverage string
+	SAdv     float64
+	SMSR     string // "delta 0.1035 (m 20, t 1)"
+	Targets  []TargetFloor
 }
 
 // TargetFloor is a PPR-selected passage: anchored by its teleport floor or
 // low-floor, and how often heavy draws evicted it.
 type TargetFloor struct {
-	Node     Text    `json:"node"`
-	Floor    float64 `json:"teleport_floor"`
-	Anchored bool    `json:"anchored"`
-	Evicted  float64 `json:"evicted"`
+	Node     Text
+	Floor    float64
+	Anchored bool
+	Evicted  float64
 }
 
 // SMSRSection is the store's certificate with SMSR's Figure 3 curves.
 type SMSRSection struct {
-	M     int     `json:"m"`
-	K     int     `json:"k"`
-	N     int     `json:"n"`
-	T     int     `json:"t"`
-	Delta float64 `json:"delta"`
-	Basis string  `json:"basis"`
-	VsT   *Chart  `json:"-"`
-	VsM   *Chart  `json:"-"`
+	M, K, N, T int
+	Delta      float64
+	Basis      string
+	VsT, VsM   *Chart
 }
 
 // EquiMemSection is EquiMem's triage with its caveat.
 type EquiMemSection struct {
-	Writes              int          `json:"writes"`
-	Depth               int          `json:"depth"`
-	TopDecile           int          `json:"top_decile"`
-	Culprits            int          `json:"culprits"`
-	CulpritsInTopDecile int          `json:"culprits_in_top_decile"`
-	Unauthenticated     int          `json:"unauthenticated"`
-	UnauthInTopDecile   int          `json:"unauthenticated_in_top_decile"`
-	Caveat              string       `json:"caveat"`
-	Rows                []EquiMemRow `json:"rows"`
+	Writes              int
+	Depth               int
+	TopDecile           int
+	Culprits            int
+	CulpritsInTopDecile int
+	Unauthenticated     int
+	UnauthInTopDecile   int
+	Caveat              string
+	Rows                []EquiMemRow
 }
 
 // EquiMemRow is one write of the triage's top decile, or a culprit.
 type EquiMemRow struct {
-	Rank          int     `json:"triage_rank"`
-	Write         Text    `json:"write"`
-	Writer        Text    `json:"writer"`
-	Rel           Text    `json:"rel"`
-	Rho           float64 `json:"rho_detect"`
-	SLocal        float64 `json:"s_local"`
-	SPath         float64 `json:"s_path"`
-	Authenticated bool    `json:"authenticated"`
-	Culprit       bool    `json:"culprit"`
+	Rank          int
+	Write         Text
+	Writer        Text
+	Rel           Text
+	Rho           float64
+	SLocal        float64
+	SPath         float64
+	Authenticated bool
+	Culprit       bool
 }
 
 // MWPSection is the non-formation audit.
 type MWPSection struct {
-	Rejected int        `json:"rejected"`
-	Accepted int        `json:"accepted"`
-	Checks   []MWPCheck `json:"checks"`
-	Findings []Finding  `json:"findings"`
+	Rejected int
+	Accepted int
+	Checks   []MWPCheck
+	Findings []Finding
 }
 
 // MWPCheck is one audit step with its status.
 type MWPCheck struct {
-	Name     string `json:"name"`
-	Status   string `json:"status"`
-	Detail   Text   `json:"detail"`
-	Findings int    `json:"findings"`
+	Name     string
+	Status   string
+	Detail   Text
+	Findings int
 }
 
 // Chart is a static line chart drawn as SVG by the page template. Series
@@ -211,8 +229,8 @@ type Tick struct {
 const maxEquiMemRows = 20
 
 func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits) error {
-	opt := exposure.Options{Seed: 1, Draws: ExposureDraws, CurveDraws: exposureCurveDraws}
-	sec := &ExposureSection{Selectors: []ExposureSelector{}, Ranked: []RankedQuery{}}
+	opt := exposure.Options{Seed: 1, Draws: ExposureDraws, CurveDraws: ExposureCurveDraws}
+	sec := &ExposureSection{}
 	c.Exposure = sec
 	if len(s.Queries) == 0 {
 		sec.Note = "The store holds no queries, so no selection could be exposed."
@@ -227,17 +245,16 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 		return nil
 	}
 	sec.Available = true
+	js := jsonout.NewExposure(ex, func(id string) string { return s.Coverage(verify.TableQueries, id) })
+	sec.JSON = &js
 	o := ex.Result.Options
 	sec.Draws, sec.Seed, sec.Edges, sec.LeidenMode = o.Draws, o.Seed, o.Edges, o.LeidenMode
 	sec.Clean, sec.Heavy = fmt.Sprintf("%g", o.CleanWeight), fmt.Sprintf("%g", o.HeavyWeight)
 	var harm []Series
 	for _, sr := range ex.Result.Selectors {
 		es := ExposureSelector{Name: sr.Name, Reads: readsStructure[sr.Name], Structural: sr.Structural, Exposed: sr.Exposed, SDom: sr.SDom, SAdv: sr.SAdv,
-			SAdvClean: sr.SAdvClean, Curve: sr.Curve, Queries: []ExposureQuery{}}
-		if es.Curve == nil {
-			es.Curve = []float64{}
-		}
-		for i, q := range sr.Queries {
+			SAdvClean: sr.SAdvClean}
+		for _, q := range sr.Queries {
 			switch string(q.Class) {
 			case "DIVERGE":
 				es.Diverge++
@@ -246,10 +263,6 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 			default:
 				es.Same++
 			}
-			if i >= lim.QueryRows {
-				continue
-			}
-			es.Queries = append(es.Queries, ExposureQuery{Query: Text(q.Query), Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, TopKG: texts(q.TopKG), TopKAuth: texts(q.TopKAuth)})
 		}
 		sec.Selectors = append(sec.Selectors, es)
 		if sr.Structural && len(sr.Curve) > 0 {
@@ -266,7 +279,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 	ppr, hasPPR := ex.Result.Selector(exposure.PPR)
 	sec.Queries = len(ex.Result.Ranked)
 	for _, id := range ex.Result.Ranked[:min(len(ex.Result.Ranked), lim.QueryRows)] {
-		rq := RankedQuery{Query: Text(id), Coverage: s.Coverage(verify.TableQueries, id), Targets: []TargetFloor{}}
+		rq := RankedQuery{Query: Text(id), Coverage: s.Coverage(verify.TableQueries, id)}
 		if c, ok := ex.QuerySMSR[id]; ok {
 			rq.SMSR = fmt.Sprintf("delta %.4f (m %d, k %d, t %d)", c.Delta, c.M, c.K, c.T)
 		}
@@ -290,7 +303,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 	}
 	if e := ex.EquiMem; e != nil {
 		es := &EquiMemSection{Writes: len(e.Writes), Depth: e.Depth, TopDecile: e.TopDecile, Culprits: e.Culprits, CulpritsInTopDecile: e.CulpritsInTopDecile,
-			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Caveat: exposurecase.EquiMemCaveat, Rows: []EquiMemRow{}}
+			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Caveat: exposurecase.EquiMemCaveat}
 		byRank := make([]*exposurecase.EquiMemWrite, len(e.Writes)+1)
 		for i := range e.Writes {
 			if r := e.Writes[i].Rank; r > 0 && r < len(byRank) {
@@ -307,7 +320,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 		}
 		sec.EquiMem = es
 	}
-	m := &MWPSection{Rejected: ex.MWP.Rejected, Accepted: ex.MWP.Accepted, Checks: []MWPCheck{}, Findings: []Finding{}}
+	m := &MWPSection{Rejected: ex.MWP.Rejected, Accepted: ex.MWP.Accepted}
 	for _, ch := range ex.MWP.Checks {
 		m.Checks = append(m.Checks, MWPCheck{Name: ch.Name, Status: ch.Status, Detail: Text(ch.Detail), Findings: ch.Findings})
 	}
@@ -324,14 +337,6 @@ var readsStructure = map[string]string{
 	exposure.NodeDistance: "order within a fixed pool",
 	exposure.RRF:          "no",
 	exposure.Dense:        "no",
-}
-
-func texts(xs []string) []Text {
-	out := make([]Text, len(xs))
-	for i, x := range xs {
-		out[i] = Text(x)
-	}
-	return out
 }
 
 // curveData indexes a curve from x0.

@@ -25,8 +25,9 @@ func TestExposureSection(t *testing.T) {
 		if s.Exposed != want[s.Name] {
 			t.Errorf("%s exposed %v, want %v", s.Name, s.Exposed, want[s.Name])
 		}
-		if len(s.Queries) == 0 || s.Queries[0].TopKAuth == nil {
-			t.Errorf("%s: no per-query ranked lists", s.Name)
+		js, ok := ex.JSON.Selectors[s.Name]
+		if !ok || js.Exposed != s.Exposed || len(js.Queries) == 0 || len(js.Queries[0].TopKAuth) == 0 {
+			t.Errorf("%s: the case file lacks the selector or its per-query ranked lists", s.Name)
 		}
 	}
 	if ex.HarmChart == nil || len(ex.HarmChart.Series) != 3 {

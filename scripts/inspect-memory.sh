@@ -7,6 +7,8 @@
 # line, until the status line says "verified" (or SECONDS pass, default
 # 600). The last line is the peak. Memory figures do not depend on the
 # machine's load; the times do.
+# MEMSCOPE_HEAPPROFILE=FILE is passed on (the profile of the largest live
+# heap, written when the inspector quits: the script presses q at the end).
 # Needs tmux and memscope on PATH (or MEMSCOPE=path).
 set -eu
 dir=${1:?usage: scripts/inspect-memory.sh STORE_DIR [SECONDS]}
@@ -19,7 +21,9 @@ trap 'tmux kill-session -t $sess 2>/dev/null || true' EXIT
 trap 'exit 1' INT TERM HUP
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n) load: $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(date +%s%N)
-tmux new-session -d -s "$sess" -x 120 -y 40 "exec $ms inspect snapshot.db --log log --anchors scenario.json"
+prof=
+[ -z "${MEMSCOPE_HEAPPROFILE:-}" ] || prof="MEMSCOPE_HEAPPROFILE=$MEMSCOPE_HEAPPROFILE"
+tmux new-session -d -s "$sess" -x 120 -y 40 "exec env $prof $ms inspect snapshot.db --log log --anchors scenario.json"
 pid=$(tmux list-panes -t "$sess" -F '#{pane_pid}')
 hwm=0
 while :; do
@@ -34,3 +38,6 @@ while :; do
 	sleep 0.5
 done
 echo "peak RSS: $hwm MB"
+tmux send-keys -t "$sess" q
+i=0
+while [ -r /proc/"$pid"/status ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

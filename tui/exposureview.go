@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/smsr"
 )
 
@@ -32,7 +35,8 @@ type ExposureExtrasSource interface {
 type ExposureExtras struct {
 	SMSR      *smsr.Summary // nil when the store was not verified
 	SMSRBasis string
-	// EquiMem lists structural writes in triage order (lowest rho first).
+	// EquiMem lists structural writes (the view sorts them: triage order,
+	// lowest rho first, unless the Sort key picks another).
 	EquiMem        []EquiMemRow
 	EquiMemSummary string
 	EquiMemCaveat  string
@@ -53,6 +57,11 @@ type exposureState struct {
 	extras  *ExposureExtras
 	loading bool
 	err     error
+	// sortKey indexes exposurecase.EquiMemSorts (the Sort key cycles it,
+	// Reverse flips desc); sorted is the EquiMem list in that order.
+	sortKey int
+	desc    bool
+	sorted  []EquiMemRow
 }
 
 type exposureMsg struct {
@@ -83,7 +92,41 @@ func (m *Model) activateExposure() tea.Cmd {
 
 func (m *Model) onExposureMsg(msg exposureMsg) tea.Cmd {
 	m.exp.loading, m.exp.res, m.exp.extras, m.exp.err = false, msg.res, msg.extras, msg.err
+	m.exp.resort()
 	return nil
+}
+
+// exposureKey: the Sort key cycles the EquiMem list through rho_detect,
+// provenance label and write id; Reverse flips it.
+func (m *Model) exposureKey(msg tea.KeyPressMsg) tea.Cmd {
+	k, e := m.keys, &m.exp
+	switch {
+	case key.Matches(msg, k.Sort):
+		e.sortKey = (e.sortKey + 1) % len(exposurecase.EquiMemSorts)
+	case key.Matches(msg, k.Reverse):
+		e.desc = !e.desc
+	default:
+		return m.unused()
+	}
+	e.resort()
+	if e.extras == nil || len(e.extras.EquiMem) == 0 {
+		m.setStatus("no EquiMem list to sort")
+		return nil
+	}
+	m.setStatus("EquiMem sorted by %s%s", exposurecase.EquiMemSortName(exposurecase.EquiMemSorts[e.sortKey]), map[bool]string{true: ", reversed"}[e.desc])
+	return nil
+}
+
+// resort orders the EquiMem list by the current key.
+func (e *exposureState) resort() {
+	if e.extras == nil {
+		e.sorted = nil
+		return
+	}
+	e.sorted = slices.Clone(e.extras.EquiMem)
+	exposurecase.SortEquiMem(e.sorted, exposurecase.EquiMemSorts[e.sortKey], e.desc, func(r EquiMemRow) exposurecase.EquiMemKey {
+		return exposurecase.EquiMemKey{Rank: r.Rank, Authenticated: r.Authenticated, Culprit: r.Culprit, Write: r.Write}
+	})
 }
 
 // maxEquiMemLines bounds the triage table in the view.
@@ -108,22 +151,20 @@ func (m *Model) renderExtras(x *ExposureExtras, w int) []string {
 		}
 	}
 	if len(x.EquiMem) > 0 {
-		lines = append(lines, "", "EquiMem rho_detect per structural write, lowest first (triage order), beside its provenance label:",
+		order := exposurecase.EquiMemSortName(exposurecase.EquiMemSorts[m.exp.sortKey])
+		if m.exp.desc {
+			order += ", reversed"
+		}
+		lines = append(lines, "", "EquiMem rho_detect per structural write, beside its provenance label:",
+			fmt.Sprintf("  sorted by %s (%s: next order, %s: reverse)", order, m.keys.Sort.Help().Key, m.keys.Reverse.Help().Key),
 			"  "+x.EquiMemSummary, "  caveat: "+x.EquiMemCaveat,
 			fmt.Sprintf("  %4s %5s %5s %5s  %-15s %-8s %s", "RANK", "RHO", "LOCAL", "PATH", "PROVENANCE", "RELATION", "WRITE / WRITER"))
-		for i, r := range x.EquiMem {
+		for i, r := range m.exp.sorted {
 			if i >= maxEquiMemLines {
-				lines = append(lines, fmt.Sprintf("  ... %d more writes (memscope exposure --json lists every score)", len(x.EquiMem)-i))
+				lines = append(lines, fmt.Sprintf("  ... %d more writes (memscope exposure --json lists every score)", len(m.exp.sorted)-i))
 				break
 			}
-			label := "unauthenticated"
-			if r.Authenticated {
-				label = "authenticated"
-			}
-			if r.Culprit {
-				label = "CULPRIT"
-			}
-			lines = append(lines, fmt.Sprintf("  %4d %5.2f %5.2f %5.2f  %-15s %-8s %s / %s", r.Rank, r.Rho, r.SLocal, r.SPath, label,
+			lines = append(lines, fmt.Sprintf("  %4d %5.2f %5.2f %5.2f  %-15s %-8s %s / %s", r.Rank, r.Rho, r.SLocal, r.SPath, exposurecase.ProvenanceLabel(r.Authenticated, r.Culprit),
 				m.untrusted(r.Rel, 8), m.untrusted(r.Write, 36), m.untrusted(r.Writer, max(8, w-80))))
 		}
 	}

@@ -109,3 +109,80 @@ func TestExposureViewExtras(t *testing.T) {
 		t.Error("a raw escape from a write id reached the screen")
 	}
 }
+
+// equiMemExtras is a triage with every provenance label, in triage order
+// (lowest rho first), whose write ids sort in neither rho nor label order.
+func equiMemExtras() *tui.ExposureExtras {
+	return &tui.ExposureExtras{EquiMemSummary: "5 writes; top decile (1 lowest) holds 0 of 2 replay culprits", EquiMemCaveat: "provenance, not structure, decides",
+		EquiMem: []tui.EquiMemRow{
+			{Rank: 1, Write: "w-c", Writer: "agent:indexer", Rel: "mentions", Rho: 0.05, Authenticated: true},
+			{Rank: 2, Write: "w-e", Writer: "agent:evil", Rel: "cites", Rho: 0.2},
+			{Rank: 3, Write: "w-a", Writer: "agent:indexer", Rel: "mentions", Rho: 0.4, Authenticated: true},
+			{Rank: 4, Write: "w-d", Writer: "agent:evil", Rel: "cites", Rho: 0.7, Culprit: true},
+			{Rank: 5, Write: "w-b", Writer: "agent:evil", Rel: "cites", Rho: 0.9, Culprit: true},
+		}}
+}
+
+// equiMemOrder reads the write ids of the EquiMem table off the screen.
+func equiMemOrder(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		for i, x := range f {
+			if strings.HasPrefix(x, "w-") && i+2 < len(f) && f[i+1] == "/" {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// The EquiMem list is a sortable column beside the provenance label: s
+// cycles rho_detect (triage order), provenance label (culprits, then
+// unauthenticated, then authenticated; triage order within) and write id,
+// S reverses, and the footer names both keys. The caveat stays.
+func TestExposureEquiMemSort(t *testing.T) {
+	t.Parallel()
+	m := tui.New(extrasFake{exposureFake{tuitest.New(10), exposureResult()}, equiMemExtras()}, tui.Options{Static: true})
+	m = drive(t, m, m.Init())
+	m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: 120})
+	m = press(t, m, "0")
+	steps := []struct {
+		keys   []string
+		header string
+		want   []string
+	}{
+		{nil, "sorted by rho_detect", []string{"w-c", "w-e", "w-a", "w-d", "w-b"}},
+		{[]string{"s"}, "sorted by provenance label", []string{"w-d", "w-b", "w-e", "w-c", "w-a"}},
+		{[]string{"s"}, "sorted by write id", []string{"w-a", "w-b", "w-c", "w-d", "w-e"}},
+		{[]string{"S"}, "sorted by write id, reversed", []string{"w-e", "w-d", "w-c", "w-b", "w-a"}},
+		{[]string{"S", "s"}, "sorted by rho_detect", []string{"w-c", "w-e", "w-a", "w-d", "w-b"}},
+	}
+	for i, st := range steps {
+		m = press(t, m, st.keys...)
+		s := screen(m)
+		if got := equiMemOrder(s); strings.Join(got, " ") != strings.Join(st.want, " ") {
+			t.Errorf("step %d (%v): order %v, want %v", i, st.keys, got, st.want)
+		}
+		for _, want := range []string{st.header, "caveat: provenance, not structure, decides", "top decile", "s sort", "S reverse sort"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("step %d: screen lacks %q:\n%s", i, want, s)
+			}
+		}
+	}
+}
+
+// Goldens of the EquiMem list in each sorted state.
+func TestGoldenExposureEquiMemSorted(t *testing.T) {
+	t.Parallel()
+	m := tui.New(extrasFake{exposureFake{tuitest.New(10), exposureResult()}, equiMemExtras()}, tui.Options{Static: true})
+	m = drive(t, m, m.Init())
+	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 90})
+	m = press(t, m, "0")
+	for _, st := range []struct{ name, keys string }{{"rho", ""}, {"label", "s"}, {"write", "s"}, {"write-reversed", "S"}} {
+		if st.keys != "" {
+			m = press(t, m, st.keys)
+		}
+		golden(t, "exposure-equimem-"+st.name+"-120x90", ascii(t, m.View().Content))
+	}
+}

@@ -223,6 +223,8 @@ func (m *Model) renderShortHelp(w int) string {
 		bs = append(bs, k.TauUp, k.TauDown, k.Policy, k.ExportDOT)
 	case ViewReplay:
 		bs = append(bs, k.Toggle, k.WhatIf, k.Back)
+	case ViewExposure:
+		bs = append(bs, k.Sort, k.Reverse)
 	}
 	bs = append(bs, k.Copy, k.CopyCell, k.Quit)
 	return h.ShortHelpView(bs)

@@ -71,6 +71,6 @@ func init() {
 		ViewTimeline: {name: "Timeline", render: (*Model).renderTimeline, activate: (*Model).activateTimeline, key: (*Model).timelineKey,
 			move:    func(m *Model, d, h int) { m.timelineMove(d, h) },
 			preview: (*Model).timelinePreview, selected: (*Model).timelineSelected, follow: (*Model).fetchDiverging, cells: (*Model).timelineCells},
-		ViewExposure: {name: "Exposure", render: (*Model).renderExposure, activate: (*Model).activateExposure},
+		ViewExposure: {name: "Exposure", render: (*Model).renderExposure, activate: (*Model).activateExposure, key: (*Model).exposureKey},
 	}
 }

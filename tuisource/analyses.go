@@ -396,7 +396,9 @@ func (src *Source) selectionContext(rows []replay.Row) (map[string]tui.NodeInfo,
 		}
 		info := tui.NodeInfo{EntryID: n.EID}
 		if i, ok := src.EntryIndex(n.EID); ok {
-			info.Text = src.s.Entries[i].Content
+			if c, err := src.s.Content(context.Background(), i); err == nil {
+				info.Text = c
+			}
 		} else if e, ok := src.s.PassageEntry(n.EID); ok {
 			info.Text = e.Content // read by the provenance pass while loading
 		}

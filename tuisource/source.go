@@ -56,6 +56,8 @@ type Source struct {
 	logRoot []byte
 	// Leaves, compactly: kind and the row of the claiming table.
 	leaves *leafIndex
+	// previews of the rows shown, read back from the snapshot (contents.go)
+	previews previewCache
 	// opSubjects are the subjects of the operator's leaves (meta keys,
 	// checkpoint and vector seqs), indexed by their leaf row.
 	opSubjects []string
@@ -84,6 +86,8 @@ var syncLoadLimit = 20000
 
 // New opens the evidence and starts loading entries in the background.
 func New(ctx context.Context, opts inspect.Options, plain bool) (*Source, error) {
+	// A million contents are not held: the rows on screen read theirs back.
+	opts.LazyContent = true
 	s, err := inspect.Open(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -271,7 +275,7 @@ func (src *Source) EntryCount() int { return src.s.Loaded() }
 func (src *Source) Entry(i int) tui.EntryRow {
 	e := src.s.EntryAt(i)
 	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS,
-		Preview: inspect.Preview(e.Content, 240), Suspicious: e.Flags}
+		Preview: src.preview(i), Suspicious: e.Flags}
 	if e.DecodeErr != nil {
 		r.Status = tui.Failed
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/memscope/memscope/jsonout"
 	"github.com/memscope/memscope/smsr"
 )
 
@@ -19,35 +20,22 @@ const certifyMaxM = 100000
 // line per pool size. --n is bounded by smsr.MaxRuns.
 const certifyMaxParam = 1000
 
-type jsonPoint struct {
-	X     int     `json:"x"`
-	Delta float64 `json:"delta"`
-}
-
 type jsonCertify struct {
-	M          int         `json:"m"`
-	K          int         `json:"k"`
-	N          int         `json:"n"`
-	T          int         `json:"t"`
-	PClean     float64     `json:"p_clean"`
-	Q          float64     `json:"q"`
-	Delta      float64     `json:"delta"`
-	Target     *float64    `json:"target,omitempty"`
-	SmallestM  *int        `json:"smallest_m,omitempty"`
-	DeltaVsT   []jsonPoint `json:"delta_vs_t"`
-	DeltaVsM   []jsonPoint `json:"delta_vs_m"`
-	Assumption string      `json:"assumption"`
+	M          int                 `json:"m"`
+	K          int                 `json:"k"`
+	N          int                 `json:"n"`
+	T          int                 `json:"t"`
+	PClean     float64             `json:"p_clean"`
+	Q          float64             `json:"q"`
+	Delta      float64             `json:"delta"`
+	Target     *float64            `json:"target,omitempty"`
+	SmallestM  *int                `json:"smallest_m,omitempty"`
+	DeltaVsT   []jsonout.SMSRPoint `json:"delta_vs_t"`
+	DeltaVsM   []jsonout.SMSRPoint `json:"delta_vs_m"`
+	Assumption string              `json:"assumption"`
 }
 
 const certifyAssumption = "each of n runs keeps k of the top-m verified memories uniformly without replacement; t of the m are adversarial; delta bounds the chance that a majority of runs see one (SMSR)"
-
-func points(ps []smsr.Point) []jsonPoint {
-	out := make([]jsonPoint, len(ps))
-	for i, p := range ps {
-		out[i] = jsonPoint{p.X, p.Delta}
-	}
-	return out
-}
 
 // runCertify is SMSR's certificate as a calculator: no evidence is read.
 func runCertify(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -93,7 +81,7 @@ func runCertify(_ context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return exitUsage, err
 	}
-	out.DeltaVsT, out.DeltaVsM = points(vsT), points(vsM)
+	out.DeltaVsT, out.DeltaVsM = jsonout.SMSRPoints(vsT), jsonout.SMSRPoints(vsM)
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
 	}

@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/report"
 )
 
 // The paper's check values through the command: delta 0.1035 at m=20, k=5,
@@ -145,5 +150,130 @@ func TestExposureMWPAudit(t *testing.T) {
 	}
 	if len(got.EquiMem.Writes) == 0 || got.EquiMem.Writes[0].Rho == nil || got.EquiMem.Caveat == "" {
 		t.Errorf("equimem section incomplete: %+v", got.EquiMem)
+	}
+}
+
+// memscope exposure --json and the report's case file encode one
+// exposurecase result in one shape (jsonout.Exposure): with the report's
+// budget they are equal, key for key, but for the CLI's snapshot and the
+// case file's available and note.
+func TestExposureJSONEqualsReport(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	js := filepath.Join(t.TempDir(), "case.json")
+	code, _, errs := runIn(t, sdir, "report", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--out", filepath.Join(filepath.Dir(js), "r.html"), "--json", js)
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	code, out, errs := runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json",
+		"--draws", fmt.Sprint(report.ExposureDraws), "--curve-draws", fmt.Sprint(report.ExposureCurveDraws), "--json")
+	if code != exitOK {
+		t.Fatalf("exposure: exit %d: %s", code, errs)
+	}
+	var cli map[string]any
+	if err := json.Unmarshal([]byte(out), &cli); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Exposure map[string]any `json:"exposure"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Exposure["available"] != true || cli["snapshot"] != "snapshot.db" {
+		t.Fatalf("case file exposure available = %v, cli snapshot = %v", c.Exposure["available"], cli["snapshot"])
+	}
+	delete(cli, "snapshot")
+	delete(c.Exposure, "available")
+	delete(c.Exposure, "note")
+	sel, _ := cli["selectors"].(map[string]any)
+	for _, name := range []string{"ppr", "leiden", "node_distance", "rrf", "dense"} {
+		if _, ok := sel[name]; !ok {
+			t.Errorf("selectors lacks %s", name)
+		}
+	}
+	if !reflect.DeepEqual(cli, c.Exposure) {
+		for k := range cli {
+			if !reflect.DeepEqual(cli[k], c.Exposure[k]) {
+				t.Errorf("key %q differs between memscope exposure --json and the report's case file", k)
+			}
+		}
+		for k := range c.Exposure {
+			if _, ok := cli[k]; !ok {
+				t.Errorf("key %q only in the report's case file", k)
+			}
+		}
+	}
+}
+
+// memscope exposure --equimem-sort orders the EquiMem list as documented:
+// rho (triage rank ascending), label (culprits first, then unauthenticated,
+// then authenticated), write (write id ascending); --equimem-reverse flips
+// it; an unknown key is a usage error. The caveat stays in every order.
+func TestExposureEquiMemSortFlag(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	type row struct {
+		rank         int
+		write, label string
+	}
+	rows := func(args ...string) []row {
+		t.Helper()
+		code, out, errs := runIn(t, sdir, append([]string{"exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "5", "--curve-draws", "0", "--selectors", "ppr"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(out, "caveat: ") || !strings.Contains(out, "top decile") {
+			t.Errorf("%v: the caveat or the top-decile count is missing", args)
+		}
+		var rs []row
+		in := false
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) > 0 && f[0] == "RANK":
+				in = true
+			case in && len(f) == 7:
+				var r row
+				fmt.Sscan(f[0], &r.rank)
+				r.write, r.label = f[1], f[6]
+				rs = append(rs, r)
+			default:
+				in = false
+			}
+		}
+		if len(rs) == 0 {
+			t.Fatalf("%v: no EquiMem rows:\n%s", args, out)
+		}
+		return rs
+	}
+	group := map[string]int{"CULPRIT": 0, "unauthenticated": 1, "authenticated": 2}
+	byRho, byLabel, byWrite, rev := rows(), rows("--equimem-sort", "label"), rows("--equimem-sort", "write"), rows("--equimem-sort", "write", "--equimem-reverse")
+	for i := 1; i < len(byRho); i++ {
+		if byRho[i-1].rank >= byRho[i].rank {
+			t.Errorf("rho order: rank %d before %d", byRho[i-1].rank, byRho[i].rank)
+		}
+	}
+	if byLabel[0].label != "CULPRIT" {
+		t.Errorf("label order starts with %+v, want a culprit (structural-write has two)", byLabel[0])
+	}
+	for i := 1; i < len(byLabel); i++ {
+		a, b := byLabel[i-1], byLabel[i]
+		if group[a.label] > group[b.label] || group[a.label] == group[b.label] && a.rank >= b.rank {
+			t.Errorf("label order: %+v before %+v", a, b)
+		}
+	}
+	for i := 1; i < len(byWrite); i++ {
+		if byWrite[i-1].write > byWrite[i].write || rev[i-1].write < rev[i].write {
+			t.Errorf("write order at %d: %s, %s (reversed %s, %s)", i, byWrite[i-1].write, byWrite[i].write, rev[i-1].write, rev[i].write)
+		}
+	}
+	if fmt.Sprint(byRho) == fmt.Sprint(byLabel) || fmt.Sprint(byRho) == fmt.Sprint(byWrite) {
+		t.Error("the order did not change with the sort key")
+	}
+	if code, _, _ := runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--equimem-sort", "size"); code != exitUsage {
+		t.Errorf("--equimem-sort size: exit %d, want usage error", code)
 	}
 }
