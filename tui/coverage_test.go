@@ -41,3 +41,37 @@ func TestActionsShowCoverageLabels(t *testing.T) {
 		}
 	}
 }
+
+// nodeFake labels one selected node unsigned.
+type nodeFake struct{ *tuitest.Fake }
+
+func (c nodeFake) Coverage(table, id string) string {
+	if table == "nodes" && id == "p-5" {
+		return "unsigned"
+	}
+	return ""
+}
+
+// The replay query view names the selected nodes whose declaration no
+// verified signature covers, and says nothing when every node is covered.
+func TestQueryViewLabelsNodes(t *testing.T) {
+	t.Parallel()
+	for _, labelled := range []bool{false, true} {
+		f := tuitest.New(50)
+		var src tui.Source = f
+		if labelled {
+			src = nodeFake{f}
+		}
+		m := tea.Model(tui.New(src, tui.Options{Static: true}))
+		m = drive(t, m, m.Init())
+		m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 60})
+		m = press(t, m, "6", "enter")
+		s := screen(m)
+		if !strings.Contains(s, "Query q-attack") {
+			t.Fatalf("query view not open\n%s", s)
+		}
+		if got := strings.Contains(s, "nodes whose declaration is a claim: p-5 [unsigned]"); got != labelled {
+			t.Errorf("labelled %v: line shown %v\n%s", labelled, got, s)
+		}
+	}
+}

@@ -419,7 +419,7 @@ type Scenario struct {
 // (verify's coverage, through package inspect). Coverage returns "" for a
 // covered row and the label to show otherwise ("unsigned", or "not
 // checked" before verification). table is one of "queries", "actions",
-// "gate_events", "nodes", "checkpoints". Optional: without it the views
+// "gate_events", "nodes", "checkpoints", "meta", "vectors". Optional: without it the views
 // show no coverage label.
 type Coverer interface {
 	Coverage(table, id string) string

@@ -116,10 +116,18 @@ func (m *Model) renderLog(w, h int) []string {
 			kind = padRight(kind, 10)
 		}
 		line := fmt.Sprintf("%-10d %s %s", lf.Index, kind, sanitize.Line(lf.Subject))
+		if t, ok := leafTable[lf.Kind]; ok {
+			// A signed row whose record failed a check: verify's label.
+			line += m.coverageMark(t, lf.Subject)
+		}
 		lines = append(lines, m.listLine(line, len(cps)+p == lv.sel))
 	}
 	return lines
 }
+
+// leafTable is the coverage table of the rows kind-tagged leaves claim.
+var leafTable = map[LeafKind]string{LeafQuery: "queries", LeafAction: "actions", LeafGate: "gate_events", LeafNode: "nodes",
+	LeafConfig: "meta", LeafSighting: "checkpoints", LeafVector: "vectors"}
 
 // listLine marks a list row as selected (marker and reverse video) or
 // indents it.

@@ -452,6 +452,7 @@ func (m *Model) renderQuery(w, h int) []string {
 	anchor(secTables)
 	lines = append(lines, "")
 	lines = append(lines, m.topkTables(row, w)...)
+	lines = append(lines, m.nodeCoverage(row)...)
 	lines = append(lines, wrapLine(s.Dim.Render(m.authWords("  legend: G_auth = authenticated edges only, G = every edge; "+changeLegend(plain)+"; INJECTED = on G only, pulled in by unauthenticated writes")), w-2)...)
 
 	anchor(secInjected)
@@ -851,4 +852,27 @@ func storyQuery(rv ReplayView) string {
 		}
 	}
 	return best
+}
+
+// nodeCoverage names the selected nodes (on G or G_auth) whose declaration
+// no verified signature covers, with verify's label; nothing when every
+// one is covered, so the tables stay as they are on a signed store.
+func (m *Model) nodeCoverage(row replay.Row) []string {
+	var marked []string
+	seen := map[string]bool{}
+	for _, sel := range []replay.Selection{row.G, row.GAuth} {
+		for _, it := range sel.Items {
+			if seen[it.NodeID] {
+				continue
+			}
+			seen[it.NodeID] = true
+			if l := m.coverage("nodes", it.NodeID); l != "" {
+				marked = append(marked, sanitize.Line(it.NodeID)+" ["+l+"]")
+			}
+		}
+	}
+	if len(marked) == 0 {
+		return nil
+	}
+	return []string{m.styles.Warning.Render("nodes whose declaration is a claim: " + strings.Join(marked, ", "))}
 }

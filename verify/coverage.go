@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/memscope/memscope/record"
+import (
+	"strings"
+
+	"github.com/memscope/memscope/record"
+)
 
 // Coverage is answered here once, for every output: whether a row of a
 // table is covered by a signature or tag. Presentation (CLI text and JSON,
@@ -79,6 +83,11 @@ func (r *Report) Covered(table, id string) bool {
 // record failed a check, LabelUnsigned when nothing covers it, and
 // LabelNotChecked when verification did not run (nil report).
 func (r *Report) Label(table, id string) string {
+	// A checkpoint row is named by its seq; the timeline names it
+	// "checkpoint N".
+	if table == TableCheckpoints {
+		id = strings.TrimPrefix(id, "checkpoint ")
+	}
 	switch {
 	case r == nil:
 		return LabelNotChecked
