@@ -120,6 +120,12 @@ const (
 	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
 )
 
+// Codes of evidence text (package textscan).
+const (
+	TextControlChars Code = "TEXT_CONTROL_CHARS"
+	TextHiddenChars  Code = "TEXT_HIDDEN_CHARS"
+)
+
 // Spec describes one catalogued code. Severity is the code's usual
 // severity; an analysis may grade one finding differently when the code's
 // documentation says so (LINEAGE_LAUNDERING is an error only when it lets
@@ -248,6 +254,8 @@ var Catalogue = Catalog{
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
+	{TextControlChars, FamContent, SevError, "a text field of the evidence carries terminal controls (ESC, C0 or C1 controls, DEL, a bare CR): bytes that make a terminal act and that ordinary memory text never holds; shown escaped"},
+	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},

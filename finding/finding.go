@@ -39,6 +39,8 @@ const (
 	FamDiff Family = "diff"
 	// FamCoverage: rows that no signature or tag covers.
 	FamCoverage Family = "coverage"
+	// FamContent: evidence text that would act on a terminal or hide text.
+	FamContent Family = "content"
 	// FamStore: what a native store's own fields say and fail to explain
 	// (HippoRAG 2, LightRAG, Mem0, SMSR, GraphRAG; docs/STORES.md).
 	FamStore Family = "store"

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
@@ -54,30 +55,65 @@ type entryTable struct {
 func cmpKey(a, b keyRow) int { return bytes.Compare(a.id[:], b.id[:]) }
 
 func readEntryTable(ctx context.Context, snap *loader.Snapshot, rows int) (*entryTable, error) {
+	lo, hi, ok, err := snap.SeqBounds(ctx, "entries")
+	if err != nil || !ok {
+		return &entryTable{odd: map[string][]keyRow{}}, err
+	}
+	// Two halves by seq on two connections: the scan is the one pass over
+	// every row, and the log read beside it leaves a core partly idle.
+	const parts = 2
+	step := (hi-lo)/parts + 1
+	tables := make([]*entryTable, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range int64(parts) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := lo + p*step
+			b := a + step - 1
+			if p == parts-1 {
+				b = hi
+			}
+			tables[p], errs[p] = readEntryRange(ctx, snap, a, b, rows/parts+1)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	t := tables[0]
+	for _, o := range tables[1:] {
+		t.rows = append(t.rows, o.rows...)
+		for id, rs := range o.odd {
+			t.odd[id] = append(t.odd[id], rs...)
+		}
+	}
+	slices.SortStableFunc(t.rows, cmpKey)
+	return t, nil
+}
+
+func readEntryRange(ctx context.Context, snap *loader.Snapshot, lo, hi int64, rows int) (*entryTable, error) {
 	t := &entryTable{odd: map[string][]keyRow{}, rows: make([]keyRow, 0, rows)}
-	err := snap.EachEntryKey(ctx, func(k loader.EntryKey) error {
+	err := snap.EachEntryKeyRange(ctx, lo, hi, func(k loader.EntryKey) error {
 		if k.Err != nil {
 			return fmt.Errorf("%w: %v", errNeedFull, k.Err)
 		}
-		id, err := record.ParseID(k.EID)
-		if err != nil || id.String() != k.EID {
+		id, ok := record.CanonicalID(k.EID)
+		if !ok {
 			t.odd[k.EID] = append(t.odd[k.EID], keyRow{seq: k.Seq, leaf: k.Leaf})
 			return nil
 		}
 		t.rows = append(t.rows, keyRow{id: id, seq: k.Seq, leaf: k.Leaf})
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(t.rows, cmpKey)
-	return t, nil
+	return t, err
 }
 
 // lookup returns the rows whose id column is eid.
 func (t *entryTable) lookup(eid string) []keyRow {
-	id, err := record.ParseID(eid)
-	if err != nil || id.String() != eid {
+	id, ok := record.CanonicalID(eid)
+	if !ok {
 		return t.odd[eid]
 	}
 	i, ok := slices.BinarySearchFunc(t.rows, keyRow{id: id}, cmpKey)

@@ -128,41 +128,8 @@ func (t *idTable) permute(perm []int32) idTable {
 	return out
 }
 
-// canonicalID parses the canonical text of a UUID (lowercase hex,
-// hyphens at 8, 13, 18 and 23): only that text round-trips through the
-// 16-byte key.
-func canonicalID(s string) (record.ID, bool) {
-	var id record.ID
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-		return id, false
-	}
-	j := 0
-	for i := 0; i < 36; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++
-			continue
-		}
-		hi, ok1 := lowerHex(s[i])
-		lo, ok2 := lowerHex(s[i+1])
-		if !ok1 || !ok2 {
-			return id, false
-		}
-		id[j] = hi<<4 | lo
-		j++
-		i += 2
-	}
-	return id, true
-}
-
-func lowerHex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
-}
+// canonicalID: only the canonical text round-trips through the 16-byte key.
+func canonicalID(s string) (record.ID, bool) { return record.CanonicalID(s) }
 
 // find returns the first position holding key k, by binary search over
 // sorted (sortedIndex of this table).

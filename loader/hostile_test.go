@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -343,5 +344,56 @@ func TestOptionalVectorTable(t *testing.T) {
 	}
 	if _, ok := problemKinds(sv)[key(loader.ProblemNotTable, "vectors")]; !ok {
 		t.Fatalf("no %s for the vectors view: %v", loader.ProblemNotTable, sv.Problems())
+	}
+}
+
+// The range scan of ids and leaves answers as the bounded stream does: the
+// same rows in the same order, and a row whose id or leaf cell is bad (too
+// long, the wrong type) carries an error naming the row and the field.
+func TestEntryKeyRangeAgreesWithEachEntryKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := cleanCopy(t)
+	run(t, p, "UPDATE entries SET eid = printf('%.600c', 'x') WHERE seq = (SELECT min(seq) FROM entries)",
+		"UPDATE entries SET leaf_index = 'seven' WHERE seq = (SELECT max(seq) FROM entries)",
+		"UPDATE entries SET eid = 'not-canonical' WHERE seq = (SELECT min(seq) + 1 FROM entries)")
+	s, err := loader.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var want, got []loader.EntryKey
+	if err := s.EachEntryKey(ctx, func(k loader.EntryKey) error { want = append(want, k); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, ok, err := s.SeqBounds(ctx, "entries")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	mid := (lo + hi) / 2
+	for _, r := range [][2]int64{{lo, mid}, {mid + 1, hi}} {
+		if err := s.EachEntryKeyRange(ctx, r[0], r[1], func(k loader.EntryKey) error { got = append(got, k); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(want) || len(got) < 10 {
+		t.Fatalf("%d rows by range, %d streamed", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		w, g := want[i], got[i]
+		if g.Seq != w.Seq || (w.Err == nil) != (g.Err == nil) || (w.Err == nil && (g.EID != w.EID || g.Leaf != w.Leaf)) {
+			t.Fatalf("row %d: range %+v, stream %+v", i, g, w)
+		}
+		if g.Err != nil {
+			bad++
+			var le *loader.Error
+			if !errors.As(g.Err, &le) || le.Table != "entries" || le.Record != fmt.Sprintf("seq %d", g.Seq) || (le.Field != "eid" && le.Field != "leaf_index") {
+				t.Errorf("row %d: %v", i, g.Err)
+			}
+		}
+	}
+	if bad != 2 {
+		t.Errorf("%d bad rows, want 2", bad)
 	}
 }

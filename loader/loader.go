@@ -217,10 +217,8 @@ func (s *Snapshot) Close() error { return s.db.Close() }
 
 // Count returns the number of rows of a table.
 func (s *Snapshot) Count(ctx context.Context, table string) (int, error) {
-	switch table {
-	case "principals", "entries", "nodes", "writes", "tombstones", "queries", "actions", "gate_events", "checkpoints":
-	default:
-		return 0, fmt.Errorf("loader: no table %q", table)
+	if err := knownTable(table); err != nil {
+		return 0, err
 	}
 	if s.refused[table] != "" {
 		return 0, nil
@@ -232,6 +230,16 @@ func (s *Snapshot) Count(ctx context.Context, table string) (int, error) {
 	return n, nil
 }
 
+// knownTable refuses a name that is not one of the snapshot's tables (the
+// name is put into SQL text).
+func knownTable(table string) error {
+	switch table {
+	case "principals", "entries", "nodes", "writes", "tombstones", "queries", "actions", "gate_events", "checkpoints":
+		return nil
+	}
+	return fmt.Errorf("loader: no table %q", table)
+}
+
 // SeqBounds returns the smallest and largest seq of a table (ok false
 // when it is empty). On the INTEGER PRIMARY KEY the writer declares each is
 // one B-tree descent, not a scan: a cheap stand-in for count(*) where an
@@ -239,10 +247,8 @@ func (s *Snapshot) Count(ctx context.Context, table string) (int, error) {
 // most hi-lo+1 rows). A snapshot that declares seq otherwise is still
 // answered, by a scan.
 func (s *Snapshot) SeqBounds(ctx context.Context, table string) (lo, hi int64, ok bool, err error) {
-	switch table {
-	case "principals", "entries", "nodes", "writes", "tombstones", "queries", "actions", "gate_events", "checkpoints":
-	default:
-		return 0, 0, false, fmt.Errorf("loader: no table %q", table)
+	if err := knownTable(table); err != nil {
+		return 0, 0, false, err
 	}
 	if s.refused[table] != "" {
 		return 0, 0, false, nil

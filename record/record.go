@@ -93,6 +93,41 @@ func (id ID) String() string {
 // IsV7 reports whether id carries the UUID version 7 and RFC 9562 variant bits.
 func (id ID) IsV7() bool { return id[6]>>4 == 7 && id[8]>>6 == 2 }
 
+// CanonicalID parses the canonical text of an id (lowercase hex, hyphens
+// at 8, 13, 18 and 23: exactly what String gives), without allocating; ok
+// is false for any other text, including other spellings ParseID accepts.
+func CanonicalID(s string) (id ID, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return id, false
+	}
+	j := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		hi, ok1 := lowerHexDigit(s[i])
+		lo, ok2 := lowerHexDigit(s[i+1])
+		if !ok1 || !ok2 {
+			return ID{}, false
+		}
+		id[j] = hi<<4 | lo
+		j++
+		i += 2
+	}
+	return id, true
+}
+
+func lowerHexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
 // ParseID accepts the canonical UUID text form (hyphens optional).
 func ParseID(s string) (ID, error) {
 	var id ID

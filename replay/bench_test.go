@@ -102,6 +102,23 @@ func BenchmarkReplayGAndGAuth(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayGAndGAuthOneQuery replays the query TestExportBenchGraph
+// exports, the one igraph is timed on (scripts/replay-vs-igraph.sh).
+func BenchmarkReplayGAndGAuthOneQuery(b *testing.B) {
+	g, qs := bench(b)
+	r, err := NewReplayer(g, Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := r.Replay(context.Background(), qs[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkPPRGOnly: one PPR solve on G alone, the unit igraph is timed on.
 func BenchmarkPPRGOnly(b *testing.B) {
 	g, qs := bench(b)

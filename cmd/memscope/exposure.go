@@ -70,7 +70,9 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, err
 	}
 	defer s.Close()
+	ended := phase(stderr, "exposure", "exposure")
 	ex, err := exposurecase.Build(ctx, s, opt)
+	ended(err)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}

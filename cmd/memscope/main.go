@@ -88,11 +88,16 @@ func main() {
 }
 
 // interruptGrace is how long a command has, after Ctrl-C, to stop on its
-// own (every read and long loop takes the context) before the watchdog
-// ends the process: a computation the context does not reach (one large
-// replay) must not keep the responder waiting past one second. Evidence is
-// only ever open read-only, and output files are written whole after the
-// analysis, so ending here changes nothing.
+// own before the watchdog ends the process. Every read and every long
+// computation takes the context (replay's solves per sweep, the exposure
+// draws, Leiden, EquiMem, the timeline questions), so a command normally
+// stops well within it and says "interrupted" from run. The watchdog is
+// the last resort for work the context does not reach (a single SQLite
+// statement, a sort, the end of a large load): the responder never waits
+// past one second, and its line says the stop was forced, so a test (and
+// a reader) can tell the two apart (hostile/interrupt_test.go asserts the
+// clean one). Evidence is only ever open read-only, and output files are
+// written whole after the analysis, so ending here changes nothing.
 const interruptGrace = 700 * time.Millisecond
 
 // terminalUI is set while the inspector runs (see onTerminal).
@@ -129,7 +134,7 @@ func interruptWatchdog(ctx context.Context, finished <-chan struct{}, args []str
 	if len(args) > 0 {
 		name += " " + sanitize.Line(args[0])
 	}
-	fmt.Fprintf(os.Stderr, "\n%s: interrupted; the output above (if any) is incomplete, and no evidence was changed\n", name)
+	fmt.Fprintf(os.Stderr, "\n%s: interrupted (stopped by force: it did not stop on its own within %v); the output above (if any) is incomplete, and no evidence was changed\n", name, interruptGrace)
 	os.Exit(exitInterrupted)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/memscope/memscope/stores/mem0db"
 	"github.com/memscope/memscope/stores/smsrdb"
 	"github.com/memscope/memscope/stores/storemodel"
+	"github.com/memscope/memscope/textscan"
 )
 
 // certFlags are SMSR's certificate parameters (the SMSR paper's defaults,
@@ -120,6 +121,9 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 		return exitUsage, err
 	}
 	fs := stores.Findings(st)
+	// Text that would act on a terminal is shown escaped everywhere; here
+	// it is also a finding (an error: verify exits 1 on it).
+	fs = append(fs, textscan.Store(st)...)
 	if st.Format == storemodel.Mem0 {
 		_, cf := mem0db.Chains(st)
 		fs = append(fs, cf...)

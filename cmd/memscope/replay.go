@@ -246,7 +246,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		q, _ := s.Query(id)
 		qs = []replay.Query{q}
 	}
+	ended := phase(stderr, "replay", "replay")
 	rows, err := rp.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
+	ended(err)
 	if err != nil {
 		return exitUsage, err
 	}
