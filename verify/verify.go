@@ -390,18 +390,42 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
+	// The tree check (Check recomputes it from every leaf) runs beside the
+	// leaf scan below, on the other core. Its outcome is reported as if it
+	// had run first: when it cannot read the log, nothing the scan read
+	// counts.
+	type checked struct {
+		problems []tlog.Problem
+		err      error
+	}
+	var chk chan checked
 	if check {
-		problems, err := r.Check(ctx, cp.Size, cp.Root)
-		if err != nil {
-			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
-			return nil
+		chk = make(chan checked, 1)
+		go func() {
+			p, err := r.Check(ctx, cp.Size, cp.Root)
+			chk <- checked{p, err}
+		}()
+	}
+	finishCheck := func() bool {
+		if chk == nil {
+			return true
 		}
-		for _, p := range problems {
+		c := <-chk
+		chk = nil
+		if c.err != nil {
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", c.err.Error())
+			return false
+		}
+		for _, p := range c.problems {
 			v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
 		}
+		return true
 	}
+	defer finishCheck() // an early return still waits for the check
 	if cp.Size > math.MaxUint32 {
-		v.add(phaseLog, 0, finding.LogUnreadable, "log", fmt.Sprintf("the log claims %d leaves: verify holds at most %d", cp.Size, uint64(math.MaxUint32)))
+		if finishCheck() {
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", fmt.Sprintf("the log claims %d leaves: verify holds at most %d", cp.Size, uint64(math.MaxUint32)))
+		}
 		return nil
 	}
 	if keep == nil {
@@ -413,15 +437,21 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		v.leafByID = bigslice.Make[leafRef](v.arena, int(cp.Size))[:0]
 		v.pf.alloc(v.arena, int(cp.Size))
 	}
+	type malformed struct {
+		index uint64
+		msg   string
+	}
+	var bad []malformed
+	var leafErr error
 	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
 		if err != nil {
-			v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
-			return nil
+			leafErr = err
+			break
 		}
 		pl, perr := record.ParseLeaf(leaf.Data)
 		switch {
 		case perr != nil:
-			v.add(phaseLog, int64(leaf.Index), finding.LeafMalformed, leafSubject(leaf.Index), perr.Error())
+			bad = append(bad, malformed{leaf.Index, perr.Error()})
 		case pl.Kind == record.LeafTombstone:
 			v.tombLeaves[pl.ID] = leaf.Index
 			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
@@ -434,6 +464,18 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		case keep == nil || keep(pl.ID):
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(leaf.Index)})
 		}
+	}
+	if !finishCheck() {
+		v.seenLeaf, v.leafByID, v.pf = nil, nil, posFacts{}
+		v.tombLeaves, v.tombLeafData, v.eventLeaves, v.eventLeafKind = map[record.ID]uint64{}, map[record.ID][]byte{}, 0, map[uint64]string{}
+		return nil
+	}
+	for _, b := range bad {
+		v.add(phaseLog, int64(b.index), finding.LeafMalformed, leafSubject(b.index), b.msg)
+	}
+	if leafErr != nil {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", leafErr.Error())
+		return nil
 	}
 	v.leafByID.sort()
 	v.logOK = true
