@@ -160,7 +160,14 @@ type QueryResult struct {
 	// the order (node-distance's perturb-without-opening).
 	Reordered float64
 	Targeted  bool // the targeted construction changed the selected set
-	Uncertain int  // PPR draws whose cut-off stayed a tie at 1e-15
+	// FirstFlip is the median number of accumulated clean-budget writes
+	// (over the curve's sequences) at which the selected set first
+	// changed (the lower median); 0 when fewer than half the sequences
+	// changed within CurveMax.
+	// Flipped is the share of sequences that changed within CurveMax.
+	FirstFlip int
+	Flipped   float64
+	Uncertain int // PPR draws whose cut-off stayed a tie at 1e-15
 	Targets   []Target
 	// NotCheckable says why the selector could not run on this query.
 	NotCheckable string

@@ -121,6 +121,29 @@ func TestStructuralWriteExposure(t *testing.T) {
 			}
 		}
 	}
+	// First flip: the median number of writes before the set first
+	// changed, 0 exactly when fewer than half the sequences changed it;
+	// the attacked query flips within the curve under PPR. A query whose
+	// curve is 1 at some n has every sequence flipped by then.
+	for _, s := range res.Selectors {
+		for _, q := range s.Queries {
+			if q.NotCheckable != "" {
+				continue
+			}
+			switch {
+			case q.FirstFlip < 0 || q.FirstFlip > 16:
+				t.Errorf("%s %s: first flip %d outside 0..16", s.Name, q.Query, q.FirstFlip)
+			case q.Flipped > 0.5 && q.FirstFlip == 0, q.Flipped < 0.5 && q.FirstFlip != 0:
+				t.Errorf("%s %s: first flip %d with %.2f of the sequences flipped", s.Name, q.Query, q.FirstFlip, q.Flipped)
+			}
+			if !s.Structural && (q.Flipped != 0 || q.FirstFlip != 0) {
+				t.Errorf("%s %s: a structure-free selector flipped (%d, %.2f)", s.Name, q.Query, q.FirstFlip, q.Flipped)
+			}
+			if s.Name == PPR && q.Query == m.Attack.Query && (q.FirstFlip < 1 || q.Flipped == 0) {
+				t.Errorf("ppr %s (attacked): first flip %d, flipped %.2f", q.Query, q.FirstFlip, q.Flipped)
+			}
+		}
+	}
 	if len(res.Ranked) != len(qs) {
 		t.Errorf("ranked %v", res.Ranked)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 
 	"github.com/memscope/memscope/leiden"
 	"github.com/memscope/memscope/replay"
@@ -166,7 +167,7 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	}
 	for i, n := range e.opt.Selectors {
 		if out[i].NotCheckable == "" {
-			if curves[i], err = s.curve(ctx, qi, n); err != nil {
+			if curves[i], out[i].FirstFlip, out[i].Flipped, err = s.curve(ctx, qi, n); err != nil {
 				return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
 			}
 		}
@@ -540,13 +541,18 @@ func (s *qstate) targets(evicted map[int32]int, draws int) []Target {
 
 // curve is the dose-response: CurveDraws sequences of accumulated
 // clean-budget writes against one random wrong passage each; entry n-1 is
-// the share of sequences whose selected set differs after n writes.
-func (s *qstate) curve(ctx context.Context, qi int, name string) ([]float64, error) {
+// the share of sequences whose selected set differs after n writes. It
+// also returns the first flip: the lower median over sequences of the
+// number of writes at which the set first changed (0 when fewer than half
+// the sequences changed within CurveMax writes), and the share of
+// sequences that changed at all within CurveMax.
+func (s *qstate) curve(ctx context.Context, qi int, name string) (out []float64, firstFlip int, flipped float64, err error) {
 	o := s.e.opt
-	out := make([]float64, o.CurveMax)
+	out = make([]float64, o.CurveMax)
 	if o.CurveDraws == 0 || o.CurveMax == 0 {
-		return out, nil
+		return out, 0, 0, nil
 	}
+	var firsts []int // per sequence; CurveMax+1: never
 	rng := rand.New(rand.NewPCG(o.Seed^0xc0ffee, uint64(qi)))
 	mem := make([]int32, len(s.e.g.Nodes()))
 	n := 0
@@ -558,20 +564,30 @@ func (s *qstate) curve(ctx context.Context, qi int, name string) ([]float64, err
 		n++
 		var es []extra
 		seed := rng.Uint64()
+		first := o.CurveMax + 1
 		for w := 0; w < o.CurveMax; w++ {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, 0, 0, err
 			}
 			es = append(es, extra{s.seeds[rng.IntN(len(s.seeds))], t, 1 + rng.Float64()*(o.CleanWeight-1)})
 			if s.evaluate(ctx, name, es, t, seed, mem).changed {
 				out[w]++
+				first = min(first, w+1)
 			}
 		}
+		firsts = append(firsts, first)
 	}
 	for i := range out {
 		if n > 0 {
 			out[i] /= float64(n)
 		}
 	}
-	return out, ctx.Err()
+	if n > 0 {
+		slices.Sort(firsts)
+		if med := firsts[(n-1)/2]; med <= o.CurveMax {
+			firstFlip = med
+		}
+		flipped = float64(sort.SearchInts(firsts, o.CurveMax+1)) / float64(n)
+	}
+	return out, firstFlip, flipped, ctx.Err()
 }

@@ -42,6 +42,16 @@ type Exposure struct {
 	QuerySMSR map[string]smsr.Certificate
 	EquiMem   *EquiMemTriage
 	MWP       mwp.Report
+	// Reach is each query's blast radius: the recorded actions that
+	// followed its selection (keyed by query id; queries no action
+	// followed are absent). A flip of that query's selection reaches them.
+	Reach map[string]ActionReach
+}
+
+// ActionReach counts the recorded actions that followed one query's
+// selection, and how many of them were dispatched.
+type ActionReach struct {
+	Actions, Dispatched int
 }
 
 // EquiMemWrite is one structural write's EquiMem score beside its
@@ -78,7 +88,18 @@ func Build(ctx context.Context, s *inspect.Session, opt exposure.Options) (*Expo
 	if err != nil {
 		return nil, err
 	}
-	out := &Exposure{Result: res, Queries: qs, QuerySMSR: map[string]smsr.Certificate{}}
+	out := &Exposure{Result: res, Queries: qs, QuerySMSR: map[string]smsr.Certificate{}, Reach: map[string]ActionReach{}}
+	for _, a := range s.Actions {
+		if a.Query == "" {
+			continue
+		}
+		r := out.Reach[a.Query]
+		r.Actions++
+		if a.Dispatched {
+			r.Dispatched++
+		}
+		out.Reach[a.Query] = r
+	}
 	if rep := s.Report(); rep != nil && rep.Entries > 0 {
 		if sum, err := smsr.Summarise(rep.Entries, 5, 5, len(rep.EntryStatus)); err == nil {
 			out.StoreSMSR = &sum
@@ -277,4 +298,64 @@ func SortEquiMem[T any](rows []T, key string, desc bool, get func(T) EquiMemKey)
 		}
 		return c
 	})
+}
+
+// Flip is one query's first flip under the walk and community selectors
+// with its blast radius.
+type Flip struct {
+	Query string
+	// PPR and Leiden are the median number of accumulated clean-budget
+	// writes at which the selection first changed (0: fewer than half the
+	// write sequences changed it within the curve's length); the shares
+	// are of sequences that changed it at all.
+	PPR, Leiden               int
+	PPRFlipped, LeidenFlipped float64
+	// PPRRan, LeidenRan: the selector ran on this query and drew its
+	// curve (false: not run, or not checkable there).
+	PPRRan, LeidenRan bool
+	Reach             ActionReach
+}
+
+// FirstFlips orders the queries by how soon accumulated writes flip
+// their selection: fewest writes under PPR first (never last), then under
+// Leiden, then more actions reached, then store order. Nil when no curve
+// was drawn.
+func (ex *Exposure) FirstFlips() []Flip {
+	res := ex.Result
+	if res.Options.CurveDraws <= 0 || res.Options.CurveMax <= 0 {
+		return nil
+	}
+	out := make([]Flip, len(ex.Queries))
+	for i, q := range ex.Queries {
+		out[i] = Flip{Query: q.ID, Reach: ex.Reach[q.ID]}
+	}
+	for _, sel := range res.Selectors {
+		for i, q := range sel.Queries {
+			if i >= len(out) || q.NotCheckable != "" {
+				continue
+			}
+			switch sel.Name {
+			case exposure.PPR:
+				out[i].PPR, out[i].PPRFlipped, out[i].PPRRan = q.FirstFlip, q.Flipped, true
+			case exposure.Leiden:
+				out[i].Leiden, out[i].LeidenFlipped, out[i].LeidenRan = q.FirstFlip, q.Flipped, true
+			}
+		}
+	}
+	never := func(n int) int {
+		if n == 0 {
+			return int(^uint(0) >> 1)
+		}
+		return n
+	}
+	slices.SortStableFunc(out, func(a, b Flip) int {
+		if c := cmp.Compare(never(a.PPR), never(b.PPR)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(never(a.Leiden), never(b.Leiden)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Reach.Actions, a.Reach.Actions)
+	})
+	return out
 }

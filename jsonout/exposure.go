@@ -22,6 +22,9 @@ type Exposure struct {
 	EquiMem   *EquiMem                    `json:"equimem"`
 	MWP       *MWP                        `json:"mwp"`
 	Notes     []string                    `json:"notes"`
+	// BlastRadius maps each query some recorded action followed to those
+	// actions: what a flip of its selection reaches.
+	BlastRadius map[string]ActionReach `json:"blast_radius"`
 	// QueryCoverage maps each query whose row no signature covers to its
 	// label ("unsigned"); covered queries are absent.
 	QueryCoverage map[string]string `json:"query_coverage"`
@@ -68,6 +71,8 @@ type ExposureQuery struct {
 	SAdvClean    float64          `json:"s_adv_clean"`
 	Reordered    float64          `json:"reordered"`
 	Targeted     bool             `json:"targeted"`
+	FirstFlip    int              `json:"first_flip"`
+	Flipped      float64          `json:"flipped"`
 	Uncertain    int              `json:"uncertain"`
 	TopKG        []string         `json:"topk_g"`
 	TopKAuth     []string         `json:"topk_auth"`
@@ -78,6 +83,12 @@ type ExposureQuery struct {
 	// Coverage is "unsigned" when no signature covers the query row whose
 	// reset vector the draws start from.
 	Coverage string `json:"coverage,omitempty"`
+}
+
+// ActionReach counts the recorded actions that followed a query.
+type ActionReach struct {
+	Actions    int `json:"actions"`
+	Dispatched int `json:"dispatched"`
 }
 
 // ExposureTarget is a passage PPR selects on G_auth with its Lemma 1
@@ -195,7 +206,10 @@ func NewExposure(ex *exposurecase.Exposure, coverage func(query string) string) 
 	out := Exposure{Selectors: map[string]ExposureSelector{}, Ranked: orEmpty(res.Ranked),
 		Notes:         append(append([]string(nil), ExposureNotes...), LeidenNote(o.LeidenMode)),
 		Budget:        ExposureBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, CurveMax: o.CurveMax, Seed: o.Seed, LeidenMode: o.LeidenMode},
-		QueryCoverage: map[string]string{}}
+		QueryCoverage: map[string]string{}, BlastRadius: map[string]ActionReach{}}
+	for id, r := range ex.Reach {
+		out.BlastRadius[id] = ActionReach{Actions: r.Actions, Dispatched: r.Dispatched}
+	}
 	for _, q := range ex.Queries {
 		if l := coverage(q.ID); l != "" {
 			out.QueryCoverage[q.ID] = l
@@ -208,7 +222,7 @@ func NewExposure(ex *exposurecase.Exposure, coverage func(query string) string) 
 		}
 		for _, q := range s.Queries {
 			jq := ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
-				Targeted: q.Targeted, Uncertain: q.Uncertain, TopKG: orEmpty(q.TopKG), TopKAuth: orEmpty(q.TopKAuth), Baseline: orEmpty(q.Baseline),
+				Targeted: q.Targeted, FirstFlip: q.FirstFlip, Flipped: q.Flipped, Uncertain: q.Uncertain, TopKG: orEmpty(q.TopKG), TopKAuth: orEmpty(q.TopKAuth), Baseline: orEmpty(q.Baseline),
 				NotCheckable: q.NotCheckable, Coverage: out.QueryCoverage[q.Query]}
 			for _, t := range q.Targets {
 				jq.Targets = append(jq.Targets, ExposureTarget{Node: t.Node, ResetMass: t.ResetMass, Floor: t.Floor, Anchored: t.Anchored, Evicted: t.Evicted})

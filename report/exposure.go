@@ -47,6 +47,12 @@ type ExposureSection struct {
 	// table's row limit; Queries counts them all.
 	Ranked  []RankedQuery
 	Queries int
+	// Flips lists the queries soonest flipped first with the actions each
+	// flip reaches (exposurecase.FirstFlips), at most the replay table's
+	// row limit; FlipsTotal counts them all.
+	Flips                []FlipRow
+	FlipsTotal           int
+	CurveDraws, CurveMax int
 
 	SMSR    *SMSRSection
 	EquiMem *EquiMemSection
@@ -107,6 +113,15 @@ type RankedQuery struct {
 	SAdv     float64
 	SMSR     string // "delta 0.1035 (m 20, t 1)"
 	Targets  []TargetFloor
+}
+
+// FlipRow is one query's first flip and blast radius.
+type FlipRow struct {
+	Query       Text
+	PPR, Leiden string // "3 (85%)", ">16 (20%)" or "not checkable"
+	// Soon: PPR flips it within the curve's length.
+	Soon                bool
+	Actions, Dispatched int
 }
 
 // TargetFloor is a PPR-selected passage: anchored by its teleport floor or
@@ -295,6 +310,22 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 			}
 		}
 		sec.Ranked = append(sec.Ranked, rq)
+	}
+	sec.CurveDraws, sec.CurveMax = o.CurveDraws, o.CurveMax
+	flips := ex.FirstFlips()
+	sec.FlipsTotal = len(flips)
+	at := func(n int, share float64, ran bool) string {
+		if !ran {
+			return "not checked"
+		}
+		if n == 0 {
+			return fmt.Sprintf(">%d (%.0f%%)", o.CurveMax, 100*share)
+		}
+		return fmt.Sprintf("%d (%.0f%%)", n, 100*share)
+	}
+	for _, f := range flips[:min(len(flips), lim.QueryRows)] {
+		sec.Flips = append(sec.Flips, FlipRow{Query: Text(f.Query), PPR: at(f.PPR, f.PPRFlipped, f.PPRRan), Leiden: at(f.Leiden, f.LeidenFlipped, f.LeidenRan), Soon: f.PPR > 0,
+			Actions: f.Reach.Actions, Dispatched: f.Reach.Dispatched})
 	}
 	if sum := ex.StoreSMSR; sum != nil {
 		sec.SMSR = &SMSRSection{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta, Basis: exposurecase.StoreSMSRBasis,

@@ -33,6 +33,16 @@ func TestExposureSection(t *testing.T) {
 	if ex.HarmChart == nil || len(ex.HarmChart.Series) != 3 {
 		t.Fatalf("harm chart: %+v, want one series per structural selector (ppr, leiden, node_distance)", ex.HarmChart)
 	}
+	// First flip and blast radius: every query, soonest PPR flip first
+	// (">" rows last), and the table on the page.
+	if len(ex.Flips) != ex.FlipsTotal || len(ex.Flips) == 0 || !bytes.Contains(page, []byte("First flip and blast radius")) {
+		t.Errorf("first-flip rows %d of %d", len(ex.Flips), ex.FlipsTotal)
+	}
+	for i := 1; i < len(ex.Flips); i++ {
+		if !ex.Flips[i-1].Soon && ex.Flips[i].Soon {
+			t.Errorf("a query PPR never flips is listed before one it flips: %+v", ex.Flips)
+		}
+	}
 	if ex.SMSR == nil || ex.SMSR.VsT == nil || ex.SMSR.VsM == nil || len(ex.SMSR.VsT.Series) != 2 {
 		t.Fatalf("SMSR certificate or curves missing: %+v", ex.SMSR)
 	}

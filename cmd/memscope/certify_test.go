@@ -277,3 +277,61 @@ func TestExposureEquiMemSortFlag(t *testing.T) {
 		t.Errorf("--equimem-sort size: exit %d, want usage error", code)
 	}
 }
+
+// The blast radius in memscope exposure --json counts, per query, the
+// recorded actions that followed it, as memscope actions lists them; the
+// text output orders the first flips soonest first.
+func TestExposureBlastRadius(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	code, out, errs := runIn(t, sdir, "actions", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--json")
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("actions: exit %d: %s", code, errs)
+	}
+	var acts []struct {
+		Query      string `json:"query"`
+		Dispatched bool   `json:"dispatched"`
+	}
+	if err := json.Unmarshal([]byte(out), &acts); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{}
+	for _, a := range acts {
+		if a.Query == "" {
+			continue
+		}
+		w := want[a.Query]
+		w[0]++
+		if a.Dispatched {
+			w[1]++
+		}
+		want[a.Query] = w
+	}
+	if len(want) == 0 {
+		t.Fatal("the demo records no action that followed a query")
+	}
+	code, out, errs = runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "5", "--curve-draws", "4", "--json")
+	if code != exitOK {
+		t.Fatalf("exposure: exit %d: %s", code, errs)
+	}
+	var got struct {
+		BlastRadius map[string]struct {
+			Actions    int `json:"actions"`
+			Dispatched int `json:"dispatched"`
+		} `json:"blast_radius"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.BlastRadius) != len(want) {
+		t.Errorf("blast radius %v, want %v", got.BlastRadius, want)
+	}
+	for q, w := range want {
+		if g := got.BlastRadius[q]; g.Actions != w[0] || g.Dispatched != w[1] {
+			t.Errorf("%s: blast radius %+v, want %d actions, %d dispatched", q, g, w[0], w[1])
+		}
+	}
+	code, out, _ = runIn(t, sdir, "exposure", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--draws", "5", "--curve-draws", "4")
+	if code != exitOK || !strings.Contains(out, "first flip, soonest first") {
+		t.Fatalf("text output (exit %d) lacks the first-flip table:\n%s", code, out)
+	}
+}

@@ -80,7 +80,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
 	}
-	writeExposure(stdout, out, ex.Result, *eqSort, *eqRev)
+	writeExposure(stdout, out, ex, *eqSort, *eqRev)
 	return exitOK, nil
 }
 
@@ -95,7 +95,8 @@ func orEmpty(s []string) []string {
 // every write).
 const maxEquiMemText = 20
 
-func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result, eqSort string, eqRev bool) {
+func writeExposure(w io.Writer, out jsonExposure, ex *exposurecase.Exposure, eqSort string, eqRev bool) {
+	res := ex.Result
 	b := out.Budget
 	fmt.Fprintf(w, "exposure of %s to bounded no-source writes (%d edges from a query's seed entities to one wrong passage; clean: weight 1..%g, heavy: %g; %d draws per query and budget, seed %d)\n\n",
 		clip(out.Snapshot, 60), b.Edges, b.CleanWeight, b.HeavyWeight, b.Draws, b.Seed)
@@ -142,6 +143,7 @@ func writeExposure(w io.Writer, out jsonExposure, res *exposure.Result, eqSort s
 			}
 		}
 	}
+	writeFirstFlips(w, ex)
 	if out.SMSR != nil {
 		c := out.SMSR
 		fmt.Fprintf(w, "\nSMSR certificate for the store: m=%d k=%d n=%d t=%d delta=%.4f (%s)\n", c.M, c.K, c.N, c.T, c.Delta, c.Basis)
@@ -202,5 +204,30 @@ func writeCurve(w io.Writer, c []float64) {
 	for i, v := range c {
 		n := int(math.Round(v * width))
 		fmt.Fprintf(w, "  %2d |%-*s| %.2f\n", i+1, width, strings.Repeat("#", n), v)
+	}
+}
+
+// writeFirstFlips lists the queries by how soon accumulated clean-budget
+// writes flip their selection, with the recorded actions each flip reaches.
+func writeFirstFlips(w io.Writer, ex *exposurecase.Exposure) {
+	flips := ex.FirstFlips()
+	if len(flips) == 0 {
+		return
+	}
+	cm := ex.Result.Options.CurveMax
+	fmt.Fprintf(w, "\nfirst flip, soonest first: the median number of accumulated clean-budget writes at which a query's selection first changed (over %d write sequences; >%d: fewer than half changed within %d), the share of sequences that changed it at all, and the recorded actions that followed the query (what a flip reaches)\n",
+		ex.Result.Options.CurveDraws, cm, cm)
+	fmt.Fprintf(w, "  %-32s %-14s %-14s %s\n", "QUERY", "PPR", "LEIDEN", "ACTIONS (DISPATCHED)")
+	at := func(n int, share float64, ran bool) string {
+		if !ran {
+			return "not checked"
+		}
+		if n == 0 {
+			return fmt.Sprintf(">%d (%.0f%%)", cm, 100*share)
+		}
+		return fmt.Sprintf("%d (%.0f%%)", n, 100*share)
+	}
+	for _, f := range flips {
+		fmt.Fprintf(w, "  %-32s %-14s %-14s %d (%d)\n", clip(f.Query, 32), at(f.PPR, f.PPRFlipped, f.PPRRan), at(f.Leiden, f.LeidenFlipped, f.LeidenRan), f.Reach.Actions, f.Reach.Dispatched)
 	}
 }
