@@ -225,3 +225,35 @@ func TestProvenanceFallsBackOnDuplicateID(t *testing.T) {
 		t.Errorf("after the fallback:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestLazyLoadedAsRanEqualsFull: the inspector's session (LazyContent,
+// loaded and verified) places each query among the writes from the
+// entries that can change the order only, and replays every query now and
+// as it ran exactly as the full timeline does, on every demo scenario.
+func TestLazyLoadedAsRanEqualsFull(t *testing.T) {
+	t.Parallel()
+	dir, err := allScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range scenario.Specs {
+		sdir := filepath.Join(dir, spec.Name)
+		m, err := scenario.ReadManifest(sdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := filepath.Join(sdir, m.Snapshot)
+		want := fullFacts(t, sdir, snap, m, "")
+		s := lazyCopy(t, openStore(t, sdir, snap, m, ""))
+		if _, err := s.Verify(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		rp, err := s.Replayer(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := factsOf(t, s, rp); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: lazily loaded session differs from the full path:\n got %+v\nwant %+v", spec.Name, got, want)
+		}
+	}
+}

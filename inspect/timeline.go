@@ -126,8 +126,11 @@ func (s *Session) TimeReplay(rp *replay.Replayer) (*timeline.Replay, error) {
 func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeline.Replay, error) {
 	if s.needLoaded() == nil {
 		if s.Opts.LazyContent {
-			// The order is all as-ran needs: no contents read back.
-			return timeline.NewReplay(rp, s.timeline(rp, s.Entries, false, func(int, *Entry) string { return "" }))
+			// As the provenance pass does (asRanEntries), keep only the
+			// entries that can change where a query falls among the
+			// writes, without their text: the whole store's timeline was
+			// most of the inspector's peak memory at a million entries.
+			return timeline.NewReplay(rp, s.timeline(rp, s.orderingEntries(), false, func(int, *Entry) string { return "" }))
 		}
 		return s.TimeReplay(rp)
 	}
@@ -226,4 +229,20 @@ func signedPlace(rr *loader.RowRecord) (int64, string) {
 		return -1, ""
 	}
 	return rr.LeafIndex, rr.Writer
+}
+
+// orderingEntries are the loaded entries asRanEntries would read: those
+// whose claimed leaf is at or before the last write's.
+func (s *Session) orderingEntries() []Entry {
+	last := int64(-1)
+	for _, w := range s.Writes {
+		last = max(last, w.Leaf)
+	}
+	var out []Entry
+	for _, e := range s.Entries {
+		if e.Leaf >= 0 && e.Leaf <= last {
+			out = append(out, e)
+		}
+	}
+	return out
 }

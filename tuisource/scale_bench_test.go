@@ -6,10 +6,16 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/inspect"
 	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/tui/tuitest"
 )
 
 // benchOptions are the options of the scenario directory MEMSCOPE_BENCH_STORE
@@ -51,4 +57,39 @@ func BenchmarkFirstFrameStore(b *testing.B) {
 		src.Close()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkScrollStore is j in the Entries view (Update + View, 120x40)
+// on a real store while its entries load in the background, as a user
+// scrolls right after opening it: the frame competes with the load and
+// reads its rows' previews back from the snapshot. Whole program:
+// scripts/inspect-timing.sh.
+func BenchmarkScrollStore(b *testing.B) {
+	opts := benchOptions(b)
+	src, err := New(context.Background(), opts, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	// MEMSCOPE_BENCH_ROWS: start scrolling once this many rows are in
+	// (default 4096), to see the frame against a bigger heap.
+	wait := 4096
+	if v, err := strconv.Atoi(os.Getenv("MEMSCOPE_BENCH_ROWS")); err == nil {
+		wait = v
+	}
+	for src.EntryCount() < wait {
+		time.Sleep(time.Millisecond)
+	}
+	var m tea.Model = tui.New(src, tui.Options{Static: true})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = tuitest.Press(b, m, "3")
+	down := tuitest.KeyMsg("j")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		m, _ = m.Update(down)
+		_ = m.View()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(src.EntryCount()), "rows-loaded")
 }
