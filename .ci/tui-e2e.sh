@@ -159,6 +159,16 @@ run_at() {
     sleep 0.1
   done
   selected | grep -q CHECKPOINT_FORK || fail "the filter did not select the CHECKPOINT_FORK row"
+  # The tampered log may fork at more than one checkpoint: the forks are
+  # then one root-cause group, unfolded with enter; j selects the first.
+  if selected | grep -qE 'CHECKPOINT_FORK +[0-9]+ findings'; then
+    keys Enter
+    keys j
+    for ((i = 0; i < 30; i++)); do
+      if selected | grep -qE 'checkpoint [0-9]+'; then break; fi
+      sleep 0.1
+    done
+  fi
   cp=$(selected | grep -oE 'checkpoint [0-9]+' | head -1 | cut -d' ' -f2)
   [ -n "$cp" ] || fail "the CHECKPOINT_FORK row names no checkpoint: '$(selected)'"
   keys Enter
