@@ -262,7 +262,7 @@ var Catalogue = Catalog{
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
 
 	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
-	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since) with no accept event"},
+	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since, as the store operator signed it) with no accept event"},
 	{MWPCandidateHashMismatch, FamMWP, SevError, "a gate event's candidate_hash differs from the SHA-256 of the candidate's signed bytes in the store (content changed after staging)"},
 	{MWPNonceReuse, FamMWP, SevError, "two signed records carry the same nonce (a replayed write the gate should have refused)"},
 	{MWPVersionChainBroken, FamMWP, SevError, "the gate events' version chain is broken: a version went back, an accept did not advance it by one, or inside the mediated window version steps passed no gate"},

@@ -12,7 +12,8 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(record:FuzzDecodeEntry record:FuzzDecodeWrite record:FuzzDecodePrincipalEvent
     record:FuzzDecodeTombstone record:FuzzDecodeQuery record:FuzzDecodeAction
-    record:FuzzDecodeGateEvent record:FuzzDecodeNode record:FuzzParseLeaf tlog:FuzzParseCheckpoint tlog:FuzzSplitBundle
+    record:FuzzDecodeGateEvent record:FuzzDecodeNode record:FuzzDecodeConfig record:FuzzDecodeCheckpointSeen
+    record:FuzzDecodeVector record:FuzzParseLeaf tlog:FuzzParseCheckpoint tlog:FuzzSplitBundle
     loader:FuzzRowDecoders loader:FuzzOpenSnapshot tlog:FuzzHTTPLog)
 fi
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ), fuzztime $t"

@@ -6,8 +6,11 @@
 package textscan
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/memscope/memscope/finding"
@@ -31,39 +34,73 @@ const Control = sanitize.Control | sanitize.TerminalEscape | sanitize.CarriageRe
 // poisoned rows yields a bounded list.
 const PerCode = 50
 
-// Scanner collects the findings of the fields it is shown.
+// Scanner collects the findings of the fields it is shown. It is safe for
+// concurrent use, and what it reports does not depend on the order fields
+// arrive in: each code names the PerCode fields of smallest order.
 type Scanner struct {
-	where        string // the file or store the fields come from
-	found        []finding.Finding
-	named, extra [2]int // per code: findings made, fields over PerCode
+	where string // the file or store the fields come from
+	mu    sync.Mutex
+	next  int64
+	hits  [2][]hit // per code, at most 2*PerCode between trims
+	extra [2]int   // per code: fields trimmed away (counted, not named)
 }
+
+type hit struct {
+	order int64
+	f     finding.Finding
+}
+
+var codes = [2]finding.Code{finding.TextControlChars, finding.TextHiddenChars}
 
 // New returns a Scanner for fields of where (a file or store path, shown
 // sanitised in every subject).
 func New(where string) *Scanner { return &Scanner{where: where} }
 
-// Check scans one field.
+// Check scans one field, in arrival order.
 func (s *Scanner) Check(f Field) {
+	s.mu.Lock()
+	order := s.next
+	s.next++
+	s.mu.Unlock()
+	s.CheckAt(order, f)
+}
+
+// CheckAt scans one field whose place in the evidence is order (a row's
+// seq): the fields named are those of smallest order, whatever the order
+// of the calls.
+func (s *Scanner) CheckAt(order int64, f Field) {
 	flags := sanitize.Findings(f.Text)
 	if flags == 0 {
 		return
 	}
 	if c := flags & Control; c != 0 {
-		s.add(0, finding.TextControlChars, f, c)
+		s.add(0, order, f, c)
 	}
 	if h := flags &^ Control; h != 0 {
-		s.add(1, finding.TextHiddenChars, f, h)
+		s.add(1, order, f, h)
 	}
 }
 
-func (s *Scanner) add(i int, code finding.Code, f Field, flags sanitize.Flags) {
-	if s.named[i] >= PerCode {
-		s.extra[i]++
-		return
-	}
-	s.named[i]++
+func (s *Scanner) add(i int, order int64, f Field, flags sanitize.Flags) {
 	subject := sanitize.Line(s.where) + ": " + sanitize.Line(f.Record)
-	s.found = append(s.found, finding.New(code, subject, fmt.Sprintf("field %s carries %s (shown escaped): %s", sanitize.Line(f.Name), flags, preview(f.Text))))
+	fd := finding.New(codes[i], subject, fmt.Sprintf("field %s carries %s (shown escaped): %s", sanitize.Line(f.Name), flags, preview(f.Text)))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hits[i] = append(s.hits[i], hit{order, fd})
+	if len(s.hits[i]) >= 2*PerCode {
+		s.trim(i)
+	}
+}
+
+// trim keeps the PerCode hits of smallest order.
+func (s *Scanner) trim(i int) {
+	slices.SortFunc(s.hits[i], func(a, b hit) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.f.Subject, b.f.Subject), cmp.Compare(a.f.Message, b.f.Message))
+	})
+	if n := len(s.hits[i]); n > PerCode {
+		s.extra[i] += n - PerCode
+		s.hits[i] = s.hits[i][:PerCode]
+	}
 }
 
 // preview is up to 80 bytes of the text around its first marked
@@ -97,11 +134,18 @@ func preview(t string) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// Findings returns what was found: at most PerCode findings per code naming
-// a field each, and one more per code counting the fields left unnamed.
+// Findings returns what was found, in order: at most PerCode findings per
+// code naming a field each, and one more per code counting the fields
+// left unnamed.
 func (s *Scanner) Findings() []finding.Finding {
-	out := append([]finding.Finding(nil), s.found...)
-	for i, code := range []finding.Code{finding.TextControlChars, finding.TextHiddenChars} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []finding.Finding
+	for i, code := range codes {
+		s.trim(i)
+		for _, h := range s.hits[i] {
+			out = append(out, h.f)
+		}
 		if s.extra[i] > 0 {
 			out = append(out, finding.New(code, sanitize.Line(s.where), fmt.Sprintf("%d more fields carry such characters (the first %d are listed)", s.extra[i], PerCode)))
 		}

@@ -165,19 +165,7 @@ func (m *Model) renderLineage(w, h int) []string {
 	l.dagH = dagH
 	m.listTop = headerRows + len(lines)
 	l.cur.clamp(len(lv.Rows), dagH)
-	for r := l.cur.top; r < len(lv.Rows) && r < l.cur.top+dagH; r++ {
-		row := m.untrusted(lv.Rows[r], w-4)
-		mark := "  "
-		if r == lv.Center {
-			mark = s.Bold.Render("* ")
-		}
-		if r == l.cur.sel {
-			row = s.Selected.Render(s.SelMarker + " " + stripANSI(row))
-		} else {
-			row = mark + row
-		}
-		lines = append(lines, row)
-	}
+	lines = append(lines, m.lineageRows(dagH, w, true)...)
 	for len(lines) < h-len(exl) {
 		lines = append(lines, "")
 	}
@@ -210,17 +198,30 @@ func (m *Model) renderDeclaredLineage(w, h int) []string {
 	l.dagH = dagH
 	m.listTop = headerRows + len(lines)
 	l.cur.clamp(len(lv.Rows), dagH)
-	for r := l.cur.top; r < len(lv.Rows) && r < l.cur.top+dagH; r++ {
-		row := m.untrusted(lv.Rows[r], w-4)
-		if r == l.cur.sel {
-			row = s.Selected.Render(s.SelMarker + " " + stripANSI(row))
-		} else {
-			row = "  " + row
-		}
-		lines = append(lines, row)
-	}
+	lines = append(lines, m.lineageRows(dagH, w, false)...)
 	for len(lines) < h-len(notes) {
 		lines = append(lines, "")
 	}
 	return append(lines, notes...)
+}
+
+// lineageRows draws the visible window of the drawing's rows, the
+// selection highlighted and, with markCentre, the centre entry starred.
+func (m *Model) lineageRows(dagH, w int, markCentre bool) []string {
+	s, l := m.styles, &m.lin
+	var out []string
+	for r := l.cur.top; r < len(l.lv.Rows) && r < l.cur.top+dagH; r++ {
+		row := m.untrusted(l.lv.Rows[r], w-4)
+		mark := "  "
+		if markCentre && r == l.lv.Center {
+			mark = s.Bold.Render("* ")
+		}
+		if r == l.cur.sel {
+			row = s.Selected.Render(s.SelMarker + " " + stripANSI(row))
+		} else {
+			row = mark + row
+		}
+		out = append(out, row)
+	}
+	return out
 }

@@ -88,3 +88,23 @@ func FuzzEdKeyAgreesWithStdlib(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkEdKeyVsStdlib compares one verification with the key decoded
+// once (edKey) against crypto/ed25519.Verify, which decodes it each call.
+func BenchmarkEdKeyVsStdlib(b *testing.B) {
+	priv := ed25519.NewKeyFromSeed(make([]byte, 32))
+	pub := priv.Public().(ed25519.PublicKey)
+	msg := make([]byte, 300)
+	sig := ed25519.Sign(priv, msg)
+	k, _ := newEdKey(pub)
+	b.Run("edKey", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			k.verify(msg, sig)
+		}
+	})
+	b.Run("stdlib", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			ed25519.Verify(pub, msg, sig)
+		}
+	})
+}

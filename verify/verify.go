@@ -13,7 +13,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/memscope/memscope/textscan"
 	"math"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -156,6 +158,7 @@ type key struct {
 }
 
 type verifier struct {
+	text *textscan.Scanner // evidence text that would act on a terminal or hide text
 	// ctx is Run's: the per-record helpers (inLog's proofs read tiles)
 	// must stop on Ctrl-C like the loops that call them.
 	ctx      context.Context
@@ -207,6 +210,10 @@ type verifier struct {
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
+// rowsAfterEntries orders the text of node and query rows after every
+// entry's (entries are ordered by seq) for textscan.
+const rowsAfterEntries = 1 << 62
+
 type ordered struct {
 	phase int
 	seq   int64
@@ -300,7 +307,7 @@ func openVerifier(ctx context.Context, opts Options) (*verifier, note.Verifier, 
 }
 
 func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVerifier note.Verifier) *verifier {
-	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{},
+	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{}, text: textscan.New(filepath.Base(opts.Snapshot)),
 		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}}}
@@ -330,6 +337,7 @@ const (
 	phaseGate
 	phaseRows
 	phaseCross
+	phaseContent // TEXT_CONTROL_CHARS, TEXT_HIDDEN_CHARS (textscan)
 )
 
 func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
@@ -843,6 +851,8 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		return
 	}
 	e := r.Entry
+	// Signed text can still be hostile to the responder's terminal.
+	v.text.CheckAt(r.Seq, textscan.Field{Record: subj, Name: "content", Text: e.Content})
 	// Every position is looked up once: the entry's for its fact and its
 	// inclusion, each parent's for its fact and its presence.
 	f := fact{id: e.EID, subject: subj, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents,
@@ -1170,6 +1180,14 @@ func (v *verifier) plainRows(ctx context.Context) error {
 		er.add(q[i].Record)
 	}
 	v.queryNodes(n, q)
+	// Unsigned text read from the rows: labels and query text are shown,
+	// and a responder reads them on a terminal.
+	for i := range n {
+		v.text.CheckAt(rowsAfterEntries+int64(i), textscan.Field{Record: "node " + n[i].ID, Name: "label", Text: n[i].Label})
+	}
+	for i := range q {
+		v.text.CheckAt(rowsAfterEntries+int64(len(n)+i), textscan.Field{Record: "query " + q[i].ID, Name: "text", Text: q[i].Text})
+	}
 	a, err := v.snap.Actions(ctx)
 	er.malformed[record.KindAction] = malformedNames(err)
 	if err := count("actions", len(a), err); err != nil {
@@ -1318,6 +1336,9 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 }
 
 func (v *verifier) finish() *Report {
+	for i, f := range v.text.Findings() {
+		v.findings = append(v.findings, ordered{phaseContent, int64(i), f})
+	}
 	sort.SliceStable(v.findings, func(i, j int) bool {
 		a, b := v.findings[i], v.findings[j]
 		if a.phase != b.phase {
