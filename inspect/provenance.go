@@ -75,7 +75,13 @@ func readEntryTable(ctx context.Context, snap *loader.Snapshot, rows int) (*entr
 			if p == parts-1 {
 				b = hi
 			}
-			tables[p], errs[p] = readEntryRange(ctx, snap, a, b, rows/parts+1)
+			// The first part holds room for every row, so the parts
+			// join without a second copy of the table.
+			room := rows/parts + 1
+			if p == 0 {
+				room = rows
+			}
+			tables[p], errs[p] = readEntryRange(ctx, snap, a, b, room)
 		}()
 	}
 	wg.Wait()
@@ -83,8 +89,9 @@ func readEntryTable(ctx context.Context, snap *loader.Snapshot, rows int) (*entr
 		return nil, err
 	}
 	t := tables[0]
-	for _, o := range tables[1:] {
+	for i, o := range tables[1:] {
 		t.rows = append(t.rows, o.rows...)
+		tables[i+1] = nil
 		for id, rs := range o.odd {
 			t.odd[id] = append(t.odd[id], rs...)
 		}
