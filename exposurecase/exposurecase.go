@@ -11,11 +11,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/memscope/memscope/equimem"
 	"github.com/memscope/memscope/exposure"
+	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/jsonout"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/mwp"
 	"github.com/memscope/memscope/replay"
@@ -216,90 +217,6 @@ func triage(ctx context.Context, s *inspect.Session, rp *replay.Replayer, qs []r
 	return out, nil
 }
 
-// EquiMem list orders: memscope exposure --equimem-sort and the
-// inspector's sort key (docs/EXPOSURE.md).
-const (
-	// SortRho is triage order: lowest rho_detect first (triage_rank).
-	SortRho = "rho"
-	// SortLabel groups by provenance label, the thing that decides:
-	// replay culprits, then the other unauthenticated writes, then the
-	// authenticated ones; triage order within each.
-	SortLabel = "label"
-	// SortWrite is by write id (byte order), triage order for equal ids.
-	SortWrite = "write"
-)
-
-// EquiMemSorts lists the orders, the inspector's cycle order.
-var EquiMemSorts = []string{SortRho, SortLabel, SortWrite}
-
-// EquiMemSortName says what an order sorts by, for headers and help.
-func EquiMemSortName(key string) string {
-	switch key {
-	case SortLabel:
-		return "provenance label (culprit, unauthenticated, authenticated)"
-	case SortWrite:
-		return "write id"
-	}
-	return "rho_detect, lowest first"
-}
-
-// ProvenanceLabel is the word shown beside a write's score: the label
-// replay gives it, with replay's culprits singled out.
-func ProvenanceLabel(authenticated, culprit bool) string {
-	switch {
-	case culprit:
-		return "CULPRIT"
-	case !authenticated:
-		return "unauthenticated"
-	}
-	return "authenticated"
-}
-
-// EquiMemKey is what the orders compare.
-type EquiMemKey struct {
-	Rank                   int // triage rank (1 = lowest rho); 0 sorts last
-	Authenticated, Culprit bool
-	Write                  string
-}
-
-// SortEquiMem orders rows in place by key (SortRho for an unknown key),
-// reversed when desc. get reads a row's key. The sort is stable and total
-// (triage rank breaks every tie), so one key always gives one order.
-func SortEquiMem[T any](rows []T, key string, desc bool, get func(T) EquiMemKey) {
-	group := func(k EquiMemKey) int {
-		switch {
-		case k.Culprit:
-			return 0
-		case !k.Authenticated:
-			return 1
-		}
-		return 2
-	}
-	rank := func(k EquiMemKey) int {
-		if k.Rank <= 0 {
-			return int(^uint(0) >> 1)
-		}
-		return k.Rank
-	}
-	slices.SortStableFunc(rows, func(x, y T) int {
-		a, b := get(x), get(y)
-		c := 0
-		switch key {
-		case SortLabel:
-			c = cmp.Compare(group(a), group(b))
-		case SortWrite:
-			c = strings.Compare(a.Write, b.Write)
-		}
-		if c == 0 {
-			c = cmp.Compare(rank(a), rank(b))
-		}
-		if desc {
-			return -c
-		}
-		return c
-	})
-}
-
 // Flip is one query's first flip under the walk and community selectors
 // with its blast radius.
 type Flip struct {
@@ -357,5 +274,68 @@ func (ex *Exposure) FirstFlips() []Flip {
 		}
 		return cmp.Compare(b.Reach.Actions, a.Reach.Actions)
 	})
+	return out
+}
+
+// JSON is ex in jsonout's one exposure shape. coverage labels a query row by id ("" when a
+// signature covers it; inspect.Session.Coverage on the queries table).
+func (ex *Exposure) JSON(coverage func(query string) string) jsonout.Exposure {
+	res := ex.Result
+	o := res.Options
+	out := jsonout.Exposure{Selectors: map[string]jsonout.ExposureSelector{}, Ranked: jsonout.OrEmpty(res.Ranked),
+		Notes:         append(append([]string(nil), jsonout.ExposureNotes...), jsonout.LeidenNote(o.LeidenMode)),
+		Budget:        jsonout.ExposureBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, CurveMax: o.CurveMax, Seed: o.Seed, LeidenMode: o.LeidenMode},
+		QueryCoverage: map[string]string{}, BlastRadius: map[string]jsonout.ActionReach{}}
+	for id, r := range ex.Reach {
+		out.BlastRadius[id] = jsonout.ActionReach{Actions: r.Actions, Dispatched: r.Dispatched}
+	}
+	for _, q := range ex.Queries {
+		if l := coverage(q.ID); l != "" {
+			out.QueryCoverage[q.ID] = l
+		}
+	}
+	for _, s := range res.Selectors {
+		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		for i, c := range s.Curve {
+			js.Curve = append(js.Curve, jsonout.CurvePoint{Writes: i + 1, Changed: c})
+		}
+		for _, q := range s.Queries {
+			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
+				Targeted: q.Targeted, FirstFlip: q.FirstFlip, Flipped: q.Flipped, Uncertain: q.Uncertain, TopKG: jsonout.OrEmpty(q.TopKG), TopKAuth: jsonout.OrEmpty(q.TopKAuth), Baseline: jsonout.OrEmpty(q.Baseline),
+				NotCheckable: q.NotCheckable, Coverage: out.QueryCoverage[q.Query]}
+			for _, t := range q.Targets {
+				jq.Targets = append(jq.Targets, jsonout.ExposureTarget{Node: t.Node, ResetMass: t.ResetMass, Floor: t.Floor, Anchored: t.Anchored, Evicted: t.Evicted})
+			}
+			if c, ok := ex.QuerySMSR[q.Query]; ok && s.Name == exposure.PPR {
+				jq.SMSR = &jsonout.SMSRCert{M: c.M, K: c.K, N: c.N, T: c.T, Delta: c.Delta}
+			}
+			js.Queries = append(js.Queries, jq)
+		}
+		out.Selectors[s.Name] = js
+	}
+	if sum := ex.StoreSMSR; sum != nil {
+		out.SMSR = &jsonout.SMSRStore{SMSRCert: jsonout.SMSRCert{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta},
+			DeltaVsT: map[string][]jsonout.SMSRPoint{}, DeltaVsM: map[string][]jsonout.SMSRPoint{}, Basis: StoreSMSRBasis}
+		for _, n := range smsr.CurveRuns {
+			out.SMSR.DeltaVsT[fmt.Sprint(n)] = jsonout.SMSRPoints(sum.VsT[n])
+			out.SMSR.DeltaVsM[fmt.Sprint(n)] = jsonout.SMSRPoints(sum.VsM[n])
+		}
+	}
+	if e := ex.EquiMem; e != nil {
+		out.EquiMem = &jsonout.EquiMem{Depth: e.Depth, TopDecile: e.TopDecile, Culprits: e.Culprits, CulpritsInTopDecile: e.CulpritsInTopDecile,
+			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Writes: []jsonout.EquiMemWrite{}, Caveat: EquiMemCaveat}
+		for _, w := range e.Writes {
+			out.EquiMem.Writes = append(out.EquiMem.Writes, jsonout.EquiMemWrite{Write: w.ID, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, SLocal: w.SLocal, SPath: w.SPath,
+				Alpha: w.Alpha, Rho: w.Rho, Paths: w.Paths, Truncated: w.Truncated, Authenticated: w.Authenticated, Rule: w.Rule, Culprit: w.Culprit, Rank: w.Rank})
+		}
+	}
+	audit := ex.MWP
+	out.MWP = &jsonout.MWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Checks: []jsonout.MWPCheck{}, Findings: audit.Findings}
+	if out.MWP.Findings == nil {
+		out.MWP.Findings = []finding.Finding{}
+	}
+	for _, c := range audit.Checks {
+		out.MWP.Checks = append(out.MWP.Checks, jsonout.MWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
+	}
 	return out
 }

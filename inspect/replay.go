@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/lineage"
@@ -153,7 +155,7 @@ func (s *Session) replayer(ctx context.Context, full, startLoad bool) (*replay.R
 		if pol == nil {
 			pol, _ = replay.PolicyByName(replay.PolicyDefault)
 		}
-		pol = importedPolicy{pol}
+		pol = importedPolicy{inner: pol, rules: &sync.Map{}}
 	}
 	mode := s.Opts.CulpritMode
 	if mode == "" {
@@ -200,7 +202,12 @@ func (s *Session) Imported() bool { return s.Meta[snapshot.MetaImport] != "" }
 // importedPolicy marks every label of an imported store as declared: the
 // importer signed the records itself and derived channels from the input's
 // declarations, so no label there is verified provenance.
-type importedPolicy struct{ inner replay.LabelPolicy }
+type importedPolicy struct {
+	inner replay.LabelPolicy
+	// rules holds each distinct "declared by import: " rule once: a
+	// million edges share a handful of rules.
+	rules *sync.Map
+}
 
 func (p importedPolicy) Name() string { return p.inner.Name() + " (imported: declared)" }
 
@@ -208,7 +215,15 @@ func (p importedPolicy) Label(e replay.Edge) replay.EdgeLabel {
 	l := p.inner.Label(e)
 	if !l.Declared {
 		l.Declared = true
-		l.Rule = "declared by import: " + l.Rule
+		if strings.Contains(l.Rule, ": ") { // names a source: not shared
+			l.Rule = "declared by import: " + l.Rule
+		} else {
+			r, ok := p.rules.Load(l.Rule)
+			if !ok {
+				r, _ = p.rules.LoadOrStore(l.Rule, "declared by import: "+l.Rule)
+			}
+			l.Rule = r.(string)
+		}
 	}
 	return l
 }

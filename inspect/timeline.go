@@ -46,7 +46,8 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 // otherwise format.
 func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool, content func(i int, e *Entry) string) *timeline.Timeline {
 	var auth map[string]bool
-	if rp != nil {
+	// Replaying as of a query reads positions only: no labels on events.
+	if rp != nil && summaries {
 		auth = make(map[string]bool, len(rp.Labels()))
 		for i, e := range rp.Graph().Edges() {
 			auth[e.ID] = rp.Labels()[i].Authenticated

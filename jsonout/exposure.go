@@ -1,17 +1,15 @@
 package jsonout
 
 import (
-	"fmt"
-
 	"github.com/memscope/memscope/exposure"
-	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/finding"
 	"github.com/memscope/memscope/smsr"
 )
 
-// Exposure is exposurecase's answer in JSON, the one shape both
-// `memscope exposure --json` and the report's case file (its `exposure`
-// key) write (docs/JSON.md, docs/EXPOSURE.md).
+// Exposure is exposurecase's answer in JSON (exposurecase.Exposure.JSON
+// builds it), the one shape both `memscope exposure --json` and the
+// report's case file (its `exposure` key) write (docs/JSON.md,
+// docs/EXPOSURE.md).
 type Exposure struct {
 	Budget ExposureBudget `json:"budget"`
 	// Selectors is keyed ppr, leiden, node_distance, rrf, dense (those
@@ -198,70 +196,8 @@ func LeidenNote(mode string) string {
 	return "leiden draws re-ran the full algorithm (local moving, refinement, aggregation, until stable) on each written graph, warm-started from G_auth's partition"
 }
 
-// NewExposure converts ex. coverage labels a query row by id ("" when a
-// signature covers it; inspect.Session.Coverage on the queries table).
-func NewExposure(ex *exposurecase.Exposure, coverage func(query string) string) Exposure {
-	res := ex.Result
-	o := res.Options
-	out := Exposure{Selectors: map[string]ExposureSelector{}, Ranked: orEmpty(res.Ranked),
-		Notes:         append(append([]string(nil), ExposureNotes...), LeidenNote(o.LeidenMode)),
-		Budget:        ExposureBudget{Edges: o.Edges, CleanWeight: o.CleanWeight, HeavyWeight: o.HeavyWeight, Draws: o.Draws, CurveDraws: o.CurveDraws, CurveMax: o.CurveMax, Seed: o.Seed, LeidenMode: o.LeidenMode},
-		QueryCoverage: map[string]string{}, BlastRadius: map[string]ActionReach{}}
-	for id, r := range ex.Reach {
-		out.BlastRadius[id] = ActionReach{Actions: r.Actions, Dispatched: r.Dispatched}
-	}
-	for _, q := range ex.Queries {
-		if l := coverage(q.ID); l != "" {
-			out.QueryCoverage[q.ID] = l
-		}
-	}
-	for _, s := range res.Selectors {
-		js := ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []CurvePoint{}, Queries: []ExposureQuery{}}
-		for i, c := range s.Curve {
-			js.Curve = append(js.Curve, CurvePoint{Writes: i + 1, Changed: c})
-		}
-		for _, q := range s.Queries {
-			jq := ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
-				Targeted: q.Targeted, FirstFlip: q.FirstFlip, Flipped: q.Flipped, Uncertain: q.Uncertain, TopKG: orEmpty(q.TopKG), TopKAuth: orEmpty(q.TopKAuth), Baseline: orEmpty(q.Baseline),
-				NotCheckable: q.NotCheckable, Coverage: out.QueryCoverage[q.Query]}
-			for _, t := range q.Targets {
-				jq.Targets = append(jq.Targets, ExposureTarget{Node: t.Node, ResetMass: t.ResetMass, Floor: t.Floor, Anchored: t.Anchored, Evicted: t.Evicted})
-			}
-			if c, ok := ex.QuerySMSR[q.Query]; ok && s.Name == exposure.PPR {
-				jq.SMSR = &SMSRCert{M: c.M, K: c.K, N: c.N, T: c.T, Delta: c.Delta}
-			}
-			js.Queries = append(js.Queries, jq)
-		}
-		out.Selectors[s.Name] = js
-	}
-	if sum := ex.StoreSMSR; sum != nil {
-		out.SMSR = &SMSRStore{SMSRCert: SMSRCert{M: sum.M, K: sum.K, N: sum.N, T: sum.T, Delta: sum.Delta},
-			DeltaVsT: map[string][]SMSRPoint{}, DeltaVsM: map[string][]SMSRPoint{}, Basis: exposurecase.StoreSMSRBasis}
-		for _, n := range smsr.CurveRuns {
-			out.SMSR.DeltaVsT[fmt.Sprint(n)] = SMSRPoints(sum.VsT[n])
-			out.SMSR.DeltaVsM[fmt.Sprint(n)] = SMSRPoints(sum.VsM[n])
-		}
-	}
-	if e := ex.EquiMem; e != nil {
-		out.EquiMem = &EquiMem{Depth: e.Depth, TopDecile: e.TopDecile, Culprits: e.Culprits, CulpritsInTopDecile: e.CulpritsInTopDecile,
-			Unauthenticated: e.Unauthenticated, UnauthInTopDecile: e.UnauthInDecile, Writes: []EquiMemWrite{}, Caveat: exposurecase.EquiMemCaveat}
-		for _, w := range e.Writes {
-			out.EquiMem.Writes = append(out.EquiMem.Writes, EquiMemWrite{Write: w.ID, Writer: w.Writer, Rel: w.Rel, Src: w.Src, Dst: w.Dst, SLocal: w.SLocal, SPath: w.SPath,
-				Alpha: w.Alpha, Rho: w.Rho, Paths: w.Paths, Truncated: w.Truncated, Authenticated: w.Authenticated, Rule: w.Rule, Culprit: w.Culprit, Rank: w.Rank})
-		}
-	}
-	audit := ex.MWP
-	out.MWP = &MWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Checks: []MWPCheck{}, Findings: audit.Findings}
-	if out.MWP.Findings == nil {
-		out.MWP.Findings = []finding.Finding{}
-	}
-	for _, c := range audit.Checks {
-		out.MWP.Checks = append(out.MWP.Checks, MWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
-	}
-	return out
-}
-
-func orEmpty(s []string) []string {
+// OrEmpty is s, or an empty list for nil (JSON [] rather than null).
+func OrEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
 	}

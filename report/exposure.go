@@ -260,7 +260,7 @@ func buildExposure(ctx context.Context, c *Case, s *inspect.Session, lim Limits)
 		return nil
 	}
 	sec.Available = true
-	js := jsonout.NewExposure(ex, func(id string) string { return s.Coverage(verify.TableQueries, id) })
+	js := ex.JSON(func(id string) string { return s.Coverage(verify.TableQueries, id) })
 	sec.JSON = &js
 	o := ex.Result.Options
 	sec.Draws, sec.Seed, sec.Edges, sec.LeidenMode = o.Draws, o.Seed, o.Edges, o.LeidenMode

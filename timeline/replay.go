@@ -21,15 +21,25 @@ type Replay struct {
 // NewReplay ties a replayer to the timeline of the same snapshot. Every
 // edge of the graph must be a write event of the timeline.
 func NewReplay(rp *replay.Replayer, tl *Timeline) (*Replay, error) {
-	at := tl.WritePositions()
-	edges := rp.Graph().Edges()
-	pos := make([]int, len(edges))
-	for i, e := range edges {
-		p, ok := at[e.ID]
-		if !ok {
-			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", e.ID)
+	// Through the graph's own edge index: a map of every write id here
+	// would cost as much again as the index (a million writes).
+	g := rp.Graph()
+	pos := make([]int, len(g.Edges()))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, e := range tl.Events {
+		if e.Kind != KindWrite {
+			continue
 		}
-		pos[i] = p
+		if j, ok := g.EdgeIndex(e.ID); ok {
+			pos[j] = i // the last write event of an id, as WritePositions gives
+		}
+	}
+	for i, p := range pos {
+		if p < 0 {
+			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", g.Edges()[i].ID)
+		}
 	}
 	return &Replay{rp: rp, tl: tl, pos: pos}, nil
 }

@@ -8,8 +8,10 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"sync"
 )
 
 // Kind is the kind of an event.
@@ -70,67 +72,107 @@ type Event struct {
 // the first i events"; a cut at i keeps Events[:i].
 type Timeline struct {
 	Events []Event
-	byID   map[string]int // kind/id -> index
+	// byKind indexes each kind's ids (id -> first index), built on the
+	// first Index of that kind: a replay as of a query looks up queries
+	// only, and a million writes need no index then.
+	mu     sync.Mutex
+	byKind map[Kind]map[string]int
 }
-
-func key(k Kind, id string) string { return string(k) + "\x00" + id }
 
 // Build orders events: logged events by leaf (a checkpoint of size n right
 // after leaf n-1), and the others merged in by recorded time, each placed
 // before the first logged event recorded later than it. Ties keep the
 // input order, so callers pass each table in its stored order.
+//
+// The events are ordered in place: the timeline takes over the slice
+// (a copy of a million events would double what the stream holds).
 func Build(events []Event) *Timeline {
-	var logged, timed []Event
-	for _, e := range events {
+	var logged, timed []int32
+	for i := range events {
+		e := &events[i]
 		switch {
-		case e.Kind == KindCheckpoint && e.Size > 0:
+		case e.Kind == KindCheckpoint && e.Size > 0, e.Kind != KindCheckpoint && e.Leaf >= 0:
 			e.Placed = ByLog
-			logged = append(logged, e)
-		case e.Kind != KindCheckpoint && e.Leaf >= 0:
-			e.Placed = ByLog
-			logged = append(logged, e)
+			logged = append(logged, int32(i))
 		default:
 			e.Placed = ByTime
-			timed = append(timed, e)
+			timed = append(timed, int32(i))
 		}
 	}
-	pos := func(e Event) int64 {
+	pos := func(e *Event) int64 {
 		if e.Kind == KindCheckpoint {
 			return 2*int64(e.Size) - 1
 		}
 		return 2 * e.Leaf
 	}
-	sort.SliceStable(logged, func(i, j int) bool {
-		pi, pj := pos(logged[i]), pos(logged[j])
-		if pi != pj {
-			return pi < pj
+	slices.SortStableFunc(logged, func(a, b int32) int {
+		ea, eb := &events[a], &events[b]
+		if c := cmp.Compare(pos(ea), pos(eb)); c != 0 {
+			return c
 		}
-		return logged[i].TS < logged[j].TS
+		return cmp.Compare(ea.TS, eb.TS)
 	})
-	sort.SliceStable(timed, func(i, j int) bool { return timed[i].TS < timed[j].TS })
-	t := &Timeline{Events: make([]Event, 0, len(events)), byID: make(map[string]int, len(events))}
+	slices.SortStableFunc(timed, func(a, b int32) int { return cmp.Compare(events[a].TS, events[b].TS) })
+	// order[k] is the input index of the event that goes to position k.
+	order := make([]int32, 0, len(events))
 	i, j := 0, 0
 	for i < len(logged) || j < len(timed) {
-		if j < len(timed) && (i == len(logged) || timed[j].TS < logged[i].TS) {
-			t.Events = append(t.Events, timed[j])
+		if j < len(timed) && (i == len(logged) || events[timed[j]].TS < events[logged[i]].TS) {
+			order = append(order, timed[j])
 			j++
 			continue
 		}
-		t.Events = append(t.Events, logged[i])
+		order = append(order, logged[i])
 		i++
 	}
-	for idx, e := range t.Events {
-		k := key(e.Kind, e.ID)
-		if _, dup := t.byID[k]; !dup {
-			t.byID[k] = idx
+	logged, timed = nil, nil
+	permute(events, order)
+	return &Timeline{Events: events}
+}
+
+// permute moves events[order[k]] to position k, in place, following each
+// cycle of the permutation once (order is consumed).
+func permute(events []Event, order []int32) {
+	for start := range order {
+		if order[start] < 0 {
+			continue
+		}
+		held := events[start]
+		k := start
+		for {
+			src := int(order[k])
+			order[k] = -1
+			if src == start {
+				events[k] = held
+				break
+			}
+			events[k] = events[src]
+			k = src
 		}
 	}
-	return t
 }
 
 // Index returns the position of the event of this kind and id.
 func (t *Timeline) Index(k Kind, id string) (int, bool) {
-	i, ok := t.byID[key(k, id)]
+	t.mu.Lock()
+	idx, ok := t.byKind[k]
+	if !ok {
+		idx = map[string]int{}
+		for i, e := range t.Events {
+			if e.Kind != k {
+				continue
+			}
+			if _, dup := idx[e.ID]; !dup {
+				idx[e.ID] = i
+			}
+		}
+		if t.byKind == nil {
+			t.byKind = map[Kind]map[string]int{}
+		}
+		t.byKind[k] = idx
+	}
+	t.mu.Unlock()
+	i, ok := idx[id]
 	return i, ok
 }
 

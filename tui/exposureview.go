@@ -10,8 +10,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/equimem"
 	"github.com/memscope/memscope/exposure"
-	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/smsr"
 )
 
@@ -57,7 +57,7 @@ type exposureState struct {
 	extras  *ExposureExtras
 	loading bool
 	err     error
-	// sortKey indexes exposurecase.EquiMemSorts (the Sort key cycles it,
+	// sortKey indexes equimem.Sorts (the Sort key cycles it,
 	// Reverse flips desc); sorted is the EquiMem list in that order.
 	sortKey int
 	desc    bool
@@ -102,7 +102,7 @@ func (m *Model) exposureKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, e := m.keys, &m.exp
 	switch {
 	case key.Matches(msg, k.Sort):
-		e.sortKey = (e.sortKey + 1) % len(exposurecase.EquiMemSorts)
+		e.sortKey = (e.sortKey + 1) % len(equimem.Sorts)
 	case key.Matches(msg, k.Reverse):
 		e.desc = !e.desc
 	default:
@@ -113,7 +113,7 @@ func (m *Model) exposureKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus("no EquiMem list to sort")
 		return nil
 	}
-	m.setStatus("EquiMem sorted by %s%s", exposurecase.EquiMemSortName(exposurecase.EquiMemSorts[e.sortKey]), map[bool]string{true: ", reversed"}[e.desc])
+	m.setStatus("EquiMem sorted by %s%s", equimem.SortName(equimem.Sorts[e.sortKey]), map[bool]string{true: ", reversed"}[e.desc])
 	return nil
 }
 
@@ -124,8 +124,8 @@ func (e *exposureState) resort() {
 		return
 	}
 	e.sorted = slices.Clone(e.extras.EquiMem)
-	exposurecase.SortEquiMem(e.sorted, exposurecase.EquiMemSorts[e.sortKey], e.desc, func(r EquiMemRow) exposurecase.EquiMemKey {
-		return exposurecase.EquiMemKey{Rank: r.Rank, Authenticated: r.Authenticated, Culprit: r.Culprit, Write: r.Write}
+	equimem.Sort(e.sorted, equimem.Sorts[e.sortKey], e.desc, func(r EquiMemRow) equimem.Key {
+		return equimem.Key{Rank: r.Rank, Authenticated: r.Authenticated, Culprit: r.Culprit, Write: r.Write}
 	})
 }
 
@@ -151,7 +151,7 @@ func (m *Model) renderExtras(x *ExposureExtras, w int) []string {
 		}
 	}
 	if len(x.EquiMem) > 0 {
-		order := exposurecase.EquiMemSortName(exposurecase.EquiMemSorts[m.exp.sortKey])
+		order := equimem.SortName(equimem.Sorts[m.exp.sortKey])
 		if m.exp.desc {
 			order += ", reversed"
 		}
@@ -164,7 +164,7 @@ func (m *Model) renderExtras(x *ExposureExtras, w int) []string {
 				lines = append(lines, fmt.Sprintf("  ... %d more writes (memscope exposure --json lists every score)", len(m.exp.sorted)-i))
 				break
 			}
-			lines = append(lines, fmt.Sprintf("  %4d %5.2f %5.2f %5.2f  %-15s %-8s %s / %s", r.Rank, r.Rho, r.SLocal, r.SPath, exposurecase.ProvenanceLabel(r.Authenticated, r.Culprit),
+			lines = append(lines, fmt.Sprintf("  %4d %5.2f %5.2f %5.2f  %-15s %-8s %s / %s", r.Rank, r.Rho, r.SLocal, r.SPath, equimem.Label(r.Authenticated, r.Culprit),
 				m.untrusted(r.Rel, 8), m.untrusted(r.Write, 36), m.untrusted(r.Writer, max(8, w-80))))
 		}
 	}

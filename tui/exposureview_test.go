@@ -123,6 +123,15 @@ func equiMemExtras() *tui.ExposureExtras {
 		}}
 }
 
+// equiMemView opens the Exposure view with equiMemExtras at w x h.
+func equiMemView(t *testing.T, w, h int) tea.Model {
+	t.Helper()
+	m := tui.New(extrasFake{exposureFake{tuitest.New(10), exposureResult()}, equiMemExtras()}, tui.Options{Static: true})
+	m = drive(t, m, m.Init())
+	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	return press(t, m, "0")
+}
+
 // equiMemOrder reads the write ids of the EquiMem table off the screen.
 func equiMemOrder(s string) []string {
 	var out []string
@@ -143,10 +152,7 @@ func equiMemOrder(s string) []string {
 // S reverses, and the footer names both keys. The caveat stays.
 func TestExposureEquiMemSort(t *testing.T) {
 	t.Parallel()
-	m := tui.New(extrasFake{exposureFake{tuitest.New(10), exposureResult()}, equiMemExtras()}, tui.Options{Static: true})
-	m = drive(t, m, m.Init())
-	m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: 120})
-	m = press(t, m, "0")
+	m := equiMemView(t, 140, 120)
 	steps := []struct {
 		keys   []string
 		header string
@@ -175,10 +181,7 @@ func TestExposureEquiMemSort(t *testing.T) {
 // Goldens of the EquiMem list in each sorted state.
 func TestGoldenExposureEquiMemSorted(t *testing.T) {
 	t.Parallel()
-	m := tui.New(extrasFake{exposureFake{tuitest.New(10), exposureResult()}, equiMemExtras()}, tui.Options{Static: true})
-	m = drive(t, m, m.Init())
-	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 90})
-	m = press(t, m, "0")
+	m := equiMemView(t, 120, 90)
 	for _, st := range []struct{ name, keys string }{{"rho", ""}, {"label", "s"}, {"write", "s"}, {"write-reversed", "S"}} {
 		if st.keys != "" {
 			m = press(t, m, st.keys)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memscope/memscope/equimem"
 	"github.com/memscope/memscope/exposure"
 	"github.com/memscope/memscope/exposurecase"
 	"github.com/memscope/memscope/inspect"
@@ -39,7 +40,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	leidenMode := fs.String("leiden", exposure.LeidenAuto, "Leiden draws: full (the whole algorithm on each written graph), incremental (local moving from the writes only, an approximation) or auto (full up to "+fmt.Sprint(exposure.LeidenFullMaxNodes)+" nodes)")
 	sel := fs.String("selectors", "", "comma-separated subset of "+strings.Join(exposure.SelectorNames, ","))
 	k := fs.Int("k", 0, "top-k (default: each query's recorded k, else 5)")
-	eqSort := fs.String("equimem-sort", exposurecase.SortRho, "order of the EquiMem list in the text output: rho (lowest rho_detect first, triage order), label (culprits, unauthenticated, authenticated) or write (write id); --json keeps store order with triage_rank")
+	eqSort := fs.String("equimem-sort", equimem.SortRho, "order of the EquiMem list in the text output: rho (lowest rho_detect first, triage order), label (culprits, unauthenticated, authenticated) or write (write id); --json keeps store order with triage_rank")
 	eqRev := fs.Bool("equimem-reverse", false, "reverse the EquiMem list's order")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args)
@@ -59,8 +60,8 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *draws == 0 {
 		return exitUsage, usagef("--draws must be positive")
 	}
-	if !slices.Contains(exposurecase.EquiMemSorts, *eqSort) {
-		return exitUsage, usagef("--equimem-sort %q: want one of %s", *eqSort, strings.Join(exposurecase.EquiMemSorts, ", "))
+	if !slices.Contains(equimem.Sorts, *eqSort) {
+		return exitUsage, usagef("--equimem-sort %q: want one of %s", *eqSort, strings.Join(equimem.Sorts, ", "))
 	}
 	if *sel != "" {
 		opt.Selectors = strings.Split(*sel, ",")
@@ -76,7 +77,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	out := jsonExposure{Snapshot: pos[0], Exposure: jsonout.NewExposure(ex, func(id string) string { return s.Coverage(verify.TableQueries, id) })}
+	out := jsonExposure{Snapshot: pos[0], Exposure: ex.JSON(func(id string) string { return s.Coverage(verify.TableQueries, id) })}
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)
 	}
@@ -166,10 +167,10 @@ func writeExposure(w io.Writer, out jsonExposure, ex *exposurecase.Exposure, eqS
 			len(e.Writes), e.Depth, e.TopDecile, e.CulpritsInTopDecile, e.Culprits, e.UnauthInTopDecile, e.Unauthenticated)
 		fmt.Fprintf(w, "  caveat: %s\n", e.Caveat)
 		rows := slices.Clone(e.Writes)
-		exposurecase.SortEquiMem(rows, eqSort, eqRev, func(x jsonout.EquiMemWrite) exposurecase.EquiMemKey {
-			return exposurecase.EquiMemKey{Rank: x.Rank, Authenticated: x.Authenticated, Culprit: x.Culprit, Write: x.Write}
+		equimem.Sort(rows, eqSort, eqRev, func(x jsonout.EquiMemWrite) equimem.Key {
+			return equimem.Key{Rank: x.Rank, Authenticated: x.Authenticated, Culprit: x.Culprit, Write: x.Write}
 		})
-		order := exposurecase.EquiMemSortName(eqSort)
+		order := equimem.SortName(eqSort)
 		if eqRev {
 			order += ", reversed"
 		}
@@ -180,7 +181,7 @@ func writeExposure(w io.Writer, out jsonExposure, ex *exposurecase.Exposure, eqS
 				fmt.Fprintf(w, "  ... %d more writes (--json lists every score)\n", len(rows)-i)
 				break
 			}
-			fmt.Fprintf(w, "  %4d %-36s %6.3f %6.2f %6.2f %6.2f  %s\n", x.Rank, clip(x.Write, 36), x.Rho, x.SLocal, x.SPath, x.Alpha, exposurecase.ProvenanceLabel(x.Authenticated, x.Culprit))
+			fmt.Fprintf(w, "  %4d %-36s %6.3f %6.2f %6.2f %6.2f  %s\n", x.Rank, clip(x.Write, 36), x.Rho, x.SLocal, x.SPath, x.Alpha, equimem.Label(x.Authenticated, x.Culprit))
 		}
 	}
 	if m := out.MWP; m != nil {
