@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
@@ -61,53 +62,74 @@ func readEntryTable(ctx context.Context, snap *loader.Snapshot, rows int) (*entr
 	}
 	// Two halves by seq on two connections: the scan is the one pass over
 	// every row, and the log read beside it leaves a core partly idle.
-	const parts = 2
-	step := (hi-lo)/parts + 1
-	tables := make([]*entryTable, parts)
-	errs := make([]error, parts)
+	// Both fill one array of the counted size, the first half from the
+	// front and the second from the back, so the table is held once.
+	mid := lo + (hi-lo)/2
+	all := make([]keyRow, rows)
+	var used atomic.Int64
+	claim := func() bool { return used.Add(1) <= int64(len(all)) }
+	var front, back int
+	odd := [2]map[string][]keyRow{{}, {}}
+	errs := make([]error, 2)
 	var wg sync.WaitGroup
-	for p := range int64(parts) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a := lo + p*step
-			b := a + step - 1
-			if p == parts-1 {
-				b = hi
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		errs[0] = readEntryRange(ctx, snap, lo, mid, odd[0], func(r keyRow) bool {
+			if !claim() {
+				return false
 			}
-			tables[p], errs[p] = readEntryRange(ctx, snap, a, b, rows/parts+1)
-		}()
-	}
+			all[front] = r
+			front++
+			return true
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		errs[1] = readEntryRange(ctx, snap, mid+1, hi, odd[1], func(r keyRow) bool {
+			if !claim() {
+				return false
+			}
+			back++
+			all[len(all)-back] = r
+			return true
+		})
+	}()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	t := tables[0]
-	for _, o := range tables[1:] {
-		t.rows = append(t.rows, o.rows...)
-		for id, rs := range o.odd {
-			t.odd[id] = append(t.odd[id], rs...)
-		}
+	// The back half went in last row first: turn it round and close the
+	// gap the non-canonical ids left.
+	tail := all[len(all)-back:]
+	slices.Reverse(tail)
+	copy(all[front:], tail)
+	t := &entryTable{rows: all[:front+back], odd: odd[0]}
+	for id, rs := range odd[1] {
+		t.odd[id] = append(t.odd[id], rs...)
 	}
 	slices.SortStableFunc(t.rows, cmpKey)
 	return t, nil
 }
 
-func readEntryRange(ctx context.Context, snap *loader.Snapshot, lo, hi int64, rows int) (*entryTable, error) {
-	t := &entryTable{odd: map[string][]keyRow{}, rows: make([]keyRow, 0, rows)}
-	err := snap.EachEntryKeyRange(ctx, lo, hi, func(k loader.EntryKey) error {
+// readEntryRange reads the id and leaf of the rows lo <= seq <= hi: a
+// canonical id goes to add, any other to odd. add refuses a row when the
+// table holds more rows than were counted (the file changed while open).
+func readEntryRange(ctx context.Context, snap *loader.Snapshot, lo, hi int64, odd map[string][]keyRow, add func(keyRow) bool) error {
+	return snap.EachEntryKeyRange(ctx, lo, hi, func(k loader.EntryKey) error {
 		if k.Err != nil {
 			return fmt.Errorf("%w: %v", errNeedFull, k.Err)
 		}
 		id, ok := record.CanonicalID(k.EID)
 		if !ok {
-			t.odd[k.EID] = append(t.odd[k.EID], keyRow{seq: k.Seq, leaf: k.Leaf})
+			odd[k.EID] = append(odd[k.EID], keyRow{seq: k.Seq, leaf: k.Leaf})
 			return nil
 		}
-		t.rows = append(t.rows, keyRow{id: id, seq: k.Seq, leaf: k.Leaf})
+		if !add(keyRow{id: id, seq: k.Seq, leaf: k.Leaf}) {
+			return fmt.Errorf("%w: more entry rows than counted: the file changed while open", errNeedFull)
+		}
 		return nil
 	})
-	return t, err
 }
 
 // lookup returns the rows whose id column is eid.

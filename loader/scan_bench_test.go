@@ -15,15 +15,7 @@ import (
 // makes: MEMSCOPE_BENCH_STORE names a scenario directory (for example made
 // by memscope demo --scenario clean --entries 1000000).
 func BenchmarkEachEntryKey(b *testing.B) {
-	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
-	if dir == "" {
-		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
-	}
-	snap, err := Open(filepath.Join(dir, "snapshot.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer snap.Close()
+	snap := benchSnapshot(b)
 	for b.Loop() {
 		n := 0
 		if err := snap.EachEntryKey(context.Background(), func(k EntryKey) error { n++; return nil }); err != nil {
@@ -33,9 +25,9 @@ func BenchmarkEachEntryKey(b *testing.B) {
 	}
 }
 
-// BenchmarkEachEntryKeyRange is the same scan through EachEntryKeyRange,
-// in two halves on two goroutines, as replay's provenance pass reads it.
-func BenchmarkEachEntryKeyRange(b *testing.B) {
+// benchSnapshot opens the store MEMSCOPE_BENCH_STORE names, closed at the
+// end of the benchmark.
+func benchSnapshot(b *testing.B) *Snapshot {
 	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
 	if dir == "" {
 		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
@@ -44,7 +36,14 @@ func BenchmarkEachEntryKeyRange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer snap.Close()
+	b.Cleanup(func() { snap.Close() })
+	return snap
+}
+
+// BenchmarkEachEntryKeyRange is the same scan through EachEntryKeyRange,
+// in two halves on two goroutines, as replay's provenance pass reads it.
+func BenchmarkEachEntryKeyRange(b *testing.B) {
+	snap := benchSnapshot(b)
 	ctx := context.Background()
 	lo, hi, _, err := snap.SeqBounds(ctx, "entries")
 	if err != nil {

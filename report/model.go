@@ -16,7 +16,7 @@ import (
 )
 
 // Schema names the JSON case file's format.
-const Schema = "memscope-case/1"
+const Schema = "memscope-case/2"
 
 // Text is a string that came from the evidence (content, ids, writers,
 // messages that quote them, file names).

@@ -234,7 +234,7 @@ func (m *Model) entryCells() []cell {
 	}
 	return []cell{{"id", r.ID}, {"writer", r.Writer}, content, {"recorded (REC)", trustWord(r.Recorded)},
 		{fmt.Sprintf("recomputed (NOW, tau %.2f, %s)", m.tau, policyName(m.failClosed)), trustWord(r.Recomputed)},
-		{"time (UTC)", time.Unix(0, r.TimeNS).UTC().Format(time.RFC3339Nano)}, {"status", stripANSI(m.statusWord(r))}}
+		{"time (UTC)", m.entryTime(r, time.RFC3339Nano)}, {"status", stripANSI(m.statusWord(r))}}
 }
 
 func (m *Model) detailCells() []cell {

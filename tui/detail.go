@@ -39,7 +39,7 @@ func (m *Model) detailLines(w int) []string {
 	if r.Recomputed > r.Recorded {
 		lines = append(lines, "  "+s.Error.Render("LAUNDERED: recorded trust is safer than recomputed"))
 	}
-	lines = append(lines, "  time "+time.Unix(0, r.TimeNS).UTC().Format(time.RFC3339Nano))
+	lines = append(lines, "  time "+m.entryTime(r, time.RFC3339Nano))
 	if m.ov.Unsigned {
 		sec("Fields (as the store holds them; unsigned)")
 	} else {

@@ -349,7 +349,7 @@ func (m *Model) entryPreview() []string {
 		"id: " + m.untrusted(r.ID, 1<<20),
 		"writer: " + m.untrusted(r.Writer, 1<<20),
 		fmt.Sprintf("trust: recorded %s (REC), recomputed at tau %.2f %s (NOW)", trustWord(r.Recorded), m.tau, trustWord(r.Recomputed)),
-		"time: " + time.Unix(0, r.TimeNS).UTC().Format(time.RFC3339Nano),
+		"time: " + m.entryTime(r, time.RFC3339Nano),
 		"status: " + m.statusWord(r),
 	}
 	if r.Recomputed > r.Recorded {
@@ -462,10 +462,7 @@ func (m *Model) entryLine(r EntryRow, w int) string {
 	if r.Suspicious != 0 {
 		flag = s.Error.Render("!")
 	}
-	ts := time.Unix(0, r.TimeNS).UTC().Format("2006-01-02 15:04:05")
-	if r.TimeNS == 0 && m.ov.Unsigned {
-		ts = "-" // a native store's graph nodes carry no time
-	}
+	ts := m.entryTime(r, "2006-01-02 15:04:05")
 	rec, now := r.Recorded.Short(), r.Recomputed.Short()
 	nowS := padRight(now, 4)
 	if r.Recomputed != r.Recorded && r.Recomputed > r.Recorded {
@@ -494,3 +491,15 @@ func (m *Model) entryLine(r EntryRow, w int) string {
 
 // trustWord names a trust level with a word (never colour alone).
 func trustWord(t lineage.Trust) string { return t.String() }
+
+// entryTime formats r's time, or says there is none: a native store's
+// graph nodes carry no time, and 1970-01-01 would read as a claim.
+func (m *Model) entryTime(r EntryRow, layout string) string {
+	if r.TimeNS == 0 && m.ov.Unsigned {
+		if layout == time.RFC3339Nano {
+			return "none (the store records no time for it)"
+		}
+		return "-"
+	}
+	return time.Unix(0, r.TimeNS).UTC().Format(layout)
+}

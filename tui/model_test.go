@@ -596,6 +596,27 @@ func TestNativeStoreQueryViewSaysExplainedNotAuthenticated(t *testing.T) {
 	}
 }
 
+// A native store's graph node has no time: the list and the detail say so
+// instead of printing the zero time as 1970-01-01.
+func TestNativeNodeWithoutTimeShowsNone(t *testing.T) {
+	t.Parallel()
+	f := tuitest.New(20)
+	f.Unsigned, f.Timeless = true, true
+	m := tui.New(f, tui.Options{Static: true})
+	m = drive(t, m, m.Init())
+	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = press(t, m, "3")
+	if s := screen(m); !strings.Contains(s, "writer") || strings.Contains(s, "1970") {
+		t.Errorf("the entry list shows the zero time:\n%s", s)
+	}
+	m = press(t, m, "enter")
+	s := screen(m)
+	mustContain(t, s, "none (the store records no time for it)")
+	if strings.Contains(s, "1970") {
+		t.Errorf("the detail shows the zero time:\n%s", s)
+	}
+}
+
 // With more scenarios than rows, the picker's list scrolls and the footer
 // and help stay on screen at 80x24 (16 scenarios pushed them off before).
 func TestPickerFitsTheScreen(t *testing.T) {

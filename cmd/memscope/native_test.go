@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -314,5 +315,86 @@ func TestSMSRCertFlags(t *testing.T) {
 	}
 	if notes := strings.Join(src.Overview().Notes, "\n"); !strings.Contains(notes, "SMSR certificate (m=10 k=3 n=7)") {
 		t.Errorf("inspector overview:\n%s", notes)
+	}
+}
+
+// memscope lineage on a graph store prints the provenance the store
+// declares: every no-source write (the poisoned HippoRAG 2 fixture's two
+// injected edges among them), and around the payee passage its writes with
+// the no-source ones first and the writes elsewhere it sources.
+func TestGraphStoreLineage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hippoFixtures, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Injected []string `json:"injected_edges"`
+		Payee    string   `json:"payee"`
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	type write struct {
+		Write    string   `json:"write"`
+		Sources  []string `json:"sources_declared"`
+		NoSource bool     `json:"no_source"`
+	}
+	var doc struct {
+		Store    struct{ Format string } `json:"store"`
+		Node     string                  `json:"node"`
+		Touching []write                 `json:"touching"`
+		Sourced  []write                 `json:"sourced"`
+		NoSource []write                 `json:"no_source_writes"`
+	}
+	store := filepath.Join(hippoFixtures, "poisoned")
+	code, out, errs := runCmd("lineage", store, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	noSource := map[string]bool{}
+	for _, w := range doc.NoSource {
+		if !w.NoSource || len(w.Sources) != 0 {
+			t.Errorf("listed as no-source: %+v", w)
+		}
+		noSource[w.Write] = true
+	}
+	for _, e := range want.Injected {
+		if !noSource[e] {
+			t.Errorf("injected edge %s not among the no-source writes %v", e, doc.NoSource)
+		}
+	}
+	code, out, errs = runCmd("lineage", store, want.Payee, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc.Touching, doc.Sourced = nil, nil
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Node != want.Payee || len(doc.Touching) < len(want.Injected)+1 || len(doc.Sourced) == 0 {
+		t.Fatalf("payee lineage: %+v", doc)
+	}
+	for i, w := range doc.Touching {
+		if w.NoSource != (i < len(want.Injected)) || (w.NoSource && !noSource[w.Write]) {
+			t.Errorf("touching[%d] = %+v: want the %d no-source writes first", i, w, len(want.Injected))
+		}
+	}
+	for _, w := range doc.Sourced {
+		if !slices.Contains(w.Sources, want.Payee) {
+			t.Errorf("sourced write %s does not name the payee: %v", w.Write, w.Sources)
+		}
+	}
+	code, text, _ := runCmd("lineage", store, want.Payee)
+	if code != exitOK || !strings.Contains(text, "unsigned") || !strings.Contains(text, "NO SOURCE") || strings.Contains(text, "verified") {
+		t.Errorf("text: exit %d\n%s", code, text)
+	}
+	if code, _, errs := runCmd("lineage", store, "no-such-node"); code != exitUsage || !strings.Contains(errs, "no node") {
+		t.Errorf("unknown node: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCmd("lineage", filepath.Join("../../stores/smsrdb/testdata", "memories.db")); code != exitUsage || !strings.Contains(errs, "SMSR") {
+		t.Errorf("smsr lineage: exit %d, %s", code, errs)
 	}
 }

@@ -49,14 +49,18 @@ type jsonMessage struct {
 
 // runNativeLineage shows the lineage a native store records: for Mem0, each
 // memory's version chain (ADD, UPDATE, DELETE) with who the store says made
-// each change. Other stores record no derivation between memories.
+// each change; for a graph store, the passages each write declares as its
+// sources (runGraphLineage). SMSR records no derivation.
 func runNativeLineage(ctx context.Context, stdout io.Writer, path, format, memory string, asJSON bool) (int, error) {
 	st, err := openStore(ctx, path, format, evidenceFlags{})
 	if err != nil {
 		return exitUsage, err
 	}
 	if st.Format != storemodel.Mem0 {
-		return exitUsage, usagef("%s stores record no derivation between memories; lineage reads Mem0's version history (use replay for the graph's provenance)", st.Format)
+		if st.Format == storemodel.SMSR {
+			return exitUsage, usagef("SMSR stores record no derivation between memories: each row stands alone")
+		}
+		return runGraphLineage(stdout, st, memory, asJSON)
 	}
 	fs := stores.Findings(st)
 	chains, cf := mem0db.Chains(st)

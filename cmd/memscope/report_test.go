@@ -39,7 +39,7 @@ func TestReportCommand(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Schema != "memscope-case/1" || c.Verdict.Level != "compromise-indicated" || strings.Join(c.Command, " ") != "memscope "+strings.Join(args, " ") {
+	if c.Schema != "memscope-case/2" || c.Verdict.Level != "compromise-indicated" || strings.Join(c.Command, " ") != "memscope "+strings.Join(args, " ") {
 		t.Errorf("case file: schema %q, level %q, command %q", c.Schema, c.Verdict.Level, c.Command)
 	}
 	if !bytes.Contains(page, []byte("structural-write/snapshot.db")) {

@@ -54,6 +54,9 @@ type Fake struct {
 	WithAsRan bool
 	// Unsigned makes the fake a native store (Overview.Unsigned).
 	Unsigned bool
+	// Timeless gives every entry time 0, as a native store's graph nodes
+	// have.
+	Timeless bool
 	// tauBits is the tau of Relabel (math.Float64bits), 0.3 at first.
 	tauBits atomic.Uint64
 	// closed is the label policy of RelabelPolicy (fail-open at first).
@@ -137,7 +140,11 @@ func (f *Fake) Entry(i int) tui.EntryRow {
 	case i%13 == 6:
 		st, problem = tui.Failed, "TOMBSTONED"
 	}
-	return tui.EntryRow{ID: ID(i), Writer: w, Recorded: rec, Recomputed: now, TimeNS: Base + int64(i)*int64(time.Second),
+	ts := Base + int64(i)*int64(time.Second)
+	if f.Timeless {
+		ts = 0
+	}
+	return tui.EntryRow{ID: ID(i), Writer: w, Recorded: rec, Recomputed: now, TimeNS: ts,
 		Status: st, Problem: problem, Preview: content, Suspicious: flags}
 }
 
