@@ -122,6 +122,12 @@ type PolicyRelabeler interface {
 	RelabelPolicy(ctx context.Context, tau float64, failClosed bool) error
 }
 
+// Shower is a Source told when the inspector has drawn its first frame
+// (it may hold background work back until then). Optional.
+type Shower interface {
+	Shown()
+}
+
 // Grouper is a Source that folds findings under their root causes
 // (inspect.GroupFindings: one altered tile explains the inclusion failures
 // under it, a wrong registry root the unregistered writers). Optional:

@@ -72,6 +72,7 @@ var tauLadder = []float64{0, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0}
 // Model is the inspector. It is used through tea.Model; all state lives here
 // and components are plain render functions over it.
 type Model struct {
+	shown  bool // the first View has run (Shower told)
 	src    Source
 	opts   Options
 	keys   KeyMap
@@ -715,6 +716,14 @@ func (m *Model) bodyHeight() int { return max(1, m.height-headerRows-footerRows)
 
 // View renders the whole screen: tab bar, body, status line and key help.
 func (m *Model) View() tea.View {
+	if !m.shown {
+		m.shown = true
+		// A Source that loads in the background waits for the first
+		// frame, so the two do not compete for it.
+		if s, ok := m.src.(Shower); ok {
+			s.Shown()
+		}
+	}
 	var v tea.View
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
