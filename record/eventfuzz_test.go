@@ -53,36 +53,20 @@ func TestEventSeedsDecode(t *testing.T) {
 
 func FuzzDecodeQuery(f *testing.F) {
 	q, _, _, _ := signedEvents(f)
-	f.Add(mustEncode(f, q))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeQuery(raw)
-		checkDecoded(t, record.KindQuery, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindQuery, mustEncode(f, q), record.DecodeQuery)
 }
 
 func FuzzDecodeAction(f *testing.F) {
 	_, a, _, _ := signedEvents(f)
-	f.Add(mustEncode(f, a))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeAction(raw)
-		checkDecoded(t, record.KindAction, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindAction, mustEncode(f, a), record.DecodeAction)
 }
 
 func FuzzDecodeGateEvent(f *testing.F) {
 	_, _, g, _ := signedEvents(f)
-	f.Add(mustEncode(f, g))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeGateEvent(raw)
-		checkDecoded(t, record.KindGate, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindGate, mustEncode(f, g), record.DecodeGateEvent)
 }
 
 func FuzzDecodeNode(f *testing.F) {
 	_, _, _, n := signedEvents(f)
-	f.Add(mustEncode(f, n))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeNode(raw)
-		checkDecoded(t, record.KindNode, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindNode, mustEncode(f, n), record.DecodeNode)
 }

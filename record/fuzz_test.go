@@ -15,6 +15,16 @@ import (
 // FieldError of the right kind, and an accepted record re-encodes to exactly
 // the input bytes (the encoding is canonical, so nothing was dropped or
 // normalised).
+// fuzzDecoder fuzzes one record decoder from seed: every input either
+// fails cleanly or decodes to a record that checkDecoded accepts.
+func fuzzDecoder[T any](f *testing.F, kind string, seed []byte, decode func([]byte) (*T, error)) {
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		rec, err := decode(raw)
+		checkDecoded(t, kind, raw, rec, err)
+	})
+}
+
 func checkDecoded[T any](t *testing.T, kind string, raw []byte, rec *T, err error) {
 	t.Helper()
 	if err != nil {

@@ -63,27 +63,15 @@ func TestStoreRecordsDecode(t *testing.T) {
 
 func FuzzDecodeConfig(f *testing.F) {
 	c, _, _ := signedStoreRecords(f)
-	f.Add(mustEncode(f, c))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeConfig(raw)
-		checkDecoded(t, record.KindConfig, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindConfig, mustEncode(f, c), record.DecodeConfig)
 }
 
 func FuzzDecodeCheckpointSeen(f *testing.F) {
 	_, cp, _ := signedStoreRecords(f)
-	f.Add(mustEncode(f, cp))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeCheckpointSeen(raw)
-		checkDecoded(t, record.KindCheckpoint, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindCheckpoint, mustEncode(f, cp), record.DecodeCheckpointSeen)
 }
 
 func FuzzDecodeVector(f *testing.F) {
 	_, _, v := signedStoreRecords(f)
-	f.Add(mustEncode(f, v))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		rec, err := record.DecodeVector(raw)
-		checkDecoded(t, record.KindVector, raw, rec, err)
-	})
+	fuzzDecoder(f, record.KindVector, mustEncode(f, v), record.DecodeVector)
 }

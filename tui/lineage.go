@@ -161,15 +161,22 @@ func (m *Model) renderLineage(w, h int) []string {
 		}
 	}
 	exl = append(exl, s.Dim.Render(lineageLegend(s.Plain)))
-	dagH := max(3, h-len(lines)-len(exl)-1)
+	return m.lineageWindow(lines, exl, w, h, true)
+}
+
+// lineageWindow lays out a lineage screen: the header lines, the drawing's
+// rows in the height left, and the footer lines at the bottom.
+func (m *Model) lineageWindow(lines, footer []string, w, h int, markCentre bool) []string {
+	l := &m.lin
+	dagH := max(3, h-len(lines)-len(footer)-1)
 	l.dagH = dagH
 	m.listTop = headerRows + len(lines)
-	l.cur.clamp(len(lv.Rows), dagH)
-	lines = append(lines, m.lineageRows(dagH, w, true)...)
-	for len(lines) < h-len(exl) {
+	l.cur.clamp(len(l.lv.Rows), dagH)
+	lines = append(lines, m.lineageRows(dagH, w, markCentre)...)
+	for len(lines) < h-len(footer) {
 		lines = append(lines, "")
 	}
-	return append(lines, exl...)
+	return append(lines, footer...)
 }
 
 // lineageLegend explains the drawing: marks, labels and the weight arrows.
@@ -194,15 +201,7 @@ func (m *Model) renderDeclaredLineage(w, h int) []string {
 	if len(lv.Rows) == 0 {
 		return append(lines, notes...)
 	}
-	dagH := max(3, h-len(lines)-len(notes)-1)
-	l.dagH = dagH
-	m.listTop = headerRows + len(lines)
-	l.cur.clamp(len(lv.Rows), dagH)
-	lines = append(lines, m.lineageRows(dagH, w, false)...)
-	for len(lines) < h-len(notes) {
-		lines = append(lines, "")
-	}
-	return append(lines, notes...)
+	return m.lineageWindow(lines, notes, w, h, false)
 }
 
 // lineageRows draws the visible window of the drawing's rows, the
