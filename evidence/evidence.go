@@ -104,13 +104,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 // byte of it is read. Callers still read at most max bytes: a file can grow.
 // Errors name the file.
 func OpenFile(path string, max int64) (*os.File, error) {
-	f, err := OpenRegular(path)
+	f, st, err := openRegular(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	if st.Size() > max {

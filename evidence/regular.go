@@ -11,18 +11,25 @@ import (
 // block the open itself (a plain open of a FIFO waits for a writer), then
 // checks the opened file, so a swap between check and open is caught too.
 func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openRegular(path)
+	return f, err
+}
+
+// openRegular is OpenRegular, also returning the opened file's FileInfo so
+// that callers checking its size need no second stat.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+		return nil, nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
 	}
-	return f, nil
+	return f, st, nil
 }
