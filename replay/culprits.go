@@ -66,7 +66,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	// solves, and so the fast search's shortest restoring prefix is short.
 	flow := make(map[int32]float64, len(cands))
 	for _, e := range cands {
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		var f float64
 		if s := g.strength[a]; s > 0 {
@@ -118,14 +118,14 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	errs := make([]error, len(set))
 	parallel(len(set), func(i int) {
 		e := set[i]
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		alone, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView([]int32{e}), onG, k)
 		sweeps.Add(int64(n))
 		if err != nil {
 			errs[i] = err
 			return
 		}
-		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels[e]}
+		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels.at(int(e))}
 		c.Alone = alone
 		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
 			return
@@ -328,7 +328,7 @@ func (r *Replayer) reachableUnauth(reset []float64) []int32 {
 	}
 	var out []int32
 	for _, e := range r.unauth {
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		if g.carriesWalk(int(e), a, b) && seen[a] {
 			out = append(out, e)
