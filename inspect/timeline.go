@@ -55,11 +55,10 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool,
 func (s *Session) asRanReplay(rp *replay.Replayer, entries []Entry) (*timeline.Replay, error) {
 	ev, at := s.events(rp, entries, false, func(int, *Entry) string { return "" }, false)
 	g := rp.Graph()
-	places := make([]timeline.WritePlace, len(s.Writes))
-	for i := range s.Writes {
-		w := &s.Writes[i]
-		places[i] = timeline.WritePlace{Leaf: w.Leaf, TS: w.TS, Edge: -1}
-		if j, ok := g.EdgeIndex(w.ID); ok {
+	places := make([]timeline.WritePlace, s.WriteCount())
+	for i := range places {
+		places[i] = timeline.WritePlace{Leaf: s.writes.leaf[i], TS: s.writes.ts[i], Edge: -1}
+		if j, ok := g.EdgeIndex(s.WriteID(i)); ok {
 			places[i].Edge = int32(j)
 		}
 	}
@@ -80,7 +79,7 @@ func (s *Session) events(rp *replay.Replayer, entries []Entry, summaries bool, c
 	}
 	n := len(s.PrincipalEvents) + len(entries) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
 	if writes {
-		n += len(s.Writes)
+		n += s.WriteCount()
 	}
 	ev = make([]timeline.Event, 0, n)
 	for _, p := range s.PrincipalEvents {
@@ -93,10 +92,11 @@ func (s *Session) events(rp *replay.Replayer, entries []Entry, summaries bool, c
 			Summary: Preview(content(i, e), 60)})
 	}
 	at = len(ev)
-	for _, w := range s.Writes {
+	for i := range s.WriteCount() {
 		if !writes {
 			break
 		}
+		w := s.WriteAt(i)
 		e := timeline.Event{Kind: timeline.KindWrite, ID: w.ID, Leaf: w.Leaf, TS: w.TS, Principal: w.Writer, Cites: w.Sources}
 		if summaries {
 			e.Summary = fmt.Sprintf("%s %s -[%s %g]-> %s", w.Kind, w.Src, w.Rel, w.Weight, w.Dst)
@@ -268,8 +268,8 @@ func signedPlace(rr *loader.RowRecord) (int64, string) {
 // whose claimed leaf is at or before the last write's.
 func (s *Session) orderingEntries() []Entry {
 	last := int64(-1)
-	for _, w := range s.Writes {
-		last = max(last, w.Leaf)
+	for i := range s.WriteCount() {
+		last = max(last, s.WriteLeaf(i))
 	}
 	var out []Entry
 	for _, e := range s.Entries {

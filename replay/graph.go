@@ -205,6 +205,12 @@ func NewGraphBuilder(nodes []Node, edges int, selfLoops SelfLoopMode) (*GraphBui
 	return &GraphBuilder{g: g, provs: map[provKey]int32{}}, nil
 }
 
+// Has says whether an edge with this id was added.
+func (b *GraphBuilder) Has(id string) bool {
+	_, ok := b.g.ids.Find(id)
+	return ok
+}
+
 // Add appends edge e (edge index: the number added before it).
 func (b *GraphBuilder) Add(e Edge) error {
 	if b.err != nil {
