@@ -39,6 +39,10 @@ type Culprits struct {
 	Mode      CulpritMode `json:"mode"`
 	Solves    int         `json:"solves"` // PPR solves spent
 	Sweeps    int         `json:"sweeps"` // Gauss-Seidel sweeps over the graph spent by those solves
+	// PushWork counts the adjacency entries the tests' local pushes went
+	// through (one sweep goes through every entry once), plus two passes
+	// for the residuals of G's and G_auth's scores the pushes start from.
+	PushWork int64 `json:"push_work"`
 }
 
 // Culprit is one write of the culprit set with the effect of removing it
@@ -79,15 +83,43 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return flow[cands[i]] > flow[cands[j]] })
 	out := &Culprits{Candidates: len(cands), Mode: r.cfg.CulpritMode}
-	want := row.GAuth.IDs()
-	var sweeps atomic.Int64
+	var wantIdx []int32
+	for _, it := range row.GAuth.Items {
+		wantIdx = append(wantIdx, g.nodeIndex[it.NodeID])
+	}
+	var sweeps, work atomic.Int64
+	work.Add(2 * int64(len(g.cols))) // the two bases' residuals
+	// Each test pushes from G's scores or from G_auth's, whichever view
+	// differs from the tested one by less walk mass.
+	baseG, baseA := r.pushBases(reset, onG, onAuth)
+	var flowAll float64
+	for _, e := range cands {
+		flowAll += flow[e]
+	}
+	pushers := make(chan *culpritPusher, 2)
+	isP := make([]bool, len(g.nodes))
+	for _, v := range g.passages {
+		isP[v] = true
+	}
+	for range cap(pushers) {
+		pushers <- newCulpritPusher(g, r.cfg.Solve.Damping, reset, isP)
+	}
 	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
-		sel, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView(without), r.warmStart(without, len(cands), onG, onAuth), k)
-		sweeps.Add(int64(n))
-		if err != nil {
-			return false, err
+		var f float64
+		for _, e := range without {
+			f += flow[e]
 		}
-		return slices.Equal(sel.IDs(), want), nil
+		base := baseG
+		if 2*f > flowAll {
+			base = baseA
+		}
+		p := <-pushers
+		defer func() { pushers <- p }()
+		p.work = 0
+		ok, n, err := p.restores(ctx, base, without, cands, wantIdx, k, r.cfg.Solve)
+		sweeps.Add(int64(n))
+		work.Add(p.work)
+		return ok, err
 	}}
 	// Both searches assume the full candidate set restores; check rather
 	// than trust.
@@ -119,7 +151,11 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	parallel(len(set), func(i int) {
 		e := set[i]
 		ed := g.edges[e]
-		alone, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView([]int32{e}), onG, k)
+		p := <-pushers
+		p.work = 0
+		alone, n, err := p.selectWithout(ctx, baseG, []int32{e}, cands, k, r.cfg.Solve)
+		work.Add(p.work)
+		pushers <- p
 		sweeps.Add(int64(n))
 		if err != nil {
 			errs[i] = err
@@ -130,11 +166,12 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
 			return
 		}
-		c.Restores = slices.Equal(c.Alone.IDs(), want)
+		c.Restores = slices.Equal(c.Alone.IDs(), row.GAuth.IDs())
 		out.Set[i] = c
 	})
 	out.Solves += len(set)
 	out.Sweeps = int(sweeps.Load())
+	out.PushWork = work.Load()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -143,14 +180,20 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	return out, nil
 }
 
-// warmStart picks the solved view closest to G minus without: G's scores
-// when few candidates are removed, G_auth's when most are (G_auth is G
-// minus every candidate, and the non-candidates carry no walk mass).
-func (r *Replayer) warmStart(without []int32, cands int, onG, onAuth []float64) []float64 {
-	if 2*len(without) > cands {
-		return onAuth
-	}
-	return onG
+// pushBases are the two solved views culprit tests push from: G, and G
+// minus every unauthenticated write (G_auth).
+func (r *Replayer) pushBases(reset, onG, onAuth []float64) (*pushBase, *pushBase) {
+	g, d := r.g, r.cfg.Solve.Damping
+	var bg, ba *pushBase
+	parallel(2, func(i int) {
+		if i == 0 {
+			bg = g.newPushBase(reset, onG, d, nil, g.strength)
+			return
+		}
+		gone := edgeBits(g, r.unauth)
+		ba = g.newPushBase(reset, onAuth, d, gone, g.strengthWithout(gone, r.unauth))
+	})
+	return bg, ba
 }
 
 // tester runs culprit tests (one PPR solve each) within a solve budget and
