@@ -98,8 +98,15 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	}
 	pushers := make(chan *culpritPusher, 2)
 	for range cap(pushers) {
-		pushers <- newCulpritPusher(g, r.cfg.Solve.Damping, reset, r.culpritPrep().isP)
+		pushers <- r.pusher(reset)
 	}
+	// The pushers' scratch (about 64 bytes a node each) is reused by the
+	// next row's search.
+	defer func() {
+		for range cap(pushers) {
+			r.prep.pool.Put(<-pushers)
+		}
+	}()
 	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
 		var f float64
 		for _, e := range without {
@@ -189,6 +196,18 @@ type culpritPrep struct {
 	// pushed counts the adjacency entries every culprit test's pushes
 	// went through (a test of cancellation reads it).
 	pushed atomic.Int64
+	pool   sync.Pool // of *culpritPusher
+}
+
+// pusher returns a culprit pusher for a row's reset vector.
+func (r *Replayer) pusher(reset []float64) *culpritPusher {
+	c := r.culpritPrep()
+	p, ok := c.pool.Get().(*culpritPusher)
+	if !ok {
+		p = newCulpritPusher(r.g, r.cfg.Solve.Damping, c.isP)
+	}
+	p.setReset(reset)
+	return p
 }
 
 func (r *Replayer) culpritPrep() *culpritPrep {

@@ -243,7 +243,7 @@ func TestPushedTestsEqualFullSolve(t *testing.T) {
 		}
 		baseG, baseA := r.pushBases(rv, on[0], on[1])
 		cands := r.reachableUnauth(rv)
-		p := newCulpritPusher(g, r.cfg.Solve.Damping, rv, r.culpritPrep().isP)
+		p := r.pusher(rv)
 		for s := 0; s < 6; s++ {
 			var without []int32
 			for _, e := range cands {
