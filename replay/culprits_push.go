@@ -177,8 +177,8 @@ type culpritPusher struct {
 	base  *pushBase
 	st    []cstate
 	dx, s []float64 // valid where st is marked
-	gone  []uint64 // S, the edges the tested view removes
-	cut   []bool   // nodes with an edge in S
+	gone  []uint64  // S, the edges the tested view removes
+	cut   []bool    // nodes with an edge in S
 	cuts  []int32
 	chg   []int32 // nodes whose column differs from the base's
 	touch []int32
