@@ -96,7 +96,7 @@ func TestSelectFromEqualsFullSolve(t *testing.T) {
 		g, q := randomCulpritGraph(t, rng)
 		rv, _ := g.ResetVector(q.Reset)
 		var without []int32
-		for e := range g.edges {
+		for e := range g.ends {
 			if rng.IntN(6) == 0 {
 				without = append(without, int32(e))
 			}
