@@ -70,7 +70,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	// solves, and so the fast search's shortest restoring prefix is short.
 	flow := make(map[int32]float64, len(cands))
 	for _, e := range cands {
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		var f float64
 		if s := g.strength[a]; s > 0 {
@@ -153,7 +153,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	errs := make([]error, len(set))
 	parallel(len(set), func(i int) {
 		e := set[i]
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		p := <-pushers
 		alone, n, w, err := p.selectWithout(ctx, baseG, []int32{e}, cands, k, r.cfg.Solve)
 		work.Add(w)
@@ -164,7 +164,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 			errs[i] = err
 			return
 		}
-		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels[e]}
+		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels.at(int(e))}
 		c.Alone = alone
 		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
 			return

@@ -186,7 +186,7 @@ func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, solve
 		if _, err := solve([]int32{e}); err != nil {
 			return nil, solves, sweeps, err
 		}
-		set = append(set, g.edges[e].ID)
+		set = append(set, g.EdgeID(int(e)))
 	}
 	return set, solves, sweeps, nil
 }

@@ -128,7 +128,7 @@ func (g *Graph) strengthOf(u int32, gone []uint64) float64 {
 func isSet(bits []uint64, e int32) bool { return bits[e/64]&(1<<(e%64)) != 0 }
 
 func edgeBits(g *Graph, edges []int32) []uint64 {
-	bits := make([]uint64, (len(g.edges)+63)/64)
+	bits := make([]uint64, (len(g.ends)+63)/64)
 	for _, e := range edges {
 		bits[e/64] |= 1 << (e % 64)
 	}
@@ -193,7 +193,7 @@ func newCulpritPusher(g *Graph, d float64, isP []bool) *culpritPusher {
 	return &culpritPusher{g: g, d: d, isP: isP,
 		st: make([]cstate, n), cut: make([]bool, n),
 		dx: make([]float64, n), s: make([]float64, n),
-		gone: make([]uint64, (len(g.edges)+63)/64)}
+		gone: make([]uint64, (len(g.ends)+63)/64)}
 }
 
 // setReset points the pusher at a row's normalised reset vector.

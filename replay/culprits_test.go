@@ -163,7 +163,7 @@ func TestWarmStartSavesSweeps(t *testing.T) {
 	}
 	// Remove the three heaviest unauthenticated writes.
 	var without []int32
-	for i, e := range g.edges {
+	for i, e := range g.Edges() {
 		if e.Weight >= 60 && len(without) < 3 {
 			without = append(without, int32(i))
 		}

@@ -93,7 +93,7 @@ func (g *Graph) newView(without []int32) *view {
 	v := &view{invS: make([]float64, n)}
 	var gone []uint64
 	if len(without) > 0 {
-		gone = make([]uint64, (len(g.edges)+63)/64)
+		gone = make([]uint64, (len(g.ends)+63)/64)
 	}
 	// Endpoints come from the compiled index and touched nodes from a
 	// bitmap: a view that removes half of a 350k-edge graph (a replay as of
@@ -175,8 +175,8 @@ func (g *Graph) PPR(ctx context.Context, reset []float64, opt SolveOptions, view
 	for j, w := range views {
 		idx := make([]int32, len(w))
 		for i, e := range w {
-			if e < 0 || e >= len(g.edges) {
-				return nil, fmt.Errorf("replay: view %d removes edge index %d, graph has %d edges", j, e, len(g.edges))
+			if e < 0 || e >= len(g.ends) {
+				return nil, fmt.Errorf("replay: view %d removes edge index %d, graph has %d edges", j, e, len(g.ends))
 			}
 			idx[i] = int32(e)
 		}
