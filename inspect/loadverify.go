@@ -171,6 +171,7 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 		if errors.Is(err, errPreloaded) {
 			err = nil
 		}
+		l.publish()
 		pre <- err
 	}()
 	waited := false
