@@ -70,7 +70,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	// solves, and so the fast search's shortest restoring prefix is short.
 	flow := make(map[int32]float64, len(cands))
 	for _, e := range cands {
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		var f float64
 		if s := g.strength[a]; s > 0 {
@@ -97,13 +97,16 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 		flowAll += flow[e]
 	}
 	pushers := make(chan *culpritPusher, 2)
-	isP := make([]bool, len(g.nodes))
-	for _, v := range g.passages {
-		isP[v] = true
-	}
 	for range cap(pushers) {
-		pushers <- newCulpritPusher(g, r.cfg.Solve.Damping, reset, isP)
+		pushers <- r.pusher(reset)
 	}
+	// The pushers' scratch (about 64 bytes a node each) is reused by the
+	// next row's search.
+	defer func() {
+		for range cap(pushers) {
+			r.prep.pool.Put(<-pushers)
+		}
+	}()
 	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
 		var f float64
 		for _, e := range without {
@@ -115,10 +118,10 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 		}
 		p := <-pushers
 		defer func() { pushers <- p }()
-		p.work = 0
-		ok, n, err := p.restores(ctx, base, without, cands, wantIdx, k, r.cfg.Solve)
+		ok, n, w, err := p.restores(ctx, base, without, cands, wantIdx, k, r.cfg.Solve)
 		sweeps.Add(int64(n))
-		work.Add(p.work)
+		work.Add(w)
+		r.prep.pushed.Add(w)
 		return ok, err
 	}}
 	// Both searches assume the full candidate set restores; check rather
@@ -150,18 +153,18 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	errs := make([]error, len(set))
 	parallel(len(set), func(i int) {
 		e := set[i]
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		p := <-pushers
-		p.work = 0
-		alone, n, err := p.selectWithout(ctx, baseG, []int32{e}, cands, k, r.cfg.Solve)
-		work.Add(p.work)
+		alone, n, w, err := p.selectWithout(ctx, baseG, []int32{e}, cands, k, r.cfg.Solve)
+		work.Add(w)
+		r.prep.pushed.Add(w)
 		pushers <- p
 		sweeps.Add(int64(n))
 		if err != nil {
 			errs[i] = err
 			return
 		}
-		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels[e]}
+		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels.at(int(e))}
 		c.Alone = alone
 		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
 			return
@@ -180,20 +183,77 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	return out, nil
 }
 
+// culpritPrep holds what every culprit search on one Replayer shares:
+// G's connected components (candidates are the unauthenticated writes in
+// components with reset mass), G_auth's removed edges and strengths, and
+// which nodes are passages.
+type culpritPrep struct {
+	once     sync.Once
+	comp     []int32
+	authGone []uint64
+	authStr  []float64
+	isP      []bool
+	// pushed counts the adjacency entries every culprit test's pushes
+	// went through (a test of cancellation reads it).
+	pushed atomic.Int64
+	pool   sync.Pool // of *culpritPusher
+}
+
+// pusher returns a culprit pusher for a row's reset vector.
+func (r *Replayer) pusher(reset []float64) *culpritPusher {
+	c := r.culpritPrep()
+	p, ok := c.pool.Get().(*culpritPusher)
+	if !ok {
+		p = newCulpritPusher(r.g, r.cfg.Solve.Damping, c.isP)
+	}
+	p.setReset(reset)
+	return p
+}
+
+func (r *Replayer) culpritPrep() *culpritPrep {
+	c := &r.prep
+	c.once.Do(func() {
+		g := r.g
+		n := len(g.nodes)
+		c.comp = make([]int32, n)
+		for i := range c.comp {
+			c.comp[i] = -1
+		}
+		var stack []int32
+		for s := range n {
+			if c.comp[s] >= 0 {
+				continue
+			}
+			c.comp[s] = int32(s)
+			stack = append(stack[:0], int32(s))
+			for len(stack) > 0 {
+				v := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, u := range g.cols[g.offsets[v]:g.offsets[v+1]] {
+					if c.comp[u] < 0 {
+						c.comp[u] = int32(s)
+						stack = append(stack, u)
+					}
+				}
+			}
+		}
+		c.authGone = edgeBits(g, r.unauth)
+		c.authStr = g.strengthWithout(c.authGone, r.unauth)
+		c.isP = make([]bool, n)
+		for _, v := range g.passages {
+			c.isP[v] = true
+		}
+	})
+	return c
+}
+
 // pushBases are the two solved views culprit tests push from: G, and G
 // minus every unauthenticated write (G_auth).
 func (r *Replayer) pushBases(reset, onG, onAuth []float64) (*pushBase, *pushBase) {
-	g, d := r.g, r.cfg.Solve.Damping
-	var bg, ba *pushBase
-	parallel(2, func(i int) {
-		if i == 0 {
-			bg = g.newPushBase(reset, onG, d, nil, g.strength)
-			return
-		}
-		gone := edgeBits(g, r.unauth)
-		ba = g.newPushBase(reset, onAuth, d, gone, g.strengthWithout(gone, r.unauth))
-	})
-	return bg, ba
+	g, c := r.g, r.culpritPrep()
+	bs := g.newPushBases(reset, r.cfg.Solve.Damping, [2][]float64{onG, onAuth}, [2]*view{r.full, r.auth},
+		[2][]uint64{nil, c.authGone}, [2][]float64{g.strength, c.authStr})
+	return bs[0], bs[1]
 }
 
 // tester runs culprit tests (one PPR solve each) within a solve budget and
@@ -350,30 +410,17 @@ func fastReduce(cands []int32, t *tester) (set []int32, minimal bool, err error)
 // reachableUnauth returns the unauthenticated walk-carrying edges inside the
 // connected components of G that contain reset support.
 func (r *Replayer) reachableUnauth(reset []float64) []int32 {
-	g := r.g
-	seen := make([]bool, len(g.nodes))
-	var stack []int32
+	g, c := r.g, r.culpritPrep()
+	held := make(map[int32]bool)
 	for v, m := range reset {
-		if m > 0 && !seen[v] {
-			seen[v] = true
-			stack = append(stack, int32(v))
-		}
-	}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for p := g.offsets[v]; p < g.offsets[v+1]; p++ {
-			if u := g.cols[p]; !seen[u] {
-				seen[u] = true
-				stack = append(stack, u)
-			}
+		if m > 0 {
+			held[c.comp[v]] = true
 		}
 	}
 	var out []int32
 	for _, e := range r.unauth {
-		ed := g.edges[e]
-		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
-		if g.carriesWalk(int(e), a, b) && seen[a] {
+		a, b := g.ends[e][0], g.ends[e][1]
+		if g.carriesWalk(int(e), a, b) && held[c.comp[a]] {
 			out = append(out, e)
 		}
 	}

@@ -35,48 +35,70 @@ type pushBase struct {
 	order []int32   // passages by x, best first (ties by node order)
 }
 
-// newPushBase takes the view of G without the edges in gone (nil: G) and
-// its solved scores x.
-func (g *Graph) newPushBase(r, x []float64, d float64, gone []uint64, str []float64) *pushBase {
-	b := &pushBase{gone: gone, x: x, str: str, res: make([]float64, len(x))}
+// newPushBases builds the bases of two views of G (vs[j] with the edges in
+// gone[j] removed, nil: none; strengths str[j]; solved scores x[j]). The
+// residuals cost one pass over the graph for both, like a fused sweep
+// that does not move the scores.
+func (g *Graph) newPushBases(r []float64, d float64, x [2][]float64, vs [2]*view, gone [2][]uint64, str [2][]float64) [2]*pushBase {
+	var bs [2]*pushBase
+	var c [2]float64
+	y := make([][2]float64, len(r))
+	for j := range bs {
+		bs[j] = &pushBase{gone: gone[j], x: x[j], str: str[j], res: make([]float64, len(r))}
+		var dm float64
+		for _, u := range vs[j].dangl {
+			dm += x[j][u]
+		}
+		c[j] = d*dm + (1 - d)
+		for u := range y {
+			y[u][j] = x[j][u] * vs[j].invS[u]
+		}
+	}
 	off, cols, w := g.offsets, g.cols, g.weights
-	var dm float64
-	y := make([]float64, len(x))
-	for u, s := range str {
-		if s == 0 {
-			dm += x[u]
-		} else {
-			y[u] = x[u] / s
+	corr0, corr1 := vs[0].corr, vs[1].corr
+	k0, k1 := 0, 0
+	b0, b1 := bs[0], bs[1]
+	for u := range r {
+		cs := cols[off[u]:off[u+1]]
+		ws := w[off[u]:off[u+1]]
+		ws = ws[:len(cs)]
+		var a0, a1 float64
+		for i, t := range cs {
+			yy := &y[t]
+			a0 += ws[i] * yy[0]
+			a1 += ws[i] * yy[1]
 		}
+		for ; k0 < len(corr0) && int(corr0[k0].v) == u; k0++ {
+			a0 -= corr0[k0].w * y[corr0[k0].u][0]
+		}
+		for ; k1 < len(corr1) && int(corr1[k1].v) == u; k1++ {
+			a1 -= corr1[k1].w * y[corr1[k1].u][1]
+		}
+		b0.setRes(u, d*a0+c[0]*r[u]-b0.x[u])
+		b1.setRes(u, d*a1+c[1]*r[u]-b1.x[u])
 	}
-	c := d*dm + (1 - d)
-	for v := range x {
-		var acc float64
-		for p := off[v]; p < off[v+1]; p++ {
-			if gone != nil && isSet(gone, g.edgeOf[p]) {
-				continue
+	for _, b := range bs {
+		b.order = append([]int32(nil), g.passages...)
+		slices.SortFunc(b.order, func(a, c int32) int {
+			if o := cmp.Compare(b.x[c], b.x[a]); o != 0 {
+				return o
 			}
-			acc += w[p] * y[cols[p]]
-		}
-		res := d*acc + c*r[v] - x[v]
-		b.res[v] = res
-		if s := str[v]; s > 0 {
-			b.eps0 = max(b.eps0, math.Abs(res)/s)
-		} else {
-			b.dang0 += math.Abs(res)
+			return cmp.Compare(a, c)
+		})
+		for _, v := range g.passages {
+			b.maxPS = max(b.maxPS, b.str[v])
 		}
 	}
-	b.order = append([]int32(nil), g.passages...)
-	slices.SortFunc(b.order, func(a, c int32) int {
-		if o := cmp.Compare(x[c], x[a]); o != 0 {
-			return o
-		}
-		return cmp.Compare(a, c)
-	})
-	for _, v := range g.passages {
-		b.maxPS = max(b.maxPS, str[v])
+	return bs
+}
+
+func (b *pushBase) setRes(u int, res float64) {
+	b.res[u] = res
+	if s := b.str[u]; s > 0 {
+		b.eps0 = max(b.eps0, math.Abs(res)/s)
+	} else {
+		b.dang0 += math.Abs(res)
 	}
-	return b
 }
 
 // strengthWithout is every node's strength on G without the edges in gone,
@@ -106,18 +128,42 @@ func (g *Graph) strengthOf(u int32, gone []uint64) float64 {
 func isSet(bits []uint64, e int32) bool { return bits[e/64]&(1<<(e%64)) != 0 }
 
 func edgeBits(g *Graph, edges []int32) []uint64 {
-	bits := make([]uint64, (len(g.edges)+63)/64)
+	bits := make([]uint64, (len(g.ends)+63)/64)
 	for _, e := range edges {
 		bits[e/64] |= 1 << (e % 64)
 	}
 	return bits
 }
 
-// cstate is one node's push state (valid once mark is set): its residual,
-// its correction to the base score, and its strength on the tested view.
+// cstate is the part of one node's push state a push reads and writes at
+// every neighbour, 16 bytes so that a cache line holds four nodes (the
+// pushes' cost is these random accesses): the residual, the strength
+// rounded to float32 for the queueing test only (a push divides by the
+// exact strength, and the error bound uses it), and the flags. The score
+// correction dx and the exact strength s sit in arrays of their own.
 type cstate struct {
-	res, dx, s float64
-	mark, inQ  bool
+	res       float64
+	lim       float32
+	mark, inQ bool
+}
+
+// lim32 rounds a strength for the queueing test, keeping a positive
+// strength positive and a huge one finite.
+func lim32(s float64) float32 {
+	switch {
+	case s == 0:
+		return 0
+	case s > math.MaxFloat32:
+		return math.MaxFloat32
+	case s < math.SmallestNonzeroFloat32:
+		return math.SmallestNonzeroFloat32
+	}
+	return float32(s)
+}
+
+// over says whether a residual is to be pushed at threshold theta.
+func (st *cstate) over(theta float64) bool {
+	return math.Abs(st.res) > theta*float64(st.lim) || st.lim == 0 && st.res != 0
 }
 
 // culpritPusher answers culprit tests by pushing; one per goroutine (it
@@ -130,27 +176,35 @@ type culpritPusher struct {
 	isP   []bool
 	base  *pushBase
 	st    []cstate
-	gone  []uint64 // S, the edges the tested view removes
-	cut   []bool   // nodes with an edge in S
+	dx, s []float64 // valid where st is marked
+	gone  []uint64  // S, the edges the tested view removes
+	cut   []bool    // nodes with an edge in S
 	cuts  []int32
 	chg   []int32 // nodes whose column differs from the base's
 	touch []int32
 	queue []int32
 	cand  []int32
 	work  int64 // adjacency entries pushed through
-	pops  int
+	check int64 // work at which drain next checks its context
 }
 
-func newCulpritPusher(g *Graph, d float64, r []float64, isP []bool) *culpritPusher {
-	p := &culpritPusher{g: g, d: d, r: r, isP: isP,
-		st: make([]cstate, len(g.nodes)), cut: make([]bool, len(g.nodes)),
-		gone: make([]uint64, (len(g.edges)+63)/64)}
+func newCulpritPusher(g *Graph, d float64, isP []bool) *culpritPusher {
+	n := len(g.nodes)
+	return &culpritPusher{g: g, d: d, isP: isP,
+		st: make([]cstate, n), cut: make([]bool, n),
+		dx: make([]float64, n), s: make([]float64, n),
+		gone: make([]uint64, (len(g.ends)+63)/64)}
+}
+
+// setReset points the pusher at a row's normalised reset vector.
+func (p *culpritPusher) setReset(r []float64) {
+	p.r = r
+	p.rsup = p.rsup[:0]
 	for v, m := range r {
 		if m > 0 {
 			p.rsup = append(p.rsup, int32(v))
 		}
 	}
-	return p
 }
 
 // Push limits: the threshold starts at pushTheta0 (times a node's
@@ -158,7 +212,7 @@ func newCulpritPusher(g *Graph, d float64, r []float64, isP []bool) *culpritPush
 // pushBudget passes' worth of pushes, or once the threshold is below the
 // base's own residual, the test finishes with sweeps instead.
 const (
-	pushTheta0  = 1e-7
+	pushTheta0  = 1e-4
 	pushBudget  = 2
 	pushMinStep = 1e-15
 )
@@ -166,16 +220,28 @@ const (
 func (p *culpritPusher) mark(v int32) *cstate {
 	st := &p.st[v]
 	if !st.mark {
-		*st = cstate{res: p.base.res[v], s: p.base.str[v], mark: true}
-		p.touch = append(p.touch, v)
+		p.init(st, v)
 	}
 	return st
+}
+
+func (p *culpritPusher) init(st *cstate, v int32) {
+	s := p.base.str[v]
+	*st = cstate{res: p.base.res[v], lim: lim32(s), mark: true}
+	p.s[v] = s
+	p.touch = append(p.touch, v)
+}
+
+// setStrength sets a marked node's strength on the tested view.
+func (p *culpritPusher) setStrength(v int32, s float64) {
+	p.s[v] = s
+	p.st[v].lim = lim32(s)
 }
 
 func (p *culpritPusher) addRes(v int32, m, theta float64) {
 	st := p.mark(v)
 	st.res += m
-	if !st.inQ && (math.Abs(st.res) > theta*st.s || st.s == 0 && st.res != 0) {
+	if !st.inQ && st.over(theta) {
 		st.inQ = true
 		p.queue = append(p.queue, v)
 	}
@@ -226,9 +292,10 @@ func (p *culpritPusher) load(base *pushBase, without, cands []int32, theta float
 			if st := &p.st[u]; !st.mark {
 				p.mark(u)
 				chg = append(chg, u)
-				st.s = g.strength[u]
 				if p.cut[u] {
-					st.s = g.strengthOf(u, p.gone)
+					p.setStrength(u, g.strengthOf(u, p.gone))
+				} else {
+					p.setStrength(u, g.strength[u])
 				}
 			}
 		}
@@ -240,7 +307,7 @@ func (p *culpritPusher) load(base *pushBase, without, cands []int32, theta float
 			continue
 		}
 		p.column(u, base.str[u], -p.d*xu, base.gone, theta)
-		p.column(u, p.st[u].s, p.d*xu, p.gone, theta)
+		p.column(u, p.s[u], p.d*xu, p.gone, theta)
 	}
 }
 
@@ -249,23 +316,25 @@ func (p *culpritPusher) drain(ctx context.Context, theta float64) error {
 	g, d := p.g, p.d
 	off, cols, w := g.offsets, g.cols, g.weights
 	for h := 0; h < len(p.queue); h++ {
-		// One context check per 4096 pushes (a few thousand adjacency
-		// entries each time: well under one sweep).
-		if p.pops++; p.pops&4095 == 0 {
+		// A context check per eighth of a sweep's worth of pushing: Ctrl-C
+		// is seen as soon as in a sweep.
+		if p.work >= p.check {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			p.check = p.work + int64(len(g.cols)/8) + 1
 		}
 		u := p.queue[h]
 		su := &p.st[u]
 		su.inQ = false
-		rho, s := su.res, su.s
+		rho, s := su.res, p.s[u]
 		if !(math.Abs(rho) > theta*s) && !(s == 0 && rho != 0) {
 			continue
 		}
 		su.res = 0
-		su.dx += rho
+		p.dx[u] += rho
 		if s == 0 {
+			p.work += int64(len(p.rsup))
 			for _, v := range p.rsup {
 				p.addRes(v, d*rho*p.r[v], theta)
 			}
@@ -283,11 +352,10 @@ func (p *culpritPusher) drain(ctx context.Context, theta float64) error {
 			// addRes, inlined: the push's inner loop.
 			st := &p.st[v]
 			if !st.mark {
-				*st = cstate{res: p.base.res[v], s: p.base.str[v], mark: true}
-				p.touch = append(p.touch, v)
+				p.init(st, v)
 			}
 			st.res += f * w[q]
-			if !st.inQ && (math.Abs(st.res) > theta*st.s || st.s == 0 && st.res != 0) {
+			if !st.inQ && st.over(theta) {
 				st.inQ = true
 				p.queue = append(p.queue, v)
 			}
@@ -302,26 +370,25 @@ func (p *culpritPusher) drain(ctx context.Context, theta float64) error {
 func (p *culpritPusher) bounds() (eps, dang float64) {
 	eps, dang = p.base.eps0, p.base.dang0
 	for _, v := range p.touch {
-		st := &p.st[v]
-		if st.s > 0 {
-			eps = max(eps, math.Abs(st.res)/st.s)
+		if s, res := p.s[v], math.Abs(p.st[v].res); s > 0 {
+			eps = max(eps, res/s)
 		} else {
-			dang += math.Abs(st.res)
+			dang += res
 		}
 	}
 	return eps, dang
 }
 
 func (p *culpritPusher) score(v int32) float64 {
-	if st := &p.st[v]; st.mark {
-		return p.base.x[v] + st.dx
+	if p.st[v].mark {
+		return p.base.x[v] + p.dx[v]
 	}
 	return p.base.x[v]
 }
 
 func (p *culpritPusher) strength(v int32) float64 {
-	if st := &p.st[v]; st.mark {
-		return st.s
+	if p.st[v].mark {
+		return p.s[v]
 	}
 	return p.base.str[v]
 }
@@ -371,7 +438,7 @@ func (p *culpritPusher) equals(want []int32, eps, dang float64) (equal, decided 
 			continue
 		}
 		x := p.base.x[v]
-		if x+errMax <= max(maxHi, floor) {
+		if x+errMax <= maxHi || x+errMax < floor {
 			break
 		}
 		if first && lo(v)-minHi > TieTolerance {
@@ -390,6 +457,7 @@ func (p *culpritPusher) equals(want []int32, eps, dang float64) (equal, decided 
 func (p *culpritPusher) reset() {
 	for _, v := range p.touch {
 		p.st[v] = cstate{}
+		p.dx[v] = 0
 	}
 	p.touch = p.touch[:0]
 	p.queue = p.queue[:0]
@@ -398,6 +466,7 @@ func (p *culpritPusher) reset() {
 	}
 	p.cuts = p.cuts[:0]
 	clear(p.gone)
+	p.work, p.check = 0, 0
 }
 
 // push loads the view G minus without and pushes until done says the
@@ -419,7 +488,7 @@ func (p *culpritPusher) push(ctx context.Context, base *pushBase, without, cands
 		}
 		theta /= 8
 		for _, v := range p.touch {
-			if st := &p.st[v]; !st.inQ && (math.Abs(st.res) > theta*st.s || st.s == 0 && st.res != 0) {
+			if st := &p.st[v]; !st.inQ && st.over(theta) {
 				st.inQ = true
 				p.queue = append(p.queue, v)
 			}
@@ -431,7 +500,7 @@ func (p *culpritPusher) push(ctx context.Context, base *pushBase, without, cands
 func (p *culpritPusher) start() []float64 {
 	x := append([]float64(nil), p.base.x...)
 	for _, v := range p.touch {
-		x[v] += p.st[v].dx
+		x[v] += p.dx[v]
 	}
 	return x
 }
@@ -440,47 +509,48 @@ func (p *culpritPusher) start() []float64 {
 // exactly want? The push settles it when the bound allows; otherwise
 // (a tie, or a correction that spreads over the whole graph) sweeps
 // from the pushed scores do, as a cold test would.
-func (p *culpritPusher) restores(ctx context.Context, base *pushBase, without, cands, want []int32, k int, opt SolveOptions) (ok bool, sweeps int, err error) {
-	defer p.reset()
+func (p *culpritPusher) restores(ctx context.Context, base *pushBase, without, cands, want []int32, k int, opt SolveOptions) (ok bool, sweeps int, work int64, err error) {
+	defer func() { work = p.work; p.reset() }()
 	settled, err := p.push(ctx, base, without, cands, func(eps, dang float64) bool {
 		var decided bool
 		ok, decided = p.equals(want, eps, dang)
 		return decided
 	})
 	if settled || err != nil {
-		return ok, 0, err
+		return ok, 0, 0, err
 	}
 	sel, n, err := p.g.selectFrom(ctx, p.r, opt, p.g.newView(without), p.start(), k)
 	if err != nil {
-		return false, n, err
+		return false, n, 0, err
 	}
 	got := sel.IDs()
 	if len(got) != len(want) {
-		return false, n, nil
+		return false, n, 0, nil
 	}
 	for i, id := range got {
 		if p.g.nodeIndex[id] != want[i] {
-			return false, n, nil
+			return false, n, 0, nil
 		}
 	}
-	return true, n, nil
+	return true, n, 0, nil
 }
 
 // selectWithout is selectFrom for G minus without, pushed from base: the
 // top-k with its ranking exact (every gap that decides it, the cut-off
 // included, wider than the error bounds and the tie tolerance) and its
 // scores within the bound; sweeps finish it when the push cannot.
-func (p *culpritPusher) selectWithout(ctx context.Context, base *pushBase, without, cands []int32, k int, opt SolveOptions) (sel Selection, sweeps int, err error) {
-	defer p.reset()
+func (p *culpritPusher) selectWithout(ctx context.Context, base *pushBase, without, cands []int32, k int, opt SolveOptions) (sel Selection, sweeps int, work int64, err error) {
+	defer func() { work = p.work; p.reset() }()
 	settled, err := p.push(ctx, base, without, cands, func(eps, dang float64) bool {
 		var decided bool
 		sel, decided = p.selection(k, eps, dang)
 		return decided
 	})
 	if settled || err != nil {
-		return sel, 0, err
+		return sel, 0, 0, err
 	}
-	return p.g.selectFrom(ctx, p.r, opt, p.g.newView(without), p.start(), k)
+	sel, sweeps, err = p.g.selectFrom(ctx, p.r, opt, p.g.newView(without), p.start(), k)
+	return sel, sweeps, 0, err
 }
 
 // selection ranks the pushed scores and says whether the ranking is

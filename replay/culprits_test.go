@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/internal/ctxtest"
 )
 
 // Both search modes find the two attack writes of attackGraph, and say the
@@ -91,37 +93,10 @@ func TestSelectFromEqualsFullSolve(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 200; trial++ {
-		n := 8 + rng.IntN(60)
-		nodes := make([]Node, n)
-		for i := range nodes {
-			kind := KindEntity
-			if i%2 == 0 {
-				kind = KindPassage
-			}
-			nodes[i] = Node{ID: fmt.Sprintf("n%d", i), Kind: kind}
-		}
-		var edges []Edge
-		for e := 0; e < 3*n; e++ {
-			w := []float64{0.5, 1, 1, 2, 4, 60}[rng.IntN(6)]
-			prov := signed
-			if rng.IntN(5) == 0 {
-				prov = noSource
-			}
-			edges = append(edges, Edge{ID: fmt.Sprintf("e%d", e), Src: nodes[rng.IntN(n)].ID, Dst: nodes[rng.IntN(n)].ID, Weight: w, Prov: prov})
-		}
-		g, err := NewGraph(nodes, edges, DropSelfLoops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reset := map[string]float64{nodes[1].ID: 1}
-		for i := range nodes {
-			if rng.IntN(4) == 0 {
-				reset[nodes[i].ID] += rng.Float64()
-			}
-		}
-		rv, _ := g.ResetVector(reset)
+		g, q := randomCulpritGraph(t, rng)
+		rv, _ := g.ResetVector(q.Reset)
 		var without []int32
-		for e := range edges {
+		for e := range g.ends {
 			if rng.IntN(6) == 0 {
 				without = append(without, int32(e))
 			}
@@ -132,7 +107,7 @@ func TestSelectFromEqualsFullSolve(t *testing.T) {
 			t.Fatal(err)
 		}
 		onG, _ := g.solve(context.Background(), rv, SolveOptions{}, []*view{g.newView(nil)})
-		k := 1 + rng.IntN(5)
+		k := q.K
 		want := g.selectPassages(full[0], k).IDs()
 		for _, start := range [][]float64{nil, onG[0]} {
 			sel, _, err := g.selectFrom(context.Background(), rv, SolveOptions{}, v, start, k)
@@ -161,7 +136,7 @@ func TestWarmStartSavesSweeps(t *testing.T) {
 	}
 	// Remove the three heaviest unauthenticated writes.
 	var without []int32
-	for i, e := range g.edges {
+	for i, e := range g.Edges() {
 		if e.Weight >= 60 && len(without) < 3 {
 			without = append(without, int32(i))
 		}
@@ -241,11 +216,7 @@ func TestPushedTestsEqualFullSolve(t *testing.T) {
 		}
 		baseG, baseA := r.pushBases(rv, on[0], on[1])
 		cands := r.reachableUnauth(rv)
-		isP := make([]bool, len(g.nodes))
-		for _, v := range g.passages {
-			isP[v] = true
-		}
-		p := newCulpritPusher(g, r.cfg.Solve.Damping, rv, isP)
+		p := r.pusher(rv)
 		for s := 0; s < 6; s++ {
 			var without []int32
 			for _, e := range cands {
@@ -260,8 +231,7 @@ func TestPushedTestsEqualFullSolve(t *testing.T) {
 			sel := g.selectPassages(full[0], q.K)
 			exp := slices.Equal(sel.IDs(), want.IDs())
 			for _, base := range []*pushBase{baseG, baseA} {
-				p.work = 0
-				ok, sweeps, err := p.restores(ctx, base, without, cands, wantIdx, q.K, r.cfg.Solve)
+				ok, sweeps, _, err := p.restores(ctx, base, without, cands, wantIdx, q.K, r.cfg.Solve)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -276,7 +246,7 @@ func TestPushedTestsEqualFullSolve(t *testing.T) {
 					restoring++
 				}
 			}
-			got, _, err := p.selectWithout(ctx, baseG, without, cands, q.K, r.cfg.Solve)
+			got, _, _, err := p.selectWithout(ctx, baseG, without, cands, q.K, r.cfg.Solve)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,4 +327,64 @@ func compareWithOld(t *testing.T, g *Graph, qs []Query) (compared int) {
 		}
 	}
 	return compared
+}
+
+// A minimal culprit search stops at a cancellation inside its pushes:
+// ctx's error, a check or two per goroutine after the trip, and at most a
+// sweep's worth of pushing each after it (drain checks every eighth of
+// one). The row is solved first without the tripwire, so every check
+// counted is the search's own.
+func TestCulpritPushStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	g, qs := benchGraph(500, 2000, 16_000, 60)
+	r, err := NewReplayer(g, Config{Culprits: true, CulpritMode: CulpritsMinimal, CulpritTime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched := 0
+	for _, q := range qs {
+		k, _ := r.queryK(q)
+		reset, _ := g.ResetVector(q.Reset)
+		scores, err := g.solve(context.Background(), reset, r.cfg.Solve, []*view{r.full, r.auth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, err := r.baseRow(q, k, scores[0], scores[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Class == diff.Same {
+			continue
+		}
+		full := ctxtest.New(-1)
+		before := r.prep.pushed.Load()
+		c, err := r.culprits(full, reset, k, scores[0], scores[1], row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := full.Calls()
+		if total < int64(c.Solves) || r.prep.pushed.Load() == before {
+			t.Fatalf("query %s: %d checks for %d solves, %d entries pushed: the pushes do not check their context", q.ID, total, c.Solves, r.prep.pushed.Load()-before)
+		}
+		searched++
+		for _, frac := range []float64{0, 0.3, 0.6, 0.9} {
+			tw := ctxtest.New(int64(frac * float64(total)))
+			var atTrip int64
+			tw.OnTrip = func() { atTrip = r.prep.pushed.Load() }
+			if _, err := r.culprits(tw, reset, k, scores[0], scores[1], row); !errors.Is(err, context.Canceled) {
+				t.Fatalf("query %s, cancelled at %.0f%%: error %v, want context.Canceled", q.ID, 100*frac, err)
+			}
+			if n := tw.AfterTrip(); n > 2 {
+				t.Errorf("query %s, cancelled at %.0f%%: %d checks after the cancellation, want at most 2", q.ID, 100*frac, n)
+			}
+			// Work is counted when a test returns: what a goroutine had
+			// pushed before the trip lands after it.
+			if n, limit := r.prep.pushed.Load()-atTrip, 2*2*int64(len(g.cols)); n > limit {
+				t.Errorf("query %s, cancelled at %.0f%%: %d entries pushed after the cancellation, want at most %d", q.ID, 100*frac, n, limit)
+			}
+		}
+	}
+	if searched == 0 {
+		t.Fatal("no query diverges")
+	}
 }
