@@ -438,7 +438,7 @@ func (p *culpritPusher) equals(want []int32, eps, dang float64) (equal, decided 
 			continue
 		}
 		x := p.base.x[v]
-		if x+errMax <= max(maxHi, floor) {
+		if x+errMax <= maxHi || x+errMax < floor {
 			break
 		}
 		if first && lo(v)-minHi > TieTolerance {

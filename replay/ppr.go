@@ -534,6 +534,13 @@ func (g *Graph) selectFrom(ctx context.Context, r []float64, opt SolveOptions, v
 			break
 		}
 	}
+	normalise(x)
+	return g.topK(score, g.passages, k), iter, nil
+}
+
+// normalise clamps the cancellation residue of removed edges (tiny
+// negative scores) to 0 and scales the scores to sum 1.
+func normalise(x []float64) {
 	var sum float64
 	for u := range x {
 		x[u] = max(x[u], 0)
@@ -542,7 +549,6 @@ func (g *Graph) selectFrom(ctx context.Context, r []float64, opt SolveOptions, v
 	for u := range x {
 		x[u] /= sum
 	}
-	return g.topK(score, g.passages, k), iter, nil
 }
 
 // certified says whether every gap that decides the selection (between
