@@ -169,6 +169,7 @@ type Session struct {
 	loadStarted atomic.Bool
 	loadDone    chan struct{}
 	loadErr     error
+	preloadRows int // LoadVerify's (0: preloadRows; tests set fewer)
 	// The provenance pass (provenance.go), run once.
 	provMu    sync.Mutex
 	prov      *provenance
@@ -382,70 +383,11 @@ func (s *Session) ensureLoaded(ctx context.Context, start bool) error {
 }
 
 func (s *Session) load(ctx context.Context, progress func(done, total int), onEntry []func(i int, e *Entry)) error {
-	// The array is sized by the estimate (exact on a writer's store) and
-	// grows past it only on a store whose seqs are not distinct.
-	entries := make([]Entry, 0, s.EntryTotal())
-	lin := lineage.NewBuilder(s.EntryTotal())
-	writers := map[string]string{} // intern: a million rows share a few writers
-	intern := func(w string) string {
-		if v, ok := writers[w]; ok {
-			return v
-		}
-		writers[w] = w
-		return w
-	}
-	publish := func() {
-		// The header first: a reader below the count sees a slice that
-		// holds its row.
-		p := entries
-		s.partial.Store(&p)
-		s.loaded.Store(int64(len(entries)))
-	}
-	// The first screenful is published at once, then every 4096 rows.
-	next := 64
-	err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
-		// The signed bytes are the truth: lineage reads the record.
-		entries = append(entries, entryOf(r, intern))
-		n := len(entries) - 1
-		e := &entries[n]
-		s.noteSeq(n, r.Seq)
-		addLineage(lin, r, e.Writer)
-		for _, f := range onEntry {
-			f(n, e)
-		}
-		if s.Opts.LazyContent {
-			e.Content = ""
-		}
-		if n+1 >= next {
-			next += 4096
-			publish()
-			if progress != nil {
-				progress(n+1, max(s.EntryTotal(), n+1))
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	l := s.newEntryLoader(progress, onEntry)
+	if err := s.Snap.EachEntry(ctx, l.add); err != nil {
 		return err
 	}
-	n := len(entries)
-	publish()
-	g := lin.Graph()
-	rowOf := make([]int32, g.Len())
-	for row := range entries {
-		if j, ok := g.Index(entries[row].ID); ok {
-			rowOf[j] = int32(row)
-		}
-	}
-	s.mu.Lock()
-	s.Entries = entries
-	s.estimate.Store(int64(n))
-	s.Lineage, s.rowOf = g, rowOf
-	s.mu.Unlock()
-	s.partial.Store(nil)
-	if progress != nil {
-		progress(n, n)
-	}
+	l.finish()
 	return nil
 }
 
@@ -669,8 +611,7 @@ func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*
 		s.verifying = done
 		s.mu.Unlock()
 
-		rep, err := verify.Run(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
-			TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress})
+		rep, err := verify.Run(ctx, s.verifyOptions(progress))
 		s.mu.Lock()
 		s.verifying = nil
 		if err == nil {

@@ -39,6 +39,10 @@ type Culprits struct {
 	Mode      CulpritMode `json:"mode"`
 	Solves    int         `json:"solves"` // PPR solves spent
 	Sweeps    int         `json:"sweeps"` // Gauss-Seidel sweeps over the graph spent by those solves
+	// PushWork counts the adjacency entries the tests' local pushes went
+	// through (one sweep goes through every entry once), plus two passes
+	// for the residuals of G's and G_auth's scores the pushes start from.
+	PushWork int64 `json:"push_work"`
 }
 
 // Culprit is one write of the culprit set with the effect of removing it
@@ -79,15 +83,39 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return flow[cands[i]] > flow[cands[j]] })
 	out := &Culprits{Candidates: len(cands), Mode: r.cfg.CulpritMode}
-	want := row.GAuth.IDs()
-	var sweeps atomic.Int64
+	var wantIdx []int32
+	for _, it := range row.GAuth.Items {
+		wantIdx = append(wantIdx, g.nodeIndex[it.NodeID])
+	}
+	var sweeps, work atomic.Int64
+	work.Add(2 * int64(len(g.cols))) // the two bases' residuals
+	// Each test pushes from G's scores or from G_auth's, whichever view
+	// differs from the tested one by less walk mass.
+	baseG, baseA := r.pushBases(reset, onG, onAuth)
+	var flowAll float64
+	for _, e := range cands {
+		flowAll += flow[e]
+	}
+	pushers := make(chan *culpritPusher, 2)
+	for range cap(pushers) {
+		pushers <- newCulpritPusher(g, r.cfg.Solve.Damping, reset, r.culpritPrep().isP)
+	}
 	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
-		sel, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView(without), r.warmStart(without, len(cands), onG, onAuth), k)
-		sweeps.Add(int64(n))
-		if err != nil {
-			return false, err
+		var f float64
+		for _, e := range without {
+			f += flow[e]
 		}
-		return slices.Equal(sel.IDs(), want), nil
+		base := baseG
+		if 2*f > flowAll {
+			base = baseA
+		}
+		p := <-pushers
+		defer func() { pushers <- p }()
+		ok, n, w, err := p.restores(ctx, base, without, cands, wantIdx, k, r.cfg.Solve)
+		sweeps.Add(int64(n))
+		work.Add(w)
+		r.prep.pushed.Add(w)
+		return ok, err
 	}}
 	// Both searches assume the full candidate set restores; check rather
 	// than trust.
@@ -119,7 +147,11 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	parallel(len(set), func(i int) {
 		e := set[i]
 		ed := g.edges[e]
-		alone, n, err := g.selectFrom(ctx, reset, r.cfg.Solve, g.newView([]int32{e}), onG, k)
+		p := <-pushers
+		alone, n, w, err := p.selectWithout(ctx, baseG, []int32{e}, cands, k, r.cfg.Solve)
+		work.Add(w)
+		r.prep.pushed.Add(w)
+		pushers <- p
 		sweeps.Add(int64(n))
 		if err != nil {
 			errs[i] = err
@@ -130,11 +162,12 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
 			return
 		}
-		c.Restores = slices.Equal(c.Alone.IDs(), want)
+		c.Restores = slices.Equal(c.Alone.IDs(), row.GAuth.IDs())
 		out.Set[i] = c
 	})
 	out.Solves += len(set)
 	out.Sweeps = int(sweeps.Load())
+	out.PushWork = work.Load()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -143,14 +176,65 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	return out, nil
 }
 
-// warmStart picks the solved view closest to G minus without: G's scores
-// when few candidates are removed, G_auth's when most are (G_auth is G
-// minus every candidate, and the non-candidates carry no walk mass).
-func (r *Replayer) warmStart(without []int32, cands int, onG, onAuth []float64) []float64 {
-	if 2*len(without) > cands {
-		return onAuth
-	}
-	return onG
+// culpritPrep holds what every culprit search on one Replayer shares:
+// G's connected components (candidates are the unauthenticated writes in
+// components with reset mass), G_auth's removed edges and strengths, and
+// which nodes are passages.
+type culpritPrep struct {
+	once     sync.Once
+	comp     []int32
+	authGone []uint64
+	authStr  []float64
+	isP      []bool
+	// pushed counts the adjacency entries every culprit test's pushes
+	// went through (a test of cancellation reads it).
+	pushed atomic.Int64
+}
+
+func (r *Replayer) culpritPrep() *culpritPrep {
+	c := &r.prep
+	c.once.Do(func() {
+		g := r.g
+		n := len(g.nodes)
+		c.comp = make([]int32, n)
+		for i := range c.comp {
+			c.comp[i] = -1
+		}
+		var stack []int32
+		for s := range n {
+			if c.comp[s] >= 0 {
+				continue
+			}
+			c.comp[s] = int32(s)
+			stack = append(stack[:0], int32(s))
+			for len(stack) > 0 {
+				v := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, u := range g.cols[g.offsets[v]:g.offsets[v+1]] {
+					if c.comp[u] < 0 {
+						c.comp[u] = int32(s)
+						stack = append(stack, u)
+					}
+				}
+			}
+		}
+		c.authGone = edgeBits(g, r.unauth)
+		c.authStr = g.strengthWithout(c.authGone, r.unauth)
+		c.isP = make([]bool, n)
+		for _, v := range g.passages {
+			c.isP[v] = true
+		}
+	})
+	return c
+}
+
+// pushBases are the two solved views culprit tests push from: G, and G
+// minus every unauthenticated write (G_auth).
+func (r *Replayer) pushBases(reset, onG, onAuth []float64) (*pushBase, *pushBase) {
+	g, c := r.g, r.culpritPrep()
+	bs := g.newPushBases(reset, r.cfg.Solve.Damping, [2][]float64{onG, onAuth}, [2]*view{r.full, r.auth},
+		[2][]uint64{nil, c.authGone}, [2][]float64{g.strength, c.authStr})
+	return bs[0], bs[1]
 }
 
 // tester runs culprit tests (one PPR solve each) within a solve budget and
@@ -307,30 +391,17 @@ func fastReduce(cands []int32, t *tester) (set []int32, minimal bool, err error)
 // reachableUnauth returns the unauthenticated walk-carrying edges inside the
 // connected components of G that contain reset support.
 func (r *Replayer) reachableUnauth(reset []float64) []int32 {
-	g := r.g
-	seen := make([]bool, len(g.nodes))
-	var stack []int32
+	g, c := r.g, r.culpritPrep()
+	held := make(map[int32]bool)
 	for v, m := range reset {
-		if m > 0 && !seen[v] {
-			seen[v] = true
-			stack = append(stack, int32(v))
-		}
-	}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for p := g.offsets[v]; p < g.offsets[v+1]; p++ {
-			if u := g.cols[p]; !seen[u] {
-				seen[u] = true
-				stack = append(stack, u)
-			}
+		if m > 0 {
+			held[c.comp[v]] = true
 		}
 	}
 	var out []int32
 	for _, e := range r.unauth {
-		ed := g.edges[e]
-		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
-		if g.carriesWalk(int(e), a, b) && seen[a] {
+		a, b := g.ends[e][0], g.ends[e][1]
+		if g.carriesWalk(int(e), a, b) && held[c.comp[a]] {
 			out = append(out, e)
 		}
 	}

@@ -99,6 +99,8 @@ type Replayer struct {
 	auth   *view   // G_auth: G minus every unauthenticated write
 
 	counter solveCounter
+	prep    culpritPrep // shared by every culprit search, built on first use
+
 }
 
 // NewReplayer labels every edge of g with the policy and prepares G and

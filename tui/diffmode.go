@@ -67,7 +67,7 @@ func NewDiff(d DiffData, opts Options) tea.Model {
 
 // RunDiff runs the diff mode until the user quits.
 func RunDiff(d DiffData, opts Options) error {
-	_, err := tea.NewProgram(NewDiff(d, opts)).Run()
+	_, err := newProgram(NewDiff(d, opts)).Run()
 	return err
 }
 

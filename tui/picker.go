@@ -326,9 +326,21 @@ func (e *ErrorModel) View() tea.View {
 	return v
 }
 
+// frameRate is the renderer's frames a second. Bubble Tea draws the last
+// View on a ticker (60 a second by default), so a key's frame waits for the
+// next tick: half a frame on average, 8 ms at 60 and 4 ms at 120
+// (scripts/keylatency.py; docs/PERFORMANCE.md, "Scrolling, whole
+// program"). A tick with no new View writes nothing; idle, the faster
+// ticker costs about 0.4% of a core more.
+const frameRate = 120
+
+func newProgram(m tea.Model) *tea.Program {
+	return tea.NewProgram(m, tea.WithFPS(frameRate))
+}
+
 // Run runs the inspector on src until the user quits.
 func Run(src Source, opts Options) error {
-	_, err := tea.NewProgram(New(src, DefaultOptionsFromEnv(opts))).Run()
+	_, err := newProgram(New(src, DefaultOptionsFromEnv(opts))).Run()
 	return err
 }
 
@@ -336,7 +348,7 @@ func Run(src Source, opts Options) error {
 // closes the source it opened.
 func RunPicker(scenarios []Scenario, open func(string) (Source, error), opts Options) error {
 	p := NewPicker(scenarios, open, DefaultOptionsFromEnv(opts)).(*Picker)
-	_, err := tea.NewProgram(p).Run()
+	_, err := newProgram(p).Run()
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
@@ -345,7 +357,7 @@ func RunPicker(scenarios []Scenario, open func(string) (Source, error), opts Opt
 
 // RunError shows a fatal error screen until a key is pressed.
 func RunError(title string, err error, hint string, opts Options) error {
-	_, rerr := tea.NewProgram(NewError(title, err, hint, DefaultOptionsFromEnv(opts))).Run()
+	_, rerr := newProgram(NewError(title, err, hint, DefaultOptionsFromEnv(opts))).Run()
 	return rerr
 }
 

@@ -136,6 +136,8 @@ func status(c verify.Check) tui.Status {
 // with progress, ending with every finding.
 func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 	ch := make(chan tui.Progress, 64)
+	// A load still waiting for the first frame verifies as it loads.
+	src.wantVerify.Store(true)
 	go func() {
 		defer close(ch)
 		send := func(p tui.Progress) {
@@ -157,7 +159,11 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 				fail(ctx.Err())
 				return
 			case <-tick.C:
-				send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: max(src.s.EntryTotal(), src.s.Loaded())})
+				if n := src.checked.Load(); n > 0 {
+					send(tui.Progress{Stage: "signatures and log", Done: int(n), Total: int(src.toCheck.Load())})
+				} else {
+					send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: max(src.s.EntryTotal(), src.s.Loaded())})
+				}
 			}
 		}
 		if err := src.WaitLoaded(ctx); err != nil {

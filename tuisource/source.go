@@ -53,6 +53,12 @@ type Source struct {
 	shown      chan struct{} // closed by Shown (nil: loaded before New returned)
 	shownOnce  sync.Once
 	closeErr   error
+	// wantVerify is set by Verify: a background load that has not started
+	// yet then verifies as it loads (inspect.Session.LoadVerify), reading
+	// every row once; checked and total are that verification's progress.
+	wantVerify atomic.Bool
+	checked    atomic.Int64
+	toCheck    atomic.Int64
 
 	log     *tlog.Reader // nil when the log could not be opened
 	logSize uint64
@@ -177,10 +183,19 @@ func (src *Source) load(ctx context.Context) {
 	defer close(src.done)
 	// Flags are written before the session's count publishes the row, so
 	// readers below the count always see them.
-	err := src.s.Load(ctx, nil, func(i int, e *inspect.Entry) {
+	onEntry := func(i int, e *inspect.Entry) {
 		e.Flags = uint16(sanitize.Findings(e.Content) | sanitize.Findings(e.Writer))
 		src.setLeaf(e.Leaf, tui.LeafEntry, i)
-	})
+	}
+	var err error
+	if src.wantVerify.Load() {
+		err = src.s.LoadVerify(ctx, func(done, total int) {
+			src.checked.Store(int64(done))
+			src.toCheck.Store(int64(total))
+		}, onEntry)
+	} else {
+		err = src.s.Load(ctx, nil, onEntry)
+	}
 	if err != nil {
 		src.loadErr = err
 		return

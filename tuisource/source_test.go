@@ -179,8 +179,32 @@ func TestInspectorShowsVerifyFindingsOnce(t *testing.T) {
 		}
 	}
 	p := finish(t, src)
+	sameFindingsAsVerify(t, src, p)
+	unanchoredOnce(t, p)
+}
+
+// unanchoredOnce requires each unanchored warning exactly once.
+func unanchoredOnce(t *testing.T, p tui.Progress) {
+	t.Helper()
+	for _, c := range []finding.Code{finding.CheckpointUnanchored, finding.RegistryRootUnanchored} {
+		n := 0
+		for _, f := range p.Findings {
+			if f.Code == c {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s listed %d times", c, n)
+		}
+	}
+}
+
+// sameFindingsAsVerify requires the inspector's final list to hold
+// verify's findings for the same evidence and anchors, each exactly once.
+func sameFindingsAsVerify(t *testing.T, src *Source, p tui.Progress) {
+	t.Helper()
 	opts := src.Session().Opts
-	rep, err := verify.Run(context.Background(), verify.Options{Snapshot: opts.Snapshot, Log: opts.Log, HMACKey: opts.HMACKey})
+	rep, err := verify.Run(context.Background(), verify.Options{Snapshot: opts.Snapshot, Log: opts.Log, LogKey: opts.LogKey, TrustRoots: opts.TrustRoots, HMACKey: opts.HMACKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,15 +239,45 @@ func TestInspectorShowsVerifyFindingsOnce(t *testing.T) {
 			t.Errorf("family %s: inspector %d, verify %d", fam, fams[fam], n)
 		}
 	}
-	for _, c := range []finding.Code{finding.CheckpointUnanchored, finding.RegistryRootUnanchored} {
-		n := 0
-		for _, f := range p.Findings {
-			if f.Code == c {
-				n++
+}
+
+// A store loaded in the background verifies as it loads when Verify is
+// asked for before the load starts (the inspector asks at once): one read
+// of the rows feeds both, and the findings are still verify's, each once,
+// and the rows' status is set.
+func TestVerifyAsItLoadsGivesVerifysFindings(t *testing.T) {
+	old := syncLoadLimit
+	syncLoadLimit = 0
+	defer func() { syncLoadLimit = old }()
+	for _, anchored := range []bool{false, true} {
+		src, _ := openScenarioWith(t, "tampered", func(o *inspect.Options) {
+			if !anchored {
+				o.LogKey, o.TrustRoots = "", nil
+			}
+		})
+		ch := src.Verify(context.Background())
+		src.Shown()
+		var p tui.Progress
+		for p = range ch {
+		}
+		if !p.Finished || p.Err != nil {
+			t.Fatalf("verification did not finish: %+v", p)
+		}
+		if src.checked.Load() == 0 {
+			t.Fatal("the load did not ride on verification (no verification progress from it)")
+		}
+		sameFindingsAsVerify(t, src, p)
+		if !anchored {
+			unanchoredOnce(t, p)
+		}
+		failed := 0
+		for i := 0; i < src.EntryCount(); i++ {
+			if src.Entry(i).Status == tui.Failed {
+				failed++
 			}
 		}
-		if n != 1 {
-			t.Errorf("%s listed %d times", c, n)
+		if failed == 0 {
+			t.Error("no entry row shows a failed verification")
 		}
 	}
 }

@@ -53,6 +53,13 @@ type Options struct {
 	// Progress, when set, is called from one goroutine with the number of
 	// records checked so far and the total.
 	Progress func(done, total int)
+	// OnEntry, when set, sees every entry row as verification reads it:
+	// decoded (r.Entry or r.DecodeErr set), in stored order, on the one
+	// reading goroutine, before the row is checked. A caller that needs the
+	// rows as well (the inspector's load) then reads and decodes each row
+	// once instead of twice. It must not modify r; an error stops the run
+	// and is returned.
+	OnEntry func(r *loader.EntryRow) error
 }
 
 // Families are verify's finding families in the order summaries list them;
@@ -766,6 +773,11 @@ func (v *verifier) entries(ctx context.Context) error {
 			// Decoded here, on the reading goroutine: with one signature
 			// worker the other core then decodes while it verifies.
 			v.snap.DecodeEntryRow(r)
+			if v.opts.OnEntry != nil {
+				if err := v.opts.OnEntry(r); err != nil {
+					return err
+				}
+			}
 			order.next(r.Seq, r.LeafIndex)
 			v.rep.Entries++
 			v.rep.Records++
