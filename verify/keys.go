@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"filippo.io/edwards25519"
+	"filippo.io/edwards25519/field"
 )
 
 // CheckPublicKey rejects Ed25519 public keys that are not the canonical
@@ -59,6 +60,13 @@ func newEdKey(pub []byte) (*edKey, error) {
 
 // verify reports whether sig is k's valid Ed25519 signature of msg.
 func (k *edKey) verify(msg, sig []byte) bool {
+	var r edwards25519.Point
+	return k.point(msg, sig, &r) && bytes.Equal(sig[:32], r.Bytes())
+}
+
+// point computes [S]B - [k]A into r, the point whose encoding must be the
+// signature's R; false when the signature is rejected before that.
+func (k *edKey) point(msg, sig []byte, r *edwards25519.Point) bool {
 	if len(sig) != ed25519.SignatureSize || sig[63]&224 != 0 {
 		return false
 	}
@@ -76,6 +84,68 @@ func (k *edKey) verify(msg, sig []byte) bool {
 		return false
 	}
 	// [S]B = R + [k]A  <=>  [k](-A) + [S]B = R
-	r := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(kh, &k.minusA, s)
-	return bytes.Equal(sig[:32], r.Bytes())
+	r.VarTimeDoubleScalarBaseMult(kh, &k.minusA, s)
+	return true
+}
+
+// sigJob is one signature to check in a batch: the signer's decoded key,
+// the signed bytes and the signature. ok is the answer.
+type sigJob struct {
+	k        *edKey
+	msg, sig []byte
+	ok       bool
+}
+
+// verifyBatch answers every job exactly as edKey.verify would, sharing
+// the one field inversion that encoding each [S]B - [k]A point needs
+// (Montgomery's trick: one inversion and three multiplications per point
+// instead of an inversion each, which is about 6 % of a verification).
+// Each signature is still checked on its own; no batch equation is used.
+func verifyBatch(jobs []sigJob) {
+	pts := make([]edwards25519.Point, len(jobs))
+	live := make([]int, 0, len(jobs))
+	for i := range jobs {
+		jobs[i].ok = false
+		if jobs[i].k.point(jobs[i].msg, jobs[i].sig, &pts[i]) {
+			live = append(live, i)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	x := make([]field.Element, len(live))
+	y := make([]field.Element, len(live))
+	z := make([]field.Element, len(live))
+	prefix := make([]field.Element, len(live))
+	var acc field.Element
+	acc.One()
+	for j, i := range live {
+		X, Y, Z, _ := pts[i].ExtendedCoordinates()
+		x[j].Set(X)
+		y[j].Set(Y)
+		z[j].Set(Z)
+		prefix[j].Set(&acc)
+		acc.Multiply(&acc, Z)
+	}
+	if acc.Equal(new(field.Element).Zero()) == 1 {
+		// A zero Z cannot come out of the curve arithmetic; should one
+		// ever, each point is encoded on its own.
+		for _, i := range live {
+			jobs[i].ok = bytes.Equal(jobs[i].sig[:32], pts[i].Bytes())
+		}
+		return
+	}
+	var inv, zInv, xa, ya field.Element
+	inv.Invert(&acc)
+	for j := len(live) - 1; j >= 0; j-- {
+		zInv.Multiply(&inv, &prefix[j]) // 1/z_j
+		inv.Multiply(&inv, &z[j])       // 1/(z_0...z_{j-1})
+		xa.Multiply(&x[j], &zInv)
+		ya.Multiply(&y[j], &zInv)
+		var enc [32]byte
+		copy(enc[:], ya.Bytes())
+		enc[31] |= byte(xa.IsNegative() << 7)
+		i := live[j]
+		jobs[i].ok = bytes.Equal(jobs[i].sig[:32], enc[:])
+	}
 }
