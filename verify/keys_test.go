@@ -39,6 +39,10 @@ func TestEdKeyAgreesWithStdlib(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The same key without its table (past maxKeyTables) takes
+		// edwards25519's VarTimeDoubleScalarBaseMult.
+		plain, _ := newEdKey(pub)
+		plain.tabOnce.Do(func() {})
 		msg := make([]byte, rng.IntN(200))
 		for i := range msg {
 			msg[i] = byte(rng.Uint32())
@@ -49,6 +53,9 @@ func TestEdKeyAgreesWithStdlib(t *testing.T) {
 			want := ed25519.Verify(pub, m, s)
 			if got := k.verify(m, s); got != want {
 				t.Fatalf("round %d, %s: edKey says %v, crypto/ed25519 says %v", round, what, got, want)
+			}
+			if got := plain.verify(m, s); got != want {
+				t.Fatalf("round %d, %s: edKey without its table says %v, crypto/ed25519 says %v", round, what, got, want)
 			}
 			jobs, wants, whats = append(jobs, sigJob{k: k, msg: m, sig: s}), append(wants, want), append(whats, what)
 		}
