@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,9 @@ import (
 //	memscope import --nodes /tmp/kg/nodes.csv --edges /tmp/kg/edges.csv --queries /tmp/kg/queries.jsonl --out /tmp/kg/store
 //
 // The files are about 110 MB, so they are generated, never committed.
+// MEMSCOPE_SCALE_GRAPH_DIV=N writes a graph of the same shape N times
+// smaller (every count divided by N, the 50 queries kept), for quick
+// iteration on what the full size measures.
 // Shape: 33,436 passages (a package description each) and 100,000 entities
 // (names, keywords); every write cites the passage it was extracted from;
 // about 0.2% of writes come from an unauthenticated tool, so G and G_auth
@@ -32,12 +36,19 @@ func TestWriteScaleGraph(t *testing.T) {
 	if out == "" {
 		t.Skip("set MEMSCOPE_SCALE_GRAPH_OUT to write the scale graph there")
 	}
-	const (
-		passages = 33436
-		entities = 100000
-		edges    = 1350000
-		queries  = 50
+	div := 1
+	if d := os.Getenv("MEMSCOPE_SCALE_GRAPH_DIV"); d != "" {
+		var err error
+		if div, err = strconv.Atoi(d); err != nil || div < 1 {
+			t.Fatalf("MEMSCOPE_SCALE_GRAPH_DIV=%q: want a positive integer", d)
+		}
+	}
+	var (
+		passages = 33436 / div
+		entities = 100000 / div
+		edges    = 1350000 / div
 	)
+	const queries = 50
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -204,8 +204,8 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 	p := &provenance{rep: pv.Report(), entries: map[string]*Entry{}}
 	// The roots: every cited source and every passage's entry.
 	var frontier []string
-	for _, w := range s.Writes {
-		frontier = append(frontier, w.Sources...)
+	for i := range s.WriteCount() {
+		s.writes.sources(i, func(src string) { frontier = append(frontier, src) })
 	}
 	for _, n := range s.Nodes {
 		if n.EID != "" {
@@ -295,8 +295,8 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 // without a leaf is placed by time and changes none either.
 func (s *Session) asRanEntries(ctx context.Context, table *entryTable) ([]Entry, error) {
 	last := int64(-1)
-	for _, w := range s.Writes {
-		last = max(last, w.Leaf)
+	for i := range s.WriteCount() {
+		last = max(last, s.WriteLeaf(i))
 	}
 	var seqs []int64
 	add := func(r keyRow) {

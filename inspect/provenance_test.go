@@ -190,8 +190,8 @@ func TestProvenanceFallsBackOnDuplicateID(t *testing.T) {
 	// row under a new seq with another writer.
 	var cited string
 	s0 := openStore(t, src, filepath.Join(src, m.Snapshot), m, "")
-	for _, w := range s0.Writes {
-		if len(w.Sources) > 0 {
+	for i := range s0.WriteCount() {
+		if w := s0.WriteAt(i); len(w.Sources) > 0 {
 			cited = w.Sources[0]
 			break
 		}

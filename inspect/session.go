@@ -136,7 +136,10 @@ type Session struct {
 	seqMu   sync.RWMutex
 	rowOf   []int32 // lineage node index -> row in Entries
 
-	Writes      []Write
+	// writes are the structural write rows in stored order (WriteCount,
+	// WriteAt): held by column, a million of them being most of what a
+	// replay of a large graph holds.
+	writes      *writeTable
 	Nodes       []loader.Node
 	Queries     []loader.Query
 	Actions     []loader.Action
@@ -273,28 +276,25 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	// A million writes name a few kinds, relations and writers, and nodes
 	// and sources many times over: each string is held once.
-	strs := map[string]string{}
-	intern := internIn(strs)
 	srcs := map[record.ID]string{}
-	s.Writes = make([]Write, 0, estimateRows(ctx, snap, "writes", opts.Snapshot))
+	s.writes = newWriteTable(estimateRows(ctx, snap, "writes", opts.Snapshot))
+	var scratch []string
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
-		w := Write{ID: r.WID, Kind: intern(r.Kind), Src: intern(r.Src), Dst: intern(r.Dst), Rel: intern(r.Rel), Weight: r.Weight, Writer: intern(r.Writer), TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
+		w := Write{ID: r.WID, Kind: r.Kind, Src: r.Src, Dst: r.Dst, Rel: r.Rel, Weight: r.Weight, Writer: r.Writer, TS: r.TS, Leaf: r.LeafIndex, Bad: r.DecodeErr}
 		if r.Write != nil {
-			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer, w.TS = intern(r.Write.Kind), intern(r.Write.Src), intern(r.Write.Dst), intern(r.Write.Rel), r.Write.Weight, intern(r.Write.Writer), int64(r.Write.TS)
-			w.Sources = make([]string, len(r.Write.Sources))
-			for i, id := range r.Write.Sources {
+			w.Kind, w.Src, w.Dst, w.Rel, w.Weight, w.Writer, w.TS = r.Write.Kind, r.Write.Src, r.Write.Dst, r.Write.Rel, r.Write.Weight, r.Write.Writer, int64(r.Write.TS)
+			scratch = scratch[:0]
+			for _, id := range r.Write.Sources {
 				str, ok := srcs[id]
 				if !ok {
 					str = id.String()
 					srcs[id] = str
 				}
-				w.Sources[i] = str
+				scratch = append(scratch, str)
 			}
-			if len(w.Sources) == 0 {
-				w.Sources = nil
-			}
+			w.Sources = scratch
 		}
-		s.Writes = append(s.Writes, w)
+		s.writes.add(&w)
 		return nil
 	})
 	if err != nil {

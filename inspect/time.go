@@ -162,10 +162,9 @@ func (s *Session) AssumeCompromised(ctx context.Context, rp *replay.Replayer, tl
 	for _, id := range c.Writes {
 		later[id] = true
 	}
-	labels := rp.Labels()
 	base := map[string]replay.EdgeLabel{}
-	for i, e := range rp.Graph().Edges() {
-		base[e.ID] = labels[i]
+	for i := range rp.Graph().EdgeCount() {
+		base[rp.Graph().EdgeID(i)] = rp.Label(i)
 	}
 	arp, err := replay.NewReplayer(rp.Graph(), replay.Config{Policy: assumedPolicy{base: base, later: later, who: p}, K: s.Opts.K,
 		Solve: replay.SolveOptions{Damping: s.Opts.Damping}})

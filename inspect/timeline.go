@@ -45,16 +45,43 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 // query only) the events carry no text, which a million writes would
 // otherwise format.
 func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool, content func(i int, e *Entry) string) *timeline.Timeline {
+	ev, _ := s.events(rp, entries, summaries, content, true)
+	return timeline.Build(ev)
+}
+
+// asRanReplay is AsRan's replay over entries (those that can order
+// queries among the writes): the writes are placed by their leaf and time
+// alone (timeline.NewAsRanReplay), never held as events.
+func (s *Session) asRanReplay(rp *replay.Replayer, entries []Entry) (*timeline.Replay, error) {
+	ev, at := s.events(rp, entries, false, func(int, *Entry) string { return "" }, false)
+	g := rp.Graph()
+	places := make([]timeline.WritePlace, s.WriteCount())
+	for i := range places {
+		places[i] = timeline.WritePlace{Leaf: s.writes.leaf[i], TS: s.writes.ts[i], Edge: -1}
+		if j, ok := g.EdgeIndex(s.WriteID(i)); ok {
+			places[i].Edge = int32(j)
+		}
+	}
+	return timeline.NewAsRanReplay(rp, ev, at, places)
+}
+
+// events are the timeline's events in the order Build takes them; without
+// writes, at is where the write events would have gone.
+func (s *Session) events(rp *replay.Replayer, entries []Entry, summaries bool, content func(i int, e *Entry) string, writes bool) (ev []timeline.Event, at int) {
 	var auth map[string]bool
 	// Replaying as of a query reads positions only: no labels on events.
 	if rp != nil && summaries {
-		auth = make(map[string]bool, len(rp.Labels()))
-		for i, e := range rp.Graph().Edges() {
-			auth[e.ID] = rp.Labels()[i].Authenticated
+		g := rp.Graph()
+		auth = make(map[string]bool, g.EdgeCount())
+		for i := range g.EdgeCount() {
+			auth[g.EdgeID(i)] = rp.Authenticated(i)
 		}
 	}
-	n := len(s.PrincipalEvents) + len(entries) + len(s.Writes) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
-	ev := make([]timeline.Event, 0, n)
+	n := len(s.PrincipalEvents) + len(entries) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
+	if writes {
+		n += s.WriteCount()
+	}
+	ev = make([]timeline.Event, 0, n)
 	for _, p := range s.PrincipalEvents {
 		ev = append(ev, timeline.Event{Kind: timeline.KindPrincipal, ID: p.ID, Leaf: p.Leaf, TS: p.TS, Principal: p.Principal,
 			Summary: fmt.Sprintf("%s %s (%s)", p.Op, p.Principal, p.Channel)})
@@ -64,7 +91,12 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool,
 		ev = append(ev, timeline.Event{Kind: timeline.KindEntry, ID: e.ID, Leaf: e.Leaf, TS: e.TS, Principal: e.Writer,
 			Summary: Preview(content(i, e), 60)})
 	}
-	for _, w := range s.Writes {
+	at = len(ev)
+	for i := range s.WriteCount() {
+		if !writes {
+			break
+		}
+		w := s.WriteAt(i)
 		e := timeline.Event{Kind: timeline.KindWrite, ID: w.ID, Leaf: w.Leaf, TS: w.TS, Principal: w.Writer, Cites: w.Sources}
 		if summaries {
 			e.Summary = fmt.Sprintf("%s %s -[%s %g]-> %s", w.Kind, w.Src, w.Rel, w.Weight, w.Dst)
@@ -106,7 +138,7 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool,
 		}
 		ev = append(ev, e)
 	}
-	return timeline.Build(ev)
+	return ev, at
 }
 
 // TimeReplay ties the replayer to the snapshot's timeline, for replays as
@@ -131,7 +163,7 @@ func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeli
 			// entries that can change where a query falls among the
 			// writes, without their text: the whole store's timeline was
 			// most of the inspector's peak memory at a million entries.
-			return timeline.NewReplay(rp, s.timeline(rp, s.orderingEntries(), false, func(int, *Entry) string { return "" }))
+			return s.asRanReplay(rp, s.orderingEntries())
 		}
 		return s.TimeReplay(rp)
 	}
@@ -139,7 +171,7 @@ func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeli
 	if err != nil {
 		return nil, err
 	}
-	return timeline.NewReplay(rp, s.timeline(rp, p.ordering, false, func(_ int, e *Entry) string { return e.Content }))
+	return s.asRanReplay(rp, p.ordering)
 }
 
 // PassageEntries maps each passage node to the entry it shows.
@@ -236,8 +268,8 @@ func signedPlace(rr *loader.RowRecord) (int64, string) {
 // whose claimed leaf is at or before the last write's.
 func (s *Session) orderingEntries() []Entry {
 	last := int64(-1)
-	for _, w := range s.Writes {
-		last = max(last, w.Leaf)
+	for i := range s.WriteCount() {
+		last = max(last, s.WriteLeaf(i))
 	}
 	var out []Entry
 	for _, e := range s.Entries {

@@ -29,12 +29,12 @@ func (r *Replayer) ReplayPresent(ctx context.Context, q Query, present func(edge
 		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
 	var absent, absentAuth []int32
-	for i := range r.g.edges {
+	for i := range r.g.ends {
 		switch {
 		case !present(i):
 			absent = append(absent, int32(i))
 			absentAuth = append(absentAuth, int32(i))
-		case !r.labels[i].Authenticated:
+		case !r.labels.authenticated(i):
 			absentAuth = append(absentAuth, int32(i))
 		}
 	}
@@ -64,7 +64,7 @@ func (r *Replayer) SelectPresent(ctx context.Context, q Query, present func(edge
 		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
 	var absent []int32
-	for i := range r.g.edges {
+	for i := range r.g.ends {
 		if !present(i) {
 			absent = append(absent, int32(i))
 		}

@@ -158,7 +158,7 @@ func BenchmarkNewGraph(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := NewGraph(g.nodes, g.edges, DropSelfLoops); err != nil {
+				if _, err := NewGraph(g.nodes, g.Edges(), DropSelfLoops); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -194,9 +194,9 @@ func TestExportBenchGraph(t *testing.T) {
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintf(w, "n %d\n", len(g.nodes))
-	for i, e := range g.edges {
+	for i, e := range g.Edges() {
 		u := 0
-		if !r.labels[i].Authenticated {
+		if !r.Authenticated(i) {
 			u = 1
 		}
 		fmt.Fprintf(w, "e %d %d %.17g %d\n", g.nodeIndex[e.Src], g.nodeIndex[e.Dst], e.Weight, u)

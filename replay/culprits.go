@@ -70,7 +70,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	// solves, and so the fast search's shortest restoring prefix is short.
 	flow := make(map[int32]float64, len(cands))
 	for _, e := range cands {
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
 		var f float64
 		if s := g.strength[a]; s > 0 {
@@ -98,8 +98,15 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	}
 	pushers := make(chan *culpritPusher, 2)
 	for range cap(pushers) {
-		pushers <- newCulpritPusher(g, r.cfg.Solve.Damping, reset, r.culpritPrep().isP)
+		pushers <- r.pusher(reset)
 	}
+	// The pushers' scratch (about 64 bytes a node each) is reused by the
+	// next row's search.
+	defer func() {
+		for range cap(pushers) {
+			r.prep.pool.Put(<-pushers)
+		}
+	}()
 	t := &tester{budget: r.cfg.CulpritBudget, deadline: deadline, test: func(without []int32) (bool, error) {
 		var f float64
 		for _, e := range without {
@@ -146,7 +153,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	errs := make([]error, len(set))
 	parallel(len(set), func(i int) {
 		e := set[i]
-		ed := g.edges[e]
+		ed := g.Edge(int(e))
 		p := <-pushers
 		alone, n, w, err := p.selectWithout(ctx, baseG, []int32{e}, cands, k, r.cfg.Solve)
 		work.Add(w)
@@ -157,7 +164,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 			errs[i] = err
 			return
 		}
-		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels[e]}
+		c := Culprit{EdgeID: ed.ID, Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight, Label: r.labels.at(int(e))}
 		c.Alone = alone
 		if c.Changes, errs[i] = diff.Compare(row.G.DiffItems(), c.Alone.DiffItems()); errs[i] != nil {
 			return
@@ -189,6 +196,18 @@ type culpritPrep struct {
 	// pushed counts the adjacency entries every culprit test's pushes
 	// went through (a test of cancellation reads it).
 	pushed atomic.Int64
+	pool   sync.Pool // of *culpritPusher
+}
+
+// pusher returns a culprit pusher for a row's reset vector.
+func (r *Replayer) pusher(reset []float64) *culpritPusher {
+	c := r.culpritPrep()
+	p, ok := c.pool.Get().(*culpritPusher)
+	if !ok {
+		p = newCulpritPusher(r.g, r.cfg.Solve.Damping, c.isP)
+	}
+	p.setReset(reset)
+	return p
 }
 
 func (r *Replayer) culpritPrep() *culpritPrep {

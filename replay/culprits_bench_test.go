@@ -186,7 +186,7 @@ func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, solve
 		if _, err := solve([]int32{e}); err != nil {
 			return nil, solves, sweeps, err
 		}
-		set = append(set, g.edges[e].ID)
+		set = append(set, g.EdgeID(int(e)))
 	}
 	return set, solves, sweeps, nil
 }
@@ -209,14 +209,7 @@ func oldSolve(ctx context.Context, g *Graph, r []float64, opt SolveOptions, v *v
 			dm += x[u]
 		}
 		if g.sweep1(x, y, r, d, d*dm+(1-d), v, 1) < opt.Tolerance {
-			var sum float64
-			for u := range x {
-				x[u] = max(x[u], 0)
-				sum += x[u]
-			}
-			for u := range x {
-				x[u] /= sum
-			}
+			normalise(x)
 			return x, n, nil
 		}
 	}

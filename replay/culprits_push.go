@@ -128,18 +128,42 @@ func (g *Graph) strengthOf(u int32, gone []uint64) float64 {
 func isSet(bits []uint64, e int32) bool { return bits[e/64]&(1<<(e%64)) != 0 }
 
 func edgeBits(g *Graph, edges []int32) []uint64 {
-	bits := make([]uint64, (len(g.edges)+63)/64)
+	bits := make([]uint64, (len(g.ends)+63)/64)
 	for _, e := range edges {
 		bits[e/64] |= 1 << (e % 64)
 	}
 	return bits
 }
 
-// cstate is one node's push state (valid once mark is set): its residual,
-// its correction to the base score, and its strength on the tested view.
+// cstate is the part of one node's push state a push reads and writes at
+// every neighbour, 16 bytes so that a cache line holds four nodes (the
+// pushes' cost is these random accesses): the residual, the strength
+// rounded to float32 for the queueing test only (a push divides by the
+// exact strength, and the error bound uses it), and the flags. The score
+// correction dx and the exact strength s sit in arrays of their own.
 type cstate struct {
-	res, dx, s float64
-	mark, inQ  bool
+	res       float64
+	lim       float32
+	mark, inQ bool
+}
+
+// lim32 rounds a strength for the queueing test, keeping a positive
+// strength positive and a huge one finite.
+func lim32(s float64) float32 {
+	switch {
+	case s == 0:
+		return 0
+	case s > math.MaxFloat32:
+		return math.MaxFloat32
+	case s < math.SmallestNonzeroFloat32:
+		return math.SmallestNonzeroFloat32
+	}
+	return float32(s)
+}
+
+// over says whether a residual is to be pushed at threshold theta.
+func (st *cstate) over(theta float64) bool {
+	return math.Abs(st.res) > theta*float64(st.lim) || st.lim == 0 && st.res != 0
 }
 
 // culpritPusher answers culprit tests by pushing; one per goroutine (it
@@ -152,8 +176,9 @@ type culpritPusher struct {
 	isP   []bool
 	base  *pushBase
 	st    []cstate
-	gone  []uint64 // S, the edges the tested view removes
-	cut   []bool   // nodes with an edge in S
+	dx, s []float64 // valid where st is marked
+	gone  []uint64  // S, the edges the tested view removes
+	cut   []bool    // nodes with an edge in S
 	cuts  []int32
 	chg   []int32 // nodes whose column differs from the base's
 	touch []int32
@@ -163,16 +188,23 @@ type culpritPusher struct {
 	check int64 // work at which drain next checks its context
 }
 
-func newCulpritPusher(g *Graph, d float64, r []float64, isP []bool) *culpritPusher {
-	p := &culpritPusher{g: g, d: d, r: r, isP: isP,
-		st: make([]cstate, len(g.nodes)), cut: make([]bool, len(g.nodes)),
-		gone: make([]uint64, (len(g.edges)+63)/64)}
+func newCulpritPusher(g *Graph, d float64, isP []bool) *culpritPusher {
+	n := len(g.nodes)
+	return &culpritPusher{g: g, d: d, isP: isP,
+		st: make([]cstate, n), cut: make([]bool, n),
+		dx: make([]float64, n), s: make([]float64, n),
+		gone: make([]uint64, (len(g.ends)+63)/64)}
+}
+
+// setReset points the pusher at a row's normalised reset vector.
+func (p *culpritPusher) setReset(r []float64) {
+	p.r = r
+	p.rsup = p.rsup[:0]
 	for v, m := range r {
 		if m > 0 {
 			p.rsup = append(p.rsup, int32(v))
 		}
 	}
-	return p
 }
 
 // Push limits: the threshold starts at pushTheta0 (times a node's
@@ -188,16 +220,28 @@ const (
 func (p *culpritPusher) mark(v int32) *cstate {
 	st := &p.st[v]
 	if !st.mark {
-		*st = cstate{res: p.base.res[v], s: p.base.str[v], mark: true}
-		p.touch = append(p.touch, v)
+		p.init(st, v)
 	}
 	return st
+}
+
+func (p *culpritPusher) init(st *cstate, v int32) {
+	s := p.base.str[v]
+	*st = cstate{res: p.base.res[v], lim: lim32(s), mark: true}
+	p.s[v] = s
+	p.touch = append(p.touch, v)
+}
+
+// setStrength sets a marked node's strength on the tested view.
+func (p *culpritPusher) setStrength(v int32, s float64) {
+	p.s[v] = s
+	p.st[v].lim = lim32(s)
 }
 
 func (p *culpritPusher) addRes(v int32, m, theta float64) {
 	st := p.mark(v)
 	st.res += m
-	if !st.inQ && (math.Abs(st.res) > theta*st.s || st.s == 0 && st.res != 0) {
+	if !st.inQ && st.over(theta) {
 		st.inQ = true
 		p.queue = append(p.queue, v)
 	}
@@ -248,9 +292,10 @@ func (p *culpritPusher) load(base *pushBase, without, cands []int32, theta float
 			if st := &p.st[u]; !st.mark {
 				p.mark(u)
 				chg = append(chg, u)
-				st.s = g.strength[u]
 				if p.cut[u] {
-					st.s = g.strengthOf(u, p.gone)
+					p.setStrength(u, g.strengthOf(u, p.gone))
+				} else {
+					p.setStrength(u, g.strength[u])
 				}
 			}
 		}
@@ -262,7 +307,7 @@ func (p *culpritPusher) load(base *pushBase, without, cands []int32, theta float
 			continue
 		}
 		p.column(u, base.str[u], -p.d*xu, base.gone, theta)
-		p.column(u, p.st[u].s, p.d*xu, p.gone, theta)
+		p.column(u, p.s[u], p.d*xu, p.gone, theta)
 	}
 }
 
@@ -282,12 +327,12 @@ func (p *culpritPusher) drain(ctx context.Context, theta float64) error {
 		u := p.queue[h]
 		su := &p.st[u]
 		su.inQ = false
-		rho, s := su.res, su.s
+		rho, s := su.res, p.s[u]
 		if !(math.Abs(rho) > theta*s) && !(s == 0 && rho != 0) {
 			continue
 		}
 		su.res = 0
-		su.dx += rho
+		p.dx[u] += rho
 		if s == 0 {
 			p.work += int64(len(p.rsup))
 			for _, v := range p.rsup {
@@ -307,11 +352,10 @@ func (p *culpritPusher) drain(ctx context.Context, theta float64) error {
 			// addRes, inlined: the push's inner loop.
 			st := &p.st[v]
 			if !st.mark {
-				*st = cstate{res: p.base.res[v], s: p.base.str[v], mark: true}
-				p.touch = append(p.touch, v)
+				p.init(st, v)
 			}
 			st.res += f * w[q]
-			if !st.inQ && (math.Abs(st.res) > theta*st.s || st.s == 0 && st.res != 0) {
+			if !st.inQ && st.over(theta) {
 				st.inQ = true
 				p.queue = append(p.queue, v)
 			}
@@ -326,26 +370,25 @@ func (p *culpritPusher) drain(ctx context.Context, theta float64) error {
 func (p *culpritPusher) bounds() (eps, dang float64) {
 	eps, dang = p.base.eps0, p.base.dang0
 	for _, v := range p.touch {
-		st := &p.st[v]
-		if st.s > 0 {
-			eps = max(eps, math.Abs(st.res)/st.s)
+		if s, res := p.s[v], math.Abs(p.st[v].res); s > 0 {
+			eps = max(eps, res/s)
 		} else {
-			dang += math.Abs(st.res)
+			dang += res
 		}
 	}
 	return eps, dang
 }
 
 func (p *culpritPusher) score(v int32) float64 {
-	if st := &p.st[v]; st.mark {
-		return p.base.x[v] + st.dx
+	if p.st[v].mark {
+		return p.base.x[v] + p.dx[v]
 	}
 	return p.base.x[v]
 }
 
 func (p *culpritPusher) strength(v int32) float64 {
-	if st := &p.st[v]; st.mark {
-		return st.s
+	if p.st[v].mark {
+		return p.s[v]
 	}
 	return p.base.str[v]
 }
@@ -395,7 +438,7 @@ func (p *culpritPusher) equals(want []int32, eps, dang float64) (equal, decided 
 			continue
 		}
 		x := p.base.x[v]
-		if x+errMax <= max(maxHi, floor) {
+		if x+errMax <= maxHi || x+errMax < floor {
 			break
 		}
 		if first && lo(v)-minHi > TieTolerance {
@@ -414,6 +457,7 @@ func (p *culpritPusher) equals(want []int32, eps, dang float64) (equal, decided 
 func (p *culpritPusher) reset() {
 	for _, v := range p.touch {
 		p.st[v] = cstate{}
+		p.dx[v] = 0
 	}
 	p.touch = p.touch[:0]
 	p.queue = p.queue[:0]
@@ -444,7 +488,7 @@ func (p *culpritPusher) push(ctx context.Context, base *pushBase, without, cands
 		}
 		theta /= 8
 		for _, v := range p.touch {
-			if st := &p.st[v]; !st.inQ && (math.Abs(st.res) > theta*st.s || st.s == 0 && st.res != 0) {
+			if st := &p.st[v]; !st.inQ && st.over(theta) {
 				st.inQ = true
 				p.queue = append(p.queue, v)
 			}
@@ -456,7 +500,7 @@ func (p *culpritPusher) push(ctx context.Context, base *pushBase, without, cands
 func (p *culpritPusher) start() []float64 {
 	x := append([]float64(nil), p.base.x...)
 	for _, v := range p.touch {
-		x[v] += p.st[v].dx
+		x[v] += p.dx[v]
 	}
 	return x
 }

@@ -93,37 +93,10 @@ func TestSelectFromEqualsFullSolve(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 200; trial++ {
-		n := 8 + rng.IntN(60)
-		nodes := make([]Node, n)
-		for i := range nodes {
-			kind := KindEntity
-			if i%2 == 0 {
-				kind = KindPassage
-			}
-			nodes[i] = Node{ID: fmt.Sprintf("n%d", i), Kind: kind}
-		}
-		var edges []Edge
-		for e := 0; e < 3*n; e++ {
-			w := []float64{0.5, 1, 1, 2, 4, 60}[rng.IntN(6)]
-			prov := signed
-			if rng.IntN(5) == 0 {
-				prov = noSource
-			}
-			edges = append(edges, Edge{ID: fmt.Sprintf("e%d", e), Src: nodes[rng.IntN(n)].ID, Dst: nodes[rng.IntN(n)].ID, Weight: w, Prov: prov})
-		}
-		g, err := NewGraph(nodes, edges, DropSelfLoops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reset := map[string]float64{nodes[1].ID: 1}
-		for i := range nodes {
-			if rng.IntN(4) == 0 {
-				reset[nodes[i].ID] += rng.Float64()
-			}
-		}
-		rv, _ := g.ResetVector(reset)
+		g, q := randomCulpritGraph(t, rng)
+		rv, _ := g.ResetVector(q.Reset)
 		var without []int32
-		for e := range edges {
+		for e := range g.ends {
 			if rng.IntN(6) == 0 {
 				without = append(without, int32(e))
 			}
@@ -134,7 +107,7 @@ func TestSelectFromEqualsFullSolve(t *testing.T) {
 			t.Fatal(err)
 		}
 		onG, _ := g.solve(context.Background(), rv, SolveOptions{}, []*view{g.newView(nil)})
-		k := 1 + rng.IntN(5)
+		k := q.K
 		want := g.selectPassages(full[0], k).IDs()
 		for _, start := range [][]float64{nil, onG[0]} {
 			sel, _, err := g.selectFrom(context.Background(), rv, SolveOptions{}, v, start, k)
@@ -163,7 +136,7 @@ func TestWarmStartSavesSweeps(t *testing.T) {
 	}
 	// Remove the three heaviest unauthenticated writes.
 	var without []int32
-	for i, e := range g.edges {
+	for i, e := range g.Edges() {
 		if e.Weight >= 60 && len(without) < 3 {
 			without = append(without, int32(i))
 		}
@@ -243,7 +216,7 @@ func TestPushedTestsEqualFullSolve(t *testing.T) {
 		}
 		baseG, baseA := r.pushBases(rv, on[0], on[1])
 		cands := r.reachableUnauth(rv)
-		p := newCulpritPusher(g, r.cfg.Solve.Damping, rv, r.culpritPrep().isP)
+		p := r.pusher(rv)
 		for s := 0; s < 6; s++ {
 			var without []int32
 			for _, e := range cands {

@@ -8,7 +8,12 @@ package replay
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
+
+	"github.com/memscope/memscope/internal/idtab"
 )
 
 // Node kinds. Only passage nodes are ranked; entity nodes carry walk mass.
@@ -78,14 +83,28 @@ const (
 // Graph is a memory graph compiled once into an undirected CSR adjacency.
 // Every view (G, G_auth, G minus any edge set) is the same CSR with a set of
 // removed edges, so views are cheap and can be solved together.
+//
+// The edges are held by column, not as Edge values: ids compactly with their
+// index (internal/idtab), endpoints as node indices, and each edge's
+// provenance as a code into the distinct provenance values (a million writes
+// share a few writers and channels). Edge(i) rebuilds edge i; Edges() builds
+// every one, which costs what the columns save.
 type Graph struct {
 	nodes     []Node
-	edges     []Edge
 	nodeIndex map[string]int32
-	edgeIndex map[string]int32
 	passages  []int32    // passage node indices in node order
 	ends      [][2]int32 // node indices of each edge's endpoints, in edge order
 	selfLoops SelfLoopMode
+
+	ids    *idtab.Table // edge ids in edge order, indexed
+	weight []float64    // each edge's weight as given
+	prov   []int32      // each edge's provenance: an index into provs
+	provs  []provRow
+	// Sources of edge i are srcs[srcOff[i]:srcOff[i+1]]; emptySrc marks the
+	// edges whose empty Sources was a non-nil slice (kept as given).
+	srcOff   []int32
+	srcs     []string
+	emptySrc map[int32]bool
 
 	// CSR over walk-carrying entries: for node v, entries offsets[v]..offsets[v+1]
 	// hold neighbour cols[i] with weight weights[i]; edgeOf[i] is the input edge.
@@ -100,6 +119,24 @@ type Graph struct {
 	sweeps atomic.Int64 // Gauss-Seidel sweeps over the CSR by every solve (Sweeps)
 }
 
+// provRow is one distinct provenance value, without the sources (which
+// every write has its own of).
+type provRow struct {
+	writer, channel string
+	sigValid, reg   bool
+	declared        int8 // -1: nil, 0: false, 1: true
+	problems        []string
+}
+
+// provKey identifies a provRow for sharing.
+type provKey struct {
+	writer, channel string
+	sigValid, reg   bool
+	declared        int8
+	problems        string // joined by NUL; problemsSet says non-nil
+	problemsSet     bool
+}
+
 // Sweeps returns how many sweeps over the graph every solve on it has made
 // so far: the unit of replay's work, counted where the work is done, so a
 // caller (or a test of cancellation) can tell how much ran.
@@ -108,18 +145,47 @@ func (g *Graph) Sweeps() int64 { return g.sweeps.Load() }
 // NewGraph validates nodes and edges and compiles the CSR. Node order is
 // significant: it breaks score ties.
 func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error) {
-	if len(nodes) > math.MaxInt32-1 || 2*len(edges) > math.MaxInt32-1 {
-		return nil, fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(nodes), len(edges))
+	b, err := NewGraphBuilder(nodes, len(edges), selfLoops)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range edges {
+		if err := b.Add(e); err != nil {
+			return nil, err
+		}
+	}
+	return b.Graph()
+}
+
+// GraphBuilder compiles a graph from edges handed over one at a time, so a
+// caller with a million writes never holds them as Edge values: NewGraph
+// with the edges in the order added, the same checks and the same errors.
+type GraphBuilder struct {
+	g     *Graph
+	provs map[provKey]int32
+	maxW  float64
+	err   error
+}
+
+// NewGraphBuilder validates the nodes and starts a graph of about edges
+// edges (a hint for sizing).
+func NewGraphBuilder(nodes []Node, edges int, selfLoops SelfLoopMode) (*GraphBuilder, error) {
+	if len(nodes) > math.MaxInt32-1 || 2*edges > math.MaxInt32-1 {
+		return nil, fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(nodes), edges)
 	}
 	if selfLoops != DropSelfLoops && selfLoops != SelfLoopsTwice {
 		return nil, fmt.Errorf("replay: unknown self-loop mode %d", selfLoops)
 	}
+	edges = max(edges, 0)
 	g := &Graph{
 		nodes:     nodes,
-		edges:     edges,
 		nodeIndex: make(map[string]int32, len(nodes)),
-		edgeIndex: make(map[string]int32, len(edges)),
 		selfLoops: selfLoops,
+		ids:       idtab.New(edges),
+		ends:      make([][2]int32, 0, edges),
+		weight:    make([]float64, 0, edges),
+		prov:      make([]int32, 0, edges),
+		srcOff:    make([]int32, 1, edges+1),
 	}
 	for i, n := range nodes {
 		if n.ID == "" {
@@ -136,36 +202,114 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 			g.passages = append(g.passages, int32(i))
 		}
 	}
-	n := len(nodes)
-	g.ends = make([][2]int32, len(edges))
+	return &GraphBuilder{g: g, provs: map[provKey]int32{}}, nil
+}
+
+// Has says whether an edge with this id was added.
+func (b *GraphBuilder) Has(id string) bool {
+	_, ok := b.g.ids.Find(id)
+	return ok
+}
+
+// Add appends edge e (edge index: the number added before it).
+func (b *GraphBuilder) Add(e Edge) error {
+	if b.err != nil {
+		return b.err
+	}
+	g := b.g
+	i := len(g.ends)
+	if 2*(i+1) > math.MaxInt32-1 {
+		b.err = fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(g.nodes), i+1)
+		return b.err
+	}
+	if e.ID == "" {
+		b.err = fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
+		return b.err
+	}
+	if _, fresh := g.ids.Add(e.ID); !fresh {
+		b.err = fmt.Errorf("replay: edge id %q appears twice", e.ID)
+		return b.err
+	}
+	a, ok := g.nodeIndex[e.Src]
+	if !ok {
+		b.err = fmt.Errorf("replay: edge %q names unknown source node %q", e.ID, e.Src)
+		return b.err
+	}
+	c, ok := g.nodeIndex[e.Dst]
+	if !ok {
+		b.err = fmt.Errorf("replay: edge %q names unknown destination node %q", e.ID, e.Dst)
+		return b.err
+	}
+	if math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) || e.Weight < 0 {
+		b.err = fmt.Errorf("replay: edge %q has weight %v, want a finite non-negative number", e.ID, e.Weight)
+		return b.err
+	}
+	g.ends = append(g.ends, [2]int32{a, c})
+	g.weight = append(g.weight, e.Weight)
+	b.maxW = max(b.maxW, e.Weight)
+	p := e.Prov
+	k := provKey{writer: p.Writer, channel: p.Channel, sigValid: p.SignatureValid, reg: p.WriterRegistered, declared: -1,
+		problems: joinLengths(p.SourceProblems), problemsSet: p.SourceProblems != nil}
+	if p.Declared != nil {
+		k.declared = 0
+		if *p.Declared {
+			k.declared = 1
+		}
+	}
+	code, ok := b.provs[k]
+	if !ok {
+		code = int32(len(g.provs))
+		row := provRow{writer: p.Writer, channel: p.Channel, sigValid: p.SignatureValid, reg: p.WriterRegistered, declared: k.declared}
+		if p.SourceProblems != nil {
+			row.problems = slices.Clone(p.SourceProblems)
+		}
+		g.provs = append(g.provs, row)
+		b.provs[k] = code
+	}
+	g.prov = append(g.prov, code)
+	g.srcs = append(g.srcs, p.Sources...)
+	g.srcOff = append(g.srcOff, int32(len(g.srcs)))
+	if p.Sources != nil && len(p.Sources) == 0 {
+		if g.emptySrc == nil {
+			g.emptySrc = map[int32]bool{}
+		}
+		g.emptySrc[int32(i)] = true
+	}
+	return nil
+}
+
+// joinLengths joins strings unambiguously (each one after its length).
+func joinLengths(ss []string) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// Graph compiles the CSR over the edges added; the builder is spent.
+func (b *GraphBuilder) Graph() (*Graph, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	g := b.g
+	b.g, b.provs, b.err = nil, nil, fmt.Errorf("replay: GraphBuilder used after Graph")
+	if 2*len(g.ends) > math.MaxInt32-1 || len(g.srcs) > math.MaxInt32-1 {
+		return nil, fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(g.nodes), len(g.ends))
+	}
+	n := len(g.nodes)
 	ends := g.ends
 	count := make([]int32, n+1)
-	for i, e := range edges {
-		if e.ID == "" {
-			return nil, fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
-		}
-		if _, dup := g.edgeIndex[e.ID]; dup {
-			return nil, fmt.Errorf("replay: edge id %q appears twice", e.ID)
-		}
-		g.edgeIndex[e.ID] = int32(i)
-		a, ok := g.nodeIndex[e.Src]
-		if !ok {
-			return nil, fmt.Errorf("replay: edge %q names unknown source node %q", e.ID, e.Src)
-		}
-		b, ok := g.nodeIndex[e.Dst]
-		if !ok {
-			return nil, fmt.Errorf("replay: edge %q names unknown destination node %q", e.ID, e.Dst)
-		}
-		if math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) || e.Weight < 0 {
-			return nil, fmt.Errorf("replay: edge %q has weight %v, want a finite non-negative number", e.ID, e.Weight)
-		}
-		ends[i] = [2]int32{a, b}
-		if !g.carriesWalk(i, a, b) {
+	for i := range ends {
+		a, c := ends[i][0], ends[i][1]
+		if !g.carriesWalk(i, a, c) {
 			continue
 		}
 		count[a]++
-		if a != b {
-			count[b]++
+		if a != c {
+			count[c]++
 		}
 	}
 	g.offsets = make([]int32, n+1)
@@ -178,7 +322,7 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 	g.edgeOf = make([]int32, nnz)
 	g.strength = make([]float64, n)
 	g.degree = count[:n]
-	g.walkW = walkWeights(edges)
+	g.walkW = walkWeights(g.weight, b.maxW)
 	fill := make([]int32, n)
 	copy(fill, g.offsets[:n])
 	put := func(v, u int32, w float64, e int) {
@@ -187,18 +331,18 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 		fill[v]++
 		g.strength[v] += w
 	}
-	for i := range edges {
-		a, b := ends[i][0], ends[i][1]
-		if !g.carriesWalk(i, a, b) {
+	for i := range ends {
+		a, c := ends[i][0], ends[i][1]
+		if !g.carriesWalk(i, a, c) {
 			continue
 		}
 		w := g.walkW[i]
-		if a == b {
+		if a == c {
 			put(a, a, 2*w, i)
 			continue
 		}
-		put(a, b, w, i)
-		put(b, a, w, i)
+		put(a, c, w, i)
+		put(c, a, w, i)
 	}
 	return g, nil
 }
@@ -216,19 +360,15 @@ const (
 	minWalkWeight = 1e-300
 )
 
-func walkWeights(edges []Edge) []float64 {
-	maxW := 0.0
-	for _, e := range edges {
-		maxW = max(maxW, e.Weight)
-	}
+func walkWeights(weight []float64, maxW float64) []float64 {
 	scale := 1.0
 	if maxW > maxWalkWeight {
 		scale = 1 / maxW
 	}
-	out := make([]float64, len(edges))
-	for i, e := range edges {
-		w := e.Weight * scale
-		if e.Weight > 0 && w < minWalkWeight {
+	out := make([]float64, len(weight))
+	for i, wi := range weight {
+		w := wi * scale
+		if wi > 0 && w < minWalkWeight {
 			w = minWalkWeight
 		}
 		out[i] = w
@@ -238,7 +378,7 @@ func walkWeights(edges []Edge) []float64 {
 
 // carriesWalk says whether edge i (between a and b) enters the walk at all.
 func (g *Graph) carriesWalk(i int, a, b int32) bool {
-	if g.edges[i].Weight == 0 {
+	if g.weight[i] == 0 {
 		return false
 	}
 	return a != b || g.selfLoops == SelfLoopsTwice
@@ -250,8 +390,46 @@ func (g *Graph) SelfLoops() SelfLoopMode { return g.selfLoops }
 // Nodes returns the nodes in graph order (do not modify).
 func (g *Graph) Nodes() []Node { return g.nodes }
 
-// Edges returns the edges in input order (do not modify).
-func (g *Graph) Edges() []Edge { return g.edges }
+// EdgeCount is the number of edges.
+func (g *Graph) EdgeCount() int { return len(g.ends) }
+
+// Edge rebuilds edge i as it was given. Its slices are shared with the
+// graph: do not modify them.
+func (g *Graph) Edge(i int) Edge {
+	e := Edge{ID: g.ids.At(i), Src: g.nodes[g.ends[i][0]].ID, Dst: g.nodes[g.ends[i][1]].ID, Weight: g.weight[i]}
+	p := &g.provs[g.prov[i]]
+	e.Prov = Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems}
+	if p.declared >= 0 {
+		d := p.declared == 1
+		e.Prov.Declared = &d
+	}
+	if lo, hi := g.srcOff[i], g.srcOff[i+1]; hi > lo {
+		e.Prov.Sources = g.srcs[lo:hi:hi]
+	} else if g.emptySrc[int32(i)] {
+		e.Prov.Sources = []string{}
+	}
+	return e
+}
+
+// EdgeID is edge i's id.
+func (g *Graph) EdgeID(i int) string { return g.ids.At(i) }
+
+// EdgeWeight is edge i's weight as given.
+func (g *Graph) EdgeWeight(i int) float64 { return g.weight[i] }
+
+// EdgeEnds are the node indices of edge i's source and destination.
+func (g *Graph) EdgeEnds(i int) (src, dst int) { return int(g.ends[i][0]), int(g.ends[i][1]) }
+
+// Edges builds every edge in input order: as much memory as the graph
+// saves by holding them by column, so a caller that walks a large graph
+// once should use EdgeCount and Edge instead.
+func (g *Graph) Edges() []Edge {
+	out := make([]Edge, g.EdgeCount())
+	for i := range out {
+		out[i] = g.Edge(i)
+	}
+	return out
+}
 
 // NodeIndex returns the position of a node id.
 func (g *Graph) NodeIndex(id string) (int, bool) {
@@ -261,19 +439,18 @@ func (g *Graph) NodeIndex(id string) (int, bool) {
 
 // EdgeIndex returns the position of an edge id.
 func (g *Graph) EdgeIndex(id string) (int, bool) {
-	i, ok := g.edgeIndex[id]
-	return int(i), ok
+	return g.ids.Find(id)
 }
 
 // edgeIndices resolves edge ids, naming the first unknown one.
 func (g *Graph) edgeIndices(ids []string, what string) ([]int32, error) {
 	out := make([]int32, 0, len(ids))
 	for _, id := range ids {
-		i, ok := g.edgeIndex[id]
+		i, ok := g.ids.Find(id)
 		if !ok {
 			return nil, fmt.Errorf("replay: %s names unknown edge %q", what, id)
 		}
-		out = append(out, i)
+		out = append(out, int32(i))
 	}
 	return out, nil
 }

@@ -220,15 +220,22 @@ type probeGraph struct {
 }
 
 func (r *Replayer) newProbe(s, c int32) (*probeGraph, error) {
-	edges := make([]Edge, len(r.g.edges), len(r.g.edges)+1)
-	copy(edges, r.g.edges)
-	edges = append(edges, Edge{ID: "\x00probe", Src: r.g.nodes[s].ID, Dst: r.g.nodes[c].ID, Weight: 1})
-	g, err := NewGraph(r.g.nodes, edges, r.g.selfLoops)
+	b, err := NewGraphBuilder(r.g.nodes, r.g.EdgeCount()+1, r.g.selfLoops)
+	for i := 0; err == nil && i < r.g.EdgeCount(); i++ {
+		err = b.Add(r.g.Edge(i))
+	}
+	if err == nil {
+		err = b.Add(Edge{ID: "\x00probe", Src: r.g.nodes[s].ID, Dst: r.g.nodes[c].ID, Weight: 1})
+	}
+	var g *Graph
+	if err == nil {
+		g, err = b.Graph()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay: eviction probe: %w", err)
 	}
 	pg := &probeGraph{g: g, ends: [2]int32{s, c}, base: [2]float64{g.strength[s] - 1, g.strength[c] - 1}}
-	last := int32(len(edges) - 1)
+	last := int32(g.EdgeCount() - 1)
 	for p, e := range g.edgeOf {
 		if e == last {
 			pg.slots = append(pg.slots, int32(p))

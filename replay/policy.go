@@ -136,11 +136,45 @@ func (signatureOnlyPolicy) Label(e Edge) EdgeLabel {
 	return EdgeLabel{Rule: RuleSignatureInvalid, Failed: []string{RuleSignatureInvalid}}
 }
 
+// labelTable is every edge's label as a code into the distinct labels.
+type labelTable struct {
+	of  []int32
+	tab []EdgeLabel
+}
+
+// labelKey identifies an EdgeLabel for sharing.
+type labelKey struct {
+	auth, declared bool
+	rule, source   string
+	failed         string // joinLengths; failedSet says non-nil
+	failedSet      bool
+}
+
+func newLabelTable(g *Graph, p LabelPolicy) labelTable {
+	t := labelTable{of: make([]int32, g.EdgeCount())}
+	codes := map[labelKey]int32{}
+	for i := range t.of {
+		l := p.Label(g.Edge(i))
+		k := labelKey{auth: l.Authenticated, declared: l.Declared, rule: l.Rule, source: l.Source, failed: joinLengths(l.Failed), failedSet: l.Failed != nil}
+		c, ok := codes[k]
+		if !ok {
+			c = int32(len(t.tab))
+			t.tab = append(t.tab, l)
+			codes[k] = c
+		}
+		t.of[i] = c
+	}
+	return t
+}
+
+func (t *labelTable) at(i int) EdgeLabel       { return t.tab[t.of[i]] }
+func (t *labelTable) authenticated(i int) bool { return t.tab[t.of[i]].Authenticated }
+
 // LabelEdges labels every edge of g with the policy, in edge order.
 func LabelEdges(g *Graph, p LabelPolicy) []EdgeLabel {
-	out := make([]EdgeLabel, len(g.edges))
-	for i, e := range g.edges {
-		out[i] = p.Label(e)
+	out := make([]EdgeLabel, g.EdgeCount())
+	for i := range out {
+		out[i] = p.Label(g.Edge(i))
 	}
 	return out
 }

@@ -93,7 +93,7 @@ func (g *Graph) newView(without []int32) *view {
 	v := &view{invS: make([]float64, n)}
 	var gone []uint64
 	if len(without) > 0 {
-		gone = make([]uint64, (len(g.edges)+63)/64)
+		gone = make([]uint64, (len(g.ends)+63)/64)
 	}
 	// Endpoints come from the compiled index and touched nodes from a
 	// bitmap: a view that removes half of a 350k-edge graph (a replay as of
@@ -175,8 +175,8 @@ func (g *Graph) PPR(ctx context.Context, reset []float64, opt SolveOptions, view
 	for j, w := range views {
 		idx := make([]int32, len(w))
 		for i, e := range w {
-			if e < 0 || e >= len(g.edges) {
-				return nil, fmt.Errorf("replay: view %d removes edge index %d, graph has %d edges", j, e, len(g.edges))
+			if e < 0 || e >= len(g.ends) {
+				return nil, fmt.Errorf("replay: view %d removes edge index %d, graph has %d edges", j, e, len(g.ends))
 			}
 			idx[i] = int32(e)
 		}
@@ -534,6 +534,13 @@ func (g *Graph) selectFrom(ctx context.Context, r []float64, opt SolveOptions, v
 			break
 		}
 	}
+	normalise(x)
+	return g.topK(score, g.passages, k), iter, nil
+}
+
+// normalise clamps the cancellation residue of removed edges (tiny
+// negative scores) to 0 and scales the scores to sum 1.
+func normalise(x []float64) {
 	var sum float64
 	for u := range x {
 		x[u] = max(x[u], 0)
@@ -542,7 +549,6 @@ func (g *Graph) selectFrom(ctx context.Context, r []float64, opt SolveOptions, v
 	for u := range x {
 		x[u] /= sum
 	}
-	return g.topK(score, g.passages, k), iter, nil
 }
 
 // certified says whether every gap that decides the selection (between

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/memscope/memscope/diff"
@@ -91,12 +92,16 @@ const (
 // Replayer replays queries on G and G_auth for one graph and label policy.
 // It is safe for concurrent use.
 type Replayer struct {
-	g      *Graph
-	cfg    Config
-	labels []EdgeLabel
-	unauth []int32 // every unauthenticated edge, in edge order
-	full   *view   // G
-	auth   *view   // G_auth: G minus every unauthenticated write
+	g   *Graph
+	cfg Config
+	// Each edge's label is a code into the distinct labels: a million
+	// writes share a few (see labelTable).
+	labels    labelTable
+	allLabels []EdgeLabel // Labels' expansion, built when first asked
+	labelOnce sync.Once
+	unauth    []int32 // every unauthenticated edge, in edge order
+	full      *view   // G
+	auth      *view   // G_auth: G minus every unauthenticated write
 
 	counter solveCounter
 	prep    culpritPrep // shared by every culprit search, built on first use
@@ -137,9 +142,9 @@ func NewReplayer(g *Graph, cfg Config) (*Replayer, error) {
 	if cfg.Solve, err = cfg.Solve.normalised(); err != nil {
 		return nil, err
 	}
-	r := &Replayer{g: g, cfg: cfg, labels: LabelEdges(g, cfg.Policy)}
-	for i, l := range r.labels {
-		if !l.Authenticated {
+	r := &Replayer{g: g, cfg: cfg, labels: newLabelTable(g, cfg.Policy)}
+	for i := range r.labels.of {
+		if !r.labels.authenticated(i) {
 			r.unauth = append(r.unauth, int32(i))
 		}
 	}
@@ -152,13 +157,29 @@ func NewReplayer(g *Graph, cfg Config) (*Replayer, error) {
 func (r *Replayer) Graph() *Graph { return r.g }
 
 // Labels returns the label of every edge, in edge order (do not modify).
-func (r *Replayer) Labels() []EdgeLabel { return r.labels }
+// The first call expands them (about 72 bytes an edge, kept); Label and
+// Authenticated read one edge's without it.
+func (r *Replayer) Labels() []EdgeLabel {
+	r.labelOnce.Do(func() {
+		r.allLabels = make([]EdgeLabel, len(r.labels.of))
+		for i := range r.allLabels {
+			r.allLabels[i] = r.labels.at(i)
+		}
+	})
+	return r.allLabels
+}
+
+// Label returns edge i's label (its slices are shared: do not modify).
+func (r *Replayer) Label(i int) EdgeLabel { return r.labels.at(i) }
+
+// Authenticated says whether edge i is in G_auth.
+func (r *Replayer) Authenticated(i int) bool { return r.labels.authenticated(i) }
 
 // UnauthenticatedEdges returns the ids of the writes G_auth leaves out.
 func (r *Replayer) UnauthenticatedEdges() []string {
 	ids := make([]string, len(r.unauth))
 	for i, e := range r.unauth {
-		ids[i] = r.g.edges[e].ID
+		ids[i] = r.g.EdgeID(int(e))
 	}
 	return ids
 }
@@ -375,7 +396,7 @@ func (r *Replayer) WhatIf(ctx context.Context, q Query, base Base, remove, resto
 	if err != nil {
 		return WhatIf{}, err
 	}
-	absent := make([]bool, len(r.g.edges))
+	absent := make([]bool, r.g.EdgeCount())
 	switch base {
 	case BaseG:
 	case BaseGAuth:
@@ -396,7 +417,7 @@ func (r *Replayer) WhatIf(ctx context.Context, q Query, base Base, remove, resto
 	for e, gone := range absent {
 		if gone {
 			without = append(without, int32(e))
-			out.Removed = append(out.Removed, r.g.edges[e].ID)
+			out.Removed = append(out.Removed, r.g.EdgeID(e))
 		}
 	}
 	reset, err := r.g.ResetVector(q.Reset)

@@ -431,8 +431,9 @@ func buildReplay(ctx context.Context, c *Case, s *inspect.Session, lim Limits) (
 		return rr, nil, nil
 	}
 	writes := map[string]*inspect.Write{}
-	for i := range s.Writes {
-		writes[s.Writes[i].ID] = &s.Writes[i]
+	for i := range s.WriteCount() {
+		w := s.WriteAt(i)
+		writes[w.ID] = &w
 	}
 	// The replay table lists diverging rows first (IFC-blind before the
 	// rest), then reorders, then the others, each in stored order.

@@ -155,6 +155,15 @@ def stats(name, xs):
 
 
 def main():
+    try:
+        run()
+    except EOFError:
+        sys.exit("keylatency.py: the program exited or closed its terminal")
+    except TimeoutError as e:
+        sys.exit("keylatency.py: %s" % e)
+
+
+def run():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cols", type=int, default=120)
     ap.add_argument("--rows", type=int, default=40)

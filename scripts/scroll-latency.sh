@@ -1,5 +1,5 @@
 #!/bin/bash
-# scroll-latency.sh [-k KEYS] [-r ROUNDS] STORE_DIR...: keypress-to-frame
+# scroll-latency.sh [-k KEYS] [-r ROUNDS] [-q] [-e VAR=VALUE]... STORE_DIR...: keypress-to-frame
 # time of `j` in the inspector's Entries view (docs/PERFORMANCE.md,
 # "Scrolling, whole program"), measured two ways, beside two floors:
 #
@@ -16,7 +16,11 @@
 # program that draws a list in the alternate screen with the default
 # renderer (60 frames a second, as the inspector uses). Every STORE_DIR is
 # a scenario directory (snapshot.db, log, scenario.json); each round runs
-# every program once, interleaved, so load moves them alike.
+# every program once, interleaved, so load moves them alike. Each -e adds
+# a run of the inspector (pty only) with that variable set, e.g.
+# -e GOMAXPROCS=3 (a spare P for the interface while loading and
+# verification hold both cores) or -e GOGC=400. -q runs the tmux loop on
+# the floor only, not on every store (it takes a core while it polls).
 #
 # Needs python3 with pyte (apt-get install python3-pyte), tmux, less, Go
 # (to build keybaseline), and memscope on PATH or MEMSCOPE=path.
@@ -25,15 +29,19 @@
 set -eu
 keys=40
 rounds=1
-while getopts k:r: o; do
+variants=()
+quick=
+while getopts k:r:e:q o; do
 	case $o in
 	k) keys=$OPTARG ;;
 	r) rounds=$OPTARG ;;
+	e) variants+=("$OPTARG") ;;
+	q) quick=1 ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: scroll-latency.sh [-k KEYS] [-r ROUNDS] STORE_DIR..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scroll-latency.sh [-k KEYS] [-r ROUNDS] [-q] [-e VAR=VALUE]... STORE_DIR..." >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 ms=${MEMSCOPE:-$(command -v memscope || true)}
 [ -n "$ms" ] || { echo "memscope not on PATH; set MEMSCOPE" >&2; exit 2; }
@@ -91,6 +99,10 @@ for r in $(seq "$rounds"); do
 		n="memscope inspect, $(sed -n 2p "$d/log/checkpoint" 2>/dev/null || echo '?') leaves"
 		# shellcheck disable=SC2086
 		pty "$n" '^Store ' 3 '^Entries [0-9a-f]' 1 "$d" "$ms" $insp
-		tmuxkeys "$n" '^Store ' 3 '^Entries [0-9a-f]' 1 "$d" "$ms $insp"
+		[ -n "$quick" ] || tmuxkeys "$n" '^Store ' 3 '^Entries [0-9a-f]' 1 "$d" "$ms $insp"
+		for v in "${variants[@]}"; do
+			# shellcheck disable=SC2086
+			pty "$n, $v" '^Store ' 3 '^Entries [0-9a-f]' 1 "$d" env "$v" "$ms" $insp
+		done
 	done
 done

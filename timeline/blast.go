@@ -39,8 +39,10 @@ type Blast struct {
 // lists the queries whose selected set they changed and the actions that
 // followed those selections. entryOf maps passage nodes to entries.
 func (r *Replay) BlastRadius(ctx context.Context, writes []string, queries []replay.Query, entryOf map[string]string) (*Blast, error) {
-	edges := r.rp.Graph().Edges()
-	gone := make([]bool, len(edges))
+	if r.queriesOnly {
+		return nil, ErrQueriesOnly
+	}
+	gone := make([]bool, r.rp.Graph().EdgeCount())
 	first := len(r.tl.Events)
 	for _, id := range writes {
 		i, ok := r.rp.Graph().EdgeIndex(id)

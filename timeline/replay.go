@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -16,6 +17,78 @@ type Replay struct {
 	rp  *replay.Replayer
 	tl  *Timeline
 	pos []int // stream index of each edge of the replay graph, in edge order
+	// queriesOnly: tl holds no write events (NewAsRanReplay), and pos is
+	// such that pos[e] < i exactly when write e precedes event i of tl.
+	queriesOnly bool
+}
+
+// WritePlace is what places one structural write row in the stream: its
+// log leaf (-1 when it has none) and recorded time, and the replay graph's
+// edge for it (-1: none).
+type WritePlace struct {
+	Leaf, TS int64
+	Edge     int32
+}
+
+// ErrQueriesOnly says a replay from NewAsRanReplay was asked for more than
+// replaying at the moment an event of its timeline ran.
+var ErrQueriesOnly = errors.New("timeline: this replay places queries only (as they ran); build the full timeline for moments, flips and blast radii")
+
+// NewAsRanReplay is NewReplay over Build(all), where all is events with
+// one write event per element of writes inserted at index at, without
+// holding those write events: at a million writes they were most of an
+// as-ran replay's memory. Each write is ordered exactly as Build orders
+// it; the timeline then keeps only events, and At, AsRan and Before answer
+// as on the full stream for a cut just before any of its events (At at
+// End too). Every other question about writes gives ErrQueriesOnly.
+func NewAsRanReplay(rp *replay.Replayer, events []Event, at int, writes []WritePlace) (*Replay, error) {
+	if at < 0 || at > len(events) {
+		return nil, fmt.Errorf("timeline: writes inserted at %d of %d events", at, len(events))
+	}
+	for i := range events {
+		events[i].Placed = placement(&events[i])
+	}
+	w := len(writes)
+	key := func(i int) placeKey {
+		switch {
+		case i < at:
+			return keyOf(&events[i])
+		case i < at+w:
+			p := &writes[i-at]
+			return placeKey{logged: p.Leaf >= 0, pos: 2 * p.Leaf, ts: p.TS}
+		}
+		return keyOf(&events[i-w])
+	}
+	order := orderOf(len(events)+w, key)
+	g := rp.Graph()
+	pos := make([]int, g.EdgeCount())
+	for i := range pos {
+		pos[i] = -2
+	}
+	// kept[k] is the input index of the k-th non-write event in order; a
+	// write preceded by c of them precedes exactly the events from c on,
+	// so pos = c-1 (and a cut at index i keeps it when c <= i).
+	kept := make([]int32, 0, len(events))
+	for _, in := range order {
+		i := int(in)
+		switch {
+		case i >= at && i < at+w:
+			if e := writes[i-at].Edge; e >= 0 && int(e) < len(pos) {
+				pos[e] = len(kept) - 1 // the last write row of an edge, as NewReplay takes it
+			}
+		case i < at:
+			kept = append(kept, int32(i))
+		default:
+			kept = append(kept, int32(i-w))
+		}
+	}
+	for i, p := range pos {
+		if p == -2 {
+			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", g.EdgeID(i))
+		}
+	}
+	permute(events, kept)
+	return &Replay{rp: rp, tl: &Timeline{Events: events}, pos: pos, queriesOnly: true}, nil
 }
 
 // NewReplay ties a replayer to the timeline of the same snapshot. Every
@@ -53,8 +126,11 @@ func (r *Replay) Replayer() *replay.Replayer { return r.rp }
 // At replays q on G and G_auth as they stood at c. A recorded selection is
 // compared with the replay at c.
 func (r *Replay) At(ctx context.Context, q replay.Query, c Cut) (replay.Row, error) {
-	return r.rp.ReplayPresent(ctx, q, func(e int) bool { return r.pos[e] < c.Index })
+	return r.rp.ReplayPresent(ctx, q, func(e int) bool { return r.Present(e, c) })
 }
+
+// Present says whether edge e of the replay graph is part of the graph at c.
+func (r *Replay) Present(e int, c Cut) bool { return r.pos[e] < c.Index }
 
 // AsRan replays q on the graph as it stood when q ran. Its recorded
 // selection is then compared with what the agent could have seen, so a
@@ -148,10 +224,13 @@ func differs(row replay.Row) bool { return row.Class == diff.Diverge }
 // just before the i-th unauthenticated write (i = n: now); state 0 has no
 // unauthenticated write, so G equals G_auth there without a solve.
 func (r *Replay) FirstFlip(ctx context.Context, q replay.Query, opt FlipOptions) (*Flip, error) {
-	labels := r.rp.Labels()
+	if r.queriesOnly {
+		return nil, ErrQueriesOnly
+	}
+	g := r.rp.Graph()
 	var unauth []int // stream indices of unauthenticated writes, ordered
-	for i, l := range labels {
-		if !l.Authenticated {
+	for i := range g.EdgeCount() {
+		if !r.rp.Authenticated(i) {
 			unauth = append(unauth, r.pos[i])
 		}
 	}
@@ -173,8 +252,8 @@ func (r *Replay) FirstFlip(ctx context.Context, q replay.Query, opt FlipOptions)
 	// solved once per count, so cuts with no write between them, and G_auth
 	// across a run of unauthenticated writes, cost nothing more.
 	auth := make([]bool, len(r.tl.Events))
-	for i, l := range labels {
-		auth[r.pos[i]] = l.Authenticated
+	for i := range g.EdgeCount() {
+		auth[r.pos[i]] = r.rp.Authenticated(i)
 	}
 	writesBefore := make([]int, len(r.tl.Events)+1)
 	authBefore := make([]int, len(r.tl.Events)+1)
@@ -200,7 +279,7 @@ func (r *Replay) FirstFlip(ctx context.Context, q replay.Query, opt FlipOptions)
 		if ids, ok := cache[key]; ok {
 			return ids, nil
 		}
-		s, err := r.rp.SelectPresent(ctx, q, func(e int) bool { return r.pos[e] < cut && (!authOnly || labels[e].Authenticated) })
+		s, err := r.rp.SelectPresent(ctx, q, func(e int) bool { return r.pos[e] < cut && (!authOnly || r.rp.Authenticated(e)) })
 		if err != nil {
 			return nil, err
 		}

@@ -87,37 +87,60 @@ type Timeline struct {
 // The events are ordered in place: the timeline takes over the slice
 // (a copy of a million events would double what the stream holds).
 func Build(events []Event) *Timeline {
-	var logged, timed []int32
 	for i := range events {
-		e := &events[i]
-		switch {
-		case e.Kind == KindCheckpoint && e.Size > 0, e.Kind != KindCheckpoint && e.Leaf >= 0:
-			e.Placed = ByLog
+		events[i].Placed = placement(&events[i])
+	}
+	order := orderOf(len(events), func(i int) placeKey { return keyOf(&events[i]) })
+	permute(events, order)
+	return &Timeline{Events: events}
+}
+
+// placeKey is what orders an event: whether the log places it, its
+// position in the log (see keyOf) and its recorded time.
+type placeKey struct {
+	logged  bool
+	pos, ts int64
+}
+
+func placement(e *Event) Placement {
+	if e.Kind == KindCheckpoint && e.Size > 0 || e.Kind != KindCheckpoint && e.Leaf >= 0 {
+		return ByLog
+	}
+	return ByTime
+}
+
+// keyOf: a leaf n at 2n, a checkpoint of size n right after leaf n-1.
+func keyOf(e *Event) placeKey {
+	k := placeKey{logged: e.Placed == ByLog, pos: 2 * e.Leaf, ts: e.TS}
+	if e.Kind == KindCheckpoint {
+		k.pos = 2*int64(e.Size) - 1
+	}
+	return k
+}
+
+// orderOf is Build's order of n events given by key: order[k] is the input
+// index of the event that goes to position k.
+func orderOf(n int, key func(i int) placeKey) []int32 {
+	var logged, timed []int32
+	for i := range n {
+		if key(i).logged {
 			logged = append(logged, int32(i))
-		default:
-			e.Placed = ByTime
+		} else {
 			timed = append(timed, int32(i))
 		}
 	}
-	pos := func(e *Event) int64 {
-		if e.Kind == KindCheckpoint {
-			return 2*int64(e.Size) - 1
-		}
-		return 2 * e.Leaf
-	}
 	slices.SortStableFunc(logged, func(a, b int32) int {
-		ea, eb := &events[a], &events[b]
-		if c := cmp.Compare(pos(ea), pos(eb)); c != 0 {
+		ka, kb := key(int(a)), key(int(b))
+		if c := cmp.Compare(ka.pos, kb.pos); c != 0 {
 			return c
 		}
-		return cmp.Compare(ea.TS, eb.TS)
+		return cmp.Compare(ka.ts, kb.ts)
 	})
-	slices.SortStableFunc(timed, func(a, b int32) int { return cmp.Compare(events[a].TS, events[b].TS) })
-	// order[k] is the input index of the event that goes to position k.
-	order := make([]int32, 0, len(events))
+	slices.SortStableFunc(timed, func(a, b int32) int { return cmp.Compare(key(int(a)).ts, key(int(b)).ts) })
+	order := make([]int32, 0, n)
 	i, j := 0, 0
 	for i < len(logged) || j < len(timed) {
-		if j < len(timed) && (i == len(logged) || events[timed[j]].TS < events[logged[i]].TS) {
+		if j < len(timed) && (i == len(logged) || key(int(timed[j])).ts < key(int(logged[i])).ts) {
 			order = append(order, timed[j])
 			j++
 			continue
@@ -125,9 +148,7 @@ func Build(events []Event) *Timeline {
 		order = append(order, logged[i])
 		i++
 	}
-	logged, timed = nil, nil
-	permute(events, order)
-	return &Timeline{Events: events}
+	return order
 }
 
 // permute moves events[order[k]] to position k, in place, following each

@@ -33,8 +33,8 @@ func (src *Source) indexLeaves() {
 	for i, t := range src.s.TombstoneLeaves {
 		src.setLeaf(t.Leaf, tui.LeafTombstone, i)
 	}
-	for i, w := range src.s.Writes {
-		src.setLeaf(w.Leaf, tui.LeafWrite, i)
+	for i := range src.s.WriteCount() {
+		src.setLeaf(src.s.WriteLeaf(i), tui.LeafWrite, i)
 	}
 	// Signed event rows claim kind-tagged leaves; unsigned ones (older
 	// stores, imports) claim none.

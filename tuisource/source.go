@@ -257,7 +257,7 @@ func (src *Source) Report() *verify.Report {
 // Overview implements tui.Source.
 func (src *Source) Overview() tui.Overview {
 	s := src.s
-	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: s.EntryTotal(), Edges: len(s.Writes), Queries: len(s.Queries),
+	o := tui.Overview{Title: s.Opts.Title, Principals: s.Principals, Entries: s.EntryTotal(), Edges: s.WriteCount(), Queries: len(s.Queries),
 		Actions: len(s.Actions), Tombstones: len(s.Tombstones), LogSize: src.logSize, Checkpoints: len(s.Checkpoints), Tau: src.currentTau(), LabelPolicy: "fail-open"}
 	if src.failClosed() {
 		o.LabelPolicy = "fail-closed"
@@ -371,7 +371,7 @@ func (src *Source) Leaf(i int) tui.LeafRow {
 			lr.Subject = s.EntryAt(row).ID
 		}
 	case tui.LeafWrite:
-		lr.Subject = s.Writes[row].ID
+		lr.Subject = s.WriteID(row)
 	case tui.LeafRegistry:
 		lr.Subject = s.PrincipalLeaves[row].ID
 	case tui.LeafTombstone:

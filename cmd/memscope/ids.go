@@ -22,8 +22,8 @@ func entryIDs(s *inspect.Session) iter.Seq[string] {
 
 func writeIDs(s *inspect.Session) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for i := range s.Writes {
-			if !yield(s.Writes[i].ID) {
+		for i := range s.WriteCount() {
+			if !yield(s.WriteID(i)) {
 				return
 			}
 		}

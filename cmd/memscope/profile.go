@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 )
 
@@ -15,14 +16,26 @@ import (
 //	MEMSCOPE_HEAPPROFILE=FILE  heap profile taken when the live heap was
 //	                           largest (checked every 20 ms), so that it
 //	                           shows what the peak RSS is made of
+//	MEMSCOPE_TRACE=FILE        execution trace (runtime/trace) of the whole
+//	                           command: where the inspector's goroutines
+//	                           waited (scripts/tracewait)
 //
-// Both files are created exclusively: an existing file is never replaced.
+// The files are created exclusively: an existing file is never replaced.
 func startProfiles() (stop func()) {
 	var stops []func()
 	if path := os.Getenv("MEMSCOPE_CPUPROFILE"); path != "" {
 		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
 			if pprof.StartCPUProfile(f) == nil {
 				stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+			} else {
+				f.Close()
+			}
+		}
+	}
+	if path := os.Getenv("MEMSCOPE_TRACE"); path != "" {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			if trace.Start(f) == nil {
+				stops = append(stops, func() { trace.Stop(); f.Close() })
 			} else {
 				f.Close()
 			}

@@ -10,9 +10,11 @@
 package main
 
 import (
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -59,7 +61,21 @@ func (m model) View() tea.View {
 
 func main() {
 	fps := flag.Int("fps", 0, "frames a second (0: Bubble Tea's default, 60)")
+	busy := flag.Int("busy", 0, "goroutines that keep a core busy hashing, as the inspector's load and verification do")
+	yield := flag.Int("yield", 0, "each busy goroutine calls runtime.Gosched after this many hashes of 4 KiB (0: never)")
 	flag.Parse()
+	for range *busy {
+		go func() {
+			var b [4096]byte
+			for i := 1; ; i++ {
+				h := sha256.Sum256(b[:])
+				copy(b[:], h[:])
+				if *yield > 0 && i%*yield == 0 {
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
 	var opts []tea.ProgramOption
 	if *fps > 0 {
 		opts = append(opts, tea.WithFPS(*fps))
