@@ -96,7 +96,7 @@ func filled(typ reflect.Type, seed byte, floats []float64) reflect.Value {
 // floats of every width, empty and nil lists and omitted optional fields.
 func fastSamples(t testing.TB) [][]byte {
 	var out [][]byte
-	floatSets := [][]float64{{0.5, 1}, {0.1, 0.3333333333333333}, {1e-8, 65504}, {math.Ldexp(1, -20), -0.0}, {1e10, 0.7}, {1.5}}
+	floatSets := [][]float64{{0.5, 1}, {0.1, 0.3333333333333333}, {1e-8, 65504}, {math.Ldexp(1, -20), math.Copysign(0, -1)}, {1e10, 0.7}, {1.5}}
 	for typ := range fastPlans {
 		for seed, fs := range floatSets {
 			v := filled(typ, byte(seed*37+1), fs)
