@@ -116,8 +116,9 @@ func (l *entryLoader) finish() {
 // preloadRows is how many rows LoadVerify reads by itself before
 // verification starts handing rows over: verification first reads the
 // log, the registry and the tombstones (seconds at a million entries), and
-// the Entries view should not stay empty meanwhile.
-const preloadRows = 4096
+// the Entries view should not stay empty meanwhile. Verification decodes
+// these rows again, so they are a few screenfuls, not more.
+const preloadRows = 1024
 
 var errPreloaded = errors.New("preloaded")
 
@@ -171,6 +172,7 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 		if errors.Is(err, errPreloaded) {
 			err = nil
 		}
+		l.publish()
 		pre <- err
 	}()
 	waited := false

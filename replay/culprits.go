@@ -127,7 +127,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	// Both searches assume the full candidate set restores; check rather
 	// than trust.
 	ok, err := t.first([][]int32{cands})
-	out.Solves = t.spent
+	out.Solves = t.solves
 	if ok == stopped {
 		out.OutOfTime = t.outOfTime
 	}
@@ -142,7 +142,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	} else {
 		set, minimal, err = ddmin(cands, t)
 	}
-	out.Solves = t.spent
+	out.Solves = t.solves
 	if err != nil {
 		return nil, err
 	}
@@ -257,12 +257,15 @@ func (r *Replayer) pushBases(reset, onG, onAuth []float64) (*pushBase, *pushBase
 }
 
 // tester runs culprit tests (one PPR solve each) within a solve budget and
-// a deadline, two at a time on two cores.
+// a deadline, two at a time on two cores. The budget counts the tests a
+// one-at-a-time search would have run (spent), so it stops where the old
+// search stopped; solves counts every test run, speculative ones included.
 type tester struct {
 	test      func(without []int32) (bool, error)
 	budget    int
 	deadline  time.Time
 	spent     int
+	solves    int
 	outOfTime bool
 }
 
@@ -295,8 +298,9 @@ func (t *tester) first(sets [][]int32) (int, error) {
 		ok := make([]bool, n)
 		errs := make([]error, n)
 		parallel(n, func(j int) { ok[j], errs[j] = t.test(sets[i+j]) })
-		t.spent += n
+		t.solves += n
 		for j := 0; j < n; j++ {
+			t.spent++
 			if errs[j] != nil {
 				return -1, errs[j]
 			}

@@ -65,7 +65,7 @@ func BenchmarkCulprits(b *testing.B) {
 		solves, sweeps := 0, 0
 		cpu0 := cpuTime()
 		for i := 0; i < b.N; i++ {
-			_, n, s, err := oldCulprits(context.Background(), plain, div[i%len(div)])
+			_, _, n, s, err := oldCulprits(context.Background(), plain, div[i%len(div)])
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -94,25 +94,27 @@ func cpuTime() float64 {
 // solve to the full tolerance followed by the top-k, then one such solve
 // per culprit for its effect alone. It is the yardstick the benchmark
 // measures against in the same run, and the reference the tests hold the
-// new search's answers to. It returns the set's edge ids in edge order.
-func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, solves, sweeps int, err error) {
+// new search's answers to. It returns the set's edge ids in edge order and
+// whether ddmin completed within r's CulpritBudget (counted as it was: the
+// full set's test, then budget-1 for ddmin).
+func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, minimal bool, solves, sweeps int, err error) {
 	g := r.g
 	k, err := r.queryK(q)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, false, 0, 0, err
 	}
 	reset, err := g.ResetVector(q.Reset)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, false, 0, 0, err
 	}
 	// The row itself: G and G_auth with today's solver, as Replay does.
 	scores, err := g.solve(ctx, reset, r.cfg.Solve, []*view{r.full, r.auth})
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, false, 0, 0, err
 	}
 	row, err := r.baseRow(q, k, scores[0], scores[1])
 	if err != nil || row.Class == diff.Same {
-		return nil, 0, 0, err
+		return nil, false, 0, 0, err
 	}
 	onG := scores[0]
 	solve := func(without []int32) ([]float64, error) {
@@ -143,18 +145,30 @@ func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, solve
 		return slices.Equal(g.selectPassages(x, k).IDs(), want), nil
 	}
 	if ok, err := restores(cands); err != nil || !ok {
-		return nil, solves, sweeps, err
+		return nil, false, solves, sweeps, err
 	}
 	c := append([]int32(nil), cands...)
 	n := 2
+	minimal = true
+	budget := r.cfg.CulpritBudget - 1
+	spent := 0
+	try := func(s []int32) (bool, error) {
+		spent++
+		return restores(s)
+	}
+ddmin:
 	for len(c) >= 2 {
 		n = min(n, len(c))
 		parts := split(c, n)
 		reduced := false
 		for _, p := range parts {
-			ok, err := restores(p)
+			if spent >= budget {
+				minimal = false
+				break ddmin
+			}
+			ok, err := try(p)
 			if err != nil {
-				return nil, solves, sweeps, err
+				return nil, false, solves, sweeps, err
 			}
 			if ok {
 				c, n, reduced = p, 2, true
@@ -163,10 +177,14 @@ func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, solve
 		}
 		if !reduced && n > 2 {
 			for i := range parts {
+				if spent >= budget {
+					minimal = false
+					break ddmin
+				}
 				comp := complement(parts, i)
-				ok, err := restores(comp)
+				ok, err := try(comp)
 				if err != nil {
-					return nil, solves, sweeps, err
+					return nil, false, solves, sweeps, err
 				}
 				if ok {
 					c, n, reduced = comp, max(n-1, 2), true
@@ -184,11 +202,11 @@ func oldCulprits(ctx context.Context, r *Replayer, q Query) (set []string, solve
 	slices.Sort(c)
 	for _, e := range c {
 		if _, err := solve([]int32{e}); err != nil {
-			return nil, solves, sweeps, err
+			return nil, false, solves, sweeps, err
 		}
 		set = append(set, g.EdgeID(int(e)))
 	}
-	return set, solves, sweeps, nil
+	return set, minimal, solves, sweeps, nil
 }
 
 // oldSolve is the cold plain Gauss-Seidel solve of before: from the reset

@@ -46,7 +46,9 @@ type Config struct {
 	// selected on G (see Eviction): up to about 9 + 24 PPR solves per
 	// evictable target, so callers turn it on for one query at a time.
 	Evictions bool `json:"evictions"`
-	// CulpritBudget caps the PPR solves one culprit search may spend
+	// CulpritBudget caps the tests (PPR solves) one culprit search may
+	// spend, counted as a one-at-a-time search runs them: a speculative
+	// second test run beside the one that passed is not counted
 	// (0: DefaultCulpritBudget). A search that hits it reports Minimal=false.
 	CulpritBudget int `json:"culprit_budget"`
 	// CulpritTime caps the wall time of one culprit search (0: the mode's

@@ -4,16 +4,19 @@
 # against the old ddmin (cold full solves, one test at a time), all three
 # in each run of one test binary, ROUNDS runs (default 5) so the ratio is
 # taken within a run. Prints each run's lines, then per run the old/minimal
-# ratio of wall and CPU time, then the medians. Run from the repo root.
+# ratio of wall and CPU time, then the medians. CPUS (default 2) is
+# GOMAXPROCS for the benchmark: 1 runs the two-at-a-time tests one after
+# the other. Run from the repo root: scripts/culprits-speed.sh [ROUNDS [CPUS]]
 set -eu
 rounds=${1:-5}
+cpus=${2:-2}
 bin=$(mktemp -d)/replay.test
 go test -c -o "$bin" ./replay
 date -u
 out=$(mktemp)
 for i in $(seq "$rounds"); do
-	echo "round $i, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-	(cd replay && "$bin" -test.run XXX -test.bench BenchmarkCulprits -test.benchtime 12x) | grep -E '^Benchmark' | tee -a "$out"
+	echo "round $i, GOMAXPROCS $cpus, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	(cd replay && "$bin" -test.run XXX -test.bench BenchmarkCulprits -test.benchtime 12x -test.cpu "$cpus") | grep -E '^Benchmark' | tee -a "$out"
 done
 awk '
 /\/fast/    { fw[++nf] = $3 / 1e6; fc[nf] = $5 }

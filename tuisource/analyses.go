@@ -161,6 +161,10 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 			case <-tick.C:
 				if n := src.checked.Load(); n > 0 {
 					send(tui.Progress{Stage: "signatures and log", Done: int(n), Total: int(src.toCheck.Load())})
+				} else if src.riding.Load() {
+					// Verification reads the log and the registry before
+					// the entries (no count to show yet).
+					send(tui.Progress{Stage: "log and registry"})
 				} else {
 					send(tui.Progress{Stage: "loading entries", Done: src.s.Loaded(), Total: max(src.s.EntryTotal(), src.s.Loaded())})
 				}

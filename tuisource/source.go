@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,7 @@ type Source struct {
 	// yet then verifies as it loads (inspect.Session.LoadVerify), reading
 	// every row once; checked and total are that verification's progress.
 	wantVerify atomic.Bool
+	riding     atomic.Bool // the load verifies as it loads
 	checked    atomic.Int64
 	toCheck    atomic.Int64
 
@@ -88,6 +90,13 @@ type Source struct {
 }
 
 var _ tui.Source = (*Source)(nil)
+
+// loadGCPercent is the collector's pacing (GOGC) while the load of a
+// store of more than bigLoad entries rides on verification.
+const (
+	loadGCPercent = 50
+	bigLoad       = 250000
+)
 
 // syncLoadLimit is the largest store whose entries are loaded before New
 // returns.
@@ -189,6 +198,16 @@ func (src *Source) load(ctx context.Context) {
 	}
 	var err error
 	if src.wantVerify.Load() {
+		src.riding.Store(true)
+		// Verification's garbage (a decoded record per row) is made while
+		// the rows and the lineage builder grow to their full size (230 MB
+		// live at 1M entries): at the default pacing the heap doubles that
+		// (a 563 MB peak). On a big store the collector runs at half the
+		// live heap instead (more cycles, each marking the rows); on a
+		// small one the doubling is tens of MB and not worth the cycles.
+		if src.s.EntryTotal() > bigLoad {
+			defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
+		}
 		err = src.s.LoadVerify(ctx, func(done, total int) {
 			src.checked.Store(int64(done))
 			src.toCheck.Store(int64(total))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -23,19 +24,21 @@ import (
 // The files are created exclusively: an existing file is never replaced.
 func startProfiles() (stop func()) {
 	var stops []func()
-	if path := os.Getenv("MEMSCOPE_CPUPROFILE"); path != "" {
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
-			} else {
-				f.Close()
-			}
+	for _, p := range []struct {
+		env   string
+		start func(io.Writer) error
+		stop  func()
+	}{
+		{"MEMSCOPE_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{"MEMSCOPE_TRACE", trace.Start, trace.Stop},
+	} {
+		path := os.Getenv(p.env)
+		if path == "" {
+			continue
 		}
-	}
-	if path := os.Getenv("MEMSCOPE_TRACE"); path != "" {
 		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-			if trace.Start(f) == nil {
-				stops = append(stops, func() { trace.Stop(); f.Close() })
+			if p.start(f) == nil {
+				stops = append(stops, func() { p.stop(); f.Close() })
 			} else {
 				f.Close()
 			}
