@@ -179,7 +179,9 @@ func (r *row) str(s *Snapshot, table string, i int) string {
 func (r *row) blob(s *Snapshot, table string, i int) []byte {
 	switch v := r.vals[i].(type) {
 	case []byte:
-		return append([]byte(nil), v...)
+		// database/sql already copied the cell for the *any scan
+		// destination, so v is this row's own.
+		return v
 	case string:
 		return []byte(v)
 	case nil:

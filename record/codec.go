@@ -170,6 +170,25 @@ func decodeStrictWith(mode cbor.DecMode, kind string, raw []byte, out any) error
 	if len(raw) > MaxRecordBytes {
 		return &FieldError{Kind: kind, Reason: fmt.Sprintf("record is %d bytes, limit %d", len(raw), MaxRecordBytes)}
 	}
+	if mode == decMode {
+		if p := fastPlans[reflect.TypeOf(out).Elem()]; p != nil {
+			rv := reflect.ValueOf(out).Elem()
+			if p.decode(raw, rv) {
+				return nil
+			}
+			rv.SetZero()
+		}
+	}
+	return decodeFull(mode, kind, raw, out)
+}
+
+// decodeFull is strict decoding the long way, and the definition the fast
+// path (fastdecode.go) is held to: decode with fxamacker, then re-encode
+// and compare. out must be a zero record struct.
+func decodeFull(mode cbor.DecMode, kind string, raw []byte, out any) error {
+	if len(raw) > MaxRecordBytes {
+		return &FieldError{Kind: kind, Reason: fmt.Sprintf("record is %d bytes, limit %d", len(raw), MaxRecordBytes)}
+	}
 	if err := mode.Unmarshal(raw, out); err != nil {
 		fe := &FieldError{Kind: kind, Field: fieldOfDecodeError(err), Reason: err.Error(), wrapped: err}
 		// fxamacker names no field for syntax, tag, UTF-8, NaN or nesting

@@ -6,7 +6,12 @@
 # the process starts; then it opens Entries and presses j KEYS times
 # (default 20), each time waiting until the selected entry named in the
 # header changes, and reports the median and worst keypress-to-frame time.
-# Polling adds the cost of one tmux capture-pane (a few ms) to each figure.
+# Polling adds the cost of one tmux capture-pane (a few ms) to each figure,
+# and more: the loop holds a core while it polls, and tmux redraws on its
+# own timer, so the same loop on a bare Bubble Tea program gives 70-260 ms
+# (docs/PERFORMANCE.md, "Scrolling, whole program"). For the inspector's
+# own keypress-to-frame time use scripts/scroll-latency.sh, which reads the
+# program's output from a pseudo-terminal instead.
 #
 #   scripts/inspect-timing.sh /tmp/g10m/clean 20
 set -eu

@@ -1,16 +1,19 @@
 package tlog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/transparency-dev/tessera/api/layout"
@@ -64,14 +67,23 @@ var ErrTooLarge = errors.New("over the size limit")
 
 // readCapped reads at most max bytes from rd; one more is an error.
 func readCapped(rd io.Reader, max int64, name string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(rd, max+1))
-	if err != nil {
+	return readCappedSized(rd, max, name, 0)
+}
+
+// readCappedSized is readCapped with the expected size, when known, to
+// read into one buffer instead of growing one.
+func readCappedSized(rd io.Reader, max int64, name string, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if size > 0 && size <= max {
+		buf.Grow(int(size) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(rd, max+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if int64(len(b)) > max {
+	if int64(buf.Len()) > max {
 		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooLarge)
 	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
 // dirFetcher reads a log directory. Each resource must be a regular file
@@ -80,6 +92,9 @@ func readCapped(rd io.Reader, max int64, name string) ([]byte, error) {
 type dirFetcher struct {
 	root     string // as given
 	realRoot string // symlinks resolved
+
+	mu   sync.Mutex
+	dirs map[string]string // a resource's directory -> its real path
 }
 
 func newDirFetcher(root string) (*dirFetcher, error) {
@@ -91,16 +106,45 @@ func newDirFetcher(root string) (*dirFetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dirFetcher{root: root, realRoot: abs}, nil
+	return &dirFetcher{root: root, realRoot: abs, dirs: map[string]string{}}, nil
+}
+
+// realPath is filepath.Abs(filepath.EvalSymlinks(p)), with each directory
+// resolved once: a verify reads thousands of tiles and bundles from a few
+// directories, and resolving every path component of every one was a
+// tenth of its reading. A file that is itself a symlink, or any error,
+// takes the full resolution, so results and errors are EvalSymlinks's.
+func (d *dirFetcher) realPath(p string) (string, error) {
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	d.mu.Lock()
+	realDir, ok := d.dirs[dir]
+	d.mu.Unlock()
+	if !ok {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			if r, err = filepath.Abs(r); err == nil {
+				realDir, ok = r, true
+				d.mu.Lock()
+				d.dirs[dir] = r
+				d.mu.Unlock()
+			}
+		}
+	}
+	if ok {
+		cand := filepath.Join(realDir, base)
+		if fi, err := os.Lstat(cand); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			return cand, nil
+		}
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err // keeps os.ErrNotExist for the partial-tile fallback
+	}
+	return filepath.Abs(real)
 }
 
 func (d *dirFetcher) read(rel string, max int64) ([]byte, error) {
 	p := filepath.Join(d.root, filepath.FromSlash(rel))
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil, err // keeps os.ErrNotExist for the partial-tile fallback
-	}
-	abs, err := filepath.Abs(real)
+	abs, err := d.realPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +167,7 @@ func (d *dirFetcher) read(rel string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	// The size was checked, but a file can grow: the read is capped too.
-	return readCapped(f, max, p)
+	return readCappedSized(f, max, p, st.Size())
 }
 
 // partialOrFull reads the partial resource, falling back to the full one

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+	"sync/atomic"
 
 	"github.com/memscope/memscope/record"
 )
@@ -96,12 +97,19 @@ func newEntrySet(pos func(record.ID) uint64, leaves uint64) *entrySet {
 	return &entrySet{pos: pos, bits: make([]uint64, (leaves+63)/64)}
 }
 
+// add is called by one goroutine while others may call hasNow.
 func (s *entrySet) add(id record.ID) {
 	if i := s.pos(id); i < uint64(len(s.bits))*64 {
-		s.bits[i/64] |= 1 << (i % 64)
+		atomic.OrUint64(&s.bits[i/64], 1<<(i%64))
 		return
 	}
 	s.rest.add(id)
+}
+
+// hasNow answers, while adds are still coming, whether an id with a
+// record leaf at i has been added; false means "not yet", never "no".
+func (s *entrySet) hasNow(i uint64) bool {
+	return i < uint64(len(s.bits))*64 && atomic.LoadUint64(&s.bits[i/64])&(1<<(i%64)) != 0
 }
 
 // sort must be called after the last add and before has.
@@ -112,7 +120,7 @@ func (s *entrySet) has(id record.ID) bool { return s.hasAt(id, s.pos(id)) }
 // hasAt is has for an id whose log position (pos(id)) is known.
 func (s *entrySet) hasAt(id record.ID, i uint64) bool {
 	if i < uint64(len(s.bits))*64 {
-		return s.bits[i/64]&(1<<(i%64)) != 0
+		return atomic.LoadUint64(&s.bits[i/64])&(1<<(i%64)) != 0
 	}
 	return s.rest.has(id)
 }

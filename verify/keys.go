@@ -5,8 +5,10 @@ import (
 	"crypto/ed25519"
 	"crypto/sha512"
 	"errors"
+	"sync"
 
 	"filippo.io/edwards25519"
+	"filippo.io/edwards25519/field"
 )
 
 // CheckPublicKey rejects Ed25519 public keys that are not the canonical
@@ -41,6 +43,18 @@ func CheckPublicKey(pub []byte) error {
 type edKey struct {
 	raw    [32]byte
 	minusA edwards25519.Point
+
+	tabOnce sync.Once
+	tab     *nafTable // -A's odd multiples (edmul.go); nil past maxKeyTables
+}
+
+func (k *edKey) table() *nafTable {
+	k.tabOnce.Do(func() {
+		if keyTables.Add(1) <= maxKeyTables {
+			k.tab = newNafTable(&k.minusA)
+		}
+	})
+	return k.tab
 }
 
 func newEdKey(pub []byte) (*edKey, error) {
@@ -59,6 +73,20 @@ func newEdKey(pub []byte) (*edKey, error) {
 
 // verify reports whether sig is k's valid Ed25519 signature of msg.
 func (k *edKey) verify(msg, sig []byte) bool {
+	var r p2
+	if !k.point(msg, sig, &r) {
+		return false
+	}
+	var zInv field.Element
+	zInv.Invert(&r.z)
+	var enc [32]byte
+	encodeP2(&r, &zInv, &enc)
+	return bytes.Equal(sig[:32], enc[:])
+}
+
+// point computes [S]B - [k]A into r, the point whose encoding must be the
+// signature's R; false when the signature is rejected before that.
+func (k *edKey) point(msg, sig []byte, r *p2) bool {
 	if len(sig) != ed25519.SignatureSize || sig[63]&224 != 0 {
 		return false
 	}
@@ -76,6 +104,71 @@ func (k *edKey) verify(msg, sig []byte) bool {
 		return false
 	}
 	// [S]B = R + [k]A  <=>  [k](-A) + [S]B = R
-	r := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(kh, &k.minusA, s)
-	return bytes.Equal(sig[:32], r.Bytes())
+	if tab := k.table(); tab != nil {
+		doubleScalarMult(kh.Bytes(), tab, s.Bytes(), r)
+		return true
+	}
+	var p edwards25519.Point
+	p.VarTimeDoubleScalarBaseMult(kh, &k.minusA, s)
+	X, Y, Z, _ := p.ExtendedCoordinates()
+	r.x.Set(X)
+	r.y.Set(Y)
+	r.z.Set(Z)
+	return true
+}
+
+// sigJob is one signature to check in a batch: the signer's decoded key,
+// the signed bytes and the signature. ok is the answer.
+type sigJob struct {
+	k        *edKey
+	msg, sig []byte
+	ok       bool
+}
+
+// verifyBatch answers every job exactly as edKey.verify would, sharing
+// the one field inversion that encoding each [S]B - [k]A point needs
+// (Montgomery's trick: one inversion and three multiplications per point
+// instead of an inversion each, which is about 6 % of a verification).
+// Each signature is still checked on its own; no batch equation is used.
+func verifyBatch(jobs []sigJob) {
+	pts := make([]p2, len(jobs))
+	live := make([]int, 0, len(jobs))
+	for i := range jobs {
+		jobs[i].ok = false
+		if jobs[i].k.point(jobs[i].msg, jobs[i].sig, &pts[i]) {
+			live = append(live, i)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	prefix := make([]field.Element, len(live))
+	var acc field.Element
+	acc.One()
+	for j, i := range live {
+		prefix[j].Set(&acc)
+		acc.Multiply(&acc, &pts[i].z)
+	}
+	if acc.Equal(new(field.Element).Zero()) == 1 {
+		// A zero Z cannot come out of the curve arithmetic; should one
+		// ever, each point is encoded on its own.
+		for _, i := range live {
+			var zInv field.Element
+			zInv.Invert(&pts[i].z)
+			var enc [32]byte
+			encodeP2(&pts[i], &zInv, &enc)
+			jobs[i].ok = bytes.Equal(jobs[i].sig[:32], enc[:])
+		}
+		return
+	}
+	var inv, zInv field.Element
+	inv.Invert(&acc)
+	for j := len(live) - 1; j >= 0; j-- {
+		i := live[j]
+		zInv.Multiply(&inv, &prefix[j]) // 1/z_j
+		inv.Multiply(&inv, &pts[i].z)   // 1/(z_0...z_{j-1})
+		var enc [32]byte
+		encodeP2(&pts[i], &zInv, &enc)
+		jobs[i].ok = bytes.Equal(jobs[i].sig[:32], enc[:])
+	}
 }

@@ -16,6 +16,19 @@ func TestEdKeyAgreesWithStdlib(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	seed := make([]byte, ed25519.SeedSize)
+	// Every check is also made again in one batch (verifyBatch), mixing
+	// rounds, keys, good and bad signatures.
+	var jobs []sigJob
+	var wants []bool
+	var whats []string
+	defer func() {
+		verifyBatch(jobs)
+		for i, j := range jobs {
+			if j.ok != wants[i] {
+				t.Fatalf("batch job %d (%s): verifyBatch says %v, crypto/ed25519 says %v", i, whats[i], j.ok, wants[i])
+			}
+		}
+	}()
 	for round := 0; round < 40; round++ {
 		for i := range seed {
 			seed[i] = byte(rng.Uint32())
@@ -26,6 +39,10 @@ func TestEdKeyAgreesWithStdlib(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The same key without its table (past maxKeyTables) takes
+		// edwards25519's VarTimeDoubleScalarBaseMult.
+		plain, _ := newEdKey(pub)
+		plain.tabOnce.Do(func() {})
 		msg := make([]byte, rng.IntN(200))
 		for i := range msg {
 			msg[i] = byte(rng.Uint32())
@@ -33,9 +50,14 @@ func TestEdKeyAgreesWithStdlib(t *testing.T) {
 		sig := ed25519.Sign(priv, msg)
 		check := func(what string, m, s []byte) {
 			t.Helper()
-			if got, want := k.verify(m, s), ed25519.Verify(pub, m, s); got != want {
+			want := ed25519.Verify(pub, m, s)
+			if got := k.verify(m, s); got != want {
 				t.Fatalf("round %d, %s: edKey says %v, crypto/ed25519 says %v", round, what, got, want)
 			}
+			if got := plain.verify(m, s); got != want {
+				t.Fatalf("round %d, %s: edKey without its table says %v, crypto/ed25519 says %v", round, what, got, want)
+			}
+			jobs, wants, whats = append(jobs, sigJob{k: k, msg: m, sig: s}), append(wants, want), append(whats, what)
 		}
 		check("valid", msg, sig)
 		if !k.verify(msg, sig) {
@@ -78,13 +100,23 @@ func FuzzEdKeyAgreesWithStdlib(f *testing.F) {
 	priv := ed25519.NewKeyFromSeed(make([]byte, 32))
 	f.Add([]byte(priv.Public().(ed25519.PublicKey)), []byte("m"), ed25519.Sign(priv, []byte("m")))
 	f.Add(make([]byte, 32), []byte{}, make([]byte, 64))
+	goodPriv := ed25519.NewKeyFromSeed(append(make([]byte, 31), 1))
+	good, _ := newEdKey(goodPriv.Public().(ed25519.PublicKey))
+	goodSig := ed25519.Sign(goodPriv, []byte("m"))
 	f.Fuzz(func(t *testing.T, pub, msg, sig []byte) {
 		k, err := newEdKey(pub)
 		if err != nil {
 			return // registration refuses such a key (CheckPublicKey)
 		}
-		if got, want := k.verify(msg, sig), ed25519.Verify(pub, msg, sig); got != want {
+		want := ed25519.Verify(pub, msg, sig)
+		if got := k.verify(msg, sig); got != want {
 			t.Fatalf("edKey %v, crypto/ed25519 %v", got, want)
+		}
+		// In a batch, next to a good signature of another key.
+		jobs := []sigJob{{k: k, msg: msg, sig: sig}, {k: good, msg: []byte("m"), sig: goodSig}, {k: k, msg: msg, sig: sig}}
+		verifyBatch(jobs)
+		if jobs[0].ok != want || !jobs[1].ok || jobs[2].ok != want {
+			t.Fatalf("verifyBatch %v %v %v, crypto/ed25519 %v true %v", jobs[0].ok, jobs[1].ok, jobs[2].ok, want, want)
 		}
 	})
 }

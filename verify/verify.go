@@ -186,6 +186,9 @@ type verifier struct {
 	seenLeaf   leafBits // leaves a row claimed
 
 	entryIDs *entrySet // every entry id of the snapshot
+	// parentsLater holds the parent references the entries pass could not
+	// answer while rows were still arriving (see entries).
+	parentsLater []parentLater
 	// arena holds Run's per-leaf arrays outside the heap (freed when Run
 	// returns); nil: the heap (the provenance pass keeps its verifier).
 	arena *bigslice.Arena
@@ -674,19 +677,60 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 // canonical encoding (already checked) and sig its signature: the signed
 // bytes are cut from raw rather than re-encoded.
 func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (finding.Code, string) {
-	var match *key
+	return v.checkSignerWith(raw, sig, writer, kid, ts, sigUnchecked)
+}
+
+// sigAnswer is a signature's answer computed ahead (by verifyBatch), or
+// sigUnchecked.
+type sigAnswer uint8
+
+const (
+	sigUnchecked sigAnswer = iota
+	sigGood
+	sigBad
+)
+
+// signerKey is the registered key checkSigner verifies with: the first of
+// kid's keys registered to writer, or nil.
+func (v *verifier) signerKey(writer string, kid record.KeyID) *key {
 	for _, k := range v.keys[kid] {
 		if k.principal == writer {
-			match = k
-			break
+			return k
 		}
 	}
+	return nil
+}
+
+// sigJob prepares the signature checkSigner would verify for verifyBatch;
+// false when checkSigner would not reach edKey.verify (no key, no decoded
+// point, no signing bytes), which then answers itself.
+func (v *verifier) sigJob(raw, sig []byte, writer string, kid record.KeyID) (sigJob, bool) {
+	k := v.signerKey(writer, kid)
+	if k == nil || k.ed == nil {
+		return sigJob{}, false
+	}
+	msg, err := record.SigningBytesOf(raw, sig)
+	if err != nil {
+		return sigJob{}, false
+	}
+	return sigJob{k: k.ed, msg: msg, sig: sig}, true
+}
+
+// checkSignerWith is checkSigner using pre, the signature's answer when
+// it was computed ahead for the same key and bytes (sigJob).
+func (v *verifier) checkSignerWith(raw, sig []byte, writer string, kid record.KeyID, ts uint64, pre sigAnswer) (finding.Code, string) {
+	match := v.signerKey(writer, kid)
 	if match == nil {
 		return finding.WriterUnregistered, fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
 	}
-	msg, err := record.SigningBytesOf(raw, sig)
-	if err != nil || !match.verify(msg, sig) {
+	switch pre {
+	case sigBad:
 		return finding.SigInvalid, fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
+	case sigUnchecked:
+		msg, err := record.SigningBytesOf(raw, sig)
+		if err != nil || !match.verify(msg, sig) {
+			return finding.SigInvalid, fmt.Sprintf("signature does not verify under %s's key %s", writer, kid)
+		}
 	}
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
 		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
@@ -749,27 +793,32 @@ func (v *verifier) entries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A first, cheap pass collects every entry id, so that workers can
-	// check parent references without holding them back until the end.
+	// Every row's id (of its eid column) joins the set as the row is
+	// read, before workers see the row: a parent in an earlier row is
+	// found at once, and the few references the set cannot answer yet (a
+	// later row, or an id without a record leaf) wait in parentsLater
+	// until every row is read. This used to be a separate first pass.
 	var leaves uint64
 	if v.logOK {
 		leaves = v.size
 	}
 	v.entryIDs = newEntrySet(v.logPos, leaves)
-	err = v.snap.EachEntryID(ctx, func(eid string) error {
-		if id, err := record.ParseID(eid); err == nil {
-			v.entryIDs.add(id)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	v.entryIDs.sort()
+	v.parentsLater = nil
 	var done int
 	order := v.newRowOrder("entries")
-	return fanOut(v.opts.Workers, func(yield func(*loader.EntryRow) error) error {
+	err = fanOutBatches(v.opts.Workers, func(yield func(*loader.EntryRow) error) error {
 		return v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+			// The canonical text parses without allocating; other
+			// spellings ParseID accepts take the general way.
+			id, ok := record.CanonicalID(r.EID)
+			if !ok {
+				var err error
+				id, err = record.ParseID(r.EID)
+				ok = err == nil
+			}
+			if ok {
+				v.entryIDs.add(id)
+			}
 			// Decoded here, on the reading goroutine: with one signature
 			// worker the other core then decodes while it verifies.
 			v.snap.DecodeEntryRow(r)
@@ -783,12 +832,32 @@ func (v *verifier) entries(ctx context.Context) error {
 			v.rep.Records++
 			return yield(r)
 		})
-	}, v.checkEntry, func(n int) {
+	}, v.checkEntries, func(n int) {
 		if v.opts.Progress != nil {
 			done += n
 			v.opts.Progress(done, total)
 		}
 	})
+	v.entryIDs.sort()
+	// Each entry's deferred parents are in its parent order, and a parent
+	// finding is the last check of an entry, so codes and findings come
+	// out as if checked in the row.
+	for _, l := range v.parentsLater {
+		if !v.entryIDs.hasAt(l.parent, l.pos) && !v.tombstoned[l.parent] {
+			v.add(phaseEntries, l.seq, finding.ParentMissing, "entry "+l.eid, fmt.Sprintf("parent %s is neither in the store nor tombstoned", l.parent))
+			v.markEntry(l.eid, finding.ParentMissing)
+		}
+	}
+	v.parentsLater = nil
+	return err
+}
+
+// parentLater is a parent reference checked after every entry row is read.
+type parentLater struct {
+	seq    int64
+	eid    string
+	parent record.ID
+	pos    uint64
 }
 
 // fanOut hands the rows stream yields to workers (0: GOMAXPROCS) in
@@ -796,6 +865,16 @@ func (v *verifier) entries(ctx context.Context) error {
 // with its size, one call at a time. Signature checks dominate verify, so
 // every signed table goes through here.
 func fanOut[T any](workers int, stream func(yield func(T) error) error, check func(T), done func(n int)) error {
+	return fanOutBatches(workers, stream, func(batch []T) {
+		for _, r := range batch {
+			check(r)
+		}
+	}, done)
+}
+
+// fanOutBatches is fanOut with check called once per batch, for checks
+// that share work across a batch's rows (verifyBatch).
+func fanOutBatches[T any](workers int, stream func(yield func(T) error) error, check func([]T), done func(n int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -808,9 +887,7 @@ func fanOut[T any](workers int, stream func(yield func(T) error) error, check fu
 		go func() {
 			defer wg.Done()
 			for batch := range jobs {
-				for _, r := range batch {
-					check(r)
-				}
+				check(batch)
 				if done != nil {
 					doneMu.Lock()
 					done(len(batch))
@@ -844,9 +921,37 @@ func (v *verifier) markEntry(eid string, code finding.Code) {
 	v.mu.Unlock()
 }
 
+// checkEntries checks a batch of decoded entry rows, their signatures
+// first in one verifyBatch; it is called from several workers.
+func (v *verifier) checkEntries(batch []*loader.EntryRow) {
+	jobs := make([]sigJob, 0, len(batch))
+	at := make([]int, len(batch))
+	for i, r := range batch {
+		at[i] = -1
+		if r.DecodeErr != nil {
+			continue
+		}
+		if j, ok := v.sigJob(r.Raw, r.Entry.Sig, r.Entry.Writer, r.Entry.KID); ok {
+			at[i] = len(jobs)
+			jobs = append(jobs, j)
+		}
+	}
+	verifyBatch(jobs)
+	for i, r := range batch {
+		pre := sigUnchecked
+		if at[i] >= 0 {
+			pre = sigBad
+			if jobs[at[i]].ok {
+				pre = sigGood
+			}
+		}
+		v.checkEntry(r, pre)
+	}
+}
+
 // checkEntry runs every per-entry check of a decoded row
-// (DecodeEntryRow); it is called from several workers.
-func (v *verifier) checkEntry(r *loader.EntryRow) {
+// (DecodeEntryRow), with its signature's answer when checkEntries had it.
+func (v *verifier) checkEntry(r *loader.EntryRow, pre sigAnswer) {
 	subj := "entry " + r.EID
 	flag := func(code finding.Code, msg string) {
 		v.add(phaseEntries, r.Seq, code, subj, msg)
@@ -902,7 +1007,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 	if len(diff) > 0 {
 		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
-	if code, msg := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS); code != "" {
+	if code, msg := v.checkSignerWith(r.Raw, e.Sig, e.Writer, e.KID, e.TS, pre); code != "" {
 		flag(code, msg)
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
@@ -929,8 +1034,10 @@ func (v *verifier) checkEntry(r *loader.EntryRow) {
 		}
 	}
 	for k, p := range e.Parents {
-		if !v.entryIDs.hasAt(p, f.parentPos[k]) && !v.tombstoned[p] {
-			flag(finding.ParentMissing, fmt.Sprintf("parent %s is neither in the store nor tombstoned", p))
+		if !v.entryIDs.hasNow(f.parentPos[k]) && !v.tombstoned[p] {
+			v.mu.Lock()
+			v.parentsLater = append(v.parentsLater, parentLater{r.Seq, r.EID, p, f.parentPos[k]})
+			v.mu.Unlock()
 		}
 	}
 }
