@@ -202,16 +202,25 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 		return nil, tableErr
 	}
 	p := &provenance{rep: pv.Report(), entries: map[string]*Entry{}}
-	// The roots: every cited source and every passage's entry.
+	// The roots: every cited source and every passage's entry, each once
+	// in order of first mention (a million writes cite a few thousand).
 	var frontier []string
+	queued := map[string]bool{}
+	root := func(id string) {
+		if !queued[id] {
+			queued[id] = true
+			frontier = append(frontier, id)
+		}
+	}
 	for i := range s.WriteCount() {
-		s.writes.sources(i, func(src string) { frontier = append(frontier, src) })
+		s.writes.sources(i, root)
 	}
 	for _, n := range s.Nodes {
 		if n.EID != "" {
-			frontier = append(frontier, n.EID)
+			root(n.EID)
 		}
 	}
+	queued = nil
 	seen := map[string]bool{}
 	var lin []lineage.Entry
 	var linSeq []int64

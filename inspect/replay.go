@@ -99,7 +99,14 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 			return nil, err
 		}
 	}
-	return b.Graph()
+	g, err := b.Graph()
+	if err != nil {
+		return nil, err
+	}
+	if s.writes != nil {
+		g.ShareIDs(s.writes.ids) // no duplicated row: the ids are held once
+	}
+	return g, nil
 }
 
 // passageAuthenticated: the passage's entry verified cleanly and its writer

@@ -103,7 +103,8 @@ type Graph struct {
 	// Sources of edge i are srcs[srcOff[i]:srcOff[i+1]]; emptySrc marks the
 	// edges whose empty Sources was a non-nil slice (kept as given).
 	srcOff   []int32
-	srcs     []string
+	srcs     []int32 // codes into srcNames
+	srcNames []string
 	emptySrc map[int32]bool
 
 	// CSR over walk-carrying entries: for node v, entries offsets[v]..offsets[v+1]
@@ -163,6 +164,7 @@ func NewGraph(nodes []Node, edges []Edge, selfLoops SelfLoopMode) (*Graph, error
 type GraphBuilder struct {
 	g     *Graph
 	provs map[provKey]int32
+	names map[string]int32 // source name -> code
 	maxW  float64
 	err   error
 }
@@ -186,6 +188,7 @@ func NewGraphBuilder(nodes []Node, edges int, selfLoops SelfLoopMode) (*GraphBui
 		weight:    make([]float64, 0, edges),
 		prov:      make([]int32, 0, edges),
 		srcOff:    make([]int32, 1, edges+1),
+		srcs:      make([]int32, 0, edges),
 	}
 	for i, n := range nodes {
 		if n.ID == "" {
@@ -202,7 +205,7 @@ func NewGraphBuilder(nodes []Node, edges int, selfLoops SelfLoopMode) (*GraphBui
 			g.passages = append(g.passages, int32(i))
 		}
 	}
-	return &GraphBuilder{g: g, provs: map[provKey]int32{}}, nil
+	return &GraphBuilder{g: g, provs: map[provKey]int32{}, names: map[string]int32{}}, nil
 }
 
 // Has says whether an edge with this id was added.
@@ -267,7 +270,15 @@ func (b *GraphBuilder) Add(e Edge) error {
 		b.provs[k] = code
 	}
 	g.prov = append(g.prov, code)
-	g.srcs = append(g.srcs, p.Sources...)
+	for _, s := range p.Sources {
+		c, ok := b.names[s]
+		if !ok {
+			c = int32(len(g.srcNames))
+			g.srcNames = append(g.srcNames, s)
+			b.names[s] = c
+		}
+		g.srcs = append(g.srcs, c)
+	}
 	g.srcOff = append(g.srcOff, int32(len(g.srcs)))
 	if p.Sources != nil && len(p.Sources) == 0 {
 		if g.emptySrc == nil {
@@ -295,7 +306,7 @@ func (b *GraphBuilder) Graph() (*Graph, error) {
 		return nil, b.err
 	}
 	g := b.g
-	b.g, b.provs, b.err = nil, nil, fmt.Errorf("replay: GraphBuilder used after Graph")
+	b.g, b.provs, b.names, b.err = nil, nil, nil, fmt.Errorf("replay: GraphBuilder used after Graph")
 	if 2*len(g.ends) > math.MaxInt32-1 || len(g.srcs) > math.MaxInt32-1 {
 		return nil, fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(g.nodes), len(g.ends))
 	}
@@ -365,6 +376,9 @@ func walkWeights(weight []float64, maxW float64) []float64 {
 	if maxW > maxWalkWeight {
 		scale = 1 / maxW
 	}
+	if scale == 1 && !slices.ContainsFunc(weight, func(w float64) bool { return w > 0 && w < minWalkWeight }) {
+		return weight // the walk uses every weight as given: one array serves both
+	}
 	out := make([]float64, len(weight))
 	for i, wi := range weight {
 		w := wi * scale
@@ -393,8 +407,8 @@ func (g *Graph) Nodes() []Node { return g.nodes }
 // EdgeCount is the number of edges.
 func (g *Graph) EdgeCount() int { return len(g.ends) }
 
-// Edge rebuilds edge i as it was given. Its slices are shared with the
-// graph: do not modify them.
+// Edge rebuilds edge i as it was given. Its SourceProblems are shared
+// with the graph: do not modify them.
 func (g *Graph) Edge(i int) Edge {
 	e := Edge{ID: g.ids.At(i), Src: g.nodes[g.ends[i][0]].ID, Dst: g.nodes[g.ends[i][1]].ID, Weight: g.weight[i]}
 	p := &g.provs[g.prov[i]]
@@ -404,11 +418,25 @@ func (g *Graph) Edge(i int) Edge {
 		e.Prov.Declared = &d
 	}
 	if lo, hi := g.srcOff[i], g.srcOff[i+1]; hi > lo {
-		e.Prov.Sources = g.srcs[lo:hi:hi]
+		e.Prov.Sources = make([]string, hi-lo)
+		for j := range e.Prov.Sources {
+			e.Prov.Sources[j] = g.srcNames[g.srcs[int(lo)+j]]
+		}
 	} else if g.emptySrc[int32(i)] {
 		e.Prov.Sources = []string{}
 	}
 	return e
+}
+
+// ShareIDs lets the graph read its edge ids from t when t holds the same
+// ids in the same order (a caller's own table of the writes), so they are
+// held once; it reports whether it did.
+func (g *Graph) ShareIDs(t *idtab.Table) bool {
+	if !g.ids.Same(t) {
+		return false
+	}
+	g.ids = t
+	return true
 }
 
 // EdgeID is edge i's id.

@@ -84,6 +84,25 @@ func (t *Table) Find(id string) (int, bool) {
 	}
 }
 
+// Same says whether t and o hold the same ids in the same order (so one
+// can stand for the other).
+func (t *Table) Same(o *Table) bool {
+	if t.Len() != o.Len() || len(t.odd) != len(o.odd) {
+		return false
+	}
+	for p, s := range t.odd {
+		if os, ok := o.odd[p]; !ok || os != s {
+			return false
+		}
+	}
+	for i := range t.canon {
+		if t.canon[i] != o.canon[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // At is the id at position i, as it was added.
 func (t *Table) At(i int) string {
 	if t.odd != nil {
