@@ -227,16 +227,22 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 	if err == nil {
 		l.finish()
 	}
+	s.endVerify(done, rep, verr)
+	s.loadErr = err
+	close(s.loadDone)
+	return err
+}
+
+// endVerify ends the verification run that claimed done: its report is
+// cached unless it failed, and the callers waiting for it go on.
+func (s *Session) endVerify(done chan struct{}, rep *verify.Report, err error) {
 	s.mu.Lock()
 	s.verifying = nil
-	if verr == nil {
+	if err == nil {
 		s.report = rep
 	}
 	s.mu.Unlock()
 	close(done)
-	s.loadErr = err
-	close(s.loadDone)
-	return err
 }
 
 // verifyOptions are the session's evidence and anchors as verify takes
