@@ -136,3 +136,25 @@ func TestLoadVerifyStopsWhenCancelled(t *testing.T) {
 		t.Error("a cancelled verification left a report")
 	}
 }
+
+// Ids held in blocks read back as given, across block boundaries and for
+// an id longer than a block.
+func TestIdTextHoldsEachID(t *testing.T) {
+	t.Parallel()
+	var h idText
+	var in, out []string
+	for i := range 5000 {
+		s := fmt.Sprintf("019cadc6-d84c-7ffe-873d-%012d", i)
+		if i == 2500 {
+			s = string(make([]byte, 70<<10)) + "x"
+		}
+		if i == 10 {
+			s = ""
+		}
+		in = append(in, s)
+		out = append(out, h.hold(s))
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatal("an id held in a block reads back changed")
+	}
+}

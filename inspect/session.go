@@ -612,13 +612,7 @@ func (s *Session) Verify(ctx context.Context, progress func(done, total int)) (*
 		s.mu.Unlock()
 
 		rep, err := verify.Run(ctx, s.verifyOptions(progress))
-		s.mu.Lock()
-		s.verifying = nil
-		if err == nil {
-			s.report = rep
-		}
-		s.mu.Unlock()
-		close(done)
+		s.endVerify(done, rep, err)
 		if err != nil {
 			return nil, err
 		}

@@ -159,9 +159,10 @@ func VerifySignature(v any, pub []byte) (bool, error) {
 	return ed25519.Verify(ed25519.PublicKey(pub), msg, sig), nil
 }
 
-// decodeStrict decodes raw into out (a pointer to a record struct), then
-// re-encodes and compares bytes: fxamacker does not check key order or
-// missing fields on decode, so the round trip is what proves canonical form.
+// decodeStrict decodes raw into out (a pointer to a record struct) and
+// proves it canonical: fxamacker does not check key order or missing
+// fields on decode, so decodeFull re-encodes and compares bytes; the fast
+// path (fastdecode.go) accepts only what that round trip accepts.
 func decodeStrict(kind string, raw []byte, out any) error {
 	return decodeStrictWith(decMode, kind, raw, out)
 }

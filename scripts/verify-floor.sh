@@ -5,6 +5,9 @@
 # record's, one goroutine), in the same run; with two signature workers
 # on two cores, with one worker (the reading goroutine on the other core),
 # and with GOMAXPROCS=1. Run it on a quiet machine, from the repository.
+# Each line also gives cpu-ratio, the same ratio in process CPU time (with
+# -cpu 1 it holds on a loaded machine too). MEMSCOPE_BENCH_STORE=DIR uses
+# an already generated 100k-entry clean store instead of generating one.
 set -eu
 cd "$(dirname "$0")/.."
 bin=$(mktemp)

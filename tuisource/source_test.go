@@ -84,15 +84,7 @@ func TestTamperedFindingsReachTheInspector(t *testing.T) {
 			t.Errorf("inspector lacks %s", c)
 		}
 	}
-	failed := 0
-	for i := 0; i < src.EntryCount(); i++ {
-		if src.Entry(i).Status == tui.Failed {
-			failed++
-		}
-	}
-	if failed == 0 {
-		t.Error("no entry row shows a failed verification")
-	}
+	requireFailedRow(t, src)
 	if cps := src.Checkpoints(); !slices.ContainsFunc(cps, func(c tui.CheckpointRow) bool { return c.Consistent == tui.Failed }) {
 		t.Errorf("no checkpoint marked inconsistent: %+v", cps)
 	}
@@ -270,16 +262,19 @@ func TestVerifyAsItLoadsGivesVerifysFindings(t *testing.T) {
 		if !anchored {
 			unanchoredOnce(t, p)
 		}
-		failed := 0
-		for i := 0; i < src.EntryCount(); i++ {
-			if src.Entry(i).Status == tui.Failed {
-				failed++
-			}
-		}
-		if failed == 0 {
-			t.Error("no entry row shows a failed verification")
+		requireFailedRow(t, src)
+	}
+}
+
+// requireFailedRow requires some entry row to show a failed verification.
+func requireFailedRow(t *testing.T, src *Source) {
+	t.Helper()
+	for i := 0; i < src.EntryCount(); i++ {
+		if src.Entry(i).Status == tui.Failed {
+			return
 		}
 	}
+	t.Error("no entry row shows a failed verification")
 }
 
 // The inspector's root-cause groups are inspect.GroupFindings' and name

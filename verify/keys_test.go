@@ -39,6 +39,7 @@ func TestEdKeyAgreesWithStdlib(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		k.tabOnce.Do(func() { k.tab = newNafTable(&k.minusA) })
 		// The same key without its table (past maxKeyTables) takes
 		// edwards25519's VarTimeDoubleScalarBaseMult.
 		plain, _ := newEdKey(pub)
@@ -108,9 +109,18 @@ func FuzzEdKeyAgreesWithStdlib(f *testing.F) {
 		if err != nil {
 			return // registration refuses such a key (CheckPublicKey)
 		}
+		// Every key gets its table here (the process-wide cap would leave
+		// all but the first 1024 fuzzed keys without one), and a copy
+		// without one checks edwards25519's routine.
+		k.tabOnce.Do(func() { k.tab = newNafTable(&k.minusA) })
+		plain, _ := newEdKey(pub)
+		plain.tabOnce.Do(func() {})
 		want := ed25519.Verify(pub, msg, sig)
 		if got := k.verify(msg, sig); got != want {
 			t.Fatalf("edKey %v, crypto/ed25519 %v", got, want)
+		}
+		if got := plain.verify(msg, sig); got != want {
+			t.Fatalf("edKey without its table %v, crypto/ed25519 %v", got, want)
 		}
 		// In a batch, next to a good signature of another key.
 		jobs := []sigJob{{k: k, msg: msg, sig: sig}, {k: good, msg: []byte("m"), sig: goodSig}, {k: k, msg: msg, sig: sig}}
