@@ -66,6 +66,35 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.writes != nil && b.UseIDs(s.writes.ids) {
+		// Every row holds its own id: the graph reads the session's id
+		// table, and no id is spelt out (a million 36-byte strings of
+		// garbage otherwise). The report lists the few writes with
+		// findings; they are found by id once.
+		status := map[int32][]finding.Code{}
+		for id, codes := range rep.WriteStatus {
+			if j, ok := s.writes.ids.Find(id); ok {
+				status[int32(j)] = codes
+			}
+		}
+		for i := range s.WriteCount() {
+			t := s.writes
+			w := Write{Src: t.strs[t.src[i]], Dst: t.strs[t.dst[i]], Weight: t.weight[i], Writer: t.strs[t.wrtr[i]], Bad: t.bad[int32(i)]}
+			if lo, hi := t.srcOff[i], t.srcOff[i+1]; hi > lo {
+				w.Sources = make([]string, hi-lo)
+				for j := range w.Sources {
+					w.Sources[j] = t.strs[t.srcs[int(lo)+j]]
+				}
+			}
+			if declared != nil { // the declared policy's table is keyed by id
+				w.ID = s.WriteID(i)
+			}
+			if err := b.Add(writeEdge(v, w, status[int32(i)], declared)); err != nil {
+				return nil, err
+			}
+		}
+		return b.Graph()
+	}
 	for i := range s.WriteCount() {
 		w := s.WriteAt(i)
 		// A duplicated write row (DUPLICATE_ID in verify) enters the graph
@@ -73,29 +102,7 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		if b.Has(w.ID) {
 			continue
 		}
-		codes := rep.WriteStatus[w.ID]
-		prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
-		for _, c := range codes {
-			if verify.SignatureFailed(c) {
-				prov.SignatureValid = false
-			}
-			if c == finding.WriterUnregistered {
-				prov.WriterRegistered = false
-			}
-		}
-		if _, ok := rep.Channels[w.Writer]; !ok {
-			prov.WriterRegistered = false
-		}
-		for _, src := range w.Sources {
-			if why, bad := v.source(src); bad {
-				prov.SourceProblems = append(prov.SourceProblems, src+": "+why)
-			}
-		}
-		if d, ok := declared[w.ID]; ok {
-			v := d
-			prov.Declared = &v
-		}
-		if err := b.Add(replay.Edge{ID: w.ID, Src: w.Src, Dst: w.Dst, Weight: w.Weight, Prov: prov}); err != nil {
+		if err := b.Add(writeEdge(v, w, rep.WriteStatus[w.ID], declared)); err != nil {
 			return nil, err
 		}
 	}
@@ -107,6 +114,34 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		g.ShareIDs(s.writes.ids) // no duplicated row: the ids are held once
 	}
 	return g, nil
+}
+
+// writeEdge is write w as a replay edge, its provenance from the report
+// (codes: w's finding codes) and the view. w.ID may be empty when the
+// graph builder takes the ids from the session's table.
+func writeEdge(v provenanceView, w Write, codes []finding.Code, declared map[string]bool) replay.Edge {
+	rep := v.rep
+	prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
+	for _, c := range codes {
+		if verify.SignatureFailed(c) {
+			prov.SignatureValid = false
+		}
+		if c == finding.WriterUnregistered {
+			prov.WriterRegistered = false
+		}
+	}
+	if _, ok := rep.Channels[w.Writer]; !ok {
+		prov.WriterRegistered = false
+	}
+	for _, src := range w.Sources {
+		if why, bad := v.source(src); bad {
+			prov.SourceProblems = append(prov.SourceProblems, src+": "+why)
+		}
+	}
+	if d, ok := declared[w.ID]; ok {
+		prov.Declared = &d
+	}
+	return replay.Edge{ID: w.ID, Src: w.Src, Dst: w.Dst, Weight: w.Weight, Prov: prov}
 }
 
 // passageAuthenticated: the passage's entry verified cleanly and its writer

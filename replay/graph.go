@@ -165,8 +165,11 @@ type GraphBuilder struct {
 	g     *Graph
 	provs map[provKey]int32
 	names map[string]int32 // source name -> code
-	maxW  float64
-	err   error
+	// shared: the ids come from a caller's table (UseIDs), edge i's
+	// being its position i; Add ignores Edge.ID.
+	shared bool
+	maxW   float64
+	err    error
 }
 
 // NewGraphBuilder validates the nodes and starts a graph of about edges
@@ -208,6 +211,18 @@ func NewGraphBuilder(nodes []Node, edges int, selfLoops SelfLoopMode) (*GraphBui
 	return &GraphBuilder{g: g, provs: map[provKey]int32{}, names: map[string]int32{}}, nil
 }
 
+// UseIDs makes t (a caller's table of distinct ids) the graph's edge ids:
+// edge i is t's id i, and Add then ignores Edge.ID, so a caller holding
+// the ids compactly need not spell each one out. It refuses (false) a
+// table with a repeated id or a builder that has edges already.
+func (b *GraphBuilder) UseIDs(t *idtab.Table) bool {
+	if b.err != nil || len(b.g.ends) > 0 || t.Dups() > 0 {
+		return false
+	}
+	b.g.ids, b.shared = t, true
+	return true
+}
+
 // Has says whether an edge with this id was added.
 func (b *GraphBuilder) Has(id string) bool {
 	_, ok := b.g.ids.Find(id)
@@ -225,26 +240,39 @@ func (b *GraphBuilder) Add(e Edge) error {
 		b.err = fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(g.nodes), i+1)
 		return b.err
 	}
-	if e.ID == "" {
-		b.err = fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
-		return b.err
+	if b.shared {
+		// Distinct by UseIDs; spelt out only for an error message.
+		if i >= g.ids.Len() {
+			b.err = fmt.Errorf("replay: edge %d has no id (%d ids given)", i, g.ids.Len())
+			return b.err
+		}
+		if !g.ids.Canonical(i) && g.ids.At(i) == "" {
+			b.err = fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
+			return b.err
+		}
+	} else {
+		if e.ID == "" {
+			b.err = fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
+			return b.err
+		}
+		if _, fresh := g.ids.Add(e.ID); !fresh {
+			b.err = fmt.Errorf("replay: edge id %q appears twice", e.ID)
+			return b.err
+		}
 	}
-	if _, fresh := g.ids.Add(e.ID); !fresh {
-		b.err = fmt.Errorf("replay: edge id %q appears twice", e.ID)
-		return b.err
-	}
+	id := func() string { return g.ids.At(i) }
 	a, ok := g.nodeIndex[e.Src]
 	if !ok {
-		b.err = fmt.Errorf("replay: edge %q names unknown source node %q", e.ID, e.Src)
+		b.err = fmt.Errorf("replay: edge %q names unknown source node %q", id(), e.Src)
 		return b.err
 	}
 	c, ok := g.nodeIndex[e.Dst]
 	if !ok {
-		b.err = fmt.Errorf("replay: edge %q names unknown destination node %q", e.ID, e.Dst)
+		b.err = fmt.Errorf("replay: edge %q names unknown destination node %q", id(), e.Dst)
 		return b.err
 	}
 	if math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) || e.Weight < 0 {
-		b.err = fmt.Errorf("replay: edge %q has weight %v, want a finite non-negative number", e.ID, e.Weight)
+		b.err = fmt.Errorf("replay: edge %q has weight %v, want a finite non-negative number", id(), e.Weight)
 		return b.err
 	}
 	g.ends = append(g.ends, [2]int32{a, c})
@@ -307,6 +335,9 @@ func (b *GraphBuilder) Graph() (*Graph, error) {
 	}
 	g := b.g
 	b.g, b.provs, b.names, b.err = nil, nil, nil, fmt.Errorf("replay: GraphBuilder used after Graph")
+	if b.shared && len(g.ends) != g.ids.Len() {
+		return nil, fmt.Errorf("replay: %d edges for %d ids", len(g.ends), g.ids.Len())
+	}
 	if 2*len(g.ends) > math.MaxInt32-1 || len(g.srcs) > math.MaxInt32-1 {
 		return nil, fmt.Errorf("replay: graph too large (%d nodes, %d edges)", len(g.nodes), len(g.ends))
 	}

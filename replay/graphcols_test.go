@@ -72,4 +72,39 @@ func TestEdgesRoundTrip(t *testing.T) {
 	if i, ok := g.EdgeIndex(edges[9].ID); !ok || i != 9 {
 		t.Errorf("EdgeIndex after sharing: %d, %v", i, ok)
 	}
+	// Built from a table of the ids, with no id spelt out: the same graph.
+	b, err := NewGraphBuilder(nodes, len(edges), DropSelfLoops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.UseIDs(same) {
+		t.Fatal("UseIDs refused a table of distinct ids")
+	}
+	for _, e := range edges {
+		e.ID = ""
+		if err := b.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g2, err := b.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g2.Edges(), edges) || !reflect.DeepEqual(g2.cols, g.cols) || !reflect.DeepEqual(g2.weights, g.weights) {
+		t.Error("a graph built on a table of ids differs from NewGraph's")
+	}
+	dup := idtab.New(0)
+	dup.Add("a")
+	dup.Add("a")
+	if b2, _ := NewGraphBuilder(nodes, 2, DropSelfLoops); b2.UseIDs(dup) {
+		t.Error("UseIDs took a table that repeats an id")
+	}
+	b3, _ := NewGraphBuilder(nodes, 1, DropSelfLoops)
+	short := idtab.New(0)
+	short.Add("only")
+	b3.UseIDs(short)
+	b3.Add(Edge{Src: "a", Dst: "b", Weight: 1})
+	if err := b3.Add(Edge{Src: "a", Dst: "b", Weight: 1}); err == nil {
+		t.Error("an edge beyond the ids given was accepted")
+	}
 }

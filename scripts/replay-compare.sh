@@ -3,7 +3,8 @@
 # binaries' `replay --json` on every demo scenario (generated once, by OLD,
 # seed 1) with each scenario's own verify_args (log, anchors, HMAC key), in
 # the light mode (every query now and as it ran), with --labels, and with
-# --first-flip (the full path), and diffs the outputs; then the same light
+# --first-flip (the full path), and with --policy declared, and diffs the
+# outputs; then the same light
 # replay on each extra STORE directory (an imported store: snapshot.db, log,
 # scenario.json), such as the Debian-KG-sized import of docs/PERFORMANCE.md.
 # Exit status 1 on any difference. Used to show that a change to how replay
@@ -46,6 +47,8 @@ for dir in "$work"/demo/*; do
 	compare "$name --labels" "$dir" $args --labels
 	# shellcheck disable=SC2086
 	compare "$name --first-flip" "$dir" $args --first-flip --scan
+	# shellcheck disable=SC2086
+	compare "$name --policy declared" "$dir" $args --policy declared
 done
 for store in "$@"; do
 	compare "$store" "$store" snapshot.db --log log --anchors scenario.json

@@ -17,7 +17,11 @@ type Table struct {
 	odd   map[int32]string // positions whose id is not canonical
 	slots []int32          // open addressing: 0 empty, else position+1
 	seed  maphash.Seed
+	dups  int // ids added that equal an earlier one
 }
+
+// Dups is the number of ids added that equal an earlier one.
+func (t *Table) Dups() int { return t.dups }
 
 // New returns an empty table sized for about n ids.
 func New(n int) *Table {
@@ -64,6 +68,7 @@ func (t *Table) Add(id string) (first int, fresh bool) {
 			return int(pos), true
 		}
 		if t.equal(s-1, k, ok, id) {
+			t.dups++
 			return int(s - 1), false
 		}
 	}
@@ -101,6 +106,13 @@ func (t *Table) Same(o *Table) bool {
 		}
 	}
 	return true
+}
+
+// Canonical says whether the id at position i is a canonical record id
+// (so never empty).
+func (t *Table) Canonical(i int) bool {
+	_, odd := t.odd[int32(i)]
+	return !odd
 }
 
 // At is the id at position i, as it was added.
