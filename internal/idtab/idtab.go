@@ -8,6 +8,8 @@ package idtab
 
 import (
 	"hash/maphash"
+
+	"github.com/memscope/memscope/record"
 )
 
 // Table is a list of ids in the order added. It is not safe for
@@ -166,53 +168,12 @@ func (t *Table) grow() {
 	}
 }
 
-// parse reads a canonical id: 36 lowercase hex digits and dashes in the
-// UUID layout (record.CanonicalID's rule). Format turns it back into the
-// same string, so an id round-trips exactly.
-func parse(s string) (k [16]byte, ok bool) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-		return k, false
-	}
-	j := 0
-	for i := 0; i < 36; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++
-			continue
-		}
-		hi, ok1 := hexDigit(s[i])
-		lo, ok2 := hexDigit(s[i+1])
-		if !ok1 || !ok2 {
-			return [16]byte{}, false
-		}
-		k[j] = hi<<4 | lo
-		j++
-		i += 2
-	}
-	return k, true
+// parse reads a canonical id (record.CanonicalID: lowercase, the UUID
+// layout); format turns it back into the same string (record.ID.String),
+// so an id round-trips exactly.
+func parse(s string) ([16]byte, bool) {
+	id, ok := record.CanonicalID(s)
+	return id, ok
 }
 
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
-}
-
-const hexdigits = "0123456789abcdef"
-
-func format(k [16]byte) string {
-	var b [36]byte
-	j := 0
-	for i := range 16 {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b[j] = '-'
-			j++
-		}
-		b[j], b[j+1] = hexdigits[k[i]>>4], hexdigits[k[i]&15]
-		j += 2
-	}
-	return string(b[:])
-}
+func format(k [16]byte) string { return record.ID(k).String() }
