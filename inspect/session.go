@@ -49,6 +49,10 @@ type Options struct {
 	LazyContent bool
 	// CulpritMode is how replay searches for culprit writes ("": fast).
 	CulpritMode replay.CulpritMode
+	// Workers bounds the goroutines verification and replay run on
+	// (0: GOMAXPROCS). The inspector sets it one below GOMAXPROCS so a
+	// P stays free for the interface while they hold the cores.
+	Workers int
 	// Evictions runs replay's single-edge eviction probe (slow: one
 	// bisection per selected target).
 	Evictions bool

@@ -3,7 +3,6 @@ package tuisource
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -334,7 +333,7 @@ func (src *Source) replay(ctx context.Context) (*replayed, error) {
 		return nil, err
 	}
 	res := &replayed{qs: src.s.ReplayQueries()}
-	if res.rows, err = r.ReplayAll(ctx, res.qs, runtime.GOMAXPROCS(0)); err != nil {
+	if res.rows, err = r.ReplayAll(ctx, res.qs, src.s.Opts.Workers); err != nil {
 		return nil, err
 	}
 	// As it ran needs only the entries that order queries among writes,

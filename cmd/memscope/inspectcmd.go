@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/charmbracelet/x/term"
 
@@ -50,7 +51,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, err
 	}
-	src, err := openInspector(ctx, &ef, pos[0], *plain)
+	workers, restore := interfaceP()
+	defer restore()
+	src, err := openInspector(ctx, &ef, pos[0], *plain, workers)
 	if err != nil {
 		// On a terminal the error gets the inspector's error screen, with
 		// what to do; piped, it is a plain message on stderr.
@@ -66,14 +69,30 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return exitOK, nil
 }
 
+// interfaceP keeps a P for the interface. Loading, verification's
+// signature workers and replay can otherwise hold every P, and Bubble
+// Tea's input loop and renderer then wait for one on each key (at 10M
+// entries a median 31-48 ms a key, against 20-28 ms with a spare P:
+// docs/PERFORMANCE.md, "Scrolling, whole program"). GOMAXPROCS grows by
+// one and the background work keeps the old count, which it returns; a
+// GOMAXPROCS the user set is left alone (0 workers: GOMAXPROCS).
+func interfaceP() (workers int, restore func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return 0, func() {}
+	}
+	n := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(n + 1)
+	return n, func() { runtime.GOMAXPROCS(n) }
+}
+
 const inspectHint = "Check that SNAPSHOT is a memscope snapshot (docs/FORMAT.md), that --log names its tlog-tiles directory or URL, and that --log-key and --trust hold the keys you were given (a note verifier key; 64-hex-digit Ed25519 keys or a file of them). memscope inspect -h lists the flags."
 
-func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plain bool) (*tuisource.Source, error) {
+func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plain bool, workers int) (*tuisource.Source, error) {
 	an, err := ef.resolve()
 	if err != nil {
 		return nil, err
 	}
-	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log}, plain)
+	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
