@@ -8,7 +8,8 @@
 # header changes, and reports the median and worst keypress-to-frame time.
 # Polling adds the cost of one tmux capture-pane (a few ms) to each figure,
 # and more: the loop holds a core while it polls, and tmux redraws on its
-# own timer, so the same loop on a bare Bubble Tea program gives 70-260 ms
+# own timer, so the same loop on a bare Bubble Tea program gives 40-45 ms
+# quiet and 190-260 ms under load
 # (docs/PERFORMANCE.md, "Scrolling, whole program"). For the inspector's
 # own keypress-to-frame time use scripts/scroll-latency.sh, which reads the
 # program's output from a pseudo-terminal instead.

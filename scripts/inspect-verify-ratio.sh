@@ -38,7 +38,7 @@ while [ "$i" -lt "$rounds" ]; do
 	tmux new-session -d -s "$sess" -x 120 -y 40 "date +%s%N >$clock; exec $ms inspect snapshot.db --log log --anchors scenario.json"
 	until [ -s "$clock" ]; do sleep 0.001; done
 	pid=$(tmux list-panes -t "$sess" -F '#{pane_pid}')
-	until tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "verified:"; do sleep 0.01; done
+	until tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "verified:"; do sleep 0.2; done
 	iw=$((($(now) - $(cat "$clock")) / 1000000))
 	# utime + stime, fields 14 and 15 (the name in field 2 has no spaces)
 	ic=$(awk -v t="$tck" '{printf "%.0f", ($14 + $15) * 1000 / t}' /proc/"$pid"/stat)

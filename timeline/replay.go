@@ -97,7 +97,7 @@ func NewReplay(rp *replay.Replayer, tl *Timeline) (*Replay, error) {
 	// Through the graph's own edge index: a map of every write id here
 	// would cost as much again as the index (a million writes).
 	g := rp.Graph()
-	pos := make([]int, len(g.Edges()))
+	pos := make([]int, g.EdgeCount())
 	for i := range pos {
 		pos[i] = -1
 	}
@@ -111,7 +111,7 @@ func NewReplay(rp *replay.Replayer, tl *Timeline) (*Replay, error) {
 	}
 	for i, p := range pos {
 		if p < 0 {
-			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", g.Edges()[i].ID)
+			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", g.EdgeID(i))
 		}
 	}
 	return &Replay{rp: rp, tl: tl, pos: pos}, nil

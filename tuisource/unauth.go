@@ -8,18 +8,18 @@ import (
 // unauthEdges lists the unauthenticated writes a what-if on row's query can
 // toggle: the row's culprits first, then the others, at most 64 in all.
 func unauthEdges(r *replay.Replayer, row replay.Row) []tui.UnauthEdge {
-	labels := r.Labels()
-	edges := r.Graph().Edges()
+	// One edge at a time: the graph holds them by column, and Edges()
+	// would build every one of a million.
 	seen := map[string]bool{}
 	var list []tui.UnauthEdge
 	add := func(ei int) {
-		e := edges[ei]
+		e := r.Graph().Edge(ei)
 		if seen[e.ID] {
 			return
 		}
 		seen[e.ID] = true
 		list = append(list, tui.UnauthEdge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight, Writer: e.Prov.Writer,
-			Rule: labels[ei].Rule, NoSource: len(e.Prov.Sources) == 0})
+			Rule: r.Label(ei).Rule, NoSource: len(e.Prov.Sources) == 0})
 	}
 	if c := row.Culprits; c != nil {
 		for _, cu := range c.Set {
@@ -28,8 +28,11 @@ func unauthEdges(r *replay.Replayer, row replay.Row) []tui.UnauthEdge {
 			}
 		}
 	}
-	for ei, l := range labels {
-		if !l.Authenticated && len(list) < 64 {
+	for ei := range r.Graph().EdgeCount() {
+		if len(list) >= 64 {
+			break
+		}
+		if !r.Authenticated(ei) {
 			add(ei)
 		}
 	}
