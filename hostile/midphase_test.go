@@ -20,9 +20,9 @@ import (
 // computation is under way, not before or after it: the command runs with
 // MEMSCOPE_PHASES=1, which makes it say on stderr when each long
 // computation starts and ends, and SIGINT follows the start line (at once,
-// and 300 ms in). The store is an import of a 10,000-node graph with
-// no-source writes into passages, so every query runs a culprit search
-// and each phase lasts seconds. Each run must end within interruptGrace of
+// and a third of the way through the phase as an uninterrupted run takes
+// it). The store is an import of a 10,000-node graph with no-source
+// writes into passages, so every query runs a culprit search. Each run must end within interruptGrace of
 // the signal with status 130, one clean "interrupted" line that is not the
 // watchdog's forced one (the computation itself stopped), no end line for
 // the phase (it was cut short), no raw control byte, and the evidence
@@ -54,7 +54,11 @@ func TestInterruptMidPhase(t *testing.T) {
 		{"exposure", "exposure", []string{"exposure", s, "--log", l, "--anchors", anchors}},
 	}
 	for _, c := range cases {
-		for _, delay := range []time.Duration{0, 300 * time.Millisecond} {
+		// "In" is a third of the way through the phase as an
+		// uninterrupted run takes it: replay's culprit search got fast
+		// enough that a fixed 300 ms fell after the phase's end.
+		in := phaseLength(t, bin, store, c.phase, c.args) / 3
+		for _, delay := range []time.Duration{0, in} {
 			what := c.name + ", SIGINT " + delay.String() + " into its " + c.phase + " phase"
 			r := interruptInPhase(t, bin, store, c.phase, delay, c.args)
 			if r.took > interruptGrace {
@@ -93,6 +97,35 @@ func TestInterruptMidPhase(t *testing.T) {
 		}
 	}
 	checkUnchanged(t, store, before)
+}
+
+// phaseLength runs bin to the end with phase lines on and returns how
+// long the named phase took by its own end line; a phase too short to
+// land a signal inside it fails the test.
+func phaseLength(t *testing.T, bin, dir, phase string, args []string) time.Duration {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TERM=dumb", "MEMSCOPE_PHASES=1")
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%s: %v", phase, err)
+		}
+	}
+	_, after, ok := strings.Cut(se.String(), "phase "+phase+" ended after ")
+	if !ok {
+		t.Fatalf("%s: no end line for the phase\nstderr: %s", phase, clipOut(se.Bytes()))
+	}
+	d, err := time.ParseDuration(strings.Fields(after)[0])
+	if err != nil {
+		t.Fatalf("%s: end line: %v", phase, err)
+	}
+	if d < 30*time.Millisecond {
+		t.Fatalf("%s phase took %v uninterrupted: too short to interrupt inside it; the store is too small", phase, d)
+	}
+	return d
 }
 
 // interruptInPhase runs bin with phase lines on, sends SIGINT delay after
