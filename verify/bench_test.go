@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"github.com/memscope/memscope/internal/cputime"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -179,13 +180,13 @@ func benchVerifyRatio(b *testing.B, n, workers int) {
 	for i := 0; i < b.N; i++ {
 		// The garbage of earlier phases is collected outside both timings.
 		runtime.GC()
-		c0, t0 := processCPU(), time.Now()
+		c0, t0 := cputime.Process(), time.Now()
 		for j := range sigs {
 			if !ed25519.Verify(pubs[j], msgs[j], sigs[j]) {
 				b.Fatalf("signature %d does not verify", j)
 			}
 		}
-		c1, t1 := processCPU(), time.Now()
+		c1, t1 := cputime.Process(), time.Now()
 		rep, err := Run(context.Background(), opts)
 		if err != nil {
 			b.Fatal(err)
@@ -195,7 +196,7 @@ func benchVerifyRatio(b *testing.B, n, workers int) {
 		}
 		full += time.Since(t1)
 		bare += t1.Sub(t0)
-		fullCPU += processCPU() - c1
+		fullCPU += cputime.Process() - c1
 		bareCPU += c1 - c0
 	}
 	b.ReportMetric(float64(full.Milliseconds())/float64(b.N), "verify-ms")
