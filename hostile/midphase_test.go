@@ -99,14 +99,21 @@ func TestInterruptMidPhase(t *testing.T) {
 	checkUnchanged(t, store, before)
 }
 
+// phaseCommand is bin with args in dir, saying on stderr when each long
+// computation starts and ends.
+func phaseCommand(bin, dir string, args []string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TERM=dumb", "MEMSCOPE_PHASES=1")
+	return cmd
+}
+
 // phaseLength runs bin to the end with phase lines on and returns how
 // long the named phase took by its own end line; a phase too short to
 // land a signal inside it fails the test.
 func phaseLength(t *testing.T, bin, dir, phase string, args []string) time.Duration {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TERM=dumb", "MEMSCOPE_PHASES=1")
+	cmd := phaseCommand(bin, dir, args)
 	var se bytes.Buffer
 	cmd.Stderr = &se
 	if err := cmd.Run(); err != nil {
@@ -133,9 +140,7 @@ func phaseLength(t *testing.T, bin, dir, phase string, args []string) time.Durat
 // process takes to end after the signal.
 func interruptInPhase(t *testing.T, bin, dir, phase string, delay time.Duration, args []string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TERM=dumb", "MEMSCOPE_PHASES=1")
+	cmd := phaseCommand(bin, dir, args)
 	var so bytes.Buffer
 	cmd.Stdout = &so
 	pipe, err := cmd.StderrPipe()
