@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Checkpoint is the checkpoint a snapshot is compared at.

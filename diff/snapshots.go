@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Row is one row of a snapshot table, streamed in key order. Bytes is the

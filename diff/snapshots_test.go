@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // memStream serves tables from memory, in the order given.

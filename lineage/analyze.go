@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Report is everything the lineage analysis says about a store at one tau.

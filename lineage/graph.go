@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Finding codes of the lineage analysis (package finding's catalogue).

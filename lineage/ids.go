@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"slices"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // idTable holds a list of entry ids compactly. A signed record's id is a

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Options control recomputation of trust labels.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 func mustPropagate(t testing.TB, g *Graph, opt Options) []Trust {

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Schedule is an attribution-weight schedule for sleeper chains (MemLineage, arXiv:2605.14421,

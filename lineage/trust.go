@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // Trust is the MemLineage trust level, the same type the signed records

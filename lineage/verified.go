@@ -3,7 +3,7 @@ package lineage
 import (
 	"fmt"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Ghost is a lawfully deleted entry: its signed tombstone carries the

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/evidence/snapshot"
+	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/scenario"
-	"github.com/memscope/memscope/snapshot"
 )
 
 // run executes statements on a test copy (never on generated evidence).

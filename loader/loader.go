@@ -18,8 +18,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/snapshot"
 )
 
 // Error names where bad evidence was found: the file, the table or leaf, the

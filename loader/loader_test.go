@@ -13,9 +13,9 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"
 
 	"github.com/memscope/memscope/internal/evidencetest"

@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"strconv"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // The store's own rows (meta values, checkpoint sightings, vectors) are

@@ -8,8 +8,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/snapshot"
 )
 
 // Node is a vertex of the graph memory.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // EntryRow is one row of the entries table. Entry is nil when the signed

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // RowRecord is the signed record behind a row of an event table (nodes,

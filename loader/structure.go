@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/snapshot"
+	"github.com/memscope/memscope/evidence/snapshot"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // Problem is something wrong with the snapshot file as a whole rather than

@@ -16,17 +16,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The Go generators are built from the module, then run in the copy.
-go build -o "$tmp/gen_parquet" ./stores/hipporag/testdata/gen_parquet.go
-go build -o "$tmp/gen_graphrag" ./stores/graphrag/testdata/gen_fixtures.go
+go build -o "$tmp/gen_parquet" ./internal/readers/hipporag/testdata/gen_parquet.go
+go build -o "$tmp/gen_graphrag" ./internal/readers/graphrag/testdata/gen_fixtures.go
 
 fail=0
 regen() { # regen PKG COMMAND...: copy PKG's generator scripts, run COMMAND there, compare
   local pkg=$1; shift
-  local src="$repo/stores/$pkg/testdata" dst="$tmp/$pkg"
+  local src="$repo/internal/readers/$pkg/testdata" dst="$tmp/$pkg"
   mkdir -p "$dst"
   find "$src" -maxdepth 1 -type f \( -name '*.py' -o -name '*.go' \) -exec cp {} "$dst/" \;
   if ! (cd "$dst" && "$@" >"$tmp/$pkg.log" 2>&1); then
-    echo "FIXTURE GENERATOR FAILED: stores/$pkg/testdata: $*"; cat "$tmp/$pkg.log"; fail=1; return
+    echo "FIXTURE GENERATOR FAILED: internal/readers/$pkg/testdata: $*"; cat "$tmp/$pkg.log"; fail=1; return
   fi
   rm -rf "$dst/__pycache__"
   "$py" "$repo/scripts/compare_fixtures.py" "$src" "$dst" || fail=1
@@ -39,5 +39,5 @@ regen smsrdb "$py" make_fixture.py
 regen igraphpickle "$py" make_seeds.py
 regen graphrag "$tmp/gen_graphrag"
 
-(cd stores/hipporag/testdata && PYTHONDONTWRITEBYTECODE=1 "$py" crosscheck_igraph.py) || fail=1
+(cd internal/readers/hipporag/testdata && PYTHONDONTWRITEBYTECODE=1 "$py" crosscheck_igraph.py) || fail=1
 exit $fail

@@ -9,5 +9,5 @@ for b in 'BenchmarkExposurePPR50k$' 'BenchmarkExposureAll50k$' 'BenchmarkDrawWar
 	echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 	bt=1x
 	case $b in *Draw*) bt=64x ;; esac
-	go test ./exposure -run XXX -bench "$b" -benchtime "$bt" | grep -E '^Benchmark'
+	go test ./internal/analyses/exposure -run XXX -bench "$b" -benchtime "$bt" | grep -E '^Benchmark'
 done

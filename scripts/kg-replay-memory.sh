@@ -9,7 +9,7 @@
 # The Debian-KG-sized store of docs/PERFORMANCE.md (133,436 nodes,
 # 1,350,000 writes, 50 queries; MEMSCOPE_SCALE_GRAPH_DIV=10 for a tenth):
 #
-#   MEMSCOPE_SCALE_GRAPH_OUT=/tmp/kg/in go test ./importer -run TestWriteScaleGraph
+#   MEMSCOPE_SCALE_GRAPH_OUT=/tmp/kg/in go test ./internal/generators/importer -run TestWriteScaleGraph
 #   memscope import --nodes /tmp/kg/in/nodes.csv --edges /tmp/kg/in/edges.csv \
 #       --queries /tmp/kg/in/queries.jsonl --out /tmp/kg/store
 #   scripts/kg-replay-memory.sh memscope /tmp/kg/store

@@ -11,8 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // cell is one value of the selected row (or of the open document) that

@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/idform"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/idform"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // cmdState is the : command bar: jump to a view, an id or short id, a

@@ -33,8 +33,8 @@ package tui
 import (
 	"context"
 
-	"github.com/memscope/memscope/defences"
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 type detailState struct {

@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // DiffData is a finished comparison of two snapshots, as memscope diff

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/jsonout"
+	"github.com/memscope/memscope/internal/present/jsonout"
 )
 
 // exportPath names an export file: memscope-<view>-<time>.<ext> in ExportDir.

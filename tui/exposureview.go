@@ -10,9 +10,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/equimem"
-	"github.com/memscope/memscope/exposure"
-	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/internal/analyses/equimem"
+	"github.com/memscope/memscope/internal/analyses/exposure"
+	"github.com/memscope/memscope/internal/analyses/smsr"
 )
 
 // ExposureSource is a Source that can estimate how open the memory is to

@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/exposure"
-	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/internal/analyses/exposure"
+	"github.com/memscope/memscope/internal/analyses/smsr"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuitest"
 )

@@ -3,7 +3,7 @@ package tui
 import (
 	"strings"
 
-	shared "github.com/memscope/memscope/glossary"
+	shared "github.com/memscope/memscope/internal/present/glossary"
 
 	tea "charm.land/bubbletea/v2"
 )

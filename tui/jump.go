@@ -7,9 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/internal/analyses/timeline"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // maxLeafScan bounds the leaf search of a jump (one keypress).

@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // logState is the Log view's place: one selection over the checkpoints

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // navFrame is one place on the navigation stack: the view and where the

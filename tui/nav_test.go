@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuitest"
 )

@@ -11,8 +11,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // untrusted sanitises evidence text before any styling and shows the

@@ -8,11 +8,11 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/sanitize"
 )
 
 type replayState struct {

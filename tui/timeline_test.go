@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuitest"
 )

@@ -9,8 +9,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/timeline"
+	"github.com/memscope/memscope/internal/analyses/timeline"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // TimelineSource is a Source that can show the store over time. Optional:

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/scenario"
 )
 
 // generated holds one scaled clean scenario, built once per process

@@ -3,7 +3,7 @@ package verify
 import (
 	"strings"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // Coverage is answered here once, for every output: whether a row of a

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/snapshot"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/snapshot"
 )
 
 // Event records (queries, actions, gate events, node declarations) are

@@ -18,9 +18,9 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	_ "modernc.org/sqlite"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/scenario"
-	"github.com/memscope/memscope/tlog"
+	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
 

@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/scenario"
 	"github.com/memscope/memscope/verify"
 )
 

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/scenario"
-	"github.com/memscope/memscope/seedgen"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/seedgen"
+	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
 

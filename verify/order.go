@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/tlog"
 )
 
 // rowOrder checks that a table's seq order (the only thing seq means: the

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/scenario"
 )
 
 // TestParentInALaterRow: parents are checked as rows arrive, and a parent

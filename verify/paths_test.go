@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/verify"
 )
 

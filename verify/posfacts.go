@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/bigslice"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
 )
 
 // posFacts holds what the cross-record checks need of each signed record

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
 )
 
 // Provenance is the part of verification that replay's edge labels depend

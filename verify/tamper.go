@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
 )
 
 // The checks in this file are the rules a responder assumes of a store

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // reencode rewrites one signed row's record through fn, canonically

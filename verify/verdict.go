@@ -1,6 +1,6 @@
 package verify
 
-import "github.com/memscope/memscope/finding"
+import "github.com/memscope/memscope/internal/present/finding"
 
 // Check is the outcome of one check on one record. NotChecked is never a
 // pass: it says there was no key to check with, or the evidence the check

@@ -13,7 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/memscope/memscope/textscan"
+	"github.com/memscope/memscope/internal/present/textscan"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -25,13 +25,13 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/snapshot"
+	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/analyses/smsr"
 	"github.com/memscope/memscope/internal/bigslice"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/record"
-	"github.com/memscope/memscope/smsr"
-	"github.com/memscope/memscope/snapshot"
-	"github.com/memscope/memscope/tlog"
 )
 
 // Options says what to verify and against which anchors.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memscope/memscope/defences"
-	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -82,7 +82,7 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 
 // actionRows turns the defences' rows into the JSON rows, each with its
 // coverage labels.
-func actionRows(s *inspect.Session, rows []defences.Row) []jsonActionRow {
+func actionRows(s *assemble.Session, rows []defences.Row) []jsonActionRow {
 	out := make([]jsonActionRow, len(rows))
 	for i, r := range rows {
 		out[i] = jsonActionRow{Action: sanitize.Line(r.Action), Tool: sanitize.Line(r.Tool), Query: sanitize.Line(r.Query), Dispatched: r.Dispatched, Headline: r.Headline, Verdicts: map[string]jsonActVerdict{},

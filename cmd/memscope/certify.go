@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 
-	"github.com/memscope/memscope/jsonout"
-	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/internal/analyses/smsr"
+	"github.com/memscope/memscope/internal/present/jsonout"
 )
 
 const certifyUsage = "memscope certify [--m 20] [--k 5] [--n 5] [--t 1] [--target DELTA] [--json]"

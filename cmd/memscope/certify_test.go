@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/report"
+	"github.com/memscope/memscope/internal/report"
 )
 
 // The paper's check values through the command: delta 0.1035 at m=20, k=5,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/assemble"
 )
 
 // bracket is a coverage label as text outputs print it beside a value:
@@ -24,7 +24,7 @@ func writeCoverageNote[T any](w io.Writer, table string, rows []T, label func(T)
 	for _, r := range rows {
 		if l := label(r); l != "" && !seen[l] {
 			seen[l] = true
-			fmt.Fprintf(w, "  (%s)\n", inspect.UnsignedNote(table, l))
+			fmt.Fprintf(w, "  (%s)\n", assemble.UnsignedNote(table, l))
 		}
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/loader"
-	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/verify"
 )
@@ -116,7 +116,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		if *asJSON {
 			return exitUsage, usagef("--inspect and --json exclude each other")
 		}
-		return runDiffInspector(ctx, inspect.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k})
+		return runDiffInspector(ctx, assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k})
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	defer w.Flush()
@@ -157,7 +157,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if *asJSON {
 		fmt.Fprintf(w, "{\n  \"a\": %q,\n  \"b\": %q,\n  \"changes\": [", sanitize.Line(pos[0]), sanitize.Line(pos[1]))
 	}
-	res, err := inspect.DiffSnapshots(ctx, inspect.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}, emit)
+	res, err := assemble.DiffSnapshots(ctx, assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}, emit)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -239,7 +239,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 const maxInspectedChanges = 200000
 
 // diffData is the diff mode's view of a finished comparison.
-func diffData(o inspect.DiffOptions, res *inspect.DiffResult, changes []diff.RowChange, omitted int) tui.DiffData {
+func diffData(o assemble.DiffOptions, res *assemble.DiffResult, changes []diff.RowChange, omitted int) tui.DiffData {
 	d := tui.DiffData{A: o.A, B: o.B, Consistency: res.Consistency.Status, Detail: res.Consistency.Detail, Findings: res.Findings,
 		Changes: changes, Omitted: omitted}
 	for _, t := range loader.KeyedTables {
@@ -253,13 +253,13 @@ func diffData(o inspect.DiffOptions, res *inspect.DiffResult, changes []diff.Row
 	return d
 }
 
-func runDiffInspector(ctx context.Context, o inspect.DiffOptions) (int, error) {
+func runDiffInspector(ctx context.Context, o assemble.DiffOptions) (int, error) {
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return exitUsage, usagef("--inspect needs a terminal; use the text output or --json when piped")
 	}
 	var changes []diff.RowChange
 	omitted := 0
-	res, err := inspect.DiffSnapshots(ctx, o, func(c diff.RowChange) error {
+	res, err := assemble.DiffSnapshots(ctx, o, func(c diff.RowChange) error {
 		if len(changes) < maxInspectedChanges {
 			changes = append(changes, c)
 		} else {

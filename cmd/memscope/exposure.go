@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memscope/memscope/equimem"
-	"github.com/memscope/memscope/exposure"
-	"github.com/memscope/memscope/exposurecase"
-	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/jsonout"
-	"github.com/memscope/memscope/smsr"
+	"github.com/memscope/memscope/internal/analyses/equimem"
+	"github.com/memscope/memscope/internal/analyses/exposure"
+	"github.com/memscope/memscope/internal/analyses/smsr"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/exposurecase"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -66,7 +66,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *sel != "" {
 		opt.Selectors = strings.Split(*sel, ",")
 	}
-	s, err := ef.open(ctx, pos[0], inspect.Options{K: *k})
+	s, err := ef.open(ctx, pos[0], assemble.Options{K: *k})
 	if err != nil {
 		return exitUsage, err
 	}

@@ -13,9 +13,9 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/lineage"
-	"github.com/memscope/memscope/tlog"
 )
 
 // parseInterleaved parses flags that may come before or after positional
@@ -197,11 +197,11 @@ func (lf *lineageFlags) register(fs *flag.FlagSet, policyFlag string) {
 }
 
 // options checks the flags and returns them as inspect options.
-func (lf *lineageFlags) options() (inspect.Options, error) {
+func (lf *lineageFlags) options() (assemble.Options, error) {
 	if lf.tau < 0 || lf.tau > 1 {
-		return inspect.Options{}, usagef("--tau %v is outside [0, 1]", lf.tau)
+		return assemble.Options{}, usagef("--tau %v is outside [0, 1]", lf.tau)
 	}
-	opts := inspect.Options{Tau: lf.tau, FailClosed: lf.failClosed}
+	opts := assemble.Options{Tau: lf.tau, FailClosed: lf.failClosed}
 	var err error
 	opts.GatePolicy, err = readGatePolicy(lf.policyFlag, lf.gatePolicy)
 	return opts, err

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/stores"
-	"github.com/memscope/memscope/stores/storelineage"
-	"github.com/memscope/memscope/stores/storemodel"
+	"github.com/memscope/memscope/internal/analyses/storelineage"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 // jsonDeclaredWrite is one edge of a native graph store with the passages

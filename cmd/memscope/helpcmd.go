@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/tui"
 )
 

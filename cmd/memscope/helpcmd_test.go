@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
 // Asked-for help goes to stdout with exit 0; a mistake to stderr with 2.

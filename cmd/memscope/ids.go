@@ -3,14 +3,14 @@ package main
 import (
 	"iter"
 
-	"github.com/memscope/memscope/idform"
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/idform"
 )
 
 // The CLI takes every id form the inspector shows: the full id, a unique
 // prefix or tail, or the short form head…tail (package idform).
 
-func entryIDs(s *inspect.Session) iter.Seq[string] {
+func entryIDs(s *assemble.Session) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for i := range s.Entries {
 			if !yield(s.Entries[i].ID) {
@@ -20,7 +20,7 @@ func entryIDs(s *inspect.Session) iter.Seq[string] {
 	}
 }
 
-func writeIDs(s *inspect.Session) iter.Seq[string] {
+func writeIDs(s *assemble.Session) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for i := range s.WriteCount() {
 			if !yield(s.WriteID(i)) {
@@ -30,7 +30,7 @@ func writeIDs(s *inspect.Session) iter.Seq[string] {
 	}
 }
 
-func queryIDs(s *inspect.Session) iter.Seq[string] {
+func queryIDs(s *assemble.Session) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for _, q := range s.ReplayQueries() {
 			if !yield(q.ID) {

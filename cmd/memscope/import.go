@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/graphfile"
-	"github.com/memscope/memscope/importer"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/stores"
-	"github.com/memscope/memscope/stores/storeimport"
+	"github.com/memscope/memscope/internal/generators/graphfile"
+	"github.com/memscope/memscope/internal/generators/importer"
+	"github.com/memscope/memscope/internal/generators/storeimport"
+	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers"
 )
 
 const importUsage = "memscope import --nodes FILE --edges FILE [--queries FILE] --out DIR [--format csv|jsonl] [--seed N] [--writer PRINCIPAL]\n       memscope import --from hipporag|lightrag|graphrag PATH [--queries FILE] --out DIR [--seed N]"

@@ -9,10 +9,10 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/tui"
-	"github.com/memscope/memscope/tuisource"
+	"github.com/memscope/memscope/tui/tuisource"
 )
 
 const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE | --query-embeddings FILE] [--hmac-key FILE [--smsr-m 20 --smsr-k 5 --smsr-n 5]] [--plain] [--keys FILE]"
@@ -92,7 +92,7 @@ func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plai
 	if err != nil {
 		return nil, err
 	}
-	return tuisource.New(ctx, inspect.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers}, plain)
+	return tuisource.New(ctx, assemble.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
@@ -135,7 +135,7 @@ func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, p
 		if err != nil {
 			return nil, err
 		}
-		return tuisource.New(ctx, inspect.Options{Snapshot: vo.Snapshot, Log: vo.Log, LogKey: vo.LogKey, TrustRoots: vo.TrustRoots, HMACKey: vo.HMACKey, Title: name}, plain)
+		return tuisource.New(ctx, assemble.Options{Snapshot: vo.Snapshot, Log: vo.Log, LogKey: vo.LogKey, TrustRoots: vo.TrustRoots, HMACKey: vo.HMACKey, Title: name}, plain)
 	}
 	return onTerminal(func() error { return tui.RunPicker(list, open, opts) })
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/memscope/memscope/jsonout"
+	"github.com/memscope/memscope/internal/present/jsonout"
 )
 
 // writeJSON prints v with memscope's one JSON encoder (package jsonout).

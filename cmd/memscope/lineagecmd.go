@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/idform"
+	"github.com/memscope/memscope/internal/present/idform"
 	"io"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
-	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -83,7 +83,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		if err != nil {
 			return exitUsage, err
 		}
-		status := lineageStatus(inspect.LineageFindings(sum))
+		status := lineageStatus(assemble.LineageFindings(sum))
 		if *asJSON {
 			return status, writeJSON(stdout, sum)
 		}
@@ -108,7 +108,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		_, err := io.WriteString(stdout, view.DOT)
 		return exitOK, err
 	case *svg != "":
-		if err := inspect.RenderSVG(ctx, view.DOT, *svg); err != nil {
+		if err := assemble.RenderSVG(ctx, view.DOT, *svg); err != nil {
 			return exitUsage, err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *svg)
@@ -130,7 +130,7 @@ func lineageStatus(fs []finding.Finding) int {
 	return exitOK
 }
 
-func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
+func writeLineageSummary(w io.Writer, s *assemble.LineageSummary) {
 	mode := "fail-open"
 	if s.FailClosed {
 		mode = "fail-closed"
@@ -149,7 +149,7 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 		fmt.Fprintf(w, "  %s  recorded %s, recomputed %s\n", sanitize.Line(l.Entry), l.Recorded, l.Recomputed)
 	}
 	fmt.Fprintf(w, "\ngate audit: %d action(s), %d dispatched that the gate would have refused\n", len(s.Gate), len(s.RefusedActions))
-	writeCoverageNote(w, "actions", s.Gate, func(g inspect.GateRow) string { return g.Coverage })
+	writeCoverageNote(w, "actions", s.Gate, func(g assemble.GateRow) string { return g.Coverage })
 	for _, g := range s.Gate {
 		mark := "  "
 		if g.ShouldHaveRefused {
@@ -183,7 +183,7 @@ func writeLineageSummary(w io.Writer, s *inspect.LineageSummary) {
 	}
 }
 
-func writeEntryLineage(w io.Writer, v *inspect.EntryLineageView) {
+func writeEntryLineage(w io.Writer, v *assemble.EntryLineageView) {
 	e := v.Explanation
 	fmt.Fprintf(w, "entry %s  recorded %s, recomputed %s at tau %g\n", sanitize.Line(e.Entry), e.Recorded, e.Recomputed, e.Tau)
 	if v.Session != "" {
@@ -227,7 +227,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 		return exitUsage, usagef("usage: memscope lineage sweep SNAPSHOT [--json]")
 	}
 	var ef evidenceFlags
-	s, err := ef.open(ctx, pos[0], inspect.Options{})
+	s, err := ef.open(ctx, pos[0], assemble.Options{})
 	if err != nil {
 		return exitUsage, err
 	}

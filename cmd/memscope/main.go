@@ -8,7 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"io"
 	"os"
 	"os/signal"

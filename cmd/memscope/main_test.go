@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
 
 	"github.com/memscope/memscope/internal/evidencetest"
 )

@@ -10,17 +10,17 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/graphfile"
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/analyses/storereplay"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/generators/graphfile"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/hipporag"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/stores"
-	"github.com/memscope/memscope/stores/hipporag"
-	"github.com/memscope/memscope/stores/storemodel"
-	"github.com/memscope/memscope/stores/storereplay"
 	"github.com/memscope/memscope/tui"
-	"github.com/memscope/memscope/tuisource"
+	"github.com/memscope/memscope/tui/tuisource"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -298,7 +298,7 @@ func whatIfRow(ctx context.Context, rp *replay.Replayer, q replay.Query, removed
 // --queries file, not from the evidence, and say so.
 func nativeCoverage(table, _ string) string {
 	if table == verify.TableQueries {
-		return inspect.LabelUserInput
+		return assemble.LabelUserInput
 	}
 	return verify.LabelUnsigned
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/stores"
-	"github.com/memscope/memscope/stores/mem0db"
-	"github.com/memscope/memscope/stores/storemodel"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 type jsonVersion struct {

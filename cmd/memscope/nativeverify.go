@@ -8,13 +8,13 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/smsr"
-	"github.com/memscope/memscope/stores"
-	"github.com/memscope/memscope/stores/mem0db"
-	"github.com/memscope/memscope/stores/smsrdb"
-	"github.com/memscope/memscope/stores/storemodel"
-	"github.com/memscope/memscope/textscan"
+	"github.com/memscope/memscope/internal/analyses/smsr"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/textscan"
+	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/smsrdb"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 // certFlags are SMSR's certificate parameters (the SMSR paper's defaults,

@@ -3,18 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/idform"
+	"github.com/memscope/memscope/internal/present/idform"
 	"io"
 	"math"
 	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/analyses/timeline"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/timeline"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -109,7 +109,7 @@ type jsonRow struct {
 	Actions []jsonActionRow `json:"actions,omitempty"`
 }
 
-// coverageOf answers a row's coverage label (inspect.Session.Coverage, or
+// coverageOf answers a row's coverage label (assemble.Session.Coverage, or
 // "unsigned" for everything a native store declares).
 type coverageOf func(table, id string) string
 
@@ -217,7 +217,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if light {
 		open = ef.openSmall
 	}
-	s, err := open(ctx, pos[0], inspect.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
+	s, err := open(ctx, pos[0], assemble.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
@@ -264,14 +264,14 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
 	}
 	var cut *timeline.Cut
-	var ran []inspect.AsRanRow
+	var ran []assemble.AsRanRow
 	if *asOf == "" {
 		// Each query is replayed as it ran once, for the recorded check
 		// and for its as-ran columns.
-		if ran, err = inspect.ReplayAsRan(ctx, tr, qs, func(i int) bool { return rows[i].Err == nil }); err != nil {
+		if ran, err = assemble.ReplayAsRan(ctx, tr, qs, func(i int) bool { return rows[i].Err == nil }); err != nil {
 			return exitUsage, err
 		}
-		inspect.ApplyAsRan(qs, rows, ran)
+		assemble.ApplyAsRan(qs, rows, ran)
 	}
 	if *asOf != "" {
 		c, err := parseMoment(tr.Timeline(), *asOf)
@@ -380,7 +380,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 // (an IFC-blind divergence), as verify does for its errors; the findings
 // are the ones the inspector lists.
 func replayStatus(rows []replay.Row) int {
-	for _, f := range inspect.ReplayFindings(rows) {
+	for _, f := range assemble.ReplayFindings(rows) {
 		if f.Severity == finding.SevError {
 			return exitFindings
 		}
@@ -446,7 +446,7 @@ func itemsCoverage(lists ...[]jsonItem) string {
 func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 	fmt.Fprintf(w, "\nquery %s%s: %s\n", j.Query, bracket(j.Coverage), j.Text)
 	if j.Coverage != "" {
-		fmt.Fprintf(w, "  (%s)\n", inspect.UnsignedNote("this query row", j.Coverage))
+		fmt.Fprintf(w, "  (%s)\n", assemble.UnsignedNote("this query row", j.Coverage))
 	}
 	fmt.Fprintf(w, "class %s", j.Class)
 	if j.IFCBlind {
@@ -472,7 +472,7 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clip(a.Node, 34), a.Score, clip(g.Node, 34), g.Score, change)
 	}
 	if l := itemsCoverage(j.TopKG, j.TopKAuth); l != "" {
-		fmt.Fprintf(w, "  (%s: which entry each passage is, and so whether it is authenticated)\n", inspect.UnsignedNote("nodes", l))
+		fmt.Fprintf(w, "  (%s: which entry each passage is, and so whether it is authenticated)\n", assemble.UnsignedNote("nodes", l))
 	}
 	if len(j.Culprits) > 0 {
 		minimal := "yes"

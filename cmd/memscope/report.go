@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memscope/memscope/internal/report"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/report"
 )
 
 const reportUsage = "memscope report SNAPSHOT --log DIR|URL [anchors] [--tau T] [--fail-closed] [--gate-policy FILE] [--label-policy NAME] [--k N] [--damping D] [--title TEXT] [--date RFC3339|none] --out FILE.html [--json FILE]"

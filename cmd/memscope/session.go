@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // evidenceFlags are shared by the commands that analyse a snapshot.
@@ -22,7 +22,7 @@ func (e *evidenceFlags) register(fs *flag.FlagSet) {
 }
 
 // open loads a snapshot for analysis with the given options filled in.
-func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.Options) (*inspect.Session, error) {
+func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts assemble.Options) (*assemble.Session, error) {
 	s, err := e.openSmall(ctx, snapshot, opts)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts inspect.
 
 // openSmall opens a snapshot and reads its small tables, without loading
 // the entries (replay's provenance pass reads only those it needs).
-func (e *evidenceFlags) openSmall(ctx context.Context, snapshot string, opts inspect.Options) (*inspect.Session, error) {
+func (e *evidenceFlags) openSmall(ctx context.Context, snapshot string, opts assemble.Options) (*assemble.Session, error) {
 	an, err := e.resolve()
 	if err != nil {
 		return nil, err
@@ -44,13 +44,13 @@ func (e *evidenceFlags) openSmall(ctx context.Context, snapshot string, opts ins
 	opts.Snapshot, opts.Log = snapshot, e.log
 	opts.DeferEntries = true // the CLI reads Entries only after Load
 	opts.LogKey, opts.TrustRoots, opts.HMACKey, opts.LogOptions = an.LogKey, an.Roots, an.HMAC, an.Log
-	return inspect.Open(ctx, opts)
+	return assemble.Open(ctx, opts)
 }
 
 // warnLoadIssues prints what could not be read (refused tables, malformed
 // rows) on stderr, sanitised, so that a partial analysis never looks like a
 // complete one; it returns exitFindings when there was any, else code.
-func warnLoadIssues(stderr io.Writer, s *inspect.Session, code int) int {
+func warnLoadIssues(stderr io.Writer, s *assemble.Session, code int) int {
 	for _, issue := range s.LoadIssues {
 		fmt.Fprintf(stderr, "memscope: warning: not analysed: %s\n", sanitize.Line(issue))
 	}

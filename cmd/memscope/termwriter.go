@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"io"
 
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // termWriter is the last line of defence between evidence and a terminal:

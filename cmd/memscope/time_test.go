@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/inspect"
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/tui"
 )
 
@@ -91,9 +91,9 @@ func TestDiffModeOpensOnDifferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := inspect.DiffOptions{A: filepath.Join(dir, m.Phases[2].Snapshot), B: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
+	o := assemble.DiffOptions{A: filepath.Join(dir, m.Phases[2].Snapshot), B: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
 	var changes []diff.RowChange
-	res, err := inspect.DiffSnapshots(context.Background(), o, func(c diff.RowChange) error {
+	res, err := assemble.DiffSnapshots(context.Background(), o, func(c diff.RowChange) error {
 		changes = append(changes, c)
 		return nil
 	})

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/analyses/timeline"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/timeline"
 )
 
 const timelineUsage = "memscope timeline SNAPSHOT [--log DIR|URL [anchors]] [--from T] [--to T] [--principal P] [--json]"
@@ -95,7 +95,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	f.Principal = *principal
-	s, err := ef.open(ctx, pos[0], inspect.Options{})
+	s, err := ef.open(ctx, pos[0], assemble.Options{})
 	if err != nil {
 		return exitUsage, err
 	}

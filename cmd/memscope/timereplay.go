@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/analyses/timeline"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/sanitize"
-	"github.com/memscope/memscope/timeline"
 )
 
 // jsonAsRan is a query replayed on the graph as it stood when it ran.
@@ -118,7 +118,7 @@ func parseMoment(tl *timeline.Timeline, s string) (timeline.Cut, error) {
 }
 
 // asRanJSON describes a query replayed as it ran.
-func asRanJSON(ran inspect.AsRanRow, cov coverageOf) (*jsonAsRan, error) {
+func asRanJSON(ran assemble.AsRanRow, cov coverageOf) (*jsonAsRan, error) {
 	row, cut, err := ran.Row, ran.Cut, ran.Err
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func asRanJSON(ran inspect.AsRanRow, cov coverageOf) (*jsonAsRan, error) {
 	return j, nil
 }
 
-func firstFlip(ctx context.Context, s *inspect.Session, tr *timeline.Replay, q replay.Query, now replay.Row, scan bool) (*jsonFlip, error) {
+func firstFlip(ctx context.Context, s *assemble.Session, tr *timeline.Replay, q replay.Query, now replay.Row, scan bool) (*jsonFlip, error) {
 	f, err := tr.FirstFlip(ctx, q, timeline.FlipOptions{Scan: scan, Queries: s.ReplayQueries(), EntryOf: s.PassageEntries(), Now: &now})
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ type jsonBlast struct {
 	Solves  int64        `json:"solves"`
 }
 
-func blastJSON(target string, b *inspect.Blast) jsonBlast {
+func blastJSON(target string, b *assemble.Blast) jsonBlast {
 	j := jsonBlast{Target: target, Writes: orEmpty(b.Writes), Queries: []jsonImpact{}, Actions: orEmpty(b.Actions), Entries: orEmpty(b.Entries), Derived: orEmpty(b.Derived), Solves: b.Solves}
 	for _, q := range b.Queries {
 		j.Queries = append(j.Queries, jsonImpact{Query: q.Query, Without: q.Without, With: q.With, Brought: orEmpty(q.Brought)})
@@ -226,8 +226,8 @@ type jsonCompromise struct {
 		Now    string `json:"now"`
 		Assume string `json:"assumed"`
 	} `json:"labels_changed"`
-	Verdicts []inspect.VerdictChange `json:"verdicts_changed"`
-	Classes  []inspect.ClassChange   `json:"replay_classes_changed"`
+	Verdicts []assemble.VerdictChange `json:"verdicts_changed"`
+	Classes  []assemble.ClassChange   `json:"replay_classes_changed"`
 }
 
 // parseAssume reads P@T (T: RFC 3339 or ns; omitted: from the start).
@@ -243,14 +243,14 @@ func parseAssume(s string) (string, int64, error) {
 	return p, ts, err
 }
 
-func compromiseJSON(c *inspect.Compromise) jsonCompromise {
+func compromiseJSON(c *assemble.Compromise) jsonCompromise {
 	j := jsonCompromise{Principal: c.Principal, From: formatWhen(c.From), Entries: len(c.Entries), Writes: len(c.Writes),
 		Verdicts: c.Verdicts, Classes: c.Classes}
 	if j.Verdicts == nil {
-		j.Verdicts = []inspect.VerdictChange{}
+		j.Verdicts = []assemble.VerdictChange{}
 	}
 	if j.Classes == nil {
-		j.Classes = []inspect.ClassChange{}
+		j.Classes = []assemble.ClassChange{}
 	}
 	j.Labels = make([]struct {
 		Entry  string `json:"entry"`
@@ -288,7 +288,7 @@ func writeCompromise(w io.Writer, j jsonCompromise) {
 const maxListed = 50
 
 // runTimeQuestion answers --blast and --assume-compromised.
-func runTimeQuestion(ctx context.Context, s *inspect.Session, rp *replay.Replayer, tr *timeline.Replay, blast, from, assume string, asJSON bool, w io.Writer) (int, error) {
+func runTimeQuestion(ctx context.Context, s *assemble.Session, rp *replay.Replayer, tr *timeline.Replay, blast, from, assume string, asJSON bool, w io.Writer) (int, error) {
 	var out struct {
 		Blast      *jsonBlast      `json:"blast,omitempty"`
 		Compromise *jsonCompromise `json:"assume_compromised,omitempty"`
@@ -313,7 +313,7 @@ func runTimeQuestion(ctx context.Context, s *inspect.Session, rp *replay.Replaye
 		if err != nil {
 			return exitUsage, err
 		}
-		c, err := s.AssumeCompromised(ctx, rp, tr.Timeline(), p, t, inspect.DefaultTau)
+		c, err := s.AssumeCompromised(ctx, rp, tr.Timeline(), p, t, assemble.DefaultTau)
 		if err != nil {
 			return exitUsage, err
 		}

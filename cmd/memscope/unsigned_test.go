@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/inspect"
+	"github.com/memscope/memscope/internal/assemble"
 	_ "modernc.org/sqlite"
 )
 
@@ -222,7 +222,7 @@ func TestNativeReplayLabelsUnsigned(t *testing.T) {
 	}
 	labels := map[string]int{}
 	coverageValues(doc, labels)
-	if labels["unsigned"] == 0 || labels[inspect.LabelUserInput] == 0 || len(labels) != 2 {
+	if labels["unsigned"] == 0 || labels[assemble.LabelUserInput] == 0 || len(labels) != 2 {
 		t.Errorf("native replay labels %v", labels)
 	}
 	_, text, _ := runCmd("replay", store, "--queries", queries)

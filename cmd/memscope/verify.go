@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memscope/memscope/finding"
-	"github.com/memscope/memscope/sanitize"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/verify"
 )
 

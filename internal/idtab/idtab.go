@@ -9,7 +9,7 @@ package idtab
 import (
 	"hash/maphash"
 
-	"github.com/memscope/memscope/record"
+	"github.com/memscope/memscope/evidence/record"
 )
 
 // Table is a list of ids in the order added. It is not safe for

@@ -13,12 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memscope/memscope/defences"
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/finding"
+	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/sanitize"
 	"github.com/memscope/memscope/tui"
 )
 

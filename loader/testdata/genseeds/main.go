@@ -17,7 +17,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/memscope/memscope/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
 func main() {

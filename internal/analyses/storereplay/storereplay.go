@@ -1,0 +1,123 @@
+// Package storereplay replays a native store's graph selection on G and
+// G_auth. The store has no signatures, so an edge's label comes from the
+// store's own fields alone: a write is kept in G_auth when the store names
+// at least one source passage for it and every source is a passage the
+// store itself lists. Everything else (synonym edges, edges nothing in the
+// store explains) is a no-source write and leaves G_auth. Every label is
+// marked declared: nothing here is verified.
+package storereplay
+
+import (
+	"fmt"
+
+	"github.com/memscope/memscope/internal/generators/graphfile"
+	"github.com/memscope/memscope/internal/readers/hipporag"
+	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/replay"
+)
+
+// Rules that decide a native store's edge labels.
+const (
+	RuleSourced      = "sourced by the store's own fields (unsigned)"
+	RuleNoSource     = "no-source write"
+	RuleSourceUnlist = "source is not a passage the store lists"
+	PolicyName       = "store-declared"
+)
+
+// Policy labels edges from the sources the store declares.
+type Policy struct{ listed map[string]bool }
+
+// Name implements replay.LabelPolicy.
+func (Policy) Name() string { return PolicyName }
+
+// Label implements replay.LabelPolicy.
+func (p Policy) Label(e replay.Edge) replay.EdgeLabel {
+	if len(e.Prov.Sources) == 0 {
+		return replay.EdgeLabel{Rule: RuleNoSource, Failed: []string{RuleNoSource}, Declared: true}
+	}
+	for _, s := range e.Prov.Sources {
+		if !p.listed[s] {
+			return replay.EdgeLabel{Rule: RuleSourceUnlist, Failed: []string{RuleSourceUnlist}, Declared: true}
+		}
+	}
+	return replay.EdgeLabel{Authenticated: true, Rule: RuleSourced, Declared: true}
+}
+
+// Writer is the writer every native write is attributed to: the store
+// itself (it records no per-write principal).
+func Writer(f storemodel.Format) string { return "store:" + string(f) }
+
+// Graph builds the replay graph and the label policy of a store. Passages
+// the store lists are the authenticated items (as declared).
+func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
+	nodes := make([]replay.Node, len(st.Nodes))
+	pol := Policy{listed: map[string]bool{}}
+	for i, n := range st.Nodes {
+		nodes[i] = replay.Node{ID: n.ID, Kind: n.Kind, Label: n.Label, Authenticated: n.Kind == storemodel.KindPassage && n.Listed}
+		if nodes[i].Authenticated {
+			pol.listed[n.ID] = true
+		}
+	}
+	edges := make([]replay.Edge, len(st.Edges))
+	declared := make([]bool, len(st.Edges)) // one allocation, not one per edge
+	w := Writer(st.Format)
+	for i, e := range st.Edges {
+		declared[i] = len(e.Sources) > 0
+		edges[i] = replay.Edge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight,
+			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: &declared[i]}}
+	}
+	g, err := replay.NewGraph(nodes, edges, replay.DropSelfLoops)
+	if err != nil {
+		return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
+	}
+	return g, pol, nil
+}
+
+// Queries turns queries read from a --queries file into replay queries,
+// checking that every id they name is a node of the store.
+func Queries(g *replay.Graph, file string, qs []graphfile.Query) ([]replay.Query, error) {
+	out := make([]replay.Query, 0, len(qs))
+	for _, q := range qs {
+		for id := range q.Reset {
+			if _, ok := g.NodeIndex(id); !ok {
+				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "reset", Err: fmt.Errorf("node %q is not in the store", graphfile.Short(id))}
+			}
+		}
+		for _, id := range q.Selected {
+			if _, ok := g.NodeIndex(id); !ok {
+				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "selected", Err: fmt.Errorf("node %q is not in the store", graphfile.Short(id))}
+			}
+		}
+		for id := range q.Dense {
+			if _, ok := g.NodeIndex(id); !ok {
+				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "dense", Err: fmt.Errorf("node %q is not in the store", graphfile.Short(id))}
+			}
+		}
+		out = append(out, replay.Query{ID: q.ID, Text: q.Text, Reset: q.Reset, K: q.K, Recorded: q.Selected, DenseScores: q.Dense})
+	}
+	return out, nil
+}
+
+// Note says what a native replay is, per format: HippoRAG 2's own
+// selection, or a what-if of it over another system's graph.
+func Note(f storemodel.Format) string {
+	if f == storemodel.HippoRAG {
+		return "HippoRAG 2's own selection (PPR, damping 0.5, prpack semantics) on G and on G_auth; the LLM recognition filter that picks the seed facts is not reproduced: seeds come from --queries (reset vectors, or query embeddings scored against the stored fact and passage embeddings)"
+	}
+	return "a what-if: HippoRAG 2's selector (PPR over passages joined to their entities) run over this store's graph, which its own system does not retrieve with"
+}
+
+// EmbeddedQueries turns HippoRAG 2 query embeddings into replay queries:
+// each reset vector is built by r as HippoRAG 2's retrieve() builds it
+// (hipporag.NotReproduced says what it leaves out).
+func EmbeddedQueries(r *hipporag.Retrieval, file string, qs []hipporag.QueryEmbedding) ([]replay.Query, error) {
+	out := make([]replay.Query, 0, len(qs))
+	for _, q := range qs {
+		reset, _, err := r.Reset(q)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", file, q.Line, err)
+		}
+		out = append(out, replay.Query{ID: q.ID, Text: q.Text, Reset: reset, K: q.K})
+	}
+	return out, nil
+}

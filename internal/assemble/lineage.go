@@ -1,0 +1,267 @@
+package assemble
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/verify"
+)
+
+// LaunderingRow is one laundering finding: recorded trust safer than the
+// trust the entry's lineage gives.
+type LaunderingRow struct {
+	Entry      string `json:"entry"`
+	Recorded   string `json:"recorded"`
+	Recomputed string `json:"recomputed"`
+}
+
+// RefusedAction is a dispatched action the gate would have refused.
+type RefusedAction struct {
+	Action  string   `json:"action"`
+	Tool    string   `json:"tool"`
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+	// Coverage is "unsigned" (or "not checked") when no signature covers
+	// the action row: the action itself is then a claim.
+	Coverage string `json:"coverage,omitempty"`
+}
+
+// LineageSummary is the store-wide lineage result at one tau.
+type LineageSummary struct {
+	Tau        float64 `json:"tau"`
+	FailClosed bool    `json:"fail_closed"`
+	// Verified: base labels come from verification (an entry that failed
+	// it is External); false means from writer names only, not verified.
+	Verified       bool              `json:"verified"`
+	Entries        int               `json:"entries"`
+	Counts         map[string]int    `json:"counts"` // recomputed label -> entries
+	Laundering     []LaunderingRow   `json:"laundering"`
+	RefusedActions []RefusedAction   `json:"refused_actions"`
+	Gate           []GateRow         `json:"gate"`
+	Findings       []finding.Finding `json:"findings"`
+	labels         []lineage.Trust
+}
+
+// GateRow is the recomputed gate verdict of one recorded action.
+type GateRow struct {
+	Action            string `json:"action"`
+	Tool              string `json:"tool"`
+	Sensitive         bool   `json:"sensitive"`
+	Verdict           string `json:"verdict"`
+	Dispatched        bool   `json:"dispatched"`
+	ShouldHaveRefused bool   `json:"should_have_refused"`
+	Reason            string `json:"reason"`
+	Coverage          string `json:"coverage,omitempty"` // as RefusedAction.Coverage
+}
+
+func (s *Session) propagateOptions(tau float64, failClosed bool) lineage.Options {
+	return lineage.Options{Tau: tau, FailClosed: failClosed}
+}
+
+// Labels recomputes every entry's trust at tau (indexed like Entries).
+func (s *Session) Labels(tau float64, failClosed bool) ([]lineage.Trust, error) {
+	if err := s.needLoaded(); err != nil {
+		return nil, err
+	}
+	s.linMu.Lock()
+	defer s.linMu.Unlock()
+	if rep := s.Report(); rep != nil && !s.resolved {
+		s.Lineage.Resolve(unverifiedEntries(rep), s.lawfulGhosts(rep))
+		s.resolved = true
+	}
+	return s.Lineage.Propagate(s.propagateOptions(tau, failClosed))
+}
+
+// Verified reports whether lineage labels include verification (Verify
+// has run and its report fed the lineage graph); before that, base labels
+// come from writer names only.
+func (s *Session) Verified() bool {
+	s.linMu.Lock()
+	defer s.linMu.Unlock()
+	return s.resolved
+}
+
+// unverifiedEntries lists the entries whose record failed verification.
+func unverifiedEntries(rep *verify.Report) map[string]string {
+	out := map[string]string{}
+	for id := range rep.EntryStatus {
+		if why := VerificationFailure(rep, id); why != "" {
+			out[id] = why
+		}
+	}
+	return out
+}
+
+// lawfulGhosts are the tombstoned entries whose tombstone verified: only a
+// signed, registered, logged deletion keeps the deleted entry's place.
+func (s *Session) lawfulGhosts(rep *verify.Report) map[string]lineage.Ghost {
+	badTomb := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Severity == finding.SevError && strings.HasPrefix(f.Subject, "tombstone ") {
+			badTomb[strings.TrimPrefix(f.Subject, "tombstone ")] = true
+		}
+	}
+	out := map[string]lineage.Ghost{}
+	for _, t := range s.TombstoneRecs {
+		if !badTomb[t.Target] {
+			out[t.Target] = t.Ghost
+		}
+	}
+	return out
+}
+
+// GateAudit recomputes the gate verdict of every recorded action.
+func (s *Session) GateAudit(labels []lineage.Trust) ([]lineage.GateResult, error) {
+	return s.Lineage.AuditGate(s.lineageActions(), labels, s.Opts.GatePolicy)
+}
+
+// LineageSummary recomputes labels at tau and reports laundering and the
+// gate audit.
+func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary, error) {
+	labels, err := s.Labels(tau, failClosed)
+	if err != nil {
+		return nil, err
+	}
+	sum := &LineageSummary{Tau: tau, FailClosed: failClosed, Verified: s.Verified(), Entries: len(labels), Counts: map[string]int{},
+		Laundering: []LaunderingRow{}, RefusedActions: []RefusedAction{}, Gate: []GateRow{}, labels: labels}
+	for t := lineage.Trusted; t <= lineage.External; t++ {
+		sum.Counts[t.String()] = 0
+	}
+	for _, l := range labels {
+		sum.Counts[l.String()]++
+	}
+	for _, l := range s.Lineage.Laundering(labels) {
+		sum.Laundering = append(sum.Laundering, LaunderingRow{Entry: l.Entry, Recorded: l.Recorded.String(), Recomputed: l.Recomputed.String()})
+	}
+	gate, err := s.GateAudit(labels)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gate {
+		sum.Gate = append(sum.Gate, GateRow{Action: g.Action, Tool: g.Tool, Sensitive: g.Sensitive, Verdict: g.Verdict.String(),
+			Dispatched: g.Dispatched, ShouldHaveRefused: g.ShouldHaveRefused, Reason: g.Reason, Coverage: s.Coverage(verify.TableActions, g.Action)})
+		if !g.ShouldHaveRefused {
+			continue
+		}
+		ra := RefusedAction{Action: g.Action, Tool: g.Tool, Verdict: g.Verdict.String(), Reasons: []string{g.Reason}, Coverage: s.Coverage(verify.TableActions, g.Action)}
+		for _, e := range g.Entries {
+			switch {
+			case !e.Known:
+				ra.Reasons = append(ra.Reasons, fmt.Sprintf("justifying entry %s is not in the store", e.ID))
+			case e.Recomputed.IsUntrusted():
+				ra.Reasons = append(ra.Reasons, fmt.Sprintf("justifying entry %s is %s (recorded %s)", e.ID, e.Recomputed, e.Recorded))
+			}
+		}
+		sum.RefusedActions = append(sum.RefusedActions, ra)
+	}
+	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
+	return sum, nil
+}
+
+// SweepChains finds the sleeper chains of the store: an External root with
+// no parents, followed down while each entry has exactly one child whose
+// only parent it is. The schedule is read off the weights: all 1.0 is
+// Coarse, 0.9 * 0.7^(k-1) is the judge schedule, anything else "recorded".
+func (s *Session) SweepChains() ([]lineage.Chain, error) {
+	if err := s.needLoaded(); err != nil {
+		return nil, err
+	}
+	g := s.Lineage
+	var chains []lineage.Chain
+	for i := 0; i < g.Len(); i++ {
+		if g.Writer(i) != lineage.WriterExternal || len(g.Parents(i)) != 0 {
+			continue
+		}
+		ch := lineage.Chain{Entries: []lineage.Entry{s.lineageEntry(i)}}
+		var weights []float64
+		cur := i
+		for {
+			kids := g.Children(cur)
+			if len(kids) != 1 || len(g.Parents(kids[0].Node)) != 1 {
+				break
+			}
+			next := kids[0].Node
+			weights = append(weights, kids[0].Weight)
+			ch.Entries = append(ch.Entries, s.lineageEntry(next))
+			cur = next
+		}
+		if len(weights) == 0 {
+			continue
+		}
+		ch.Schedule = scheduleOf(weights)
+		chains = append(chains, ch)
+	}
+	sort.SliceStable(chains, func(a, b int) bool {
+		if chains[a].Schedule != chains[b].Schedule {
+			return chains[a].Schedule < chains[b].Schedule
+		}
+		return len(chains[a].Entries) < len(chains[b].Entries)
+	})
+	return chains, nil
+}
+
+func scheduleOf(w []float64) lineage.Schedule {
+	coarse, judge := true, true
+	for k, x := range w {
+		if x != 1 {
+			coarse = false
+		}
+		if w, _ := lineage.ScheduleJudge.Weight(k + 1); math.Abs(x-w) > 1e-12 {
+			judge = false
+		}
+	}
+	switch {
+	case coarse:
+		return lineage.ScheduleCoarse
+	case judge:
+		return lineage.ScheduleJudge
+	}
+	return lineage.Schedule("recorded")
+}
+
+// lineageEntry rebuilds the lineage view of entry i from the graph.
+func (s *Session) lineageEntry(i int) lineage.Entry {
+	g := s.Lineage
+	e := lineage.Entry{ID: g.ID(i), Writer: s.Entries[s.RowOf(i)].Writer, Recorded: g.Recorded(i)}
+	for _, p := range g.Parents(i) {
+		e.Parents = append(e.Parents, g.ID(p.Node))
+		e.Weights = append(e.Weights, p.Weight)
+	}
+	// Parents outside the store still count (tombstoned or missing).
+	ids, ws := g.MissingParents(i)
+	e.Parents, e.Weights = append(e.Parents, ids...), append(e.Weights, ws...)
+	return e
+}
+
+// SweepRow is one cell of the tau x K table, as printed and as JSON.
+type SweepRow struct {
+	Schedule   string  `json:"schedule"`
+	Tau        float64 `json:"tau"`
+	K          int     `json:"k"`
+	Propagated bool    `json:"propagated"`
+	Tip        string  `json:"tip"`
+}
+
+// Sweep runs the tau x K sweep over the store's sleeper chains.
+func (s *Session) Sweep() ([]SweepRow, []lineage.SweepRow, error) {
+	chains, err := s.SweepChains()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(chains) == 0 {
+		return nil, nil, fmt.Errorf("no sleeper chains in %s (an External root followed by single-parent derivations)", s.Opts.Snapshot)
+	}
+	rows, err := lineage.Sweep(chains, lineage.SweepTaus)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]SweepRow, len(rows))
+	for i, r := range rows {
+		out[i] = SweepRow{Schedule: string(r.Schedule), Tau: r.Tau, K: r.K, Propagated: r.Propagated, Tip: r.Tip}
+	}
+	return out, rows, nil
+}

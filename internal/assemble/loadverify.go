@@ -1,0 +1,253 @@
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/verify"
+)
+
+// entryLoader fills a Session's entry rows and lineage graph from a stream
+// of decoded entry rows (Load's own read, or verification's through
+// verify.Options.OnEntry), publishing them as they arrive.
+type entryLoader struct {
+	s        *Session
+	entries  []Entry
+	lin      *lineage.Builder
+	writers  map[string]string // intern: a million rows share a few writers
+	ids      idText
+	progress func(done, total int)
+	onEntry  []func(i int, e *Entry)
+	next     int // publish when this many rows are in
+	// pos is the position in the current stream: a stream that starts
+	// again (after preload, or after a verification that stopped) skips
+	// the rows already held, each of which must be the same row again.
+	pos int
+}
+
+func (s *Session) newEntryLoader(progress func(done, total int), onEntry []func(i int, e *Entry)) *entryLoader {
+	// The array is sized by the estimate (exact on a writer's store) and
+	// grows past it only on a store whose seqs are not distinct.
+	return &entryLoader{s: s, entries: make([]Entry, 0, s.EntryTotal()), lin: lineage.NewBuilder(s.EntryTotal()),
+		writers: map[string]string{}, progress: progress, onEntry: onEntry, next: 64}
+}
+
+func (l *entryLoader) intern(w string) string {
+	if v, ok := l.writers[w]; ok {
+		return v
+	}
+	l.writers[w] = w
+	return w
+}
+
+// restart begins another stream of the same rows.
+func (l *entryLoader) restart() { l.pos = 0 }
+
+// add takes the next row of the stream.
+func (l *entryLoader) add(r *loader.EntryRow) error {
+	if l.pos < len(l.entries) {
+		// Held already: the same table read again must give the same row.
+		if e := &l.entries[l.pos]; e.ID != r.EID || l.s.seqOf(l.pos) != r.Seq {
+			return fmt.Errorf("%s: entry row %d changed while it was being read (seq %d id %s, then seq %d id %s)",
+				l.s.Opts.Snapshot, l.pos, l.s.seqOf(l.pos), e.ID, r.Seq, r.EID)
+		}
+		l.pos++
+		return nil
+	}
+	l.pos++
+	s := l.s
+	// The signed bytes are the truth: lineage reads the record.
+	l.entries = append(l.entries, entryOf(r, l.intern))
+	n := len(l.entries) - 1
+	e := &l.entries[n]
+	e.ID = l.ids.hold(e.ID)
+	s.noteSeq(n, r.Seq)
+	addLineage(l.lin, r, e.Writer)
+	for _, f := range l.onEntry {
+		f(n, e)
+	}
+	if s.Opts.LazyContent {
+		e.Content = ""
+	}
+	// The first screenful is published at once, then every 4096 rows.
+	if n+1 >= l.next {
+		l.next += 4096
+		l.publish()
+		if l.progress != nil {
+			l.progress(n+1, max(s.EntryTotal(), n+1))
+		}
+	}
+	return nil
+}
+
+// idText holds the entry ids' text in 64 KiB blocks: a million 36-byte
+// ids are then a few hundred allocations of their exact size instead of a
+// million of 48 bytes each (12 MB less held at 1M entries, and a million
+// fewer objects for the collector).
+type idText struct{ block []byte }
+
+func (t *idText) hold(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > cap(t.block)-len(t.block) {
+		t.block = make([]byte, 0, max(64<<10, len(s)))
+	}
+	off := len(t.block)
+	t.block = append(t.block, s...)
+	// The bytes are written once, here, and never changed afterwards.
+	return unsafe.String(&t.block[off], len(s))
+}
+
+func (l *entryLoader) publish() {
+	// The header first: a reader below the count sees a slice that holds
+	// its row.
+	p := l.entries
+	l.s.partial.Store(&p)
+	l.s.loaded.Store(int64(len(l.entries)))
+}
+
+// finish publishes the whole array and the lineage graph.
+func (l *entryLoader) finish() {
+	s := l.s
+	entries := l.entries
+	n := len(entries)
+	l.publish()
+	g := l.lin.Graph()
+	rowOf := make([]int32, g.Len())
+	for row := range entries {
+		if j, ok := g.Index(entries[row].ID); ok {
+			rowOf[j] = int32(row)
+		}
+	}
+	s.mu.Lock()
+	s.Entries = entries
+	s.estimate.Store(int64(n))
+	s.Lineage, s.rowOf = g, rowOf
+	s.mu.Unlock()
+	s.partial.Store(nil)
+	if l.progress != nil {
+		l.progress(n, n)
+	}
+}
+
+// preloadRows is how many rows LoadVerify reads by itself before
+// verification starts handing rows over: verification first reads the
+// log, the registry and the tombstones (seconds at a million entries), and
+// the Entries view should not stay empty meanwhile. Verification decodes
+// these rows again, so they are a few screenfuls, not more.
+const preloadRows = 1024
+
+var errPreloaded = errors.New("preloaded")
+
+// LoadVerify is Load with verification riding along: verification reads
+// and decodes every entry row once and hands each to the load
+// (verify.Options.OnEntry), so the rows are not read and decoded twice
+// (the inspector's time to "verified" was the load's plus the CLI's).
+// Rows are published as they arrive, as with Load; the first few thousand
+// are read at once, before verification reaches the entries. onEntry is
+// Load's; progress sees the records verified. The error is the load's:
+// afterwards Verify returns the report at once, or, when this
+// verification failed, runs it again and returns its error.
+//
+// When a verification has already run or is running, LoadVerify is Load.
+// When verification stops with an error, the rows it did not hand over are
+// read by themselves (the load does not depend on the log or the anchors).
+func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int), onEntry ...func(i int, e *Entry)) error {
+	if !s.loadStarted.CompareAndSwap(false, true) {
+		return fmt.Errorf("inspect: Load called twice on %s", s.Opts.Snapshot)
+	}
+	s.mu.Lock()
+	claimed := s.report == nil && s.verifying == nil
+	var done chan struct{}
+	if claimed {
+		done = make(chan struct{})
+		s.verifying = done
+	}
+	s.mu.Unlock()
+	if !claimed {
+		err := s.load(ctx, nil, onEntry)
+		s.loadErr = err
+		close(s.loadDone)
+		return err
+	}
+
+	l := s.newEntryLoader(nil, onEntry)
+	preload := preloadRows
+	if s.preloadRows > 0 {
+		preload = s.preloadRows
+	}
+	// The first rows are read here while verification reads the log;
+	// verification's rows wait for them and then skip what is held.
+	pre := make(chan error, 1)
+	go func() {
+		err := s.Snap.EachEntry(ctx, func(r *loader.EntryRow) error {
+			if l.pos == preload {
+				return errPreloaded
+			}
+			return l.add(r)
+		})
+		if errors.Is(err, errPreloaded) {
+			err = nil
+		}
+		l.publish()
+		pre <- err
+	}()
+	waited := false
+	var preErr error
+	preloaded := func() error {
+		if !waited {
+			waited = true
+			preErr = <-pre
+			l.restart()
+		}
+		return preErr
+	}
+	opts := s.verifyOptions(progress)
+	opts.OnEntry = func(r *loader.EntryRow) error {
+		if err := preloaded(); err != nil {
+			return err
+		}
+		return l.add(r)
+	}
+	// OnEntry runs on verification's reading goroutine only, and Run has
+	// returned before preloaded is called here.
+	rep, verr := verify.Run(ctx, opts)
+	err := preloaded()
+	if verr != nil && err == nil {
+		// Whatever verification did not hand over is read by itself
+		// (ctx cancelled: at once an error).
+		l.restart()
+		err = s.Snap.EachEntry(ctx, l.add)
+	}
+	if err == nil {
+		l.finish()
+	}
+	s.endVerify(done, rep, verr)
+	s.loadErr = err
+	close(s.loadDone)
+	return err
+}
+
+// endVerify ends the verification run that claimed done: its report is
+// cached unless it failed, and the callers waiting for it go on.
+func (s *Session) endVerify(done chan struct{}, rep *verify.Report, err error) {
+	s.mu.Lock()
+	s.verifying = nil
+	if err == nil {
+		s.report = rep
+	}
+	s.mu.Unlock()
+	close(done)
+}
+
+// verifyOptions are the session's evidence and anchors as verify takes
+// them.
+func (s *Session) verifyOptions(progress func(done, total int)) verify.Options {
+	return verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
+		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress, Workers: s.Opts.Workers}
+}

@@ -1,0 +1,160 @@
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/memscope/memscope/verify"
+)
+
+// rowsOf is what a session holds per entry row, errors as text (two
+// decodes of one row give equal errors, not the same value).
+func rowsOf(s *Session) []string {
+	out := make([]string, len(s.Entries))
+	for i, e := range s.Entries {
+		out[i] = fmt.Sprintf("%s %s %d %d %d %q %d %v seq=%d", e.ID, e.Writer, e.Recorded, e.Flags, e.TS, e.Content, e.Leaf, e.DecodeErr, s.seqOf(i))
+	}
+	return out
+}
+
+// LoadVerify (verification reading the rows and handing each to the load)
+// leaves the session exactly as Load followed by Verify does: the same
+// rows, lineage and labels, and the report memscope verify gives for the
+// same evidence and anchors. A preload of 3 rows makes both the preload
+// and verification's hand-over fill rows.
+func TestLoadVerifyEqualsLoadThenVerify(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"clean", "tampered", "sleeper", "structural-write", "tombstone", "incident", "memorygraft"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, _ := open(t, name)
+			wantRep, err := want.Verify(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cli, err := verify.Run(context.Background(), want.verifyOptions(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := openUnloaded(t, name)
+			got.preloadRows = 3
+			var order []int
+			checked := 0
+			err = got.LoadVerify(context.Background(), func(done, total int) { checked = done }, func(i int, e *Entry) {
+				order = append(order, i)
+				e.Flags = uint16(len(e.ID)) // the callback's marks are kept
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range want.Entries {
+				want.Entries[i].Flags = uint16(len(e.ID))
+			}
+			if g, w := rowsOf(got), rowsOf(want); !reflect.DeepEqual(g, w) {
+				t.Fatalf("rows differ: LoadVerify %d rows, Load %d", len(g), len(w))
+			}
+			for i := range order {
+				if order[i] != i {
+					t.Fatalf("onEntry saw row %d at call %d: each row must be seen once, in order", order[i], i)
+				}
+			}
+			if len(order) != len(want.Entries) || checked == 0 {
+				t.Errorf("onEntry saw %d of %d rows; progress reached %d", len(order), len(want.Entries), checked)
+			}
+			for i, e := range got.Entries {
+				if row, ok := got.Index(e.ID); !ok || got.Entries[row].ID != e.ID {
+					t.Fatalf("row %d (%s) not found by id", i, e.ID)
+				}
+			}
+			gl, err := got.Labels(DefaultTau, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wl, _ := want.Labels(DefaultTau, false)
+			if !reflect.DeepEqual(gl, wl) {
+				t.Error("lineage labels differ")
+			}
+			rep := got.Report()
+			if rep == nil {
+				t.Fatal("no report cached after LoadVerify")
+			}
+			for _, r := range []*verify.Report{wantRep, cli} {
+				if !reflect.DeepEqual(rep.Findings, r.Findings) || !reflect.DeepEqual(rep.EntryStatus, r.EntryStatus) ||
+					!reflect.DeepEqual(rep.Families, r.Families) || rep.OK != r.OK {
+					t.Fatalf("LoadVerify's report differs from verify's:\n%v\n%v", rep.Findings, r.Findings)
+				}
+			}
+			if again, err := got.Verify(context.Background(), nil); err != nil || again != rep {
+				t.Errorf("Verify after LoadVerify ran again: %v", err)
+			}
+		})
+	}
+}
+
+// A verification that cannot run (here an unusable log key) still leaves
+// every row loaded, and Verify then reports why it cannot run.
+func TestLoadVerifyLoadsWhenVerificationFails(t *testing.T) {
+	t.Parallel()
+	want, _ := open(t, "sleeper")
+	got, _ := openUnloaded(t, "sleeper")
+	got.Opts.LogKey = "not a key"
+	got.preloadRows = 3
+	if err := got.LoadVerify(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if g, w := rowsOf(got), rowsOf(want); !reflect.DeepEqual(g, w) {
+		t.Fatalf("rows differ: %d against %d", len(g), len(w))
+	}
+	if _, err := got.Verify(context.Background(), nil); err == nil {
+		t.Error("Verify with an unusable log key reports no error")
+	}
+}
+
+// Cancelling mid-verification (the inspector quitting) ends LoadVerify
+// with the context's error, and waiters are released.
+func TestLoadVerifyStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	s, _ := openUnloaded(t, "sleeper")
+	s.preloadRows = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := s.LoadVerify(ctx, nil, func(i int, e *Entry) {
+		if i == 4 { // a row verification hands over
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("LoadVerify after cancel: %v", err)
+	}
+	if err := s.ensureLoaded(context.Background(), false); !errors.Is(err, context.Canceled) {
+		t.Errorf("a waiter for the load got %v", err)
+	}
+	if s.Report() != nil {
+		t.Error("a cancelled verification left a report")
+	}
+}
+
+// Ids held in blocks read back as given, across block boundaries and for
+// an id longer than a block.
+func TestIdTextHoldsEachID(t *testing.T) {
+	t.Parallel()
+	var h idText
+	var in, out []string
+	for i := range 5000 {
+		s := fmt.Sprintf("019cadc6-d84c-7ffe-873d-%012d", i)
+		if i == 2500 {
+			s = string(make([]byte, 70<<10)) + "x"
+		}
+		if i == 10 {
+			s = ""
+		}
+		in = append(in, s)
+		out = append(out, h.hold(s))
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatal("an id held in a block reads back changed")
+	}
+}

@@ -1,0 +1,66 @@
+// Package jsonout is memscope's one JSON encoder: every --json output of
+// the CLI and every export of the inspector goes through it, so they share
+// one schema (lowercase snake_case keys, given by the types' json tags) and
+// one treatment of evidence strings (sanitised, see docs/JSON.md).
+package jsonout
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/memscope/memscope/internal/present/sanitize"
+)
+
+// Write prints v as indented JSON with every string value and key passed
+// through the sanitiser: JSON escaping covers C0 controls but leaves C1
+// controls, bidi overrides and invisible characters as they are, and a
+// responder's terminal shows what jq prints.
+func Write(w io.Writer, v any) error {
+	b, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Marshal is Write into a byte slice (ending in a newline).
+func Marshal(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers keep their exact text
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sanitizeTree(tree)); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func sanitizeTree(v any) any {
+	switch x := v.(type) {
+	case string:
+		return sanitize.Line(x)
+	case []any:
+		for i := range x {
+			x[i] = sanitizeTree(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[sanitize.Line(k)] = sanitizeTree(val)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,305 @@
+// Package lightrag reads a LightRAG (HKUDS/LightRAG) working directory
+// natively, read-only, into the native-store evidence model.
+//
+// Files and the upstream code that writes them:
+//
+//	graph_chunk_entity_relation.graphml  lightrag/kg/networkx_impl.py NetworkXStorage.write_nx_graph
+//	                                     (nx.write_graphml of an undirected nx.Graph); node and edge
+//	                                     fields from lightrag/operate.py _merge_nodes_then_upsert and
+//	                                     _merge_edges_then_upsert, multi-values joined by GRAPH_FIELD_SEP "<SEP>"
+//	kv_store_text_chunks.json            lightrag/kg/json_kv_impl.py JsonKVStorage (chunk id -> {content, ...})
+//	kv_store_full_docs.json, kv_store_doc_status.json  recorded (digest) but not used
+//
+// Chunks are passages, graph nodes entities. An edge's sources are its
+// source_id chunks; an empty source_id is a no-source write. Entities are
+// joined to the chunks their source_id names, so that HippoRAG 2's
+// selector can run over the graph as a what-if: LightRAG itself retrieves
+// by vector search plus one hop, not PPR.
+package lightrag
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/readers/storefile"
+	"github.com/memscope/memscope/internal/readers/storemodel"
+)
+
+const (
+	graphFile  = "graph_chunk_entity_relation.graphml"
+	chunksFile = "kv_store_text_chunks.json"
+	// Sep is LightRAG's GRAPH_FIELD_SEP.
+	Sep = "<SEP>"
+)
+
+// Locate returns the working directory (path itself, or the directory of
+// the graphml file named).
+func Locate(path string) (string, bool) {
+	dir := path
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	if st, err := os.Stat(filepath.Join(dir, graphFile)); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	return dir, true
+}
+
+// Looks says whether path is a LightRAG working directory.
+func Looks(path string) bool {
+	_, ok := Locate(path)
+	return ok
+}
+
+// Open reads the LightRAG working directory at path.
+func Open(ctx context.Context, path string) (*storemodel.Store, error) {
+	dir, ok := Locate(path)
+	if !ok {
+		return nil, fmt.Errorf("%s: no %s here", path, graphFile)
+	}
+	st := &storemodel.Store{Format: storemodel.LightRAG, Root: dir,
+		Notes: []string{"LightRAG retrieves by vector search plus one hop, not PPR: replay here is a what-if of HippoRAG 2's selector over LightRAG's graph"}}
+	chunks := map[string]string{}
+	chunkDoc := map[string]string{} // chunk id -> full_doc_id
+	cpath := filepath.Join(dir, chunksFile)
+	if _, err := os.Stat(cpath); err == nil {
+		raw, err := readKV(ctx, cpath, "text chunks (JSON)", st)
+		if err != nil {
+			return nil, err
+		}
+		for id, r := range raw {
+			var c struct {
+				Content   string `json:"content"`
+				FullDocID string `json:"full_doc_id"`
+			}
+			if err := json.Unmarshal(r, &c); err != nil {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
+				continue
+			}
+			chunks[id] = c.Content
+			chunkDoc[id] = c.FullDocID
+		}
+	} else {
+		st.Notes = append(st.Notes, chunksFile+" is absent: chunks named by source_id are kept as passages the store does not list, so no edge is sourced")
+	}
+	docs, err := readDocs(ctx, dir, st)
+	if err != nil {
+		return nil, err
+	}
+	gpath := filepath.Join(dir, graphFile)
+	b, f, err := storefile.ReadAll(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
+	if err != nil {
+		return nil, err
+	}
+	st.Files = append(st.Files, f)
+	g, err := ParseGraphML(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", gpath, err)
+	}
+	// Passages: the listed chunks (sorted for a stable node order), then
+	// entities in file order.
+	ids := make([]string, 0, len(chunks))
+	for id := range chunks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	nodes := map[string]bool{}
+	for _, id := range ids {
+		nodes[id] = true
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
+	}
+	docs.missingChunks(chunks, st)
+	pairs := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.ID == "" || nodes[n.ID] {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty or repeated id; skipped"})
+			continue
+		}
+		nodes[n.ID] = true
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID})
+		for _, c := range split(n.Data["source_id"]) {
+			if !isChunk(c, chunks) {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
+					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
+				continue
+			}
+			id := storemodel.PairID(c, n.ID)
+			if !pairs[id] {
+				pairs[id] = true
+				st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: c, Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: []string{c}, Expected: 1})
+			}
+		}
+	}
+	for i, e := range g.Edges {
+		subject := fmt.Sprintf("edge %s -- %s", e.Source, e.Target)
+		if !nodes[e.Source] || !nodes[e.Target] {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is not a node; skipped"})
+			continue
+		}
+		w := 1.0
+		if s, ok := e.Data["weight"]; ok {
+			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || x < 0 || x != x || x > 1e300 {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", s)})
+				continue
+			}
+			w = x
+		}
+		id := storemodel.PairID(e.Source, e.Target)
+		if pairs[id] {
+			id = fmt.Sprintf("%s#%d", id, i)
+		}
+		pairs[id] = true
+		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation}
+		for _, c := range split(e.Data["source_id"]) {
+			if !isChunk(c, chunks) {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
+					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
+			}
+			ed.Sources = append(ed.Sources, c)
+		}
+		if len(ed.Sources) == 0 {
+			ed.Kind = storemodel.EdgeUnexplained
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreEdgeUnexplained, File: gpath, Subject: subject,
+				Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
+		}
+		st.Edges = append(st.Edges, ed)
+	}
+	return st, nil
+}
+
+func isChunk(id string, chunks map[string]string) bool {
+	_, ok := chunks[id]
+	return ok
+}
+
+func split(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, Sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Document tables (lightrag/kg/json_kv_impl.py JsonKVStorage and
+// json_doc_status_impl.py JsonDocStatusStorage): kv_store_full_docs.json
+// maps a document id to its content; kv_store_doc_status.json maps it to
+// its DocProcessingStatus (status, chunks_count and, in newer versions,
+// chunks_list). A text chunk is written by the pipeline from one document
+// (full_doc_id); a chunk whose document is not stored, or which its
+// document's chunks_list does not name, was not produced from a stored
+// document: it is not a listed passage, and it is SOURCE_MISSING.
+const (
+	fullDocsFile  = "kv_store_full_docs.json"
+	docStatusFile = "kv_store_doc_status.json"
+)
+
+type docStatus struct {
+	Status     string   `json:"status"`
+	ChunksList []string `json:"chunks_list"`
+}
+
+type docTables struct {
+	full   map[string]bool // nil: kv_store_full_docs.json absent
+	status map[string]docStatus
+	inList map[string]bool // chunks some chunks_list names
+}
+
+func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables, error) {
+	d := &docTables{status: map[string]docStatus{}, inList: map[string]bool{}}
+	if p := filepath.Join(dir, fullDocsFile); fileExists(p) {
+		raw, err := readKV(ctx, p, "full documents (JSON)", st)
+		if err != nil {
+			return nil, err
+		}
+		d.full = make(map[string]bool, len(raw))
+		for id := range raw {
+			d.full[id] = true
+		}
+	} else {
+		st.Notes = append(st.Notes, fullDocsFile+" is absent: whether each chunk came from a stored document is not checked")
+	}
+	if p := filepath.Join(dir, docStatusFile); fileExists(p) {
+		raw, err := readKV(ctx, p, "document status (JSON)", st)
+		if err != nil {
+			return nil, err
+		}
+		for id, r := range raw {
+			var s docStatus
+			if err := json.Unmarshal(r, &s); err != nil {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: p, Subject: "document " + id, Message: err.Error()})
+				continue
+			}
+			d.status[id] = s
+			for _, c := range s.ChunksList {
+				d.inList[c] = true
+			}
+		}
+	}
+	return d, nil
+}
+
+// explains says whether chunk id (of document doc) was produced from a
+// stored document, reporting why not.
+func (d *docTables) explains(id, doc string, st *storemodel.Store) bool {
+	cpath := filepath.Join(st.Root, chunksFile)
+	if d.full != nil && !d.full[doc] {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: cpath, Subject: "chunk " + id + ", field full_doc_id",
+			Message: fmt.Sprintf("document %q is not in %s: a passage with no source document; not a listed passage", doc, fullDocsFile)})
+		return false
+	}
+	if s, ok := d.status[doc]; ok && s.ChunksList != nil && !slices.Contains(s.ChunksList, id) {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: cpath, Subject: "chunk " + id + ", field full_doc_id",
+			Message: fmt.Sprintf("document %q's chunks_list in %s does not name this chunk: it was not chunked from that document; not a listed passage", doc, docStatusFile)})
+		return false
+	}
+	return true
+}
+
+// missingChunks reports chunks a document's chunks_list names that the
+// text chunks do not hold.
+func (d *docTables) missingChunks(chunks map[string]string, st *storemodel.Store) {
+	ids := make([]string, 0, len(d.status))
+	for id := range d.status {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		for _, c := range d.status[id].ChunksList {
+			if _, ok := chunks[c]; !ok {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: filepath.Join(st.Root, docStatusFile), Subject: "document " + id + ", field chunks_list",
+					Message: fmt.Sprintf("names chunk %q, which is not in %s", c, chunksFile)})
+			}
+		}
+	}
+}
+
+// readKV reads one JsonKVStorage file (an object of id -> record), bounded
+// in size, and records it among the files read.
+func readKV(ctx context.Context, path, role string, st *storemodel.Store) (map[string]json.RawMessage, error) {
+	b, f, err := storefile.ReadAll(ctx, path, role, storefile.MaxJSON)
+	if err != nil {
+		return nil, err
+	}
+	st.Files = append(st.Files, f)
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return raw, nil
+}

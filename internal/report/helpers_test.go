@@ -1,0 +1,140 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/generators/scenario"
+)
+
+// fixedClock is the generation time every test passes.
+var fixedClock = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+
+var scen struct {
+	once sync.Once
+	dir  string
+	mans map[string]*scenario.Manifest
+	err  error
+}
+
+// scenarioNames are the scenarios the tests read: every demo scenario
+// (generated once, on first use).
+var scenarioNames = func() []string {
+	var out []string
+	for _, s := range scenario.Specs {
+		out = append(out, s.Name)
+	}
+	return out
+}()
+
+func TestMain(m *testing.M) {
+	// Tessera logs its lifecycle through klog while scenarios are written.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	code := m.Run()
+	if scen.dir != "" {
+		os.RemoveAll(scen.dir)
+	}
+	os.Exit(code)
+}
+
+func scenarioDir(t testing.TB, name string) (string, *scenario.Manifest) {
+	t.Helper()
+	scen.once.Do(func() {
+		scen.dir, scen.err = os.MkdirTemp("", "memscope-report-test-")
+		if scen.err != nil {
+			return
+		}
+		var mans []*scenario.Manifest
+		mans, scen.err = scenario.GenerateAll(context.Background(), scen.dir, scenarioNames, scenario.Options{Seed: 1})
+		scen.mans = map[string]*scenario.Manifest{}
+		for _, m := range mans {
+			scen.mans[m.Name] = m
+		}
+	})
+	if scen.err != nil {
+		t.Fatal(scen.err)
+	}
+	return filepath.Join(scen.dir, name), scen.mans[name]
+}
+
+// anchored opens a scenario with its manifest's anchors pinned (and its
+// HMAC key when it has one) and loads it.
+func anchored(t testing.TB, name string, pin bool) (*assemble.Session, []Input) {
+	t.Helper()
+	dir, m := scenarioDir(t, name)
+	opts := assemble.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), Title: "Scenario " + name}
+	inputs := []Input{{Role: "snapshot", Path: opts.Snapshot}, {Role: "log", Path: opts.Log}}
+	if pin {
+		opts.LogKey = m.Anchors.LogKey
+		for _, h := range m.Anchors.Trust {
+			k, err := hex.DecodeString(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.TrustRoots = append(opts.TrustRoots, ed25519.PublicKey(k))
+		}
+		inputs = append(inputs, Input{Role: "anchors", Path: filepath.Join(dir, scenario.ManifestFile)})
+	}
+	if m.HMACKeyFile != "" {
+		b, err := os.ReadFile(filepath.Join(dir, m.HMACKeyFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opts.HMACKey, err = hex.DecodeString(strings.TrimSpace(string(b))); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, Input{Role: "hmac-key", Path: filepath.Join(dir, m.HMACKeyFile)})
+	}
+	s, err := assemble.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, inputs
+}
+
+// buildCase builds a scenario's case and renders both files in memory.
+func buildCase(t testing.TB, name string, pin bool) (*Case, []byte, []byte) {
+	t.Helper()
+	s, inputs := anchored(t, name, pin)
+	c, err := Build(context.Background(), s, Options{Inputs: inputs, Command: []string{"memscope", "report", name}, Version: "test", Now: fixedClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, j bytes.Buffer
+	if err := WriteHTML(&h, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&j, c); err != nil {
+		t.Fatal(err)
+	}
+	return c, h.Bytes(), j.Bytes()
+}
+
+// paragraph joins the verdict paragraph as plain text.
+func paragraph(v Verdict) string {
+	var b strings.Builder
+	for _, s := range v.Paragraph {
+		if s.Quote != nil {
+			b.WriteString(string(*s.Quote))
+		}
+		b.WriteString(s.Plain)
+	}
+	return b.String()
+}
