@@ -209,7 +209,7 @@ func newModel(src Source, opts Options) *Model {
 		m.tau = opts.Tau
 	}
 	m.pv = previewState{on: true, frac: 0.4}
-	m.act.init(src.Actions())
+	m.reloadActions()
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
 }
@@ -322,8 +322,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.groupFindings()
 		m.fnd.rebuild(m.findings)
-		// Verification updates per-row status, checkpoints and labels.
+		// Verification updates per-row status, checkpoints and labels,
+		// and brings every defence's verdict.
 		m.ent.cache = nil
+		m.reloadActions()
 		m.ov = m.src.Overview()
 		return m, grow
 	case cmdEntriesMsg:

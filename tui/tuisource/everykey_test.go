@@ -3,6 +3,7 @@ package tuisource
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"charm.land/bubbles/v2/key"
@@ -89,3 +90,43 @@ func TestEveryKeyOnEveryView(t *testing.T) {
 		pressEveryKey(t, m)
 	})
 }
+
+// The Actions view on structural-write agrees with the story and with
+// memscope actions: the payment row carries the HEADLINE mark and
+// AuthSelect's substitute, the header counts it, and enter on it opens the
+// story of the query it followed (issue 24, item 2).
+func TestActionsViewAgreesWithTheStory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a scenario")
+	}
+	src, _ := openScenario(t, "structural-write")
+	finish(t, src)
+	var row defencesRow
+	for _, r := range src.ActionVerdicts() {
+		if r.Headline {
+			row = defencesRow{r.Action, r.Query}
+		}
+	}
+	if row.action == "" || row.query == "" {
+		t.Fatalf("structural-write has no HEADLINE action that followed a query: %+v", src.ActionVerdicts())
+	}
+	var m tea.Model = tui.New(src, tui.Options{Static: true})
+	m = tuitest.Drive(t, m, m.Init())
+	m = tuitest.Send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = tuitest.Press(t, m, "8")
+	scr := tuitest.Screen(m)
+	sel := selectedLine(scr)
+	if !strings.Contains(sel, "! "+row.action) || !strings.Contains(sel, "substitute") {
+		t.Errorf("the payment row lacks ! or AuthSelect's substitute: %q\n%s", sel, scr)
+	}
+	if strings.Contains(scr, " 0 dispatched that a defence refuses") || !strings.Contains(scr, "dispatched that a defence refuses") {
+		t.Errorf("the header does not count the refused payment:\n%s", scr)
+	}
+	m = tuitest.Press(t, m, "enter")
+	scr = tuitest.Screen(m)
+	if !strings.Contains(scr, "[6 Replay]") || !strings.Contains(scr, "INJECTED") {
+		t.Errorf("enter on %s did not open the story of %s:\n%s", row.action, row.query, scr)
+	}
+}
+
+type defencesRow struct{ action, query string }
