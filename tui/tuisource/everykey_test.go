@@ -1,7 +1,9 @@
 package tuisource
 
 import (
+	"context"
 	"path/filepath"
+	"regexp"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,7 +11,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/internal/analyses/exposure"
+	"github.com/memscope/memscope/internal/assemble/exposurecase"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuitest"
 )
@@ -130,3 +135,46 @@ func TestActionsViewAgreesWithTheStory(t *testing.T) {
 }
 
 type defencesRow struct{ action, query string }
+
+// Every finding memscope exposure reports on the mwp scenario (its MWP
+// audit) is in the inspector's findings with the same severity, beside
+// verify's; each MWP code the scenario's expect line names is there, and
+// the Exposure view has the MWP section (issue 24, item 3).
+func TestMWPFindingsReachTheInspector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a scenario")
+	}
+	src, man := openScenario(t, "mwp")
+	p := finish(t, src)
+	have := map[string]finding.Severity{}
+	for _, f := range p.Findings {
+		have[string(f.Code)+" "+f.Subject] = f.Severity
+	}
+	ex, err := exposurecase.Build(context.Background(), src.Session(), exposure.Options{Seed: 1, Draws: 5, CurveDraws: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.MWP.Findings) == 0 {
+		t.Fatal("memscope exposure's MWP audit reports nothing on mwp")
+	}
+	for _, f := range ex.MWP.Findings {
+		if sev, ok := have[string(f.Code)+" "+jumpSubject(f.Subject)]; !ok || sev != f.Severity {
+			t.Errorf("exposure reports %s %s %s; the inspector has %q (listed: %v)", f.Severity, f.Code, f.Subject, sev, ok)
+		}
+	}
+	for _, code := range regexp.MustCompile(`MWP_[A-Z_]+`).FindAllString(man.Expect, -1) {
+		found := false
+		for _, f := range p.Findings {
+			found = found || string(f.Code) == code
+		}
+		if !found {
+			t.Errorf("the scenario expects %s; the inspector lists none", code)
+		}
+	}
+	var m tea.Model = tui.New(src, tui.Options{Static: true, NoVerify: true})
+	m = tuitest.Send(t, m, tea.WindowSizeMsg{Width: 200, Height: 50})
+	m = tuitest.Press(t, m, "0", "G")
+	if scr := tuitest.Screen(m); !strings.Contains(scr, "MWP non-formation audit") || !strings.Contains(scr, "MWP_GATE_BYPASS") {
+		t.Errorf("the Exposure view has no MWP section:\n%s", scr)
+	}
+}
