@@ -178,3 +178,60 @@ func TestMWPFindingsReachTheInspector(t *testing.T) {
 		t.Errorf("the Exposure view has no MWP section:\n%s", scr)
 	}
 }
+
+// Every id a view prints opens with : in each form the views print it (in
+// full, head…tail, the 5-character tail): entries, every log leaf's record
+// and the culprit writes the stories list (issue 24, item 6).
+func TestEveryIDOpensWithColon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a scenario")
+	}
+	src, _ := openScenario(t, "structural-write")
+	finish(t, src)
+	rv, err := src.Replay(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, r := range rv.Rows {
+		if r.Culprits != nil {
+			for _, c := range r.Culprits.Set {
+				ids[c.EdgeID] = "culprit"
+			}
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("structural-write has no culprit writes")
+	}
+	for i := 0; i < src.LeafCount(); i++ {
+		if lf := src.Leaf(i); lf.Subject != "" {
+			ids[lf.Subject] = lf.Kind.String()
+		}
+	}
+	for i := 0; i < src.EntryCount(); i++ {
+		ids[src.Entry(i).ID] = "entry"
+	}
+	var m tea.Model = tui.New(src, tui.Options{Static: true, NoVerify: true})
+	m = tuitest.Send(t, m, tea.WindowSizeMsg{Width: 200, Height: 50})
+	m = tuitest.Press(t, m, "6") // the stories' culprits are known once replay has loaded
+	for id, kind := range ids {
+		forms := []string{id}
+		if r := []rune(id); len(r) > 12 {
+			forms = append(forms, string(r[:8])+"…"+string(r[len(r)-5:]), string(r[len(r)-5:]))
+		}
+		for _, form := range forms {
+			m = tuitest.Press(t, m, "esc", "1", ":")
+			for _, r := range form {
+				m = tuitest.Press(t, m, string(r))
+			}
+			m = tuitest.Press(t, m, "enter")
+			st := statusLine(tuitest.Screen(m))
+			if strings.Contains(st, "no id matches") || strings.Contains(st, "cannot open") || strings.Contains(st, "not a view") {
+				if strings.Contains(st, "matches") && strings.Contains(st, "ids (") {
+					continue // a short tail two ids share: the message says so
+				}
+				t.Errorf("%s %s as %q: %s", kind, id, form, st)
+			}
+		}
+	}
+}
