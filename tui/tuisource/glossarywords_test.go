@@ -1,6 +1,7 @@
 package tuisource
 
 import (
+	"context"
 	"regexp"
 	"sort"
 	"strings"
@@ -76,6 +77,9 @@ func TestEveryViewWordIsInTheGlossary(t *testing.T) {
 	for _, name := range []string{"structural-write", "tampered", "mwp", "smsr", "memorygraft", "incident"} {
 		src, _ := openScenario(t, name)
 		evidence := map[string]bool{}
+		if err := src.ReadPreviews(context.Background(), 0, src.EntryCount()); err != nil {
+			t.Fatal(err)
+		}
 		for i := 0; i < src.EntryCount(); i++ {
 			e := src.Entry(i)
 			for _, w := range strings.FieldsFunc(e.Preview+" "+e.Writer+" "+e.ID, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
