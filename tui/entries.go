@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"context"
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,13 +37,13 @@ type entriesState struct {
 	// previewsLoading: a ReadPreviews command is out (previews.go).
 	previewsLoading bool
 	n               int
-	sorted  []int32 // store indices in sort order; nil = identity
-	order   []int32 // sorted, then filtered; nil = sorted
-	sortCol int
-	desc    bool
-	filter  string
-	editing bool
-	gen     int // generation of the latest filter/sort request
+	sorted          []int32 // store indices in sort order; nil = identity
+	order           []int32 // sorted, then filtered; nil = sorted
+	sortCol         int
+	desc            bool
+	filter          string
+	editing         bool
+	gen             int // generation of the latest filter/sort request
 	// latest mirrors gen for running commands, so a scan that has been
 	// superseded stops instead of competing with its replacement.
 	latest   *atomic.Int64
