@@ -447,6 +447,7 @@ type Scenario struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Expect      string `json:"expect"` // what the inspector should show (from the manifest)
+	Dir         string `json:"dir"`    // the scenario's folder ("" not shown)
 }
 
 // Coverer is a Source that says which rows no signature or tag covers
