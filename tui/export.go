@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/internal/present/jsonout"
+	"github.com/memscope/memscope/replay"
 )
 
 // exportPath names an export file: memscope-<view>-<time>.<ext> in ExportDir.
@@ -81,7 +83,7 @@ func (m *Model) exportJSON() tea.Cmd {
 			return nil
 		}
 		rv := *m.rep.rv
-		data = func() any { return rv.Rows }
+		data = func() any { return exportReplayRows(rv.Rows) }
 	case ViewLog:
 		src := m.src
 		data = func() any {
@@ -153,4 +155,34 @@ func writeNew(path string, b []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// exportLemma is a Lemma 1 target as memscope replay --json writes it: a
+// passage not selected on G has no margin (null), where replay.Lemma1
+// holds NaN, which JSON cannot carry.
+type exportLemma struct {
+	replay.Lemma1
+	Margin *float64 `json:"margin"`
+}
+
+// exportRow is a replay row with its targets as exportLemma.
+type exportRow struct {
+	replay.Row
+	Targets []exportLemma `json:"targets"`
+}
+
+func exportReplayRows(rows []replay.Row) []exportRow {
+	out := make([]exportRow, len(rows))
+	for i, r := range rows {
+		out[i].Row = r
+		out[i].Targets = make([]exportLemma, len(r.Targets))
+		for j, t := range r.Targets {
+			out[i].Targets[j].Lemma1 = t
+			if !math.IsNaN(t.Margin) && !math.IsInf(t.Margin, 0) {
+				m := t.Margin
+				out[i].Targets[j].Margin = &m
+			}
+		}
+	}
+	return out
 }
