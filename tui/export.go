@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -121,10 +122,11 @@ func (m *Model) exportJSON() tea.Cmd {
 		// One schema with the CLI's --json: snake_case keys, every string
 		// sanitised (package jsonout).
 		b, err := jsonout.Marshal(data())
+		written := path
 		if err == nil {
-			err = writeNew(path, b)
+			written, err = writeNew(path, b)
 		}
-		return exportMsg{path: path, err: err}
+		return exportMsg{path: written, err: err}
 	}
 }
 
@@ -140,21 +142,39 @@ func (m *Model) exportDOT() tea.Cmd {
 	}
 	path, dot := m.exportPath("dot"), m.lin.lv.DOT
 	return func() tea.Msg {
-		return exportMsg{path: path, err: writeNew(path, []byte(dot))}
+		written, err := writeNew(path, []byte(dot))
+		return exportMsg{path: written, err: err}
 	}
 }
 
-// writeNew refuses to overwrite an existing file.
-func writeNew(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// writeNew never overwrites an existing file: a second export of a view
+// within the same second is written as NAME-2.json, NAME-3.json...
+// (created exclusively, so a file that appears meanwhile is never
+// touched).
+func writeNew(path string, b []byte) (string, error) {
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	var f *os.File
+	var err error
+	for n := 1; n <= 100; n++ {
+		p := path
+		if n > 1 {
+			p = fmt.Sprintf("%s-%d%s", base, n, ext)
+		}
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, os.ErrExist) {
+			path = p
+			break
+		}
+	}
 	if err != nil {
-		return err
+		return path, err
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
-		return err
+		return path, err
 	}
-	return f.Close()
+	return path, f.Close()
 }
 
 // exportLemma is a Lemma 1 target as memscope replay --json writes it: a
