@@ -17,9 +17,6 @@ const (
 	GraphRAG Format = "graphrag"
 )
 
-// Formats lists every format, in the order detection tries them.
-var Formats = []Format{HippoRAG, LightRAG, GraphRAG, Mem0, SMSR}
-
 // Unsigned is said by every output about a native store.
 const Unsigned = "unsigned store: provenance declared by the store's own fields"
 
