@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"github.com/memscope/memscope/internal/evidencetest"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"golang.org/x/mod/sumdb/note"
 	_ "modernc.org/sqlite"
