@@ -50,6 +50,7 @@ func openStore(ctx context.Context, path, format string, ef evidenceFlags) (*sto
 // jsonStore describes a native store in every JSON output about it.
 type jsonStore struct {
 	Format     string            `json:"format"`
+	Layout     string            `json:"layout,omitempty"`
 	Root       string            `json:"root"`
 	Notice     string            `json:"notice"`
 	NotChecked []string          `json:"not_checked"`
@@ -68,7 +69,7 @@ type jsonStore struct {
 var notChecked = []string{"signatures", "principal registry", "Merkle log inclusion", "checkpoints", "tombstones"}
 
 func describeStore(st *storemodel.Store) jsonStore {
-	j := jsonStore{Format: string(st.Format), Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
+	j := jsonStore{Format: string(st.Format), Layout: st.Layout, Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
 		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Notes: st.Notes}
 	if j.Files == nil {
 		j.Files = []storemodel.File{}
@@ -92,6 +93,9 @@ func describeStore(st *storemodel.Store) jsonStore {
 // writeStoreHeader prints what was read and what could not be checked.
 func writeStoreHeader(w io.Writer, j jsonStore) {
 	fmt.Fprintf(w, "%s store %s\n", j.Format, sanitize.Line(j.Root))
+	if j.Layout != "" {
+		fmt.Fprintf(w, "  layout: %s\n", j.Layout)
+	}
 	fmt.Fprintf(w, "  %s\n", j.Notice)
 	fmt.Fprintf(w, "  not checked: %s (the store has none)\n", strings.Join(j.NotChecked, ", "))
 	for _, f := range j.Files {

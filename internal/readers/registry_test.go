@@ -1,6 +1,7 @@
 package stores
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -73,35 +74,65 @@ func TestNoOneSwitchesOnTheFormat(t *testing.T) {
 	}
 }
 
-// realStores are the real stores of registered formats, at the directory
-// or file upstream wrote (inside each case folder).
+// realStores are the real stores of registered formats: the case folder
+// as a responder receives it, the store inside it that Resolve must find
+// (GraphRAG's reader finds output/ itself, as upstream's CLI does from the
+// project root),
+// and the layout the reader must name.
 var realStores = []struct {
-	path   string
-	format storemodel.Format
+	dir, store string
+	format     storemodel.Format
+	layout     string
 }{
-	{"hippo2-arunkumar-sample/outputs/sample", storemodel.HippoRAG},
-	{"lightrag-gongcao-v2long/dickens", storemodel.LightRAG},
-	{"lightrag-lennyhub/rag_storage", storemodel.LightRAG},
-	{"lightrag-stavidphan-1.2.1/dickens_ollama", storemodel.LightRAG},
-	{"lightrag-biboyqg-root", storemodel.LightRAG},
-	{"nanographrag-jonchun/dickens", storemodel.LightRAG},
-	{"graphrag-michaelto20/output", storemodel.GraphRAG},
-	{"mem0-exim-20251102/data/mem0_history.db", storemodel.Mem0},
-	{"mem0-exim-20251104/data/mem0_history.db", storemodel.Mem0},
-	{"mem0-navis/mem0_history.db", storemodel.Mem0},
-	{"mem0-slsl-messages/mem0_history.db", storemodel.Mem0},
-	{"mem0-memagent/mem0_history.db", storemodel.Mem0},
-	{"mem0-teacheragent/.mem0/history.db", storemodel.Mem0},
+	{"hippo2-arunkumar-sample", "outputs/sample", storemodel.HippoRAG, ""},
+	{"lightrag-gongcao-v2long", "dickens", storemodel.LightRAG, ""},
+	{"lightrag-lennyhub", "rag_storage", storemodel.LightRAG, ""},
+	{"lightrag-stavidphan-1.2.1", "dickens_ollama", storemodel.LightRAG, ""},
+	{"lightrag-biboyqg-root", "", storemodel.LightRAG, ""},
+	{"nanographrag-jonchun", "dickens", storemodel.LightRAG, ""},
+	{"graphrag-gy-artifacts", "", storemodel.GraphRAG, "GraphRAG 0.2.0-0.3.4"},
+	{"graphrag-fernando-createfinal", "", storemodel.GraphRAG, "GraphRAG 0.5-1.x"},
+	{"graphrag-michaelto20", "", storemodel.GraphRAG, "GraphRAG 2.x"},
+	{"mem0-exim-20251102", "data/mem0_history.db", storemodel.Mem0, ""},
+	{"mem0-exim-20251104", "data/mem0_history.db", storemodel.Mem0, ""},
+	{"mem0-navis", "mem0_history.db", storemodel.Mem0, ""},
+	{"mem0-slsl-messages", "mem0_history.db", storemodel.Mem0, ""},
+	{"mem0-memagent", "mem0_history.db", storemodel.Mem0, ""},
+	{"mem0-teacheragent", ".mem0/history.db", storemodel.Mem0, ""},
 }
 
-// Each real store of a registered format is detected as that format from
-// its contents alone.
-func TestDetectRealStores(t *testing.T) {
+// Each real store of a registered format is found inside its case folder
+// and detected as that format from its contents alone, and its reader
+// names the layout it recognised.
+func TestResolveRealStores(t *testing.T) {
 	dir := sharedtest.RealStores(t)
 	for _, c := range realStores {
-		got, ok := Detect(filepath.Join(dir, c.path))
-		if !ok || got != c.format {
-			t.Errorf("%s: detected %q (%v), want %q", c.path, got, ok, c.format)
+		got, err := Resolve(filepath.Join(dir, c.dir))
+		want := filepath.Join(dir, c.dir, c.store)
+		if err != nil || got.Format != c.format || got.Path != want {
+			t.Errorf("%s: resolved %+v (%v), want %s at %s", c.dir, got, err, c.format, want)
+			continue
 		}
+		if c.layout == "" {
+			continue
+		}
+		st, err := Open(context.Background(), filepath.Join(dir, c.dir), "")
+		if err != nil {
+			t.Errorf("%s: %v", c.dir, err)
+			continue
+		}
+		if !strings.HasPrefix(st.Layout, c.layout) {
+			t.Errorf("%s: layout %q, want %s", c.dir, st.Layout, c.layout)
+		}
+	}
+}
+
+// Two stores under one folder are not guessed between: the error names
+// both.
+func TestResolveAmbiguous(t *testing.T) {
+	dir := sharedtest.RealStores(t)
+	_, err := Resolve(dir)
+	if err == nil || !strings.Contains(err.Error(), "stores; name one") {
+		t.Fatalf("err %v", err)
 	}
 }

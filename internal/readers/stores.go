@@ -9,7 +9,6 @@ package stores
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -80,29 +79,23 @@ func ParseFormat(s string) (storemodel.Format, error) {
 	return "", fmt.Errorf("unknown store format %q (known: %s)", s, strings.Join(Formats(), ", "))
 }
 
-// Detect tells a native store's format from its contents. ok is false when
-// path is none of them (a memscope snapshot, for instance).
+// Detect tells a native store's format from its contents: the store at
+// path or the one store below it (Resolve). ok is false when there is
+// none (a memscope snapshot, for instance).
 func Detect(path string) (storemodel.Format, bool) {
-	// Only files and directories are sniffed: opening a FIFO or a device
-	// to look at it would block or never end.
-	if st, err := os.Stat(path); err != nil || !(st.Mode().IsRegular() || st.IsDir()) {
-		return "", false
-	}
-	for _, r := range registry {
-		if r.Looks(path) {
-			return r.Format, true
-		}
-	}
-	return "", false
+	f, err := Resolve(path)
+	return f.Format, err == nil
 }
 
-// Open reads a store of the given format ("" detects it).
+// Open reads a store of the given format ("" detects it, also below path:
+// Resolve).
 func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.Store, error) {
 	if f == "" {
-		var ok bool
-		if f, ok = Detect(path); !ok {
-			return nil, fmt.Errorf("%s: not a store memscope can read natively (%s); name the format with --format", path, strings.Join(Formats(), ", "))
+		found, err := Resolve(path)
+		if err != nil {
+			return nil, err
 		}
+		path, f = found.Path, found.Format
 	}
 	r, ok := Lookup(f)
 	if !ok {

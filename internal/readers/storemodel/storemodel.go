@@ -120,7 +120,11 @@ type Memory struct {
 
 // Store is a native store read into memory.
 type Store struct {
-	Format   Format
+	Format Format
+	// Layout names the upstream version range whose on-disk layout the
+	// reader recognised ("GraphRAG 0.5-1.x ...", "nano-graphrag"), as
+	// told from the store's contents; "" when the format has one layout.
+	Layout   string
 	Root     string
 	Files    []File
 	Nodes    []Node
