@@ -288,6 +288,7 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	if err := v.crossChecks(ctx); err != nil {
 		return nil, false, err
 	}
+	v.splitViews()
 	return v.finish(), false, nil
 }
 
