@@ -41,8 +41,13 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return nil, "", fmt.Errorf("case %s: %w", c.code, err)
 		}
 	}
-	// The tile flipped after close also breaks one inclusion proof.
+	// The tile flipped after close is in the log's only (partial) tile, so
+	// no leaf's inclusion proves: nothing in this log can be labelled, and
+	// the defences that read labels draw no verdict (docs/LINEAGE.md).
 	expected = append(expected, "TILE_MISMATCH")
+	for _, a := range []string{"act-pay-chatwin", "act-email-wiki", "act-lookup"} {
+		e.expectAction(a, "allow", "not checked", "not checked", "not checked")
+	}
 	sort.Strings(expected)
 	return expected, "one finding of every kind: " + strings.Join(expected, ", ") + ".", nil
 }
