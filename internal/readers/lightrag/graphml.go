@@ -278,10 +278,28 @@ func readGraphML(r io.Reader, keep func(string) bool, defaultNS string) (*Graph,
 	if p.graphs == 0 {
 		return nil, nil
 	}
+	p.implicitNodes()
 	if p.graphs > 1 {
 		p.dev("document", fmt.Sprintf("%d top-level graphs: networkx builds them all and returns the first; only the first is read (nx.write_graphml writes one)", p.graphs))
 	}
 	return p.g, nil
+}
+
+// implicitNodes adds the ends of edges that no node declares, as
+// networkx's add_edges_from does (a node without data).
+func (p *parser) implicitNodes() {
+	for i := range p.g.Edges {
+		e := &p.g.Edges[i]
+		for _, end := range []*string{&e.Source, &e.Target} {
+			if _, ok := p.nodeIndex[*end]; ok {
+				continue
+			}
+			p.nodeIndex[*end] = len(p.g.Nodes)
+			p.g.Nodes = append(p.g.Nodes, Element{ID: *end})
+			p.g.Deviations = append(p.g.Deviations, Deviation{Subject: fmt.Sprintf("edge %s -- %s", e.Source, e.Target),
+				Message: fmt.Sprintf("endpoint %q is not a declared node: networkx adds it as a node without data, and so does memscope", *end)})
+		}
+	}
 }
 
 func (p *parser) line() int {
@@ -435,6 +453,13 @@ func (p *parser) start(t xml.StartElement) error {
 	if err := p.child(parent, &f, t, at, inNS); err != nil {
 		return err
 	}
+	if f.kind != fIgnore && f.kind != fDataChild {
+		for _, a := range t.Attr {
+			if a.Name.Space != "" && a.Name.Space != "xmlns" {
+				p.dev(t.Name.Local, fmt.Sprintf("a namespaced attribute %s=%q: networkx reads only unqualified attributes and ignores it; so does memscope", qname(a.Name), clip(a.Value)))
+			}
+		}
+	}
 	p.stack = append(p.stack, f)
 	return nil
 }
@@ -457,7 +482,7 @@ func (p *parser) child(parent, f *frame, t xml.StartElement, at attrs, inNS bool
 					p.dev("graph", "edgedefault=\"directed\": LightRAG writes an undirected graph; read as a directed graph as networkx does")
 				case "undirected":
 				default:
-					p.dev("graph", fmt.Sprintf("edgedefault=%q: nx.write_graphml writes \"undirected\" or \"directed\"; networkx reads an undirected graph", at.str("edgedefault")))
+					p.dev("graph", fmt.Sprintf("edgedefault=%q (absent or unknown): nx.write_graphml writes \"undirected\" or \"directed\"; networkx reads an undirected graph", at.str("edgedefault")))
 				}
 			}
 		default:

@@ -142,15 +142,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	}
 	for i, e := range g.Edges {
 		subject := fmt.Sprintf("edge %s -- %s", e.Source, e.Target)
-		for _, end := range []string{e.Source, e.Target} {
-			if !nodes[end] {
-				// networkx's add_edges_from adds an undeclared end as a
-				// node without data; nx.write_graphml writes every node.
-				nodes[end] = true
-				st.Nodes = append(st.Nodes, storemodel.Node{ID: end, Kind: storemodel.KindEntity, Label: end})
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: gpath, Subject: subject,
-					Message: fmt.Sprintf("endpoint %q is not a declared node: networkx adds it as a node without data, and so does memscope", end)})
-			}
+		if !nodes[e.Source] || !nodes[e.Target] {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
+			continue
 		}
 		w := 1.0
 		if s, ok := e.Get("weight"); ok {
@@ -367,7 +361,11 @@ func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph,
 	}
 	st.Files = append(st.Files, f)
 	for _, d := range g.Deviations {
-		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: gpath, Subject: fmt.Sprintf("line %d, %s", d.Line, d.Subject), Message: d.Message})
+		subject := d.Subject
+		if d.Line > 0 {
+			subject = fmt.Sprintf("line %d, %s", d.Line, d.Subject)
+		}
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: gpath, Subject: subject, Message: d.Message})
 	}
 	if g.Directed {
 		st.Notes = append(st.Notes, "the graph is directed: LightRAG writes undirected graphs; edges are replayed as stored")
