@@ -112,17 +112,18 @@ const (
 
 // Codes of the native-store readers (docs/STORES.md).
 const (
-	StoreUnsigned         Code = "STORE_UNSIGNED"
-	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
-	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
-	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
-	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
-	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
-	Mem0Deleted           Code = "MEM0_DELETED"
-	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
-	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
-	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
-	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
+	StoreUnsigned          Code = "STORE_UNSIGNED"
+	StoreRecordMalformed   Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained   Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight        Code = "STORE_EDGE_WEIGHT"
+	StoreParseDifferential Code = "STORE_PARSE_DIFFERENTIAL"
+	Mem0ChainStartsUpdate  Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder   Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted            Code = "MEM0_DELETED"
+	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
+	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
+	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
 )
 
 // Codes of evidence text (package textscan).
@@ -256,6 +257,7 @@ var Catalogue = Catalog{
 	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
 	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
 	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{StoreParseDifferential, FamStore, SevError, "a store holds a construct its upstream tool never writes and that readers disagree on (a namespaced GraphML attribute, a nested or second graph, a repeated or case-twin JSON key, a column shadowing SQLite's rowid...): memscope reads it as the upstream reader does and names it"},
 	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
