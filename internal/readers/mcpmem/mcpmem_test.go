@@ -89,8 +89,8 @@ func TestLoadGraphRules(t *testing.T) {
 		`{"type":"entity","name":"A","entityType":"t","observations":["x"],"name":"B"}`, // last duplicate wins: B
 		`{"type":"entity","Name":"C","name":"D","entityType":"t","observations":[]}`,    // case-sensitive: D
 		`{"type":"Entity","name":"E","entityType":"t","observations":[]}`,               // not type "entity": skipped
-		"\u00a0\r",   // JS trim() empties it: skipped
-		`[1,2]`,      // no .type: skipped
+		"\u00a0\r", // JS trim() empties it: skipped
+		`[1,2]`,    // no .type: skipped
 		`{"type":"relation","from":"B","to":"Z","relationType":"r","extra":1}`, // dangling, extra key
 		`{"type":"relation","from":"B","to":"Z","relationType":"r"}`,           // duplicate
 		`not json`,
