@@ -11,6 +11,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -156,7 +157,15 @@ type key struct {
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
+	// revokedAt is the log position of the key's earliest logged
+	// revocation (noPos: none, or not in the log). It is the authority: a
+	// record logged after it is outside the key's validity whatever its
+	// signed timestamp says.
+	revokedAt uint64
 }
+
+// noPos is a log position that is not known (math.MaxUint64, as logPos).
+const noPos = math.MaxUint64
 
 type verifier struct {
 	text *textscan.Scanner // evidence text that would act on a terminal or hide text
@@ -211,6 +220,9 @@ type verifier struct {
 	// the log ids of meta revisions a later one superseded.
 	cpRecords  []*loader.RowRecord
 	superseded map[record.ID]bool
+	// revocations: the registry revokes a key (the provenance pass then
+	// keeps every leaf's position).
+	revocations bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.

@@ -34,6 +34,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		}
 		return nil
 	}
+	var revokedTS uint64 // agent:rotating's key revocation
 	cases := []struct {
 		code string
 		f    func() error
@@ -81,6 +82,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			if err := e.st.Register(e.ctx, ev, e.root); err != nil {
 				return err
 			}
+			revokedTS = ts
 			en, raw, err := e.signedEntry("session-7", "agent:rotating", "Written with a key revoked a second earlier.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
@@ -244,6 +246,27 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 				return err
 			}
 			return e.st.RecordCheckpoint(int64(e.tick()), cp)
+		}},
+		// Last, so that every record before keeps its id: whoever holds
+		// the revoked key signs a record dated before the revocation, and
+		// it is logged after it (issue 23 item 2). The log position, not
+		// the chosen timestamp, says when it was written.
+		{"BACKDATED_AFTER_REVOCATION", func() error {
+			en, _, err := e.signedEntry("session-7", "agent:rotating", "Signed with the revoked key, dated a second before its revocation.", record.Trusted, nil, nil)
+			if err != nil {
+				return err
+			}
+			en.TS = revokedTS - 1e9
+			en.EID = e.newID(en.TS)
+			if err := record.Sign(en, e.key("agent:rotating")); err != nil {
+				return err
+			}
+			raw, err := record.Encode(en)
+			if err != nil {
+				return err
+			}
+			expected = append(expected, "TIME_BACKWARDS") // KEY_OUTSIDE_VALIDITY is expected already
+			return e.storeForged(en, raw, e.taggedRow(en))
 		}},
 	}
 	for _, c := range cases {
