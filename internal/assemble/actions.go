@@ -28,7 +28,7 @@ func VerificationFailure(rep *verify.Report, eid string) string {
 		return ""
 	}
 	var bad []string
-	for _, c := range rep.EntryStatus[eid].Codes {
+	for _, c := range rep.RecordFailures(eid) {
 		if recordFailures[c] {
 			bad = append(bad, string(c))
 		}
@@ -146,7 +146,7 @@ func (s *Session) actionQueries(ctx context.Context, rep *verify.Report, need ma
 		pool := poolOf(q)
 		qv.Pool = len(pool)
 		for _, n := range pool {
-			if eid := entryOf[n]; eid != "" && len(rep.EntryStatus[eid].Codes) > 0 {
+			if eid := entryOf[n]; eid != "" && len(rep.RecordFailures(eid)) > 0 {
 				qv.Failing++
 			}
 		}

@@ -88,7 +88,7 @@ func (s *Session) Verified() bool {
 // unverifiedEntries lists the entries whose record failed verification.
 func unverifiedEntries(rep *verify.Report) map[string]string {
 	out := map[string]string{}
-	for id := range rep.EntryStatus {
+	for _, id := range rep.FailedEntries() {
 		if why := VerificationFailure(rep, id); why != "" {
 			out[id] = why
 		}
