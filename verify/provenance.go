@@ -8,9 +8,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
-	"github.com/transparency-dev/merkle/rfc6962"
 )
 
 // Provenance is the part of verification that replay's edge labels depend
@@ -184,37 +182,6 @@ func (p *Provenance) CheckEntry(r *loader.EntryRow) {
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
 	}
-	if code := v.provenanceInclusion(r); code != "" {
-		v.mu.Lock()
-		v.rep.InclusionFailures[r.EID] = code
-		v.mu.Unlock()
-	}
-}
-
-// provenanceInclusion proves a checked entry's leaf in the log, as Run
-// does, so that an entry missing from the log is External for replay's
-// labels too. The provenance pass may keep no leaf table for entries: the
-// position is then the snapshot's leaf_index, an unsigned claim that the
-// inclusion proof itself confirms or refutes.
-func (v *verifier) provenanceInclusion(r *loader.EntryRow) finding.Code {
-	if !v.logOK || v.log == nil {
-		return ""
-	}
-	idx := v.logPos(r.Entry.EID)
-	if idx == noPos {
-		if r.LeafIndex < 0 || uint64(r.LeafIndex) >= v.size {
-			return finding.RecordNotInLog
-		}
-		idx = uint64(r.LeafIndex)
-	}
-	ok, err := v.log.CheckLeaf(v.ctx, rfc6962.DefaultHasher.HashLeaf(record.RecordLeaf(r.Entry.EID, r.Entry.Sig)), idx, v.size, v.root)
-	switch {
-	case err != nil && v.ctx.Err() != nil:
-		return ""
-	case err != nil || !ok:
-		return finding.InclusionFailed
-	}
-	return ""
 }
 
 // Report is the partial report (see Provenance).

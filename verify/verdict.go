@@ -138,19 +138,3 @@ func (r *Report) RecordFailures(eid string) []finding.Code {
 	}
 	return codes
 }
-
-// FailedEntries lists, sorted, the entries with a finding or a failed
-// inclusion: every entry RecordFailures may answer for.
-func (r *Report) FailedEntries() []string {
-	out := make([]string, 0, len(r.EntryStatus)+len(r.InclusionFailures))
-	for id := range r.EntryStatus {
-		out = append(out, id)
-	}
-	for id := range r.InclusionFailures {
-		if _, ok := r.EntryStatus[id]; !ok {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	return out
-}

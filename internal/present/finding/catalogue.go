@@ -112,17 +112,32 @@ const (
 
 // Codes of the native-store readers (docs/STORES.md).
 const (
-	StoreUnsigned         Code = "STORE_UNSIGNED"
-	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
-	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
-	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
-	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
-	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
-	Mem0Deleted           Code = "MEM0_DELETED"
-	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
-	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
-	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
-	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
+	StoreUnsigned          Code = "STORE_UNSIGNED"
+	StoreRecordMalformed   Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained   Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight        Code = "STORE_EDGE_WEIGHT"
+	StoreParseDifferential Code = "STORE_PARSE_DIFFERENTIAL"
+	Mem0ChainStartsUpdate  Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder   Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted            Code = "MEM0_DELETED"
+	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
+	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
+	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
+)
+
+// Codes of the Mem0 vector-store readers and reconciliation and of the MCP
+// memory server's store (docs/STORES.md).
+const (
+	VectorKeyMismatch       Code = "VECTOR_KEY_MISMATCH"
+	Mem0ReconcileNotChecked Code = "MEM0_RECONCILE_NOT_CHECKED"
+	Mem0VectorNotInHistory  Code = "MEM0_VECTOR_NOT_IN_HISTORY"
+	Mem0DeletedRetrievable  Code = "MEM0_DELETED_STILL_RETRIEVABLE"
+	Mem0VectorTextDiffers   Code = "MEM0_VECTOR_TEXT_DIFFERS"
+	Mem0VectorHashMismatch  Code = "MEM0_VECTOR_HASH_MISMATCH"
+	Mem0MemoryNotInVector   Code = "MEM0_MEMORY_NOT_IN_VECTOR_STORE"
+	MCPMemDuplicate         Code = "MCPMEM_DUPLICATE"
+	MCPMemRelationDangling  Code = "MCPMEM_RELATION_DANGLING"
 )
 
 // Codes of evidence text (package textscan).
@@ -256,6 +271,7 @@ var Catalogue = Catalog{
 	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
 	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
 	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{StoreParseDifferential, FamStore, SevError, "a store holds a construct its upstream tool never writes and that readers disagree on (a namespaced GraphML attribute, a nested or second graph, a repeated or case-twin JSON key, a column shadowing SQLite's rowid...): memscope reads it as the upstream reader does and names it"},
 	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
@@ -263,6 +279,15 @@ var Catalogue = Catalog{
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
+	{VectorKeyMismatch, FamStore, SevWarning, "a vector-store row's key is not what the writer derives from the record (Qdrant local: points.id is not encode_key of the pickled point id), or two rows hold one point id: not written by the upstream client; the upstream loader uses the pickled id"},
+	{Mem0ReconcileNotChecked, FamStore, SevInfo, "a Mem0 vector store was read without its history database (none beside it): history and vector store were not reconciled"},
+	{Mem0VectorNotInHistory, FamStore, SevError, "a memory retrievable from the Mem0 vector store that the history never added: a write that bypassed Mem0's API (add/update write history in mem0/memory/main.py)"},
+	{Mem0DeletedRetrievable, FamStore, SevError, "a memory the Mem0 history deleted is still in the vector store: still retrievable although _delete_memory removes the vector before it writes the DELETE row"},
+	{Mem0VectorTextDiffers, FamStore, SevError, "a Mem0 memory's text in the vector store (payload data) differs from its last history version: changed outside Mem0's update path"},
+	{Mem0VectorHashMismatch, FamStore, SevError, "a Mem0 vector's stored hash is not md5 of its text, as _create_memory and _update_memory write it: the text or the hash was changed afterwards"},
+	{Mem0MemoryNotInVector, FamStore, SevWarning, "a memory the Mem0 history holds as live (last event ADD or UPDATE) is missing from the vector store: removed outside Mem0's delete path, or the vector store is an older copy"},
+	{MCPMemDuplicate, FamStore, SevWarning, "the MCP memory server's file holds two entities of one name or two identical relations: create_entities and create_relations skip duplicates, so the file was written around the server"},
+	{MCPMemRelationDangling, FamStore, SevInfo, "an MCP memory relation names an entity the file does not hold: upstream create_relations does not check its endpoints, so the server itself writes such relations"},
 	{TextControlChars, FamContent, SevError, "a text field of the evidence carries terminal controls (ESC, C0 or C1 controls, DEL, a bare CR): bytes that make a terminal act and that ordinary memory text never holds; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
