@@ -103,6 +103,9 @@ type Report struct {
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
+	// Registrations are the applied registry events in log order, for
+	// the channel a record had when it was logged (ChannelAt).
+	Registrations []Registration `json:"-"`
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
@@ -660,10 +663,12 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		k.ed, _ = newEdKey(k.pub)
 		v.keys[kid] = append(v.keys[kid], k)
 		v.rep.Channels[ev.Principal] = ev.Channel
+		v.rep.Registrations = append(v.rep.Registrations, Registration{Principal: ev.Principal, Key: kid, Op: ev.Op, Channel: ev.Channel, Pos: v.logPos(ev.RID)})
 	case record.OpRevoke:
 		if bad {
 			return
 		}
+		v.rep.Registrations = append(v.rep.Registrations, Registration{Principal: ev.Principal, Key: kid, Op: ev.Op, Pos: v.logPos(ev.RID)})
 		for _, k := range v.keys[kid] {
 			if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
 				k.until = ev.TS

@@ -85,6 +85,9 @@ const (
 	LineageLaundering      Code = "LINEAGE_LAUNDERING"
 	LineageGateViolation   Code = "LINEAGE_GATE_VIOLATION"
 	LineageUnverified      Code = "LINEAGE_UNVERIFIED"
+	// Tombstone claims (docs/FORMAT.md, "Tombstone claims").
+	LineageTombstoneMismatch  Code = "LINEAGE_TOMBSTONE_MISMATCH"
+	LineageTombstoneUnvouched Code = "LINEAGE_TOMBSTONE_UNVOUCHED"
 )
 
 // Codes of the replay analysis (docs/REPLAY.md).
@@ -235,6 +238,8 @@ var Catalogue = Catalog{
 	{LineageTrustInvalid, FamLineage, SevError, "an entry's recorded trust is not a defined level (0..3)"},
 	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is neither in the store nor deleted by a tombstone; a strong edge to it makes the entry untrusted (fail-closed)"},
 	{LineageUnverified, FamLineage, SevWarning, "an entry failed verification (signature, registration, key validity, canonical form or log inclusion); lineage and the gate treat it as External"},
+	{LineageTombstoneMismatch, FamLineage, SevError, "a tombstone's entry_writer or entry_trust disagrees with the deleted record, which is still provable; the record's own signed fields are what lineage reads"},
+	{LineageTombstoneUnvouched, FamLineage, SevWarning, "a tombstone vouches for an entry no longer provable beyond its writer's authority (rule in docs/FORMAT.md); the deleted entry is External for lineage"},
 	{LineageWeightNaN, FamLineage, SevWarning, "a parent edge's weight is NaN; it is read as 1 (strong)"},
 	{LineageWeightRange, FamLineage, SevWarning, "a parent edge's weight is outside [0, 1]; it is clamped"},
 	{LineageWeightCount, FamLineage, SevWarning, "an entry's parent and weight counts differ; missing weights read as 1, extra ones are ignored"},
