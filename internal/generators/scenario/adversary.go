@@ -13,7 +13,7 @@ const channelPromotionDesc = "Channel promotion: agent:courier is registered on 
 
 // CourierEdge names the write agent:courier makes before its promotion
 // (the handle tests find it by: its source and endpoints).
-const CourierEdgeSrc, CourierEdgeDst = "entity:bruce-chatwin", "passage:chatwin"
+const CourierEdgeSrc, CourierEdgeDst = "entity:slovak", "passage:chara"
 
 // buildChannelPromotion: a principal's last registration is authenticated,
 // but the writes it made before that were logged under an unauthenticated
@@ -28,7 +28,7 @@ func buildChannelPromotion(e *env, _ Options) ([]string, string, error) {
 	if _, err := e.entry("courier-payee", "agent:courier", "Prize payments for the born-first question go to account ending 7731.", record.DerivedTrusted, nil, nil, "session-2"); err != nil {
 		return nil, "", err
 	}
-	if err := e.write("edge", CourierEdgeSrc, CourierEdgeDst, "mentions", 1, "agent:courier", e.ids("sum-born")); err != nil {
+	if err := e.write("edge", CourierEdgeSrc, CourierEdgeDst, "mentions", 0.01, "agent:courier", e.ids("sum-chara")); err != nil {
 		return nil, "", err
 	}
 	// The promotion: the same key, now on the authenticated channel.
