@@ -96,6 +96,7 @@ const (
 	ReplayIFCBlind         Code = "REPLAY_IFC_BLIND"
 	ReplayRecordedMismatch Code = "REPLAY_RECORDED_MISMATCH"
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
+	ReplayFailed           Code = "REPLAY_FAILED"
 )
 
 // Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
@@ -265,6 +266,7 @@ var Catalogue = Catalog{
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+	{ReplayFailed, FamReplay, SevError, "a recorded query could not be replayed (its reset vector is invalid, or PPR did not converge): the row is FAILED and no selection verdict exists for it"},
 
 	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
 	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since, as the store operator signed it) with no accept event"},
