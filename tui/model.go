@@ -287,10 +287,26 @@ func (m *Model) busy() bool {
 	return m.verifying || m.ent.pending || m.det.loading || m.lin.loading || m.rep.loading || m.rep.wiLoading
 }
 
-// Update handles one message. It does no IO: everything slow is a tea.Cmd.
+// Update handles one message. It does no IO: everything slow is a tea.Cmd,
+// the content previews of the rows in view included (previews.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.frameFresh = false
+	_, cmd := m.update(msg)
+	if read := m.readPreviews(); read != nil {
+		cmd = tea.Batch(cmd, read)
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case previewsMsg:
+		m.ent.previewsLoading = false
+		m.ent.cache = nil
+		if msg.err != nil {
+			m.setErr("content previews not read: %v", msg.err)
+		}
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.ent.cache = nil
