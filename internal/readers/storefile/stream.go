@@ -44,7 +44,7 @@ func OpenStream(ctx context.Context, path, role string, max int64) (*Stream, err
 	}
 	if st.Size() > max {
 		f.Close()
-		return nil, &TooLargeError{Path: path, Size: st.Size(), Max: max, What: role}
+		return nil, &evidence.TooLargeError{Name: path, Size: st.Size(), Max: max, What: role}
 	}
 	return &Stream{ctx: ctx, f: f, r: bufio.NewReaderSize(f, 1<<20), h: sha256.New(), max: max, path: path, role: role}, nil
 }
