@@ -28,6 +28,7 @@ import (
 // format is its own folder plus one line here.
 var registry = []storemodel.Reader{
 	hipporag.Reader,
+	lightrag.NanoReader,
 	lightrag.Reader,
 	graphrag.Reader,
 	smsrdb.Reader,

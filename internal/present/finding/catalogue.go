@@ -116,6 +116,7 @@ const (
 	Mem0Deleted           Code = "MEM0_DELETED"
 	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
 	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
+	Mem0DeleteUndated     Code = "MEM0_DELETE_UNDATED"
 	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
 	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
 )
@@ -123,6 +124,7 @@ const (
 // Codes of evidence text (package textscan).
 const (
 	TextControlChars Code = "TEXT_CONTROL_CHARS"
+	TextInertControl Code = "TEXT_INERT_CONTROLS"
 	TextHiddenChars  Code = "TEXT_HIDDEN_CHARS"
 )
 
@@ -251,10 +253,12 @@ var Catalogue = Catalog{
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
 	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
+	{Mem0DeleteUndated, FamStore, SevInfo, "a Mem0 DELETE history row has NULL created_at and updated_at: Mem0 wrote DELETE rows without times until upstream commit 1aecfadf4 (2026-03-26, first released in 1.0.8), so this is upstream behaviour; the event is placed by storage order"},
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
-	{TextControlChars, FamContent, SevError, "a text field of the evidence carries terminal controls (ESC, C0 or C1 controls, DEL, a bare CR): bytes that make a terminal act and that ordinary memory text never holds; shown escaped"},
+	{TextControlChars, FamContent, SevError, "a text field of the evidence carries characters a terminal acts on (ESC, C1 controls, BEL, a bare CR, bidi embeddings, overrides or isolates): they start escape sequences, ring, overwrite or reorder what is shown, and ordinary memory text never holds them; shown escaped"},
+	{TextInertControl, FamContent, SevWarning, "a text field of the evidence carries C0 controls or DEL that no terminal acts on (NUL, VT, FF...): text extracted from PDFs and office files carries them, so they are not hostile in themselves; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},

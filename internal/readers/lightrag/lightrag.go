@@ -55,8 +55,8 @@ func Locate(path string) (string, bool) {
 
 // Looks says whether path is a LightRAG working directory.
 func Looks(path string) bool {
-	_, ok := Locate(path)
-	return ok
+	dir, ok := Locate(path)
+	return ok && !isNano(dir)
 }
 
 // Open reads the LightRAG working directory at path.
@@ -173,6 +173,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		}
 		st.Edges = append(st.Edges, ed)
 	}
+	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
 }
 
