@@ -260,7 +260,7 @@ var Catalogue = Catalog{
 	{TextControlChars, FamContent, SevError, "a text field of the evidence carries characters a terminal acts on (ESC, C1 controls, BEL, a bare CR, bidi embeddings, overrides or isolates): they start escape sequences, ring, overwrite or reorder what is shown, and ordinary memory text never holds them; shown escaped"},
 	{TextInertControl, FamContent, SevWarning, "a text field of the evidence carries C0 controls or DEL that no terminal acts on (NUL, VT, FF...): text extracted from PDFs and office files carries them, so they are not hostile in themselves; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
-	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
+	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets (on a native store, an error when a culprit is a write the store does not explain: unexplained content changed the selection)"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
