@@ -132,7 +132,11 @@ type Store struct {
 	Versions []Version
 	Messages []Message
 	Memories []Memory
-	Issues   []Issue
+	// Vectors and VectorStore: a Mem0 vector store read beside (or
+	// without) its history (packages qdrantlocal, chromadb, mem0vec).
+	Vectors     []VectorPoint
+	VectorStore *VectorStore
+	Issues      []Issue
 	// Notes say what the reader could not reproduce or check.
 	Notes []string
 }
