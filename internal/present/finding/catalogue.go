@@ -123,6 +123,7 @@ const (
 	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
 	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
 	Mem0DeleteUndated      Code = "MEM0_DELETE_UNDATED"
+	Mem0HistoryRewritten   Code = "MEM0_HISTORY_REWRITTEN"
 	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
 	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
 )
@@ -279,6 +280,7 @@ var Catalogue = Catalog{
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
 	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
 	{Mem0DeleteUndated, FamStore, SevInfo, "a Mem0 DELETE history row has NULL created_at and updated_at: Mem0 wrote DELETE rows without times until upstream commit 1aecfadf4 (2026-03-26, first released in 1.0.8), so this is upstream behaviour; the event is placed by storage order"},
+	{Mem0HistoryRewritten, FamStore, SevError, "memscope diff of two copies of one Mem0 store: the later copy's history of a memory does not extend the earlier one's (rows changed or removed); Mem0 only appends history rows (add_history), reset() aside"},
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
