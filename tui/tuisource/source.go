@@ -19,6 +19,7 @@ import (
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/dagdraw"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
@@ -316,10 +317,10 @@ func keyDetail(pinned, fromSnapshot string) string {
 
 func rootDetail(s *assemble.Session) string {
 	if len(s.Opts.TrustRoots) > 0 {
-		return hex.EncodeToString(s.Opts.TrustRoots[0][:8]) + "…"
+		return idform.Head(hex.EncodeToString(s.Opts.TrustRoots[0]), 16)
 	}
 	if r := s.Meta["root_keys"]; len(r) >= 16 {
-		return r[:16] + "…"
+		return idform.Head(r, 16)
 	}
 	return ""
 }

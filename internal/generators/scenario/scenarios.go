@@ -54,6 +54,8 @@ var Specs = []Spec{
 	{Name: "tombstoned-root", Description: tombstonedRootDesc, build: buildTombstonedRoot},
 	{Name: "tampered-reset", Description: tamperedResetDesc, build: buildTamperedReset},
 	{Name: "hidden-action", Description: hiddenActionDesc, build: buildHiddenAction},
+	{Name: "channel-promotion", Description: channelPromotionDesc, build: buildChannelPromotion},
+	{Name: "tombstone-vouch", Description: tombstoneVouchDesc, build: buildTombstoneVouch},
 	{Name: "smsr", Description: "SMSR-style HMAC tags on every memory, some missing and some wrong.", hmac: true, build: buildSMSR},
 }
 
