@@ -28,7 +28,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, checkInputFlags(fs)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

@@ -11,7 +11,6 @@ import (
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
@@ -441,14 +440,7 @@ func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out [
 // replayStatus is exit 1 when the rows carry an error-severity finding
 // (an IFC-blind divergence), as verify does for its errors; the findings
 // are the ones the inspector lists.
-func replayStatus(rows []replay.Row) int {
-	for _, f := range assemble.ReplayFindings(rows) {
-		if f.Severity == finding.SevError {
-			return exitFindings
-		}
-	}
-	return exitOK
-}
+func replayStatus(rows []replay.Row) int { return exitFor(assemble.ReplayFindings(rows)) }
 
 func writeReplayTable(w io.Writer, rows []jsonRow) {
 	writeCoverageNote(w, "queries", rows, func(r jsonRow) string { return r.Coverage })
