@@ -140,7 +140,6 @@ func entryStatus(s *assemble.Session, id string, tau float64, failClosed bool) (
 	return exitFor(about), nil
 }
 
-
 func writeLineageSummary(w io.Writer, s *assemble.LineageSummary) {
 	mode := "fail-open"
 	if s.FailClosed {
