@@ -200,3 +200,38 @@ func reportLevel(t *testing.T, args []string) string {
 	}
 	return ""
 }
+
+// Every CLI id argument takes the id forms the views print: a culprit
+// write's tail (as the story lists it, :1681b) for --blast, a query's
+// unique part for --as-of (issue 24, item 6).
+func TestCLIIDArgumentsTakeEveryForm(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	ev := []string{"snapshot.db", "--log", "log", "--anchors", "scenario.json"}
+	code, out, errs := runIn(t, sdir, append([]string{"replay", "--query", "q-born-first", "--json"}, ev...)...)
+	if code == exitUsage {
+		t.Fatalf("replay --query: %s", errs)
+	}
+	var rows []struct {
+		Culprits []string `json:"culprits"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) == 0 || len(rows[0].Culprits) == 0 {
+		t.Fatalf("no culprits in replay --query --json (%v)", err)
+	}
+	w := rows[0].Culprits[0]
+	for _, form := range []string{w, w[len(w)-5:], w[:8] + "…" + w[len(w)-5:], w[:8] + "~" + w[len(w)-5:]} {
+		if code, _, errs := runIn(t, sdir, append([]string{"replay", "--blast", form}, ev...)...); code == exitUsage {
+			t.Errorf("replay --blast %s: %s", form, errs)
+		}
+		if code, _, errs := runIn(t, sdir, append([]string{"replay", "--without", form}, ev...)...); code == exitUsage {
+			t.Errorf("replay --without %s: %s", form, errs)
+		}
+	}
+	for _, form := range []string{"q-born-first", "born-first", "q-born"} {
+		if code, _, errs := runIn(t, sdir, append([]string{"replay", "--as-of", form}, ev...)...); code == exitUsage {
+			t.Errorf("replay --as-of %s: %s", form, errs)
+		}
+		if code, _, errs := runIn(t, sdir, append([]string{"replay", "--query", form}, ev...)...); code == exitUsage {
+			t.Errorf("replay --query %s: %s", form, errs)
+		}
+	}
+}
