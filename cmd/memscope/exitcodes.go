@@ -31,9 +31,6 @@ func exitFor(fs []finding.Finding) int {
 	return exitOK
 }
 
-// worse is the more serious of two exit codes of a command that ran.
-func worse(a, b int) int { return max(a, b) }
-
 // checkInputFlags refuses, as usage errors, a --log that names no file or
 // directory (a URL is read later, and its failure is the log's finding)
 // and a --k given explicitly as less than 1 (no top-k of zero).
