@@ -34,7 +34,7 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 		t.Fatalf("ReadInfo: %v %v %+v", ok, err, info)
 	}
 	var ids map[string]string
-	mustJSON(t, snap.Meta[MetaImportIDs], &ids)
+	mustJSON(t, snap.Meta[snapshot.MetaImportIDs], &ids)
 	lnodes, err := snap.Nodes(ctx)
 	if err != nil {
 		t.Fatal(err)
