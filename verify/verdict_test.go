@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
@@ -80,7 +81,7 @@ func TestVerdictsOnCleanStore(t *testing.T) {
 	if v.Signature != verify.Passed || v.Inclusion != verify.Passed || v.HMAC != verify.NotChecked {
 		t.Errorf("clean entry verdict %+v", v)
 	}
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 
@@ -53,7 +54,7 @@ func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
 func TestVerifyScenariosJSON(t *testing.T) {
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestLineageJSON(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^session session-\d+ \[not checked\]$`).MatchString(out) {
 		t.Errorf("entry view without --log: no labelled session\n%s", out)
 	}
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	code, out, errs = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry}, anchors...)...)
 	if code != exitOK || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
 		t.Errorf("entry view verified: exit %d %s\n%s", code, errs, out)
@@ -208,7 +209,7 @@ func TestSweepJSON(t *testing.T) {
 
 func TestReplayJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
 	// A diverging row is an error-severity result: exit 1, as verify.
 	if code != exitFindings {
@@ -272,7 +273,7 @@ func TestReplayJSON(t *testing.T) {
 
 func TestReplayLabelsAndRestore(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
@@ -311,7 +312,7 @@ func TestVerifyOverHTTP(t *testing.T) {
 func TestActionsScenariosJSON(t *testing.T) {
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +362,7 @@ func TestActionsScenariosJSON(t *testing.T) {
 // label naming the source that decided it, and they are the culprits.
 func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
 	sdir := filepath.Join(demoDir, "peer-cites-external")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
@@ -394,7 +395,7 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 	}
 	for _, name := range names {
 		sdir := filepath.Join(demoDir, name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,12 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/seedgen"
 	"github.com/memscope/memscope/evidence/snapshot"
 
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/generators/graphfile"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/verify"
@@ -38,11 +38,11 @@ func smallOptions(format, out string) Options {
 // verifyImported runs memscope's verifier with the anchors the import wrote.
 func verifyImported(t *testing.T, out string) *verify.Report {
 	t.Helper()
-	vkey, err := os.ReadFile(filepath.Join(out, scenario.LogKeyFile))
+	vkey, err := os.ReadFile(filepath.Join(out, evidence.LogKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := os.ReadFile(filepath.Join(out, scenario.TrustFile))
+	trust, err := os.ReadFile(filepath.Join(out, evidence.TrustFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func verifyImported(t *testing.T, out string) *verify.Report {
 		t.Fatalf("trust.keys: %q", trust)
 	}
 	rep, err := verify.Run(context.Background(), verify.Options{
-		Snapshot:   filepath.Join(out, scenario.SnapshotFile),
-		Log:        filepath.Join(out, scenario.LogDir),
+		Snapshot:   filepath.Join(out, evidence.SnapshotFile),
+		Log:        filepath.Join(out, evidence.LogDir),
 		LogKey:     strings.TrimSpace(string(vkey)),
 		TrustRoots: []ed25519.PublicKey{root},
 	})
@@ -120,14 +120,14 @@ func TestRoundTrip(t *testing.T) {
 			}
 			checkSnapshot(t, out)
 			// The manifest works as an --anchors file and says who signed.
-			m, err := scenario.ReadManifest(out)
+			m, err := evidence.ReadManifest(out)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if m.Anchors.LogKey == "" || len(m.Anchors.Trust) != 1 {
 				t.Errorf("manifest anchors %+v", m.Anchors)
 			}
-			raw, _ := os.ReadFile(filepath.Join(out, scenario.ManifestFile))
+			raw, _ := os.ReadFile(filepath.Join(out, evidence.ManifestFile))
 			var back Manifest
 			if err := json.Unmarshal(raw, &back); err != nil || back.Import.SignedBy != SignedByImporter {
 				t.Errorf("manifest import member: %v %+v", err, back.Import)
@@ -141,7 +141,7 @@ func TestRoundTrip(t *testing.T) {
 func checkSnapshot(t *testing.T, out string) {
 	t.Helper()
 	ctx := context.Background()
-	snap, err := loader.Open(filepath.Join(out, scenario.SnapshotFile))
+	snap, err := loader.Open(filepath.Join(out, evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestDeterministic(t *testing.T) {
 	if len(trees[0]) != len(trees[1]) {
 		t.Errorf("file sets differ: %d vs %d", len(trees[0]), len(trees[1]))
 	}
-	if bytes.Equal(trees[0][scenario.SnapshotFile], trees[2][scenario.SnapshotFile]) {
+	if bytes.Equal(trees[0][evidence.SnapshotFile], trees[2][evidence.SnapshotFile]) {
 		t.Error("a different seed gave the same snapshot")
 	}
 	// Private keys never leave the importer: no file holds the root's seed.
