@@ -123,7 +123,7 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 	fs := stores.Findings(st)
 	// Text that would act on a terminal is shown escaped everywhere; here
 	// it is also a finding (an error: verify exits 1 on it).
-	fs = append(fs, textscan.Store(st)...)
+	fs = append(fs, textscan.Fields(st.Name(), st.TextFields())...)
 	if st.Format == storemodel.Mem0 {
 		_, cf := mem0db.Chains(st)
 		fs = append(fs, cf...)

@@ -8,6 +8,7 @@ package textscan
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 // Field is one text field of one record.
@@ -153,41 +153,14 @@ func (s *Scanner) Findings() []finding.Finding {
 	return out
 }
 
-// Store scans every text field of a native store: node ids and labels,
-// edge ids and declared sources, Mem0 history and messages, SMSR
-// memories. The subject names the store (its one file for Mem0 and SMSR)
-// and the record; the message names the field.
-func Store(st *storemodel.Store) []finding.Finding {
-	s := New(string(st.Format) + " store " + st.Root)
-	for _, n := range st.Nodes {
-		rec := "node " + n.ID
-		s.Check(Field{rec, "id", n.ID})
-		s.Check(Field{rec, "label", n.Label})
-	}
-	for _, e := range st.Edges {
-		rec := "edge " + e.ID
-		s.Check(Field{rec, "id", e.ID})
-		for _, src := range e.Sources {
-			s.Check(Field{rec, "sources", src})
-		}
-	}
-	for _, v := range st.Versions {
-		rec := "history " + v.ID
-		for _, f := range [][2]string{{"id", v.ID}, {"memory_id", v.MemoryID}, {"old_memory", v.Old}, {"new_memory", v.New}, {"event", v.Event}, {"actor_id", v.Actor}, {"role", v.Role}, {"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt}} {
-			s.Check(Field{rec, f[0], f[1]})
-		}
-	}
-	for _, m := range st.Messages {
-		rec := "message " + m.ID
-		for _, f := range [][2]string{{"id", m.ID}, {"session_scope", m.Scope}, {"role", m.Role}, {"content", m.Content}, {"name", m.Name}, {"created_at", m.CreatedAt}} {
-			s.Check(Field{rec, f[0], f[1]})
-		}
-	}
-	for _, m := range st.Memories {
-		rec := fmt.Sprintf("memory %d", m.ID)
-		for _, f := range [][2]string{{"content", m.Content}, {"session_id", m.Session}, {"hmac_tag", m.Tag}} {
-			s.Check(Field{rec, f[0], f[1]})
-		}
+// Fields scans every text field fields yields (a native store's
+// storemodel.TextFields, whose type has Field's shape) under where, the
+// name of the store; the subject names the store and the record, the
+// message the field.
+func Fields[F ~struct{ Record, Name, Text string }](where string, fields iter.Seq[F]) []finding.Finding {
+	s := New(where)
+	for f := range fields {
+		s.Check(Field(f))
 	}
 	return s.Findings()
 }

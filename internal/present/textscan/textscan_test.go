@@ -2,20 +2,18 @@ package textscan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 func TestStoreNamesRecordFieldAndClass(t *testing.T) {
 	t.Parallel()
-	st := &storemodel.Store{Format: storemodel.Mem0, Root: "/ev/history\x1b[2J.db",
-		Nodes:    []storemodel.Node{{ID: "n1", Label: "plain text\twith a tab\r\n"}, {ID: "n2", Label: "Acme\u202e Holdings"}},
-		Versions: []storemodel.Version{{ID: "v1", New: "pay \x1b]0;owned\x07 now"}},
-		Messages: []storemodel.Message{{ID: "m1", Content: "over\rwrite"}}}
-	fs := Store(st)
+	fs := Fields("mem0 store /ev/history\x1b[2J.db", slices.Values([]Field{
+		{"node n1", "id", "n1"}, {"node n1", "label", "plain text\twith a tab\r\n"}, {"node n2", "label", "Acme\u202e Holdings"},
+		{"history v1", "new_memory", "pay \x1b]0;owned\x07 now"}, {"history v1", "old_memory", ""}, {"message m1", "content", "over\rwrite"}}))
 	got := map[string]finding.Finding{}
 	for _, f := range fs {
 		got[string(f.Code)+" "+f.Subject] = f
@@ -47,11 +45,11 @@ func TestStoreNamesRecordFieldAndClass(t *testing.T) {
 // PerCode named, and one finding counting the rest.
 func TestManyFieldsAreCounted(t *testing.T) {
 	t.Parallel()
-	st := &storemodel.Store{Format: storemodel.SMSR, Root: "m.db"}
+	var fields []Field
 	for i := 0; i < 1000; i++ {
-		st.Memories = append(st.Memories, storemodel.Memory{ID: int64(i), Content: fmt.Sprint("\x1b[31m", i)})
+		fields = append(fields, Field{fmt.Sprint("memory ", i), "content", fmt.Sprint("\x1b[31m", i)})
 	}
-	fs := Store(st)
+	fs := Fields("smsr store m.db", slices.Values(fields))
 	if len(fs) != PerCode+1 || !strings.Contains(fs[PerCode].Message, fmt.Sprint(1000-PerCode, " more fields")) {
 		t.Fatalf("%d findings, last %q; want %d and a count of %d more", len(fs), fs[len(fs)-1].Message, PerCode+1, 1000-PerCode)
 	}
