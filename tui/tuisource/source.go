@@ -331,8 +331,8 @@ func (src *Source) EntryCount() int { return src.s.Loaded() }
 // Entry implements tui.Source.
 func (src *Source) Entry(i int) tui.EntryRow {
 	e := src.s.EntryAt(i)
-	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS,
-		Preview: src.preview(i), Suspicious: e.Flags}
+	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS, Suspicious: e.Flags}
+	r.Preview, r.PreviewPending = src.preview(i)
 	if e.DecodeErr != nil {
 		r.Status = tui.Failed
 	}
