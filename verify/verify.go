@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/memscope/memscope/internal/present/textscan"
 
@@ -53,6 +54,9 @@ type Options struct {
 	// once instead of twice. It must not modify r; an error stops the run
 	// and is returned.
 	OnEntry func(r *loader.EntryRow) error
+	// Now is the verifying clock (nil: time.Now): a record signed more
+	// than futureSkew after it is TIME_IN_FUTURE.
+	Now func() time.Time
 }
 
 // Families are verify's finding families in the order summaries list them;
@@ -229,6 +233,8 @@ type verifier struct {
 	// revocations: the registry revokes a key (the provenance pass then
 	// keeps every leaf's position).
 	revocations bool
+	// future is the latest signed time (ns) that is not TIME_IN_FUTURE.
+	future uint64
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -334,6 +340,11 @@ func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVe
 		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}, entries: newEntryIndex()}}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	v.future = uint64(now().Add(futureSkew).UnixNano())
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
@@ -401,4 +412,19 @@ func (v *verifier) finish() *Report {
 		}
 	}
 	return rep
+}
+
+// futureSkew is how far past the verifying clock a signed time may be
+// before it is TIME_IN_FUTURE: clocks disagree by seconds, time zones
+// mistaken for UTC by hours; a day covers both.
+const futureSkew = 24 * time.Hour
+
+// inFuture reports a signed time past the verifying clock (plus skew); it
+// says whether it did.
+func (v *verifier) inFuture(ts uint64, flag func(finding.Code, string)) bool {
+	if ts <= v.future {
+		return false
+	}
+	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), after the verifying clock's %s plus a day: the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.RFC3339)))
+	return true
 }
