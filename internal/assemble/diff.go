@@ -81,6 +81,9 @@ func openSide(ctx context.Context, path string, which int, verifier note.Verifie
 		return side, nil
 	}
 	side.cp = diff.Checkpoint{Present: true, Size: cp.Size, Root: cp.Root, Signature: cp.Status.String()}
+	if verifier != nil && cp.Status == tlog.Unanchored {
+		side.cp.Signature = diff.SigNotByPinnedKey
+	}
 	if which > 0 {
 		side.horizon = loader.Horizon{MaxLeaves: cp.Size, MaxTS: cps[i].SeenAt}
 		if cp.Size == 0 {
