@@ -57,7 +57,23 @@ type Options struct {
 	// Now is the verifying clock (nil: time.Now): a record signed more
 	// than futureSkew after it is TIME_IN_FUTURE.
 	Now func() time.Time
+	// AnchorSources names the anchor files that lie inside the evidence.
+	AnchorSources AnchorSources
 }
+
+// AnchorSources names, for each trust anchor, the file inside the evidence
+// it was read from ("" when it was given otherwise). An anchor the evidence
+// could have supplied pins nothing against whoever wrote the evidence: it
+// is reported "pinned from a file inside the evidence" with an
+// ANCHOR_FROM_EVIDENCE warning, never plain "pinned".
+type AnchorSources struct {
+	LogKey string
+	Trust  string
+}
+
+// PinnedFromEvidence is an anchor's status when its file lies inside the
+// evidence.
+const PinnedFromEvidence = "pinned from a file inside the evidence"
 
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
@@ -66,8 +82,8 @@ var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, find
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
-	LogKey   string `json:"log_key"`  // "pinned" or "unanchored"
-	Registry string `json:"registry"` // "pinned" or "unanchored"
+	LogKey   string `json:"log_key"`  // "pinned", PinnedFromEvidence or "unanchored"
+	Registry string `json:"registry"` // "pinned", PinnedFromEvidence or "unanchored"
 }
 
 // EntryStatus is the verification outcome of one entry, for views that show
@@ -349,9 +365,17 @@ func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVe
 	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
+		if f := opts.AnchorSources.LogKey; f != "" {
+			v.rep.Anchors.LogKey = PinnedFromEvidence
+			v.add(phaseLog, 0, finding.AnchorFromEvidence, "log key", "the log key was read from "+f+", inside the evidence: whoever wrote the evidence chose it, so the checkpoint's signature proves nothing against them; give the key from a source you trust")
+		}
 	}
 	if len(opts.TrustRoots) > 0 {
 		v.rep.Anchors.Registry = "pinned"
+		if f := opts.AnchorSources.Trust; f != "" {
+			v.rep.Anchors.Registry = PinnedFromEvidence
+			v.add(phaseRegistry, 0, finding.AnchorFromEvidence, "registry roots", "the registry root keys were read from "+f+", inside the evidence: whoever wrote the evidence chose them; give the roots from a source you trust")
+		}
 	}
 	return v
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/evidencetest"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/verify"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -123,5 +124,54 @@ func TestDiffUnpinnedCheckpointIsNotIdentical(t *testing.T) {
 	}
 	if !found || code != exitFindings {
 		t.Errorf("exit %d, findings %+v: want CHECKPOINT_SIG_INVALID on B", code, res.Findings)
+	}
+}
+
+// An anchors file read from the evidence directory is "pinned from a file
+// inside the evidence" with an ANCHOR_FROM_EVIDENCE warning; the same file
+// kept elsewhere pins plainly; a link from elsewhere into the evidence is
+// still the evidence's file (issue 23 item 10).
+func TestAnchorsFromEvidenceAreReported(t *testing.T) {
+	sdir := filepath.Join(demoDir, "clean")
+	outside := filepath.Join(t.TempDir(), "anchors.json")
+	b, err := os.ReadFile(filepath.Join(sdir, "scenario.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link.json")
+	if err := os.Symlink(filepath.Join(sdir, "scenario.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		anchors      string
+		fromEvidence bool
+	}{{"scenario.json", true}, {outside, false}, {link, true}} {
+		code, out, errs := runIn(t, sdir, "verify", "snapshot.db", "--log", scenario.LogDir, "--anchors", tc.anchors, "--json")
+		var rep struct {
+			Anchors  map[string]string
+			Findings []struct{ Code, Severity string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
+			t.Fatalf("--anchors %s: exit %d %v %s", tc.anchors, code, err, errs)
+		}
+		want := "pinned"
+		if tc.fromEvidence {
+			want = verify.PinnedFromEvidence
+		}
+		if rep.Anchors["log_key"] != want || rep.Anchors["registry"] != want {
+			t.Errorf("--anchors %s: anchors %v, want %q", tc.anchors, rep.Anchors, want)
+		}
+		warned := 0
+		for _, f := range rep.Findings {
+			if f.Code == "ANCHOR_FROM_EVIDENCE" && f.Severity == "warning" {
+				warned++
+			}
+		}
+		if (warned == 2) != tc.fromEvidence || (warned != 0 && !tc.fromEvidence) {
+			t.Errorf("--anchors %s: %d ANCHOR_FROM_EVIDENCE warnings, from evidence %v", tc.anchors, warned, tc.fromEvidence)
+		}
 	}
 }
