@@ -304,6 +304,9 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	if err := v.openLog(ctx, logVerifier); err != nil {
 		return nil, false, err
 	}
+	if v.log != nil && v.log.PastDeadline() {
+		return nil, false, v.deadlineError()
+	}
 	if err := v.registry(ctx); err != nil {
 		return nil, false, err
 	}
@@ -331,6 +334,9 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 		return nil, false, err
 	}
 	v.splitViews()
+	if v.log != nil && v.log.PastDeadline() {
+		return nil, false, v.deadlineError()
+	}
 	return v.finish(), false, nil
 }
 
@@ -451,4 +457,10 @@ func (v *verifier) inFuture(ts uint64, flag func(finding.Code, string)) bool {
 	}
 	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), after the verifying clock's %s plus a day: the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.RFC3339)))
 	return true
+}
+
+// deadlineError refuses a verification whose log reads ran past their
+// deadline: reads after it all failed, so no verdict is drawn (exit 2).
+func (v *verifier) deadlineError() error {
+	return fmt.Errorf("the log at %s was not read before the deadline (raise it with --log-deadline): %w", v.opts.Log, tlog.ErrDeadline)
 }

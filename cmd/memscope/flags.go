@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -51,6 +52,7 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 type anchorFlags struct {
 	logKey, trust, anchors, hmacKey string
 	allowRedirects                  bool
+	logDeadline                     time.Duration
 }
 
 func (a *anchorFlags) register(fs *flag.FlagSet) {
@@ -59,7 +61,13 @@ func (a *anchorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.anchors, "anchors", "", "a pinned anchors file: JSON with log_key and trust, kept outside the evidence (one inside it is reported as such)")
 	fs.StringVar(&a.hmacKey, "hmac-key", "", "file holding the SMSR HMAC key (hex, or raw bytes)")
 	fs.BoolVar(&a.allowRedirects, "allow-cross-origin-redirects", false, "let an http(s) log redirect to another scheme, host or port (refused by default)")
+	fs.DurationVar(&a.logDeadline, "log-deadline", defaultLogDeadline, "the longest the command may spend reading an http(s) log, from its start (0: no limit); past it the command refuses to conclude")
 }
+
+// defaultLogDeadline bounds a command's reads of an http(s) log: a few
+// minutes verify a large log over a decent link; a hostile server that
+// answers each request just inside the per-request limits is cut off.
+const defaultLogDeadline = 5 * time.Minute
 
 // Limits of the files the anchor and policy flags name: a key is under
 // 100 bytes, an anchors file (a scenario.json works) a few kilobytes.
@@ -85,6 +93,9 @@ type anchors struct {
 func (a *anchorFlags) resolve() (anchors, error) {
 	var out anchors
 	out.Log.AllowCrossOriginRedirects = a.allowRedirects
+	if a.logDeadline > 0 {
+		out.Log.Deadline = time.Now().Add(a.logDeadline)
+	}
 	logKey, trust := a.logKey, a.trust
 	if a.anchors != "" {
 		b, err := evidence.ReadFile(a.anchors, maxAnchorsFile)
