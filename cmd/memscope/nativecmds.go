@@ -7,9 +7,12 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/memscope/memscope/internal/analyses/exposure"
 	"github.com/memscope/memscope/internal/analyses/storediff"
 	"github.com/memscope/memscope/internal/analyses/storereplay"
 	"github.com/memscope/memscope/internal/analyses/storetimeline"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/exposurecase"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
@@ -206,4 +209,50 @@ func writeNativeDiff(w io.Writer, d jsonNativeDiff) {
 	}
 	fmt.Fprintln(w)
 	writeFindingList(w, d.Diff.Findings)
+}
+
+// runNativeExposure is exposure on a native graph store under the user's
+// --queries: S_adv by Monte Carlo over bounded no-source writes, every
+// selector (Leiden among them) and EquiMem's triage of the store's own
+// edges (exposurecase.BuildNative).
+func runNativeExposure(ctx context.Context, stdout, stderr io.Writer, path string, nq nativeQueries, ef evidenceFlags, opt exposure.Options, k int, asJSON bool, eqSort string, eqRev bool) (int, error) {
+	st, err := openStore(ctx, path, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	if ok, why := stores.Supports(st, storemodel.CmdExposure); !ok {
+		return exitUsage, usagef("exposure: %s", why)
+	}
+	if !nq.given() {
+		return exitUsage, usagef("exposure: %s stores keep no queries, and exposure is measured per query: give them with --queries FILE (docs/STORES.md)", st.Format)
+	}
+	g, pol, err := storereplay.Graph(st)
+	if err != nil {
+		return exitUsage, err
+	}
+	rp, err := replay.NewReplayer(g, replay.Config{Policy: pol, Culprits: true, K: k})
+	if err != nil {
+		return exitUsage, err
+	}
+	qs, err := nq.load(ctx, path, st, g)
+	if err != nil {
+		return exitUsage, err
+	}
+	ended := phase(stderr, "exposure", "exposure")
+	ex, err := exposurecase.BuildNative(ctx, st, rp, qs, opt)
+	ended(err)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	out := jsonExposure{Snapshot: st.Root, Exposure: ex.JSON(func(string) string { return assemble.LabelUserInput })}
+	if asJSON {
+		return exitOK, writeJSON(stdout, struct {
+			Store jsonStore `json:"store"`
+			jsonExposure
+		}{describeStore(st), out})
+	}
+	writeStoreHeader(stdout, describeStore(st))
+	writeExposure(stdout, out, ex, eqSort, eqRev)
+	fmt.Fprintf(stdout, "\nnote: %s; \"authenticated\" above means sources declared by the store's own fields (the %s policy), never verified\n", storemodel.Unsigned, storereplay.PolicyName)
+	return exitOK, nil
 }
