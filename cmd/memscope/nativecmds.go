@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/memscope/memscope/internal/analyses/exposure"
 	"github.com/memscope/memscope/internal/analyses/storediff"
@@ -17,6 +18,7 @@ import (
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/internal/report"
 	"github.com/memscope/memscope/replay"
 )
 
@@ -254,5 +256,42 @@ func runNativeExposure(ctx context.Context, stdout, stderr io.Writer, path strin
 	writeStoreHeader(stdout, describeStore(st))
 	writeExposure(stdout, out, ex, eqSort, eqRev)
 	fmt.Fprintf(stdout, "\nnote: %s; \"authenticated\" above means sources declared by the store's own fields (the %s policy), never verified\n", storemodel.Unsigned, storereplay.PolicyName)
+	return exitOK, nil
+}
+
+// runNativeReport writes the report on a native store: one self-contained
+// HTML page, unsigned throughout (report.BuildNative).
+func runNativeReport(ctx context.Context, stdout io.Writer, path, out, title string, now time.Time, nq nativeQueries, ef evidenceFlags, args []string) (int, error) {
+	st, err := openStore(ctx, path, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	var qs []replay.Query
+	if nq.given() {
+		if ok, why := stores.Supports(st, storemodel.CmdReplay); !ok {
+			return exitUsage, usagef("--queries: %s", why)
+		}
+		g, _, err := storereplay.Graph(st)
+		if err != nil {
+			return exitUsage, err
+		}
+		if qs, err = nq.load(ctx, path, st, g); err != nil {
+			return exitUsage, err
+		}
+	}
+	if title == "" {
+		title = defaultTitle(path)
+	}
+	c, err := report.BuildNative(ctx, st, report.NativeOptions{Title: title, Version: toolVersion(), Command: append([]string{"memscope", "report"}, args...), Now: now, Queries: qs})
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := report.NativeFile(c, out); err != nil {
+		return exitUsage, err
+	}
+	fmt.Fprintf(stdout, "wrote %s: unsigned %s store, %d error(s), %d warning(s)\n", sanitize.Line(out), st.Format, c.Errors, c.Warnings)
+	if c.Errors > 0 {
+		return exitFindings, nil
+	}
 	return exitOK, nil
 }

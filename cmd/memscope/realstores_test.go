@@ -65,6 +65,20 @@ func TestRealStoresOneCount(t *testing.T) {
 		if ie != e || iw != w || ii != i {
 			t.Errorf("%s: inspector counts %d/%d/%d errors/warnings/info, verify --json %d/%d/%d", name, ie, iw, ii, e, w, i)
 		}
+		html := filepath.Join(t.TempDir(), "r.html")
+		if code := run(ctx, []string{"report", c, "--out", html, "--date", "none"}, &text, &errb); code != exitOK {
+			t.Errorf("%s: report exit %d: %s", name, code, errb.String())
+			continue
+		}
+		page, err := os.ReadFile(html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"UNSIGNED", fmt.Sprintf(`<span class="v">%d</span><span class="l">error findings`, e), fmt.Sprintf(`<span class="v">%d</span><span class="l">warnings`, w), fmt.Sprintf(`<span class="v">%d</span><span class="l">info`, i)} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s: report lacks %q", name, want)
+			}
+		}
 	}
 }
 
