@@ -160,11 +160,11 @@ func selectionsThenNow(ctx context.Context, a, b *storemodel.Store, file string)
 	}
 	then, errA, order, err := top(a)
 	if err != nil {
-		return nil, fmt.Errorf("A: %w", err)
+		return nil, fmt.Errorf("copy A: %w", err)
 	}
 	now, errB, _, err := top(b)
 	if err != nil {
-		return nil, fmt.Errorf("B: %w", err)
+		return nil, fmt.Errorf("copy B: %w", err)
 	}
 	var out []jsonSelection
 	for _, q := range order {
