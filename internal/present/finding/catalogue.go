@@ -90,6 +90,9 @@ const (
 	LineageLaundering      Code = "LINEAGE_LAUNDERING"
 	LineageGateViolation   Code = "LINEAGE_GATE_VIOLATION"
 	LineageUnverified      Code = "LINEAGE_UNVERIFIED"
+	// Tombstone claims (docs/FORMAT.md, "Tombstone claims").
+	LineageTombstoneMismatch  Code = "LINEAGE_TOMBSTONE_MISMATCH"
+	LineageTombstoneUnvouched Code = "LINEAGE_TOMBSTONE_UNVOUCHED"
 )
 
 // Codes of the replay analysis (docs/REPLAY.md).
@@ -98,6 +101,7 @@ const (
 	ReplayIFCBlind         Code = "REPLAY_IFC_BLIND"
 	ReplayRecordedMismatch Code = "REPLAY_RECORDED_MISMATCH"
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
+	ReplayFailed           Code = "REPLAY_FAILED"
 )
 
 // Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
@@ -262,6 +266,8 @@ var Catalogue = Catalog{
 	{LineageTrustInvalid, FamLineage, SevError, "an entry's recorded trust is not a defined level (0..3)"},
 	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is neither in the store nor deleted by a tombstone; a strong edge to it makes the entry untrusted (fail-closed)"},
 	{LineageUnverified, FamLineage, SevWarning, "an entry failed verification (signature, registration, key validity, canonical form or log inclusion); lineage and the gate treat it as External"},
+	{LineageTombstoneMismatch, FamLineage, SevError, "a tombstone's entry_writer or entry_trust disagrees with the deleted record, which is still provable; the record's own signed fields are what lineage reads"},
+	{LineageTombstoneUnvouched, FamLineage, SevWarning, "a tombstone vouches for an entry no longer provable beyond its writer's authority (rule in docs/FORMAT.md); the deleted entry is External for lineage"},
 	{LineageWeightNaN, FamLineage, SevWarning, "a parent edge's weight is NaN; it is read as 1 (strong)"},
 	{LineageWeightRange, FamLineage, SevWarning, "a parent edge's weight is outside [0, 1]; it is clamped"},
 	{LineageWeightCount, FamLineage, SevWarning, "an entry's parent and weight counts differ; missing weights read as 1, extra ones are ignored"},
@@ -300,6 +306,7 @@ var Catalogue = Catalog{
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+	{ReplayFailed, FamReplay, SevError, "a recorded query could not be replayed (its reset vector is invalid, or PPR did not converge): the row is FAILED and no selection verdict exists for it"},
 
 	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
 	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since, as the store operator signed it) with no accept event"},
