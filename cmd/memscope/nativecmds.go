@@ -100,6 +100,9 @@ func runNativeDiff(ctx context.Context, stdout io.Writer, a, b, queries string, 
 	if err != nil {
 		return exitUsage, err
 	}
+	if ok, why := stores.Supports(sa, storemodel.CmdDiff); !ok {
+		return exitUsage, usagef("diff: %s", why)
+	}
 	res, err := storediff.Diff(sa, sb)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
