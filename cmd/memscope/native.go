@@ -67,6 +67,7 @@ type jsonStore struct {
 	Versions   int               `json:"versions"`
 	Messages   int               `json:"messages"`
 	Memories   int               `json:"memories"`
+	Vectors    int               `json:"vector_points"`
 	Notes      []string          `json:"notes"`
 }
 
@@ -75,7 +76,7 @@ var notChecked = []string{"signatures", "principal registry", "Merkle log inclus
 
 func describeStore(st *storemodel.Store) jsonStore {
 	j := jsonStore{Format: string(st.Format), Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
-		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Notes: st.Notes}
+		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Vectors: len(st.Vectors), Notes: st.Notes}
 	if j.Files == nil {
 		j.Files = []storemodel.File{}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/memscope/memscope/internal/present/textscan"
 	"github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/mem0vec"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -128,6 +129,8 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 		_, cf := mem0db.Chains(st)
 		fs = append(fs, cf...)
 		fs = append(fs, mem0db.MessageFindings(st)...)
+		_, rf := mem0vec.Reconcile(st)
+		fs = append(fs, rf...)
 	}
 	var tags *jsonTags
 	if st.Format == storemodel.SMSR {

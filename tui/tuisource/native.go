@@ -27,6 +27,7 @@ import (
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/mem0vec"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/lineage"
@@ -52,6 +53,8 @@ type Native struct {
 	queries []replay.Query
 	byNode  map[string][]int // node id -> indices into st.Edges
 	chains  map[string]mem0db.Chain
+	vec     map[string]*mem0vec.State // Mem0 with a vector store
+	vecOnly []mem0vec.State           // memories only the vector store holds
 
 	mu       sync.Mutex
 	tags     map[int64]smsrdb.TagResult // SMSR, after Verify with a key
@@ -106,12 +109,14 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 	case st.Format == storemodel.Mem0:
 		chains, fs := mem0db.Chains(st)
 		fs = append(fs, mem0db.MessageFindings(st)...)
+		fs = append(fs, n.reconcile()...)
 		n.found = append(n.found, fs...)
 		n.chains = map[string]mem0db.Chain{}
 		for _, c := range chains {
 			n.chains[c.MemoryID] = c
 		}
 		n.mem0Rows(fs)
+		n.vectorRows()
 	case st.Format == storemodel.SMSR:
 		n.smsrRows()
 	}
@@ -159,6 +164,8 @@ func (n *Native) mem0Rows(fs []finding.Finding) {
 			problem[id] = "ORDER?"
 		case finding.Mem0EventAfterDelete:
 			problem[id] = "AFTER DEL"
+		default:
+			problem[id] = reconcileProblem(f.Code)
 		}
 	}
 	for _, v := range n.st.Versions {
@@ -363,6 +370,8 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f("edge "+e.ID, fmt.Sprintf("%s, weight %g (%d stored edge(s)), sources: %s", e.Kind, e.Weight, e.Parts, src))
 		}
+	case n.st.Format == storemodel.Mem0 && i >= len(n.st.Versions)+len(n.st.Messages):
+		n.vectorDetail(i-len(n.st.Versions)-len(n.st.Messages), f)
 	case n.st.Format == storemodel.Mem0 && i >= len(n.st.Versions):
 		m := n.st.Messages[i-len(n.st.Versions)]
 		for _, kv := range [][2]string{{"message id", m.ID}, {"session_scope", m.Scope}, {"role (claimed)", m.Role}, {"name (claimed)", m.Name},
@@ -384,6 +393,7 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f(fmt.Sprintf("chain %d", j+1), fmt.Sprintf("%s %s by %s: %s", cv.Event, orDash(cv.UpdatedAt, cv.CreatedAt), claimedBy(cv.Actor, cv.Role), text))
 		}
+		n.vectorFields(v.MemoryID, f)
 	case n.st.Format == storemodel.SMSR:
 		m := n.st.Memories[i]
 		tag := m.Tag
