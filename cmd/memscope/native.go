@@ -116,6 +116,9 @@ func writeStoreHeader(w io.Writer, j jsonStore) {
 	case j.Memories > 0:
 		fmt.Fprintf(w, "  memories %d rows\n", j.Memories)
 	}
+	if j.Vectors > 0 {
+		fmt.Fprintf(w, "  vector store %d points\n", j.Vectors)
+	}
 	for _, n := range j.Notes {
 		fmt.Fprintf(w, "  note: %s\n", sanitize.Line(n))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/mem0vec"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
@@ -56,7 +57,7 @@ func runNativeLineage(ctx context.Context, stdout io.Writer, path, format, memor
 	if err != nil {
 		return exitUsage, err
 	}
-	if st.Format != storemodel.Mem0 {
+	if !mem0vec.IsMem0(st) {
 		if st.Format == storemodel.SMSR {
 			return exitUsage, usagef("SMSR stores record no derivation between memories: each row stands alone")
 		}

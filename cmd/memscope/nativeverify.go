@@ -125,7 +125,7 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 	// Text that would act on a terminal is shown escaped everywhere; here
 	// it is also a finding (an error: verify exits 1 on it).
 	fs = append(fs, textscan.Store(st)...)
-	if st.Format == storemodel.Mem0 {
+	if mem0vec.IsMem0(st) {
 		_, cf := mem0db.Chains(st)
 		fs = append(fs, cf...)
 		fs = append(fs, mem0db.MessageFindings(st)...)

@@ -25,7 +25,7 @@ import (
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (storemodel.Format, error) {
-	for _, f := range storemodel.Formats {
+	for _, f := range append(storemodel.Formats, newFormats...) {
 		if string(f) == strings.ToLower(s) {
 			return f, nil
 		}
@@ -60,7 +60,7 @@ func Detect(path string) (storemodel.Format, bool) {
 	if mem0db.Looks(path) {
 		return storemodel.Mem0, true
 	}
-	return "", false
+	return detectNew(path)
 }
 
 // Open reads a store of the given format ("" detects it).
@@ -87,12 +87,15 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	case storemodel.Mem0:
 		return mem0db.Open(ctx, path)
 	}
+	if open, ok := openNew(f); ok {
+		return open(ctx, path)
+	}
 	return nil, fmt.Errorf("%s: unknown store format %q", path, f)
 }
 
 func known() string {
 	var names []string
-	for _, f := range storemodel.Formats {
+	for _, f := range append(storemodel.Formats, newFormats...) {
 		names = append(names, string(f))
 	}
 	return strings.Join(names, ", ")

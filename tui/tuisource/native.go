@@ -106,7 +106,7 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 		n.queries = o.Queries
 		n.prov = storelineage.New(st)
 		n.graphRows()
-	case st.Format == storemodel.Mem0:
+	case mem0vec.IsMem0(st):
 		chains, fs := mem0db.Chains(st)
 		fs = append(fs, mem0db.MessageFindings(st)...)
 		fs = append(fs, n.reconcile()...)
@@ -237,7 +237,7 @@ func (n *Native) Overview() tui.Overview {
 		if len(n.queries) == 0 {
 			o.Notes = append(o.Notes, "no --queries: the store keeps no queries, so the replay view is empty")
 		}
-	case st.Format == storemodel.Mem0:
+	case mem0vec.IsMem0(st):
 		o.Notes = append(o.Notes, "entries are history events, then the recent messages per scope; actor and role are the store's claims; enter shows a memory's version chain")
 	case st.Format == storemodel.SMSR:
 		if n.hmacKey == nil {
@@ -370,16 +370,16 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f("edge "+e.ID, fmt.Sprintf("%s, weight %g (%d stored edge(s)), sources: %s", e.Kind, e.Weight, e.Parts, src))
 		}
-	case n.st.Format == storemodel.Mem0 && i >= len(n.st.Versions)+len(n.st.Messages):
+	case mem0vec.IsMem0(n.st) && i >= len(n.st.Versions)+len(n.st.Messages):
 		n.vectorDetail(i-len(n.st.Versions)-len(n.st.Messages), f)
-	case n.st.Format == storemodel.Mem0 && i >= len(n.st.Versions):
+	case mem0vec.IsMem0(n.st) && i >= len(n.st.Versions):
 		m := n.st.Messages[i-len(n.st.Versions)]
 		for _, kv := range [][2]string{{"message id", m.ID}, {"session_scope", m.Scope}, {"role (claimed)", m.Role}, {"name (claimed)", m.Name},
 			{"content", m.Content}, {"created_at", m.CreatedAt}, {"rowid", strconv.FormatInt(m.Row, 10)},
 			{"use", "the next add() in this scope reads the 10 most recent messages as context (get_last_messages)"}} {
 			f(kv[0], kv[1])
 		}
-	case n.st.Format == storemodel.Mem0:
+	case mem0vec.IsMem0(n.st):
 		v := n.st.Versions[i]
 		for _, kv := range [][2]string{{"history id", v.ID}, {"memory_id", v.MemoryID}, {"event", v.Event}, {"old_memory", v.Old}, {"new_memory", v.New},
 			{"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt}, {"is_deleted", strconv.FormatBool(v.Deleted)},

@@ -28,6 +28,9 @@ import (
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
+// Format is the --format name of a Mem0 directory with its vector store.
+const Format storemodel.Format = "mem0-vectors"
+
 // Telemetry is the collection Mem0 keeps its own telemetry in
 // (main.py: telemetry collection_name "mem0migrations"): not memories.
 const Telemetry = "mem0migrations"
@@ -137,11 +140,12 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no Mem0 vector store (Qdrant local meta.json + collection/, or Chroma's chroma.sqlite3) in it or two levels below", path)
 	}
-	st := &storemodel.Store{Format: storemodel.Mem0}
+	st := &storemodel.Store{Format: Format}
 	if l.History != "" {
 		if st, err = mem0db.Open(ctx, l.History); err != nil {
 			return nil, err
 		}
+		st.Format = Format
 	}
 	st.Root = path
 	st.VectorStore = &storemodel.VectorStore{Kind: l.Kind, Path: l.Vector, History: l.History}
@@ -254,4 +258,10 @@ func clip(s string) string {
 		return string(r[:120]) + "..."
 	}
 	return s
+}
+
+// IsMem0 says whether st holds Mem0 history (its history file alone, or a
+// directory with the vector store).
+func IsMem0(st *storemodel.Store) bool {
+	return st.Format == storemodel.Mem0 || st.Format == Format
 }
