@@ -52,7 +52,6 @@ print(json.dumps({'points': n, 'history': len(h)}))
 	}
 }
 
-
 func TestReconcile(t *testing.T) {
 	src := filepath.Join(realcases.Dir(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
