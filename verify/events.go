@@ -322,3 +322,38 @@ func (v *verifier) operatorCoverage(plain, signedRows map[string]int, cov func(s
 		cov(TableVectors, plain[TableVectors], signedRows[TableVectors], by(TableVectors))
 	}
 }
+
+func (v *verifier) gate(ctx context.Context) error {
+	events, err := v.snap.GateEvents(ctx)
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateEvents, v.gateErr = events, err
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
+	}
+	for i, g := range events {
+		if g.Verdict != snapshot.GateReject {
+			continue
+		}
+		subj := "gate " + g.ID
+		var why []string
+		if g.VersionAfter != g.VersionBefore {
+			why = append(why, fmt.Sprintf("store version advanced %d -> %d", g.VersionBefore, g.VersionAfter))
+		}
+		if id, err := record.ParseID(g.CandidateEID); err == nil {
+			if v.entryIDs.has(id) {
+				why = append(why, "the candidate is in the store")
+			}
+			if _, ok := v.leafByID.lookup(id); ok {
+				why = append(why, "the candidate is in the log")
+			}
+		}
+		if len(why) > 0 {
+			v.add(phaseGate, int64(i), finding.GateMaterialised, subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
+		}
+	}
+	return nil
+}

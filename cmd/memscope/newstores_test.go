@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/readers/realcases"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // memscope verify on every real store of the new formats: detected from
@@ -17,7 +18,7 @@ import (
 func TestNewStoresVerify(t *testing.T) {
 	open := map[string]string{"mem0-qdrant-": "mem0-vectors", "mem0-chroma-": "mem0-vectors", "llamaindex-": "llamaindex", "mcpmem-shutovks": "mcp-memory", "mcpmem-vfarcic": "mcp-memory"}
 	for prefix, format := range open {
-		for _, c := range realcases.Cases(t, prefix) {
+		for _, c := range sharedtest.Cases(t, prefix) {
 			before := treeDigest(t, c)
 			path := c
 			if strings.HasPrefix(prefix, "llamaindex") {
@@ -49,7 +50,7 @@ func TestNewStoresVerify(t *testing.T) {
 		}
 	}
 	for prefix, name := range map[string]string{"langgraph-": "LangGraph SqliteStore", "memgpt-": "MemGPT", "letta-af-": "Letta agent file"} {
-		for _, c := range realcases.Cases(t, prefix) {
+		for _, c := range sharedtest.Cases(t, prefix) {
 			code, _, errs := runCmd("verify", c)
 			if code != 2 || !strings.Contains(errs, name) {
 				t.Fatalf("%s: exit %d, %q", c, code, errs)
@@ -62,7 +63,7 @@ func TestNewStoresVerify(t *testing.T) {
 // vector, a deleted-yet-retrievable memory, an edited text and a broken
 // hash (internal/readers/mem0vec/testdata/plant.py): exit 1 with each.
 func TestVerifyReconcilesMem0(t *testing.T) {
-	src := filepath.Join(realcases.Dir(t), "mem0-qdrant-mikolgi-empty", "data")
+	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
 	script, err := os.ReadFile("../../internal/readers/mem0vec/testdata/plant.py")
 	if err != nil {

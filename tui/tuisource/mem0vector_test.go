@@ -8,6 +8,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/realcases"
+	"github.com/memscope/memscope/internal/sharedtest"
 	"github.com/memscope/memscope/tui"
 )
 
@@ -16,7 +17,7 @@ import (
 // state, the planted vector has a row of its own flagged NOT IN HIST, and
 // the findings are the CLI's (same codes, same count).
 func TestInspectorMem0VectorState(t *testing.T) {
-	src := filepath.Join(realcases.Dir(t), "mem0-qdrant-mikolgi-empty", "data")
+	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
 	script, err := os.ReadFile("../../internal/readers/mem0vec/testdata/plant.py")
 	if err != nil {

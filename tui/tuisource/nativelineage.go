@@ -15,7 +15,6 @@ import (
 	"github.com/memscope/memscope/internal/analyses/storelineage"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers/mem0vec"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/tui"
 )
@@ -67,7 +66,7 @@ func (n *Native) declaredLineage(id string, tau float64) (tui.LineageView, error
 	switch {
 	case n.rp != nil:
 		return n.graphLineage(lv)
-	case mem0vec.IsMem0(n.st):
+	case n.holds(storemodel.HoldsHistory):
 		return n.mem0Lineage(lv)
 	}
 	lv.Declared = "nothing to draw: " + storemodel.Unsigned

@@ -32,6 +32,10 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 	RowUnsigned            Code = "ROW_UNSIGNED"
 	OperatorNoAuthority    Code = "OPERATOR_NO_AUTHORITY"
+	// Codes of an adversarial log server, key holder or evidence (issue 23).
+	LogSplitView        Code = "LOG_SPLIT_VIEW"
+	SignedBeforeRevoked Code = "BACKDATED_AFTER_REVOCATION"
+	AnchorFromEvidence  Code = "ANCHOR_FROM_EVIDENCE"
 )
 
 // Codes of the MWP non-formation audit (docs/EXPOSURE.md).
@@ -58,6 +62,7 @@ const (
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
 	QueryUnknownNode       Code = "QUERY_UNKNOWN_NODE"
+	TimeInFuture           Code = "TIME_IN_FUTURE"
 )
 
 // Codes of the snapshot file as a whole (the loader's structural checks).
@@ -107,17 +112,18 @@ const (
 
 // Codes of the native-store readers (docs/STORES.md).
 const (
-	StoreUnsigned         Code = "STORE_UNSIGNED"
-	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
-	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
-	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
-	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
-	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
-	Mem0Deleted           Code = "MEM0_DELETED"
-	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
-	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
-	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
-	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
+	StoreUnsigned          Code = "STORE_UNSIGNED"
+	StoreRecordMalformed   Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained   Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight        Code = "STORE_EDGE_WEIGHT"
+	StoreParseDifferential Code = "STORE_PARSE_DIFFERENTIAL"
+	Mem0ChainStartsUpdate  Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder   Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted            Code = "MEM0_DELETED"
+	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
+	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
+	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
 )
 
 // Codes of the Mem0 vector-store readers and reconciliation and of the MCP
@@ -223,6 +229,9 @@ var Catalogue = Catalog{
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
 	{OperatorNoAuthority, FamRegistry, SevError, "a store record (a meta value, a checkpoint sighting or a vector) is signed by a principal registered on the unauthenticated channel, which has no authority over the store's configuration"},
+	{LogSplitView, FamLog, SevError, "the log server answered two reads of the same tile or entry bundle with different bytes (a split view); only the bytes hashed against the checkpoint were used"},
+	{SignedBeforeRevoked, FamSignatures, SevError, "a record logged after its signer's key revocation carries a signed timestamp before the revocation: the timestamp was set back (the record is KEY_OUTSIDE_VALIDITY as well)"},
+	{AnchorFromEvidence, FamCoverage, SevWarning, "a trust anchor (log key or registry root) was read from a file inside the evidence: the evidence pinned itself, which proves nothing against whoever wrote it"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
@@ -234,6 +243,7 @@ var Catalogue = Catalog{
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+	{TimeInFuture, FamOrder, SevError, "a record's signed timestamp is later than the verifying machine's clock (one day of skew allowed): it was signed with a clock set forward, or backdated records are hidden behind it"},
 	{QueryUnknownNode, FamReferences, SevError, "a recorded query's reset vector, dense scores or selection name a node the nodes table does not have; replay fails that query alone"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
@@ -261,6 +271,7 @@ var Catalogue = Catalog{
 	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
 	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
 	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{StoreParseDifferential, FamStore, SevError, "a store holds a construct its upstream tool never writes and that readers disagree on (a namespaced GraphML attribute, a nested or second graph, a repeated or case-twin JSON key, a column shadowing SQLite's rowid...): memscope reads it as the upstream reader does and names it"},
 	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/realcases"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // TestRealStores: every real Mem0 vector store opens; its point count is
@@ -28,12 +29,12 @@ for db in glob.glob(os.path.join(sys.argv[1], '**', 'chroma.sqlite3'), recursive
 h = glob.glob(os.path.join(sys.argv[1], '**', '*history.db'), recursive=True)
 print(json.dumps({'points': n, 'history': len(h)}))
 `
-	cases := append(realcases.Cases(t, "mem0-qdrant-"), realcases.Cases(t, "mem0-chroma-")...)
+	cases := append(sharedtest.Cases(t, "mem0-qdrant-"), sharedtest.Cases(t, "mem0-chroma-")...)
 	for _, c := range cases {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			var want struct{ Points, History int }
 			realcases.RunPython(t, pyCount, &want, c)
-			st, err := Open(context.Background(), c)
+			st, err := Open(context.Background(), storeDir(t, c))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +54,7 @@ print(json.dumps({'points': n, 'history': len(h)}))
 }
 
 func TestReconcile(t *testing.T) {
-	src := filepath.Join(realcases.Dir(t), "mem0-qdrant-mikolgi-empty", "data")
+	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
 	plant, err := os.ReadFile("testdata/plant.py")
 	if err != nil {
@@ -81,4 +82,20 @@ func TestReconcile(t *testing.T) {
 	if e, _, _ := finding.Count(fs); e != 4 {
 		t.Fatalf("%d errors, want 4 (b, c, d, e)", e)
 	}
+}
+
+// storeDir is the directory a responder would name: the one holding the
+// vector store (Qdrant's meta.json location or chroma's directory).
+func storeDir(t *testing.T, c string) string {
+	var dir string
+	filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (d.Name() == "meta.json" || d.Name() == "chroma.sqlite3") {
+			dir = filepath.Dir(filepath.Dir(p))
+		}
+		return nil
+	})
+	if dir == "" {
+		t.Fatalf("no vector store in %s", c)
+	}
+	return dir
 }

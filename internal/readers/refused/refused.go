@@ -100,37 +100,10 @@ func looksAgentFile(path string) bool {
 		bytes.Contains(head, []byte(`"agents"`)) && bytes.Contains(head, []byte(`"blocks"`))
 }
 
-// detectDir looks in dir and up to three levels below it (a responder
-// names the folder an agent file sits deep in), at most maxVisit entries.
+// detectDir looks at a MemGPT home and at the files in dir; the
+// registry's Resolve searches the levels below.
 func detectDir(dir string) (Known, bool) {
-	budget := maxVisit
-	return walkDetect(dir, "", 0, &budget)
-}
-
-const maxVisit = 2048
-
-func walkDetect(dir, rel string, depth int, budget *int) (Known, bool) {
-	if k, ok := detectIn(dir); ok {
-		if rel != "" {
-			k.Name += " (under " + rel + ")"
-		}
-		return k, true
-	}
-	if depth == 3 {
-		return Known{}, false
-	}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if *budget--; *budget < 0 {
-			break
-		}
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if k, ok := walkDetect(filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name()), depth+1, budget); ok {
-				return k, true
-			}
-		}
-	}
-	return Known{}, false
+	return detectIn(dir)
 }
 
 func detectIn(dir string) (Known, bool) {
