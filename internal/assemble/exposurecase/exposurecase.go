@@ -295,12 +295,15 @@ func (ex *Exposure) JSON(coverage func(query string) string) jsonout.Exposure {
 		}
 	}
 	for _, s := range res.Selectors {
-		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SDomQueries: s.SDomQueries, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		if s.SDomQueries == 0 {
+			js.SDomNotCheckable = "no query has the baseline S_dom compares against"
+		}
 		for i, c := range s.Curve {
 			js.Curve = append(js.Curve, jsonout.CurvePoint{Writes: i + 1, Changed: c})
 		}
 		for _, q := range s.Queries {
-			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
+			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SDomNotCheckable: q.SDomNotCheckable, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
 				Targeted: q.Targeted, FirstFlip: q.FirstFlip, Flipped: q.Flipped, Uncertain: q.Uncertain, TopKG: jsonout.OrEmpty(q.TopKG), TopKAuth: jsonout.OrEmpty(q.TopKAuth), Baseline: jsonout.OrEmpty(q.Baseline),
 				NotCheckable: q.NotCheckable, Coverage: out.QueryCoverage[q.Query]}
 			for _, t := range q.Targets {
