@@ -48,6 +48,7 @@ type EdgeChange struct {
 // Result is the comparison.
 type Result struct {
 	Memories     []MemoryChange    `json:"memories"`
+	Vectors      []MemoryChange    `json:"vector_points"` // Mem0 vector stores (vectors.go)
 	Edges        []EdgeChange      `json:"edges"`
 	NodesAdded   []string          `json:"nodes_added"`
 	NodesRemoved []string          `json:"nodes_removed"`
@@ -59,8 +60,9 @@ func Diff(a, b *storemodel.Store) (Result, error) {
 	if a.Format != b.Format {
 		return Result{}, fmt.Errorf("a %s store and a %s store are not two copies of one store", a.Format, b.Format)
 	}
-	r := Result{Memories: []MemoryChange{}, Edges: []EdgeChange{}, NodesAdded: []string{}, NodesRemoved: []string{}, Findings: []finding.Finding{}}
+	r := Result{Memories: []MemoryChange{}, Vectors: []MemoryChange{}, Edges: []EdgeChange{}, NodesAdded: []string{}, NodesRemoved: []string{}, Findings: []finding.Finding{}}
 	memories(a, b, &r)
+	vectors(a, b, &r)
 	edges(a, b, &r)
 	nodes(a, b, &r)
 	return r, nil
