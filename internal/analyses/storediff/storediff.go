@@ -8,7 +8,6 @@ package storediff
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/mem0db"
@@ -122,14 +121,7 @@ func memories(a, b *storemodel.Store, r *Result) {
 		}
 		r.Memories = append(r.Memories, ch)
 	}
-	var gone []string
-	for id := range sa {
-		if _, ok := sb[id]; !ok {
-			gone = append(gone, id)
-		}
-	}
-	sort.Strings(gone)
-	for _, id := range gone {
+	for _, id := range gone(sa, sb) {
 		r.Memories = append(r.Memories, MemoryChange{Memory: id, Change: Removed, Before: sa[id].text})
 		r.Findings = append(r.Findings, finding.New(finding.Mem0HistoryRewritten, "memory "+id,
 			fmt.Sprintf("A's history holds %d row(s) of this memory and B's none: Mem0 only appends history rows, so they were removed between the copies (or the history was reset)", len(sa[id].rows))))

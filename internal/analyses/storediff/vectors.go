@@ -6,6 +6,18 @@ import (
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
+// gone lists, sorted, the keys of a that b lacks.
+func gone[V, W any](a map[string]V, b map[string]W) []string {
+	var out []string
+	for id := range a {
+		if _, ok := b[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // telemetry is Mem0's own collection (mem0/memory/main.py:
 // "mem0migrations"), not memories.
 const telemetry = "mem0migrations"
@@ -39,14 +51,7 @@ func vectors(a, b *storemodel.Store, r *Result) {
 			r.Vectors = append(r.Vectors, MemoryChange{Memory: v.ID, Change: Changed, Before: old.Text, After: v.Text})
 		}
 	}
-	var gone []string
-	for id := range va {
-		if _, ok := vb[id]; !ok {
-			gone = append(gone, id)
-		}
-	}
-	sort.Strings(gone)
-	for _, id := range gone {
+	for _, id := range gone(va, vb) {
 		r.Vectors = append(r.Vectors, MemoryChange{Memory: id, Change: Removed, Before: va[id].Text})
 	}
 }
