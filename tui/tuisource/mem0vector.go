@@ -14,6 +14,8 @@ import (
 	"github.com/memscope/memscope/tui"
 )
 
+const vectorNote = "then the memories only the vector store holds (writer: vector store <collection>); each detail shows the memory's vector-store state beside its chain"
+
 // reconcile pairs history and vector store; the findings are the CLI's.
 func (n *Native) reconcile() []finding.Finding {
 	states, fs := mem0vec.Reconcile(n.st)

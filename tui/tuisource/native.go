@@ -242,6 +242,9 @@ func (n *Native) Overview() tui.Overview {
 		}
 	case n.holds(storemodel.HoldsHistory):
 		o.Notes = append(o.Notes, "entries are history events, then the recent messages per scope; actor and role are the store's claims; enter shows a memory's version chain")
+		if st.VectorStore != nil {
+			o.Notes = append(o.Notes, vectorNote)
+		}
 	case n.holds(storemodel.HoldsTaggedRows):
 		if n.hmacKey == nil {
 			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked",
