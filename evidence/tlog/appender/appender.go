@@ -98,15 +98,7 @@ func Create(ctx context.Context, dir string, signer note.Signer) (*Writer, error
 	}
 	// Background tasks (publisher, stats) live until Close.
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	opts := tessera.NewAppendOptions().
-		WithCheckpointSigner(signer).
-		WithBatching(submitChunk, batchMaxAge).
-		WithCheckpointInterval(checkpointInterval).
-		// Republishing an unchanged tree would only rewrite identical bytes.
-		WithCheckpointRepublishInterval(0).
-		// Tessera's GC runs on a timer, so which partial files survive would
-		// depend on timing; Close removes them deterministically instead.
-		WithGarbageCollectionInterval(0)
+	opts := appendOptions(signer, checkpointInterval, batchMaxAge)
 	appender, shutdown, reader, err := tessera.NewAppender(bg, driver, opts)
 	if err != nil {
 		cancel()
@@ -398,4 +390,20 @@ func checkpointBody(cp []byte) (f_log.Checkpoint, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// appendOptions are the Tessera options of every memscope log.
+func appendOptions(signer note.Signer, interval, maxAge time.Duration) *tessera.AppendOptions {
+	if maxAge == 0 {
+		maxAge = batchMaxAge
+	}
+	return tessera.NewAppendOptions().
+		WithCheckpointSigner(signer).
+		WithBatching(submitChunk, maxAge).
+		WithCheckpointInterval(interval).
+		// Republishing an unchanged tree would only rewrite identical bytes.
+		WithCheckpointRepublishInterval(0).
+		// Tessera's GC runs on a timer, so which partial files survive would
+		// depend on timing; Close removes them deterministically instead.
+		WithGarbageCollectionInterval(0)
 }
