@@ -125,13 +125,15 @@ func (s *Store) readCounters(st ResumeState) error {
 	} else if s.tree.End() != st.LogSize {
 		return fmt.Errorf("writer: resume %s: tree of %d leaves for a log of %d", s.cfg.SnapshotPath, s.tree.End(), st.LogSize)
 	}
+	// One version step per entry, write and tombstone; a tombstoned
+	// entry's row is gone, so each tombstone stands for two steps.
 	var n int64
-	for _, t := range []string{"entries", "writes", "tombstones"} {
+	for t, steps := range map[string]int64{"entries": 1, "writes": 1, "tombstones": 2} {
 		var c int64
 		if err := s.db.QueryRow("SELECT COUNT(*) FROM " + t).Scan(&c); err != nil {
 			return fmt.Errorf("writer: resume %s: %w", t, err)
 		}
-		n += c
+		n += steps * c
 	}
 	s.version = uint64(n)
 	var now sql.NullInt64

@@ -48,6 +48,13 @@ type kgEntity struct {
 	Observations []string `json:"observations"`
 }
 
+// kgEntityHead is what an entity's own entry holds (its observations are
+// entries of their own).
+type kgEntityHead struct {
+	Name       string `json:"name"`
+	EntityType string `json:"entityType"`
+}
+
 type kgRelation struct {
 	From         string `json:"from"`
 	To           string `json:"to"`
@@ -188,7 +195,7 @@ func (lw *lineageWrite) entityNode(tx *Tx, server, name string) (string, error) 
 }
 
 func (lw *lineageWrite) entity(tx *Tx, server string, e kgEntity) error {
-	b, _ := json.Marshal(kgEntity{Name: e.Name, EntityType: e.EntityType})
+	b, _ := json.Marshal(kgEntityHead{Name: e.Name, EntityType: e.EntityType})
 	id, err := lw.entry(tx, itemKey(server, "entity", e.Name), string(b))
 	if err != nil {
 		return err
@@ -312,9 +319,11 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 	err := s.g.rec.Do(ctx, func(tx *Tx) error {
 		var selected []string
 		reset := map[string]float64{}
-		add := func(key [32]byte, content string) {
+		add := func(key [32]byte, content string, passage bool) {
 			if id, ok := tx.Item(key); ok {
-				selected = append(selected, passageNode(id))
+				if passage {
+					selected = append(selected, passageNode(id))
+				}
 				seen = append(seen, seenItem{id, content, tx.r.trustOf[id]})
 			}
 		}
@@ -323,15 +332,16 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 			if tx.r.nodes[n] {
 				reset[n] = 1
 			}
-			b, _ := json.Marshal(kgEntity{Name: e.Name, EntityType: e.EntityType})
-			add(itemKey(server, "entity", e.Name), string(b))
+			b, _ := json.Marshal(kgEntityHead{Name: e.Name, EntityType: e.EntityType})
+			add(itemKey(server, "entity", e.Name), string(b), true)
 			for _, o := range e.Observations {
-				add(itemKey(server, "observation", e.Name, o), o)
+				add(itemKey(server, "observation", e.Name, o), o, true)
 			}
 		}
+		// A relation has no passage (it is an edge), but the agent saw it.
 		for _, r := range g.Relations {
 			b, _ := json.Marshal(r)
-			add(itemKey(server, "relation", r.From, r.RelationType, r.To), string(b))
+			add(itemKey(server, "relation", r.From, r.RelationType, r.To), string(b), false)
 		}
 		for n := range reset {
 			reset[n] = 1 / float64(len(reset))
