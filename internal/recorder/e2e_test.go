@@ -159,14 +159,20 @@ func memLineageDenies(t *testing.T, out string) bool {
 // entryWith returns the id of the one entry whose content contains s.
 func entryWith(t *testing.T, snap, s string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+snap+"?mode=ro&immutable=1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openSnapshot(t, snap)
 	defer db.Close()
 	var id string
 	if err := db.QueryRow("SELECT eid FROM entries WHERE instr(content, ?) > 0", s).Scan(&id); err != nil {
 		t.Fatalf("entry containing %q: %v", s, err)
 	}
 	return id
+}
+
+func openSnapshot(t *testing.T, snap string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+snap+"?mode=ro&immutable=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
