@@ -198,7 +198,7 @@ func (s *session) toolCall(ctx context.Context, m *message) {
 		return
 	}
 	var res callResult
-	if resp.Error == nil && json.Unmarshal(resp.Result, &res) == nil && !res.IsError {
+	if resp.Error == nil && s.decodeResult(resp.Result, role, &res) && !res.IsError {
 		var rerr error
 		switch role {
 		case RoleMemory:
@@ -216,6 +216,23 @@ func (s *session) toolCall(ctx context.Context, m *message) {
 	_ = s.out.send(envelope(m.ID, resp))
 }
 
+// decodeResult reads what the recorder needs of a result. A source's
+// result too large to be kept as content is only checked for isError, so
+// a huge result is not copied again (it is recorded as its size and hash).
+func (s *session) decodeResult(raw json.RawMessage, role string, res *callResult) bool {
+	if len(raw) > 2*maxContent && role != RoleMemory {
+		var head struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			return false
+		}
+		res.IsError = head.IsError
+		return true
+	}
+	return json.Unmarshal(raw, res) == nil
+}
+
 // recordSource records a source tool's output as an entry by its server's
 // principal: External for source-untrusted, Trusted for source-trusted.
 func (s *session) recordSource(ctx context.Context, rt route, raw json.RawMessage, res *callResult) error {
@@ -224,6 +241,9 @@ func (s *session) recordSource(ctx context.Context, rt route, raw json.RawMessag
 		principal, trust = "tool:"+rt.up.cfg.Name, record.Trusted
 	}
 	content := resultText(raw, res)
+	if len(raw) > 2*maxContent {
+		content = fmt.Sprintf("[memscope record: content of a %d-byte result not kept (over %d bytes); SHA-256 of the result %x]", len(raw), maxContent, sha(raw))
+	}
 	var id record.ID
 	err := s.g.rec.Do(ctx, func(tx *Tx) error {
 		var err error
