@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Gateway is memscope record: an MCP server for agent sessions and an MCP
@@ -86,6 +87,14 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if c, ok := r.(io.Closer); ok {
+		// Ctrl-C: closing the input ends the blocked read, and the store
+		// is then closed cleanly.
+		go func() {
+			<-ctx.Done()
+			c.Close()
+		}()
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	lr := newLineReader(r, MaxMessage)
@@ -96,7 +105,7 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			continue
 		}
 		if err != nil {
-			if err == io.EOF {
+			if err == io.EOF || ctx.Err() != nil {
 				return nil
 			}
 			return err
@@ -197,6 +206,7 @@ func (g *Gateway) routes(ctx context.Context) (map[string]route, json.RawMessage
 	}
 	var all []tool
 	count := map[string]int{}
+	complete := true
 	for _, u := range g.ups {
 		cursor := ""
 		for page := 0; page < 1000; page++ {
@@ -204,17 +214,31 @@ func (g *Gateway) routes(ctx context.Context) (map[string]route, json.RawMessage
 			if cursor != "" {
 				params, _ = json.Marshal(map[string]string{"cursor": cursor})
 			}
-			m, err := u.call(ctx, "tools/list", params, nil)
-			if err != nil {
-				g.logf("tools/list of %s: %v", u.cfg.Name, err)
-				break
-			}
 			var res struct {
 				Tools      []map[string]json.RawMessage `json:"tools"`
 				NextCursor string                       `json:"nextCursor"`
 			}
-			if m.Error != nil || json.Unmarshal(m.Result, &res) != nil {
-				g.logf("tools/list of %s failed: %.200s", u.cfg.Name, m.Error)
+			// A server may still be taking in the initialized notification
+			// (the Go SDK's handles it asynchronously): a few retries.
+			var failure string
+			for try := 0; try < 20; try++ {
+				m, err := u.call(ctx, "tools/list", params, nil)
+				switch {
+				case err != nil:
+					failure = err.Error()
+				case m.Error != nil || json.Unmarshal(m.Result, &res) != nil:
+					failure = string(m.Error)
+				default:
+					failure = ""
+				}
+				if failure == "" || err != nil {
+					break
+				}
+				time.Sleep(25 * time.Millisecond)
+			}
+			if failure != "" {
+				g.logf("tools/list of %s failed: %.200s", u.cfg.Name, failure)
+				complete = false
 				break
 			}
 			for _, t := range res.Tools {
@@ -246,7 +270,9 @@ func (g *Gateway) routes(ctx context.Context) (map[string]route, json.RawMessage
 		listed = []map[string]json.RawMessage{}
 	}
 	res, _ := json.Marshal(map[string]any{"tools": listed})
-	g.tools, g.listed = tools, res
+	if complete { // an incomplete list is asked again next time
+		g.tools, g.listed = tools, res
+	}
 	return tools, res, nil
 }
 

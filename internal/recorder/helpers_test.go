@@ -36,7 +36,7 @@ func bins(t *testing.T) (memscope, web, pay string) {
 		if buildErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"memscope": "./cmd/memscope", "web": "./internal/recorder/testdata/webserver", "pay": "./internal/recorder/testdata/payserver"} {
+		for name, pkg := range map[string]string{"memscope": "./cmd/memscope", "web": "./internal/recorder/testdata/webserver", "pay": "./internal/recorder/testdata/payserver", "notes": "./internal/recorder/testdata/notesserver"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg)
 			cmd.Dir = repoRoot()
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -119,6 +119,15 @@ func (s *session) request(ctx context.Context, m *message) {
 	case "tools/call":
 		s.toolCall(ctx, m)
 		return
+	case "server/discover":
+		// MCP's stateless revision (2026-07-28, SEP-2575) probes with
+		// server/discover. With several upstreams the gateway is the
+		// server and speaks the initialize handshake only: method not
+		// found makes a client fall back to it, as the revision says.
+		if len(g.ups) > 1 {
+			_ = s.out.send(errorResponse(m.ID, codeMethodNotFound, "server/discover is not supported by memscope record with several upstream servers; use initialize"))
+			return
+		}
 	}
 	// Everything else goes to the first upstream (with one upstream, to
 	// it): resources, prompts, completion, logging, ping.
