@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -31,10 +32,6 @@ import (
 // the snapshot, and Open re-appends the missing leaves from the rows.
 
 const (
-	// maxUnflushed bounds the leaves between two flushes: the appender
-	// hands leaves to Tessera on its own once it holds a full chunk
-	// (2048), which must never happen before their rows are committed.
-	maxUnflushed = 512
 	// maxGroup bounds how many jobs share one commit.
 	maxGroup = 256
 	// batchMaxAge is how long Tessera waits for more leaves before it
@@ -71,16 +68,22 @@ type Recorder struct {
 	reqs       chan *job
 	loopDone   chan struct{}
 	closeOnce  sync.Once
+	errMu sync.Mutex
+	err   error // sticky: once a commit failed, nothing more is recorded
+	// The log flusher's queue; flushedSeq is the last batch integrated.
+	logq       chan *logBatch
+	logWG      sync.WaitGroup
+	flushedSeq atomic.Uint64
 	// Owned by the committer goroutine.
-	err        error
-	sinceFlush int
-	unflushed  map[record.ID]bool
+	leafBuf   [][]byte // leaves whose rows are not committed yet
+	nextLeaf  uint64
+	batchSeq  uint64
+	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
 	items      map[[32]byte]record.ID // h_src -> live entry (memory items)
 	keyOf      map[record.ID][32]byte // live entry -> h_src
 	trustOf    map[record.ID]record.Trust
 	members    map[string][]record.ID // entity node -> entries a delete of it removes
 	nodes      map[string]bool        // declared node ids
-	flushes    int
 }
 
 type job struct {
@@ -108,9 +111,10 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, err
 	}
 	r := &Recorder{dir: o.Dir, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
-		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]bool{},
+		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, 1),
 		items: map[[32]byte]record.ID{}, keyOf: map[record.ID][32]byte{}, trustOf: map[record.ID]record.Trust{},
 		members: map[string][]record.ID{}, nodes: map[string]bool{}}
+	go r.flusher(context.WithoutCancel(ctx))
 	if err := r.resume(ctx, signer); err != nil {
 		lw.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -128,6 +132,7 @@ func (r *Recorder) resume(ctx context.Context, signer note.Signer) error {
 	if err != nil {
 		return err
 	}
+	r.nextLeaf = tree.End()
 	opKey, err := r.ks.key(OperatorPrincipal)
 	if err != nil {
 		return err
@@ -148,7 +153,7 @@ func (r *Recorder) resume(ctx context.Context, signer note.Signer) error {
 		}
 	}
 	if len(pending) > 0 {
-		if err := r.log.Flush(ctx); err != nil {
+		if err := r.flushNow(ctx); err != nil {
 			return fmt.Errorf("record: repairing the log: %w", err)
 		}
 		fmt.Fprintf(os.Stderr, "memscope record: re-appended %d leaves the snapshot held and the log did not (interrupted commit)\n", len(pending))
@@ -309,38 +314,117 @@ func (r *Recorder) loop(ctx context.Context) {
 			}
 		}
 		for _, j := range group {
-			if r.err != nil {
-				j.err = r.err
+			if err := r.failed(); err != nil {
+				j.err = err
 				continue
 			}
 			j.err = j.fn(&Tx{r: r})
 		}
-		if r.err == nil {
-			if err := r.flushNow(ctx); err != nil {
-				r.err = fmt.Errorf("record: commit failed, recording stopped: %w", err)
-			}
+		r.commit(ctx, group)
+	}
+}
+
+// commit makes the group's rows durable in the snapshot and hands its
+// leaves to the log flusher, which releases the group once they are
+// integrated. The next group is applied and committed to the snapshot
+// while the log integrates this one: the snapshot stays ahead of the log,
+// never behind.
+func (r *Recorder) commit(ctx context.Context, group []*job) {
+	if err := r.failed(); err == nil {
+		if err := r.st.Commit(); err != nil {
+			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
 		}
+	}
+	if err := r.failed(); err != nil {
+		r.leafBuf = nil // their rows were not committed: never log them
 		for _, j := range group {
-			if r.err != nil && j.err == nil {
-				j.err = r.err
+			if j.err == nil {
+				j.err = err
 			}
 			close(j.done)
+		}
+		return
+	}
+	r.handoff(group)
+}
+
+// handoff sends the leaves buffered so far, whose rows are committed, to
+// the flusher with the jobs it releases after them.
+func (r *Recorder) handoff(group []*job) {
+	r.batchSeq++
+	b := &logBatch{leaves: r.leafBuf, first: r.nextLeaf - uint64(len(r.leafBuf)), jobs: group, seq: r.batchSeq}
+	r.leafBuf = nil
+	r.logWG.Add(1)
+	r.logq <- b
+	if len(r.unflushed) > 4096 {
+		done := r.flushedSeq.Load()
+		for id, seq := range r.unflushed {
+			if seq <= done {
+				delete(r.unflushed, id)
+			}
 		}
 	}
 }
 
-// flushNow commits the snapshot, then integrates the log.
+// logBatch is one group's leaves on their way to the log.
+type logBatch struct {
+	leaves [][]byte
+	first  uint64
+	jobs   []*job
+	seq    uint64
+}
+
+// flusher integrates batches in order and releases their jobs.
+func (r *Recorder) flusher(ctx context.Context) {
+	for b := range r.logq {
+		err := r.failed()
+		if err == nil && len(b.leaves) > 0 {
+			var idx []uint64
+			idx, err = r.log.AppendAll(ctx, b.leaves)
+			if err == nil && idx[0] != b.first {
+				err = fmt.Errorf("log assigned index %d to leaf %d", idx[0], b.first)
+			}
+			if err == nil {
+				err = r.log.Flush(ctx)
+			}
+			if err != nil {
+				err = fmt.Errorf("record: log integration failed, recording stopped: %w", err)
+				r.fail(err)
+			}
+		}
+		if err == nil {
+			r.flushedSeq.Store(b.seq)
+		}
+		for _, j := range b.jobs {
+			if err != nil && j.err == nil {
+				j.err = err
+			}
+			close(j.done)
+		}
+		r.logWG.Done()
+	}
+}
+
+// flushNow commits the snapshot and waits until the log holds every leaf
+// appended so far (a barrier, used outside the group rhythm).
 func (r *Recorder) flushNow(ctx context.Context) error {
-	if err := r.st.Commit(); err != nil {
-		return err
+	r.commit(ctx, nil)
+	r.logWG.Wait()
+	return r.failed()
+}
+
+func (r *Recorder) failed() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
+func (r *Recorder) fail(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if r.err == nil {
+		r.err = err
 	}
-	if err := r.log.Flush(ctx); err != nil {
-		return err
-	}
-	r.sinceFlush = 0
-	clear(r.unflushed)
-	r.flushes++
-	return nil
 }
 
 // Close stops recording, signs the store's own rows and closes the log.
@@ -354,21 +438,34 @@ func (r *Recorder) Close(ctx context.Context) error {
 	return err
 }
 
-// logSink feeds the writer's leaves to the appender, flushing (snapshot
-// first) before the appender would hand a full chunk to Tessera.
+// logSink numbers the writer's leaves and buffers them until their rows
+// are committed (commit hands them to the flusher).
 type logSink struct{ r *Recorder }
 
-func (s logSink) Append(ctx context.Context, leaf []byte) (uint64, error) {
-	if s.r.sinceFlush >= maxUnflushed {
-		if err := s.r.flushNow(ctx); err != nil {
-			return 0, err
-		}
+func (s logSink) Append(_ context.Context, leaf []byte) (uint64, error) {
+	if err := s.r.failed(); err != nil {
+		return 0, err
 	}
-	s.r.sinceFlush++
-	return s.r.log.Append(ctx, leaf)
+	s.r.leafBuf = append(s.r.leafBuf, leaf)
+	s.r.nextLeaf++
+	return s.r.nextLeaf - 1, nil
 }
 
-func (s logSink) Close(ctx context.Context) ([]byte, error) { return s.r.log.Close(ctx) }
+// Close runs after the writer committed the snapshot for the last time:
+// the remaining leaves go to the log, then the log closes.
+func (s logSink) Close(ctx context.Context) ([]byte, error) {
+	if err := s.r.failed(); err == nil {
+		s.r.handoff(nil)
+	}
+	s.r.logWG.Wait()
+	if err := s.r.failed(); err != nil {
+		close(s.r.logq)
+		s.r.log.Close(ctx)
+		return nil, err
+	}
+	close(s.r.logq)
+	return s.r.log.Close(ctx)
+}
 
 // itemKey is an entry's h_src for a memory item: the SHA-256 of the
 // server, the item kind and the item's identity (entity name; entity and

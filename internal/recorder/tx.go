@@ -72,7 +72,7 @@ func (t *Tx) Entry(in EntryIn) (record.ID, error) {
 	if err := t.r.st.AddEntry(ctxBG, e, sg.Key, writer.EntryOptions{SessionID: in.Session}); err != nil {
 		return record.ID{}, err
 	}
-	t.r.unflushed[e.EID] = true
+	t.r.unflushed[e.EID] = t.r.batchSeq + 1
 	t.r.items[in.Source], t.r.keyOf[e.EID], t.r.trustOf[e.EID] = e.EID, in.Source, e.Trust
 	return e.EID, nil
 }
@@ -135,7 +135,7 @@ func (t *Tx) DeleteID(id record.ID, reason, principal string) error {
 	if err != nil {
 		return err
 	}
-	if t.r.unflushed[id] {
+	if seq, ok := t.r.unflushed[id]; ok && seq > t.r.flushedSeq.Load() {
 		if err := t.r.flushNow(ctxBG); err != nil {
 			return err
 		}
