@@ -5,13 +5,14 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
-	"github.com/memscope/memscope/internal/cputime"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/cputime"
 
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/generators/scenario"
