@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +62,7 @@ func TestPoisoningStory(t *testing.T) {
 		t.Fatalf("search did not return the poisoned observation: %s", found)
 	}
 	call(t, ctx, cs2, "transfer_funds", map[string]any{"recipient": "Karen Joy Fowler, account 7731", "amount": "1200"})
+	call(t, ctx, cs2, "delete_observations", map[string]any{"deletions": []map[string]any{{"entityName": "Acme Ltd", "observations": []string{"Invoice 2291 is due on Friday"}}}})
 	if err := cs2.Close(); err != nil {
 		t.Logf("close session 2: %v", err)
 	}
@@ -102,6 +104,8 @@ func TestPoisoningStory(t *testing.T) {
 
 	out, code = memscopeRun(t, memscope, append([]string{"timeline", snap}, anchors(store)...)...)
 	t.Logf("timeline (exit %d):\n%.4000s", code, out)
+	reconcileStory(t, memscope, store, filepath.Join(dir, "memory.jsonl"))
+
 	first := ""
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) > 5 && f[3] == "entry" {
@@ -175,4 +179,37 @@ func openSnapshot(t *testing.T, snap string) *sql.DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// reconcileStory is the story's last step: the
+// server's own memory.jsonl reconciles with the recorded evidence, and an
+// edit made behind the gateway's back is found.
+func reconcileStory(t *testing.T, memscope, store, file string) {
+	snap := filepath.Join(store, "snapshot.db")
+	args := append([]string{"verify", snap, "--against", file}, anchors(store)...)
+	out, code := memscopeRun(t, memscope, args...)
+	if code != 0 || !strings.Contains(out, "every item in the file is explained by a recorded write") {
+		t.Fatalf("verify --against the untouched file: exit %d\n%s", code, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "account 7731") {
+		t.Fatalf("the server's file does not hold the payee observation:\n%s", b)
+	}
+	// The server writes its lines joined by newlines, with no final one.
+	edited := strings.Replace(string(b), "account 7731", "account 9999", 1)
+	// and the deleted observation is back
+	edited = strings.Replace(edited, `"observations":["Payee`, `"observations":["Invoice 2291 is due on Friday","Payee`, 1)
+	edited = strings.TrimRight(edited, "\n") +
+		"\n" + `{"type":"entity","name":"Mallory","entityType":"person","observations":[]}`
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = memscopeRun(t, memscope, args...)
+	t.Logf("verify --against after the edit (exit %d):\n%s", code, out)
+	if code != 1 || !strings.Contains(out, "MCP_OBSERVATION_EDITED") || !strings.Contains(out, "account 9999") || !strings.Contains(out, "MCP_UNRECORDED_ITEM") || !strings.Contains(out, "Mallory") || !strings.Contains(out, "MCP_DELETED_PRESENT") {
+		t.Errorf("the edit behind the gateway is not found")
+	}
 }

@@ -3,12 +3,12 @@ package recorder
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/writer"
@@ -23,24 +23,7 @@ import (
 
 func sha(b []byte) [32]byte { return sha256.Sum256(b) }
 
-// entityNode is the node id of an entity: names are free text, node ids
-// printable ASCII without spaces, so the id is a hash and the name the
-// node's label.
-func entityNode(server, name string) string {
-	h := sha256.Sum256([]byte(name))
-	return "entity:" + server + ":" + hex.EncodeToString(h[:12])
-}
-
-// relName is a relation type as a format name (printable ASCII without
-// spaces, at most 128 bytes); another type is named by its hash, and its
-// text stays in the relation's entry.
-func relName(t string) string {
-	if validName(t) {
-		return t
-	}
-	h := sha256.Sum256([]byte(t))
-	return "rel-" + hex.EncodeToString(h[:8])
-}
+func entityNode(server, name string) string { return evidence.MCPEntityNode(server, name) }
 
 type kgEntity struct {
 	Name         string   `json:"name"`
@@ -185,7 +168,7 @@ func (lw *lineageWrite) passage(tx *Tx, entity string, id record.ID, label strin
 	if err := tx.Node(pn, snapshot.NodePassage, label, &id, lw.agent); err != nil {
 		return err
 	}
-	_, err := tx.Write(record.KindEdge, entity, pn, "has", 1.0, lw.agent, []record.ID{id})
+	_, err := tx.Write(record.KindEdge, entity, pn, evidence.MCPHasRel, 1.0, lw.agent, []record.ID{id})
 	return err
 }
 
@@ -204,7 +187,9 @@ func (lw *lineageWrite) entity(tx *Tx, server string, e kgEntity) error {
 	if err != nil {
 		return err
 	}
-	if err := lw.passage(tx, n, id, e.Name); err != nil {
+	// The passage shows the head entry itself, so the item stays
+	// recognisable after a tombstone removes the entry's row.
+	if err := lw.passage(tx, n, id, string(b)); err != nil {
 		return err
 	}
 	for _, o := range e.Observations {
@@ -246,7 +231,7 @@ func (lw *lineageWrite) relation(tx *Tx, server string, r kgRelation) error {
 		return err
 	}
 	sources := append([]record.ID{id}, lw.parents...)
-	_, err = tx.Write(record.KindRelation, src, dst, relName(r.RelationType), 1.0, lw.agent, sources)
+	_, err = tx.Write(record.KindRelation, src, dst, evidence.MCPRelName(r.RelationType), 1.0, lw.agent, sources)
 	return err
 }
 
