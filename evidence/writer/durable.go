@@ -47,6 +47,10 @@ func (s *Store) Commit() error {
 	return s.begin()
 }
 
+// QueryRow reads inside the writer's transaction (a resumed store looking
+// up what it wrote earlier).
+func (s *Store) QueryRow(query string, args ...any) *sql.Row { return s.tx.QueryRow(query, args...) }
+
 // ResumeState is what the log sink knows on reopening: how many leaves the
 // log holds and, optionally, the compact Merkle range over them (Root and
 // Checkpoint need it; a resumed store without it can append but not sign

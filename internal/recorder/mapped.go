@@ -66,7 +66,7 @@ func (s *session) recordMapped(ctx context.Context, rt route, p callParams, res 
 					n := passageNode(id)
 					selected = append(selected, n)
 					reset[n] = 1
-					seen = append(seen, seenItem{id, "", tx.r.trustOf[id]})
+					seen = append(seen, seenItem{id, "", tx.Trust(id)})
 				}
 			}
 			for n := range reset {

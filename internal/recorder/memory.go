@@ -309,7 +309,7 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 				if passage {
 					selected = append(selected, passageNode(id))
 				}
-				seen = append(seen, seenItem{id, content, tx.r.trustOf[id]})
+				seen = append(seen, seenItem{id, content, tx.Trust(id)})
 			}
 		}
 		for _, e := range g.Entities {

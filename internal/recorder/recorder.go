@@ -81,9 +81,8 @@ type Recorder struct {
 	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
 	items      map[[32]byte]record.ID // h_src -> live entry (memory items)
 	keyOf      map[record.ID][32]byte // live entry -> h_src
-	trustOf    map[record.ID]record.Trust
 	members    map[string][]record.ID // entity node -> entries a delete of it removes
-	nodes      map[string]bool        // declared node ids
+	nodes      map[string]bool        // declared entity node ids (a passage is new by construction)
 }
 
 type job struct {
@@ -112,7 +111,7 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 	}
 	r := &Recorder{dir: o.Dir, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
 		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, 1),
-		items: map[[32]byte]record.ID{}, keyOf: map[record.ID][32]byte{}, trustOf: map[record.ID]record.Trust{},
+		items: map[[32]byte]record.ID{}, keyOf: map[record.ID][32]byte{},
 		members: map[string][]record.ID{}, nodes: map[string]bool{}}
 	go r.flusher(context.WithoutCancel(ctx))
 	if err := r.resume(ctx, signer); err != nil {
@@ -193,14 +192,14 @@ func (r *Recorder) readIndex() error {
 			return err
 		}
 		if e, err := record.DecodeEntry(raw); err == nil {
-			r.items[e.HSrc], r.keyOf[e.EID], r.trustOf[e.EID] = e.EID, e.HSrc, e.Trust
+			r.items[e.HSrc], r.keyOf[e.EID] = e.EID, e.HSrc
 		}
 	}
 	rows.Close()
 	if err := r.readMembers(db); err != nil {
 		return err
 	}
-	if rows, err = db.Query("SELECT id FROM nodes"); err != nil {
+	if rows, err = db.Query("SELECT id FROM nodes WHERE kind = 'entity'"); err != nil {
 		return err
 	}
 	defer rows.Close()

@@ -73,7 +73,7 @@ func (t *Tx) Entry(in EntryIn) (record.ID, error) {
 		return record.ID{}, err
 	}
 	t.r.unflushed[e.EID] = t.r.batchSeq + 1
-	t.r.items[in.Source], t.r.keyOf[e.EID], t.r.trustOf[e.EID] = e.EID, in.Source, e.Trust
+	t.r.items[in.Source], t.r.keyOf[e.EID] = e.EID, in.Source
 	return e.EID, nil
 }
 
@@ -163,8 +163,21 @@ func (t *Tx) Node(id, kind, label string, eid *record.ID, principal string) erro
 	if err := t.r.st.DeclareNode(ctxBG, n, sg); err != nil {
 		return err
 	}
-	t.r.nodes[id] = true
+	if kind == snapshot.NodeEntity {
+		t.r.nodes[id] = true
+	}
 	return nil
+}
+
+// Trust is an entry's recorded trust, read from the snapshot (the
+// recorder keeps no per-entry state it can read back, so its memory stays
+// flat); an entry not found reads as External.
+func (t *Tx) Trust(id record.ID) record.Trust {
+	var tr int
+	if err := t.r.st.QueryRow("SELECT trust FROM entries WHERE eid = ?", id.String()).Scan(&tr); err != nil || tr < 0 || tr > int(record.External) {
+		return record.External
+	}
+	return record.Trust(tr)
 }
 
 // Query signs and stores a query record.
@@ -213,8 +226,6 @@ func openLog(ctx context.Context, o Options, signer note.Signer) (*appender.Writ
 
 // passageNode is the node id of the passage showing entry id.
 func passageNode(id record.ID) string { return "passage:" + id.String() }
-
-var _ = snapshot.NodePassage
 
 // openMySQL is not wired yet: see docs/RECORD.md.
 func openMySQL(ctx context.Context, dsn string, signer note.Signer) (*appender.Writer, error) {
