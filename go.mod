@@ -11,6 +11,7 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.8
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/fxamacker/cbor/v2 v2.9.6
+	github.com/go-sql-driver/mysql v1.9.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/parquet-go/parquet-go v0.32.0

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,17 +9,27 @@ import (
 	"github.com/memscope/memscope/internal/recorder"
 )
 
-const recordUsage = `memscope record init DIR [agent:NAME...]
-       memscope record --store DIR [--config FILE] [--agent agent:NAME] -- CMD [ARGS...]`
+const recordUsage = `memscope record init DIR [agent:NAME...] [--log-storage mysql://...]
+       memscope record --store DIR [--config FILE] [--agent agent:NAME] [--log-storage mysql://...] [-- CMD [ARGS...]]`
 
 // runRecord is memscope record: the MCP gateway that writes evidence
 // (internal/recorder; docs/RECORD.md).
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	if len(args) > 0 && args[0] == "init" {
-		if len(args) < 2 {
+		var pos []string
+		logStorage := ""
+		for i := 1; i < len(args); i++ {
+			if args[i] == "--log-storage" && i+1 < len(args) {
+				logStorage = args[i+1]
+				i++
+				continue
+			}
+			pos = append(pos, args[i])
+		}
+		if len(pos) < 1 {
 			return exitUsage, usagef("usage: %s", recordUsage)
 		}
-		res, err := recorder.Init(ctx, args[1], args[2:])
+		res, err := recorder.Init(ctx, pos[0], pos[1:], logStorage)
 		if err != nil {
 			return exitUsage, err
 		}
@@ -52,5 +61,3 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	return exitOK, nil
 }
-
-var _ = flag.ContinueOnError

@@ -112,7 +112,13 @@ func storyConfig(t *testing.T, dir, memServer, web, pay string, extra string) st
 // the Go SDK's client to it.
 func connect(t *testing.T, ctx context.Context, memscope, store, cfg string) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(memscope, "record", "--store", store, "--config", cfg)
+	return connectArgs(t, ctx, memscope, "record", "--store", store, "--config", cfg)
+}
+
+// connectArgs is connect with the gateway's arguments given.
+func connectArgs(t *testing.T, ctx context.Context, memscope string, args ...string) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(memscope, args...)
 	cmd.Stderr = &testLog{t: t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "scripted-agent", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)

@@ -83,7 +83,7 @@ func fsyncFloor(t *testing.T, dir string) time.Duration {
 func commitFloor(t *testing.T) time.Duration {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
-	if _, err := recorder.Init(ctx, dir, nil); err != nil {
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
@@ -117,7 +117,7 @@ func notesConfig(notes string) *recorder.Config {
 func latency(t *testing.T, notes string, sessions, blocks, perBlock int) (direct, gw []time.Duration) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
-	if _, err := recorder.Init(ctx, dir, nil); err != nil {
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})

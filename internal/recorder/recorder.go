@@ -105,6 +105,9 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: log key: %w", err)
 	}
+	if (info.Log == "mysql") != (o.LogStorage != "") {
+		return nil, fmt.Errorf("record: the store's log is %s; give --log-storage exactly when it is mysql", info.Log)
+	}
 	lw, err := openLog(ctx, o, signer)
 	if err != nil {
 		return nil, err

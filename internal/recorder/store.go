@@ -49,6 +49,9 @@ const (
 type storeInfo struct {
 	Origin string   `json:"origin"`
 	Agents []string `json:"agents"`
+	// Log is "posix" (DIR/log) or "mysql" (given by --log-storage on
+	// every run; its password is not stored here).
+	Log string `json:"log"`
 }
 
 // InitResult says what Init made.
@@ -61,7 +64,7 @@ type InitResult struct {
 // Init creates a recorder store in dir (absent or empty): snapshot and
 // POSIX log, log key, registry root key, the agent principals (DefaultAgent
 // when none) and the operator, log.vkey and trust.keys.
-func Init(ctx context.Context, dir string, agents []string) (*InitResult, error) {
+func Init(ctx context.Context, dir string, agents []string, logStorage string) (*InitResult, error) {
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("record init: %s is not empty; a store is only ever created fresh", dir)
 	}
@@ -104,7 +107,10 @@ func Init(ctx context.Context, dir string, agents []string) (*InitResult, error)
 			return nil, err
 		}
 	}
-	info := storeInfo{Origin: origin, Agents: agents}
+	info := storeInfo{Origin: origin, Agents: agents, Log: "posix"}
+	if logStorage != "" {
+		info.Log = "mysql"
+	}
 	b, _ := json.MarshalIndent(info, "", "  ")
 	if err := writeNew(filepath.Join(dir, StoreFile), append(b, '\n'), 0o644); err != nil {
 		return nil, err
@@ -113,7 +119,16 @@ func Init(ctx context.Context, dir string, agents []string) (*InitResult, error)
 	if err != nil {
 		return nil, err
 	}
-	lw, err := appender.Create(ctx, filepath.Join(dir, evidence.LogDir), signer)
+	var lw *appender.Writer
+	if logStorage == "" {
+		lw, err = appender.Create(ctx, filepath.Join(dir, evidence.LogDir), signer)
+	} else {
+		lw, err = openLog(ctx, Options{Dir: dir, LogStorage: logStorage}, signer)
+		if err == nil && lw.Size() != 0 {
+			lw.Close(ctx)
+			err = fmt.Errorf("record init: the log at --log-storage already holds %d leaves; a store's log starts empty", lw.Size())
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +154,11 @@ func Init(ctx context.Context, dir string, agents []string) (*InitResult, error)
 		return nil, err
 	}
 	abs, _ := filepath.Abs(dir)
-	return &InitResult{Dir: abs, Agents: agents, VerifyCmd: VerifyCommand(abs)}, nil
+	res := &InitResult{Dir: abs, Agents: agents, VerifyCmd: VerifyCommand(abs)}
+	if logStorage != "" {
+		res.VerifyCmd = strings.Replace(res.VerifyCmd, "--log "+shellQuote(filepath.Join(abs, evidence.LogDir)), "--log URL-SERVING-THE-MYSQL-LOG", 1)
+	}
+	return res, nil
 }
 
 // VerifyCommand is the one memscope verify command that checks the store.

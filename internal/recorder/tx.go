@@ -226,8 +226,3 @@ func openLog(ctx context.Context, o Options, signer note.Signer) (*appender.Writ
 
 // passageNode is the node id of the passage showing entry id.
 func passageNode(id record.ID) string { return "passage:" + id.String() }
-
-// openMySQL is not wired yet: see docs/RECORD.md.
-func openMySQL(ctx context.Context, dsn string, signer note.Signer) (*appender.Writer, error) {
-	return nil, fmt.Errorf("record: --log-storage mysql:// is not supported by this build")
-}

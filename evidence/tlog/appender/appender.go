@@ -74,6 +74,9 @@ type Writer struct {
 	tree      *compact.Range        // running RFC 6962 tree over every appended leaf
 	closed    bool
 	err       error // sticky: once integration failed, the log is unusable
+	// notDir: the log is not a POSIX directory (OpenDriver on another
+	// driver), so Close has no partial files to remove.
+	notDir bool
 }
 
 var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
@@ -243,6 +246,9 @@ func (w *Writer) Close(ctx context.Context) ([]byte, error) {
 	}
 	if parsed.Size != size || string(parsed.Hash) != string(root) {
 		return nil, fmt.Errorf("tlog: final checkpoint in %s commits to size %d root %x, writer computed size %d root %x", w.dir, parsed.Size, parsed.Hash, size, root)
+	}
+	if w.notDir {
+		return cp, nil
 	}
 	if err := removeStalePartials(w.dir, size); err != nil {
 		return nil, err

@@ -28,7 +28,11 @@ func Open(ctx context.Context, dir string, signer note.Signer, o Options) (*Writ
 	if o.CheckpointInterval == 0 {
 		o.CheckpointInterval = checkpointInterval
 	}
-	return OpenDriver(ctx, driver, dir, signer, o)
+	w, err := OpenDriver(ctx, driver, dir, signer, o)
+	if w != nil {
+		w.notDir = false
+	}
+	return w, err
 }
 
 // Options tune a resumed log for a recorder, which waits for every
@@ -66,7 +70,7 @@ func OpenDriver(ctx context.Context, driver tessera.Driver, name string, signer 
 		cancel()
 		return nil, fmt.Errorf("tlog.Open: %s: %w", name, err)
 	}
-	w := &Writer{dir: name, appender: appender, shutdown: shutdown, reader: reader, cancel: cancel, tree: rangeFactory.NewEmptyRange(0)}
+	w := &Writer{dir: name, appender: appender, shutdown: shutdown, reader: reader, cancel: cancel, tree: rangeFactory.NewEmptyRange(0), notDir: true}
 	size, err := reader.NextIndex(ctx)
 	if err != nil {
 		cancel()
@@ -121,6 +125,9 @@ func (w *Writer) rebuild(ctx context.Context, size uint64) error {
 	}
 	return nil
 }
+
+// Reader is Tessera's reader of the log being written (for serving it).
+func (w *Writer) Reader() tessera.LogReader { return w.reader }
 
 // Range returns a copy of the running Merkle range over every leaf
 // appended so far.
