@@ -262,3 +262,80 @@ func rssOf(pid int) int64 {
 	}
 	return 0
 }
+
+// TestMeasureVerifyRecorded compares memscope verify's CPU time per record
+// on a recorded store (MEMSCOPE_RECORD_VERIFY_CALLS remember-shaped writes
+// through the recorder: an entry, its passage node) with a generated one
+// (memscope demo --scenario clean --entries N), in the same run:
+//
+//	MEMSCOPE_RECORD_PERF=1 go test ./internal/recorder -run TestMeasureVerifyRecorded -v
+func TestMeasureVerifyRecorded(t *testing.T) {
+	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
+		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
+	}
+	memscope, _, _ := bins(t)
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_VERIFY_CALLS")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 64; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 64 {
+				err := rec.Do(ctx, func(tx *recorder.Tx) error {
+					id, err := tx.Entry(recorder.EntryIn{Writer: recorder.DefaultAgent, Content: "note " + strconv.Itoa(i), Trust: record.Trusted, Session: "bench"})
+					if err != nil {
+						return err
+					}
+					return tx.Node("passage:"+id.String(), "passage", "note "+strconv.Itoa(i), &id, recorder.DefaultAgent)
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := rec.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(t.TempDir(), "gen")
+	if out, err := exec.Command(memscope, "demo", "--out", gen, "--scenario", "clean", "--entries", strconv.Itoa(n)).CombinedOutput(); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	cpu := func(args ...string) (time.Duration, string) {
+		cmd := exec.Command(memscope, args...)
+		out, _ := cmd.Output()
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), string(out)
+	}
+	// Per signed record in the log (every leaf is one signature to check):
+	// verify's "records" line leaves out node declarations and the
+	// store's own rows.
+	recorded := func(out string) int {
+		_, rest, _ := strings.Cut(out, "(tree size ")
+		v, _ := strconv.Atoi(strings.TrimRight(strings.Fields(rest + " x")[0], ","))
+		return v
+	}
+	for round := 0; round < 2; round++ {
+		rc, rout := cpu(append([]string{"verify", filepath.Join(dir, "snapshot.db")}, anchors(dir)...)...)
+		gc, gout := cpu("verify", filepath.Join(gen, "clean", "snapshot.db"), "--log", filepath.Join(gen, "clean", "log"), "--anchors", filepath.Join(gen, "clean", "scenario.json"))
+		rn, gn := recorded(rout), recorded(gout)
+		if rn == 0 || gn == 0 {
+			t.Fatalf("could not read the record counts:\n%s\n%s", rout, gout)
+		}
+		rp, gp := rc/time.Duration(rn), gc/time.Duration(gn)
+		t.Logf("verify CPU per log leaf: recorded store %v (%d leaves, %v), generated %v (%d leaves, %v): ratio %.2f", rp, rn, rc, gp, gn, gc, float64(rp)/float64(gp))
+	}
+}
