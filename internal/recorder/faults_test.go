@@ -2,7 +2,6 @@ package recorder_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -242,5 +241,4 @@ func TestProtocolFaults(t *testing.T) {
 			t.Errorf("entry %d: %q, want prefix %q", i, got[i], want[i])
 		}
 	}
-	_ = context.Background
 }

@@ -1,11 +1,11 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
-	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/writer"
 )
@@ -94,40 +94,56 @@ func argText(v json.RawMessage) string {
 	return string(v)
 }
 
-// fieldValues returns, in document order, every value of field name in
-// the JSON document (at any depth), as text.
+// fieldValues returns, in document order, every scalar value of field
+// name in the JSON document (at any depth), as text.
 func fieldValues(doc json.RawMessage, name string) []string {
-	var v any
-	if len(doc) == 0 || json.Unmarshal(doc, &v) != nil {
-		return nil
-	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
 	var out []string
-	var walk func(any, int)
-	walk = func(x any, depth int) {
-		if depth > 64 {
-			return
+	// Inside an object, every other token is a key; the value following
+	// key name is taken when it is a scalar.
+	type frame struct {
+		object bool
+		key    bool // the next token is a key
+	}
+	var stack []frame
+	want := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
 		}
-		switch t := x.(type) {
-		case map[string]any:
-			if f, ok := t[name]; ok {
-				switch fv := f.(type) {
-				case string:
-					out = append(out, fv)
-				case float64, bool:
-					out = append(out, fmt.Sprint(fv))
-				}
+		top := len(stack) - 1
+		if d, ok := tok.(json.Delim); top >= 0 && stack[top].object && stack[top].key && !(ok && d == '}') {
+			stack[top].key = false
+			k, _ := tok.(string)
+			want = k == name
+			continue
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				stack = append(stack, frame{object: v == '{', key: v == '{'})
+				want = false
+				continue
 			}
-			for _, c := range t {
-				walk(c, depth+1)
+			stack = stack[:len(stack)-1]
+		case string:
+			if want {
+				out = append(out, v)
 			}
-		case []any:
-			for _, c := range t {
-				walk(c, depth+1)
+		case json.Number:
+			if want {
+				out = append(out, v.String())
 			}
+		case bool:
+			if want {
+				out = append(out, fmt.Sprint(v))
+			}
+		}
+		want = false
+		if top := len(stack) - 1; top >= 0 && stack[top].object {
+			stack[top].key = true
 		}
 	}
-	walk(v, 0)
-	return out
 }
-
-var _ = record.External
