@@ -41,7 +41,7 @@ func verifyAgainst(ctx context.Context, stdout io.Writer, rep *verify.Report, sp
 	}
 	if asJSON {
 		if err := writeJSON(stdout, struct {
-			Verify  *verify.Report      `json:"verify"`
+			Verify  *verify.Report     `json:"verify"`
 			Against *mcpagainst.Report `json:"against"`
 		}{rep, rec}); err != nil {
 			return exitUsage, err

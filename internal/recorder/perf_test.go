@@ -193,12 +193,11 @@ func sustained(t *testing.T, memscope, notes string, calls int) (float64, string
 	if out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	cmd := exec.Command(memscope, "record", "--store", dir, "--", notes)
 	cfg := filepath.Join(filepath.Dir(dir), "notes.json")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":[{"name":"notes","command":[%q],"role":"memory","mapping":{"writes":[{"tool":"remember","content":"text","id":"id"}]}}]}`, notes)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(memscope, "record", "--store", dir, "--config", cfg)
+	cmd := exec.Command(memscope, "record", "--store", dir, "--config", cfg)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -68,8 +68,8 @@ type Recorder struct {
 	reqs       chan *job
 	loopDone   chan struct{}
 	closeOnce  sync.Once
-	errMu sync.Mutex
-	err   error // sticky: once a commit failed, nothing more is recorded
+	errMu      sync.Mutex
+	err        error // sticky: once a commit failed, nothing more is recorded
 	// The log flusher's queue; flushedSeq is the last batch integrated.
 	logq       chan *logBatch
 	logWG      sync.WaitGroup
@@ -78,11 +78,11 @@ type Recorder struct {
 	leafBuf   [][]byte // leaves whose rows are not committed yet
 	nextLeaf  uint64
 	batchSeq  uint64
-	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
-	items      map[[32]byte]record.ID // h_src -> live entry (memory items)
-	keyOf      map[record.ID][32]byte // live entry -> h_src
-	members    map[string][]record.ID // entity node -> entries a delete of it removes
-	nodes      map[string]bool        // declared entity node ids (a passage is new by construction)
+	unflushed map[record.ID]uint64   // entry -> batch whose leaf it is in
+	items     map[[32]byte]record.ID // h_src -> live entry (memory items)
+	keyOf     map[record.ID][32]byte // live entry -> h_src
+	members   map[string][]record.ID // entity node -> entries a delete of it removes
+	nodes     map[string]bool        // declared entity node ids (a passage is new by construction)
 }
 
 type job struct {
