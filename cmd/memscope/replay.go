@@ -56,11 +56,12 @@ type jsonLemma struct {
 }
 
 type jsonEviction struct {
-	Found  bool    `json:"found"`
-	Weight float64 `json:"weight"`
-	Seed   string  `json:"seed"`
-	Sink   string  `json:"sink"`
-	Max    float64 `json:"max_weight"`
+	Found       bool    `json:"found"`
+	Weight      float64 `json:"weight"`
+	AnyPositive bool    `json:"any_positive"`
+	Seed        string  `json:"seed"`
+	Sink        string  `json:"sink"`
+	Max         float64 `json:"max_weight"`
 }
 
 type jsonImmune struct {
@@ -148,7 +149,7 @@ func toJSONRow(r replay.Row, text string, cov coverageOf) jsonRow {
 			l.Margin = &m
 		}
 		if e := t.Eviction; e != nil {
-			l.Eviction = &jsonEviction{Found: e.Found, Weight: e.Weight, Seed: sanitize.Line(e.Seed), Sink: sanitize.Line(e.Sink), Max: replay.MaxProbeWeight}
+			l.Eviction = &jsonEviction{Found: e.Found, Weight: e.Weight, AnyPositive: e.AnyPositive, Seed: sanitize.Line(e.Seed), Sink: sanitize.Line(e.Sink), Max: replay.MaxProbeWeight}
 		}
 		j.Lemma1 = append(j.Lemma1, l)
 	}
@@ -502,6 +503,8 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 			fmt.Fprintf(w, "  %-34s floor %.4f  bound %.4f (seed %s)  %-9s  %s", clip(t.Node, 34), t.Floor, t.CaptureBound, clip(t.Seed, 24), ev, margin)
 			switch e := t.Eviction; {
 			case e == nil:
+			case e.AnyPositive:
+				fmt.Fprintf(w, "; evicted by %s -> %s at any positive weight (tied at the cut-off)", clip(e.Seed, 24), clip(e.Sink, 24))
 			case e.Found:
 				fmt.Fprintf(w, "; evicted by %s -> %s at weight %.4g", clip(e.Seed, 24), clip(e.Sink, 24), e.Weight)
 			default:
