@@ -36,3 +36,14 @@ func TestReplayFailedQueryExitsOne(t *testing.T) {
 		t.Errorf("replay --json with an unreplayable query: exit %d\n%s", code, out)
 	}
 }
+
+// On structural-write the substitute AuthSelect names for act-pay-fowler
+// is the answer read off the G_auth selection: passage:chatwin, G_auth's
+// rank 1, as in the paper's Figure 4 (issue 23, item 12).
+func TestAuthSelectSubstituteIsChatwin(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	code, out, errs := runIn(t, sdir, "actions", "snapshot.db", "--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile)
+	if code == exitUsage || !strings.Contains(out, "substitute passage:chatwin (rank 1 on G_auth") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+}
