@@ -13,6 +13,7 @@ require (
 	github.com/clipperhouse/displaywidth v0.11.0
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/mattn/go-runewidth v0.0.27
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/transparency-dev/formats v0.0.0-20251017110053-404c0d5b696c
@@ -57,6 +58,7 @@ require (
 	golang.org/x/exp v0.0.0-20240325151524-a685a6edb6d8 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.34.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
