@@ -13,6 +13,7 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/go-sql-driver/mysql v1.9.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/transparency-dev/formats v0.0.0-20251017110053-404c0d5b696c
@@ -64,6 +65,7 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.34.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	modernc.org/libc v1.79.0 // indirect
