@@ -37,7 +37,7 @@ type bombRow struct {
 	Title string `parquet:"title"`
 }
 
-func writeForged(t *testing.T, codec forgingCodec) []byte {
+func writeForged(t testing.TB, codec forgingCodec) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := parquet.NewGenericWriter[bombRow](&buf, parquet.Compression(codec))
@@ -52,7 +52,7 @@ func writeForged(t *testing.T, codec forgingCodec) []byte {
 
 // bombs are the three crashes of issue 23 item 13 and a thrift nesting
 // bomb: each made from scratch, each a few MB at most.
-func bombs(t *testing.T) map[string][]byte {
+func bombs(t testing.TB) map[string][]byte {
 	out := map[string][]byte{}
 	// A Snappy page whose preamble claims 4 GiB decompressed; its header
 	// honestly claims a few bytes.
