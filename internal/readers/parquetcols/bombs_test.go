@@ -1,9 +1,7 @@
 package parquetcols
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,86 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/snappy"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
-	"github.com/parquet-go/parquet-go/format"
-
+	"github.com/memscope/memscope/internal/generators/hostile"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
-// forgingCodec writes pages whose compressed bytes are forge(src) under a
-// codec's name: the writer records the honest uncompressed size in each
-// page header, so the forgery is in the compressed stream only.
-type forgingCodec struct {
-	codec format.CompressionCodec
-	forge func(src []byte) []byte
-}
-
-func (c forgingCodec) String() string                            { return c.codec.String() }
-func (c forgingCodec) CompressionCodec() format.CompressionCodec { return c.codec }
-func (c forgingCodec) Encode(dst, src []byte) ([]byte, error)    { return c.forge(src), nil }
-func (c forgingCodec) Decode(dst, src []byte) ([]byte, error)    { return nil, fmt.Errorf("not used") }
-
-type bombRow struct {
-	Title string `parquet:"title"`
-}
-
-func writeForged(t testing.TB, codec forgingCodec) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[bombRow](&buf, parquet.Compression(codec))
-	if _, err := w.Write([]bombRow{{"SARAH CANARY"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// bombs are the three crashes of issue 23 item 13 and a thrift nesting
-// bomb: each made from scratch, each a few MB at most.
 func bombs(t testing.TB) map[string][]byte {
-	out := map[string][]byte{}
-	// A Snappy page whose preamble claims 4 GiB decompressed; its header
-	// honestly claims a few bytes.
-	out["snappy-4GiB"] = writeForged(t, forgingCodec{format.Snappy, func(src []byte) []byte {
-		enc := snappy.Encode(nil, src)
-		_, n := binary.Uvarint(enc)
-		return append(binary.AppendUvarint(nil, 1<<32-16), enc[n:]...)
-	}})
-	// A gzip page of 3,000 members of 1 MiB of zeros: 3 MB that inflate
-	// 1000x (gzip readers read every member).
-	var member bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
-	zw.Write(make([]byte, 1<<20))
-	zw.Close()
-	out["gzip-1000x"] = writeForged(t, forgingCodec{format.Gzip, func([]byte) []byte {
-		return bytes.Repeat(member.Bytes(), 3000)
-	}})
-	// A footer whose schema nests 100,000 groups deep.
-	schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New(int32(1))}}
-	for i := 0; i < 100_000; i++ {
-		schema = append(schema, format.SchemaElement{Name: "g", NumChildren: thrift.New(int32(1)), RepetitionType: thrift.New(format.Optional)})
-	}
-	schema = append(schema, format.SchemaElement{Name: "leaf", Type: thrift.New(format.Int32), RepetitionType: thrift.New(format.Optional)})
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &format.FileMetaData{Version: 1, Schema: schema})
+	t.Helper()
+	b, err := hostile.ParquetBombs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out["schema-100000-deep"] = wrapFooter(footer)
-	// A footer of structs nested ten million deep (one byte each):
-	// parquet-go's thrift decoder recurses once per level.
-	out["thrift-nesting"] = wrapFooter(append(bytes.Repeat([]byte{0x1c}, 10_000_000), 0))
-	return out
-}
-
-func wrapFooter(footer []byte) []byte {
-	b := append([]byte("PAR1"), footer...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(footer)))
-	return append(b, "PAR1"...)
+	return b
 }
 
 // TestBombsUnderMemoryCap opens each bomb in a child process under
