@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/memscope/memscope/evidence/record"
@@ -29,7 +30,16 @@ func VerificationFailure(rep *verify.Report, eid string) string {
 	}
 	var bad []string
 	for _, c := range rep.EntryStatus[eid].Codes {
-		if recordFailures[c] {
+		if recordFailures[c] && !slices.Contains(bad, string(c)) {
+			bad = append(bad, string(c))
+		}
+	}
+	// verify's own per-entry verdict adds what EntryStatus does not hold:
+	// inclusion failures are kept apart (InclusionFailures), and an entry
+	// the log does not prove is as unverified as one whose signature fails.
+	v := rep.Entry(eid)
+	for _, c := range []finding.Code{v.SignatureCode, v.InclusionCode} {
+		if c != "" && !slices.Contains(bad, string(c)) {
 			bad = append(bad, string(c))
 		}
 	}
@@ -57,6 +67,9 @@ func (s *Session) ActionVerdictsAt(ctx context.Context, tau float64, failClosed 
 		return nil, err
 	}
 	in := defences.Input{Policy: s.Opts.GatePolicy, HMACChecked: rep.HMACChecked, Queries: map[string]*defences.QueryView{}, QueryErr: map[string]string{}}
+	if logProvesNoEntry(rep, s.Lineage) {
+		in.Unlabelled = noEntryProvedReason
+	}
 	in.Labels = func(id string) defences.EntryLabel {
 		return s.entryLabel(rep, labels, id)
 	}
@@ -93,14 +106,14 @@ func (s *Session) entryLabel(rep *verify.Report, labels []lineage.Trust, id stri
 	if bad := VerificationFailure(rep, id); bad != "" {
 		l.Trust, l.Why = record.External, "failed verification: "+bad
 	}
-	ch := rep.Channels[e.Writer]
+	ch := ChannelAt(rep, e.Writer, e.Leaf)
 	l.Authenticated = l.Why == "" && ch == record.ChannelAuthenticated
 	switch {
 	case l.Why != "":
 	case ch == "":
-		l.Why = "writer " + e.Writer + " not registered"
+		l.Why = "writer " + e.Writer + " not registered when the entry was logged"
 	case ch != record.ChannelAuthenticated:
-		l.Why = "writer " + e.Writer + " on an " + ch + " channel"
+		l.Why = "writer " + e.Writer + " on an " + ch + " channel when the entry was logged"
 	case l.Trust.IsUntrusted():
 		l.Why = l.Trust.String() + " after lineage"
 	}
@@ -146,7 +159,7 @@ func (s *Session) actionQueries(ctx context.Context, rep *verify.Report, need ma
 		pool := poolOf(q)
 		qv.Pool = len(pool)
 		for _, n := range pool {
-			if eid := entryOf[n]; eid != "" && len(rep.EntryStatus[eid].Codes) > 0 {
+			if eid := entryOf[n]; eid != "" && len(rep.RecordFailures(eid)) > 0 {
 				qv.Failing++
 			}
 		}

@@ -249,6 +249,7 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 				return fmt.Errorf("%w: entry row seq %d changed while read", errNeedFull, r.Seq)
 			}
 			pv.CheckEntry(r)
+			pv.CheckInclusion(r)
 			e := entryOf(r, internIn(writers))
 			p.entries[r.EID] = &e
 			le := lineageOf(r, e.Writer)
@@ -355,12 +356,12 @@ func entryOf(r *loader.EntryRow, intern func(string) string) Entry {
 func (p *provenance) view() provenanceView {
 	return provenanceView{
 		rep: p.rep,
-		writer: func(eid string) (string, bool) {
+		writer: func(eid string) (string, int64, bool) {
 			e, ok := p.entries[eid]
 			if !ok {
-				return "", false
+				return "", 0, false
 			}
-			return e.Writer, true
+			return e.Writer, e.Leaf, true
 		},
 		source: sourceProblems(p.g, p.labels, p.rep),
 	}

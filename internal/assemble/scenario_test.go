@@ -13,10 +13,12 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/importer"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/verify"
 )
 
 var scenarioDir string
@@ -27,7 +29,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"clean", "memorygraft", "sleeper", "structural-write", "tombstone", "incident", "unregistered-justifies", "tombstoned-root", "tampered"}, scenario.Options{Seed: 1}); err != nil {
+	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"clean", "memorygraft", "sleeper", "structural-write", "tombstone", "incident", "unregistered-justifies", "tombstoned-root", "tampered", "channel-promotion", "tombstone-vouch"}, scenario.Options{Seed: 1}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -38,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 // open loads a generated scenario with its pinned anchors.
-func open(t *testing.T, name string) (*Session, *scenario.Manifest) {
+func open(t *testing.T, name string) (*Session, *evidence.Manifest) {
 	t.Helper()
 	s, m := openUnloaded(t, name)
 	if err := s.Load(context.Background(), nil); err != nil {
@@ -47,11 +49,21 @@ func open(t *testing.T, name string) (*Session, *scenario.Manifest) {
 	return s, m
 }
 
+// mustVerify runs the verification lineage verdicts are drawn from.
+func mustVerify(t *testing.T, s *Session) *verify.Report {
+	t.Helper()
+	rep, err := s.Verify(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // openUnloaded opens a generated scenario without loading its entries.
-func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
+func openUnloaded(t *testing.T, name string) (*Session, *evidence.Manifest) {
 	t.Helper()
 	sdir := filepath.Join(scenarioDir, name)
-	m, err := scenario.ReadManifest(sdir)
+	m, err := evidence.ReadManifest(sdir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +72,7 @@ func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
 
 func TestCleanHasNoLaunderingNoRefusalNoDivergence(t *testing.T) {
 	s, _ := open(t, "clean")
+	mustVerify(t, s)
 	for _, tau := range lineage.SweepTaus {
 		sum, err := s.LineageSummary(tau, false)
 		if err != nil {
@@ -95,6 +108,7 @@ func TestCleanHasNoLaunderingNoRefusalNoDivergence(t *testing.T) {
 // Derived-Untrusted at tau 0; the transfer they justify is refused.
 func TestMemoryGraftIsLaunderingAndRefused(t *testing.T) {
 	s, _ := open(t, "memorygraft")
+	mustVerify(t, s)
 	sum, err := s.LineageSummary(0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +141,7 @@ func TestMemoryGraftIsLaunderingAndRefused(t *testing.T) {
 // reproduces MemLineage's (arXiv:2605.14421) Tables 5 and 6 cell by cell.
 func TestSleeperChainsAndSweep(t *testing.T) {
 	s, _ := open(t, "sleeper")
+	mustVerify(t, s)
 	labels, err := s.Labels(0, false)
 	if err != nil {
 		t.Fatal(err)
