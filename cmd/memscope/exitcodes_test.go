@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/analyses/defences"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
@@ -103,7 +104,7 @@ func TestExitCodeContract(t *testing.T) {
 	}
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +173,7 @@ func TestExitCodeContract(t *testing.T) {
 }
 
 // hmacArgs is --hmac-key for a scenario that has a key.
-func hmacArgs(m *scenario.Manifest) []string {
+func hmacArgs(m *evidence.Manifest) []string {
 	if m.HMACKeyFile == "" {
 		return nil
 	}
