@@ -124,7 +124,6 @@ run_at() {
   keys 2
   wait_for "[2 Findings]"
   wait_for "TILE_MISMATCH"
-  wait_for "was altered"
   keys /
   typed "hashes to"
   keys Enter
@@ -134,7 +133,7 @@ run_at() {
   local msg="${tile_msg:0:60}" tail="${tile_msg: -40}"
   preview_text | grep -qF -- "$(echo "message: $msg" | tr -d ' ')" || fail "preview lacks the message start: $msg"
   preview_text | grep -qF -- "$(echo "$tail" | tr -d ' ')" || fail "preview lacks the message end: $tail"
-  screen | grep -qF -- "$tail" && [ "$1" -lt 120 ] && fail "at $size the list itself cannot hold the message"
+  selected | grep -qF -- "$tail" && [ "$1" -lt 120 ] && fail "at $size the list row itself cannot hold the message"
 
   step "enter on a finding, esc back to the same row"
   keys Escape
@@ -189,7 +188,7 @@ run_at() {
     keys k Enter # fold the group again: wide screens show its messages
   fi
   keys Escape
-  wait_gone "is not consistent with the log"
+  wait_gone "filter: is not consistent with the log"
 
   step "L switches the label policy for every view; the header says which"
   wait_for "fail-open"
