@@ -58,6 +58,7 @@ func init() {
 		{"help", "help on a command, a word the inspector shows (tau, IFC-BLIND...) or a finding code", runHelp},
 		{"version", "print the version and build of memscope", runVersion},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
+		{"watch", "monitor logs continuously: checkpoints, witness quorum, consistency, new records, selection flips; one log or a fleet", runWatch},
 	}
 }
 

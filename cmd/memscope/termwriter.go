@@ -53,4 +53,4 @@ func (t *termWriter) Flush() error {
 
 // rawStdout lists the commands whose stdout is not text lines: the
 // terminal inspector draws with escape sequences of its own.
-var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true}
+var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true, "watch": true}
