@@ -2,6 +2,7 @@ package lineage
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memscope/memscope/internal/present/finding"
 )
@@ -93,8 +94,16 @@ func (g *Graph) Resolve(unverified map[string]string, ghosts map[string]Ghost) {
 		}
 		kept = append(kept, f)
 	}
-	for i, why := range g.unverified {
-		kept = append(kept, newFinding(finding.LineageUnverified, finding.SevWarning, []string{g.ids.text(int32(i))}, fmt.Sprintf("entry %s failed verification (%s): it is External for lineage and the gate", g.ids.text(int32(i)), why)))
+	// Node order, not map order: the same evidence lists its findings in
+	// the same order on every run.
+	nodes := make([]int32, 0, len(g.unverified))
+	for i := range g.unverified {
+		nodes = append(nodes, i)
+	}
+	slices.Sort(nodes)
+	for _, i := range nodes {
+		why := g.unverified[i]
+		kept = append(kept, newFinding(finding.LineageUnverified, finding.SevWarning, []string{g.ids.text(i)}, fmt.Sprintf("entry %s failed verification (%s): it is External for lineage and the gate", g.ids.text(i), why)))
 	}
 	g.findings = kept
 }

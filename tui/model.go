@@ -85,6 +85,7 @@ type Model struct {
 	showHelp      bool
 	helpScroll    int
 	glossary      string // the term looked up in help ("" keys, "*" all)
+	lookingUp     bool   // help: a glossary word is being typed (after /)
 	keyUsed       bool   // set by unused() when a view handler passes
 	status        string
 	statusIsErr   bool
@@ -116,6 +117,13 @@ type Model struct {
 	cmd cmdState
 	// The copy-a-cell overlay (c).
 	cm copyMenu
+
+	// lastFrame is the screen View drew last; a key compares against it
+	// to tell a key that did nothing (keyeffect.go). frameFresh says
+	// lastFrame is already the frame of the current state, so View need
+	// not draw it again.
+	lastFrame  string
+	frameFresh bool
 
 	tabHits []hit
 	listTop int // screen row of the current view's first list row
@@ -201,7 +209,7 @@ func newModel(src Source, opts Options) *Model {
 		m.tau = opts.Tau
 	}
 	m.pv = previewState{on: true, frac: 0.4}
-	m.act.init(src.Actions())
+	m.reloadActions()
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
 }
@@ -281,6 +289,7 @@ func (m *Model) busy() bool {
 
 // Update handles one message. It does no IO: everything slow is a tea.Cmd.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.frameFresh = false
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
@@ -313,8 +322,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.groupFindings()
 		m.fnd.rebuild(m.findings)
-		// Verification updates per-row status, checkpoints and labels.
+		// Verification updates per-row status, checkpoints and labels,
+		// and brings every defence's verdict.
 		m.ent.cache = nil
+		m.reloadActions()
 		m.ov = m.src.Overview()
 		return m, grow
 	case cmdEntriesMsg:
@@ -422,7 +433,22 @@ func (m *Model) setErr(f string, a ...any) {
 	m.status, m.statusIsErr = fmt.Sprintf(f, a...), true
 }
 
+// key handles one key press; a key that changed nothing on screen and said
+// nothing gets a status line saying why (keyeffect.go).
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	editing := m.cmd.editing || m.ent.editing || m.fnd.editing
+	cmd := m.handleKey(msg)
+	if cmd == nil && !editing && m.status == "" && m.lastFrame != "" {
+		if frame := m.render(); frame == m.lastFrame {
+			m.noEffect(msg)
+		} else {
+			m.lastFrame, m.frameFresh = frame, true
+		}
+	}
+	return cmd
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	// A text input owns the keyboard while it is open.
 	if m.cmd.editing {
@@ -452,12 +478,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.showHelp, m.helpScroll, m.glossary = true, 0, ""
+		m.showHelp, m.helpScroll, m.glossary, m.lookingUp = true, 0, "", false
 		return nil
 	case key.Matches(msg, k.Command):
 		m.cmd.start()
 		return nil
-	case key.Matches(msg, k.Picker) && m.onPicker != nil:
+	case key.Matches(msg, k.Picker):
+		if m.onPicker == nil {
+			m.setErr("no scenario picker: it is there under memscope demo")
+			return nil
+		}
 		m.cancel()
 		return m.onPicker()
 	case key.Matches(msg, k.NextView):
@@ -498,6 +528,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	for v := View(0); v < viewCount; v++ {
 		if key.Matches(msg, k.viewKey(v)) {
+			if v == m.view && !m.showHelp {
+				m.setStatus("already in the %s view", v)
+			}
 			return m.switchTo(v)
 		}
 	}
@@ -519,7 +552,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.moveSel(-1 << 30)
 	case key.Matches(msg, k.Bottom):
 		return m.moveSel(1 << 30)
-	case key.Matches(msg, k.Back):
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Left):
 		return m.back()
 	}
 	return nil
@@ -728,7 +761,13 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "memscope - " + sanitize.Line(m.ov.Title)
-	v.SetContent(m.render())
+	frame := m.lastFrame
+	if !m.frameFresh {
+		frame = m.render()
+	}
+	m.frameFresh = false
+	m.lastFrame = frame
+	v.SetContent(frame)
 	return v
 }
 

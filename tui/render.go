@@ -222,7 +222,16 @@ func (m *Model) renderShortHelp(w int) string {
 	case ViewLineage:
 		bs = append(bs, k.TauUp, k.TauDown, k.Policy, k.ExportDOT)
 	case ViewReplay:
-		bs = append(bs, k.Toggle, k.WhatIf, k.Back)
+		if m.opts.Present {
+			// Present mode: space and enter step the story (model.key).
+			next := key.NewBinding(key.WithKeys("space", "enter"), key.WithHelp("space/enter", "next step"))
+			return h.ShortHelpView([]key.Binding{next, k.StoryBack, k.WhatIf, k.Toggle, k.Back, k.Help, k.Quit})
+		}
+		if m.rep.open {
+			bs = append(bs, k.Story, k.StoryBack, k.Toggle, k.WhatIf, k.Back)
+		} else {
+			bs = append(bs, k.AsRan)
+		}
 	case ViewExposure:
 		bs = append(bs, k.Sort, k.Reverse)
 	}

@@ -92,6 +92,7 @@ func (v *verifier) entries(ctx context.Context) error {
 				}
 			}
 			order.next(r.Seq, r.LeafIndex)
+			v.rep.entries.add(r.EID)
 			v.rep.Entries++
 			v.rep.Records++
 			return yield(r)

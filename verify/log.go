@@ -13,6 +13,7 @@ import (
 	"github.com/memscope/memscope/internal/bigslice"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/transparency-dev/merkle/rfc6962"
+	"github.com/transparency-dev/tessera/api/layout"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -46,40 +47,8 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil
 	}
-	// The tree check (Check recomputes it from every leaf) runs beside the
-	// leaf scan below, on the other core. Its outcome is reported as if it
-	// had run first: when it cannot read the log, nothing the scan read
-	// counts.
-	type checked struct {
-		problems []tlog.Problem
-		err      error
-	}
-	var chk chan checked
-	if check {
-		chk = make(chan checked, 1)
-		go func() {
-			p, err := r.Check(ctx, cp.Size, cp.Root)
-			chk <- checked{p, err}
-		}()
-	}
-	finishCheck := func() bool {
-		if chk == nil {
-			return true
-		}
-		c := <-chk
-		chk = nil
-		if c.err != nil {
-			v.add(phaseLog, 0, finding.LogUnreadable, "log", c.err.Error())
-			return false
-		}
-		for _, p := range c.problems {
-			v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
-		}
-		return true
-	}
-	defer finishCheck() // an early return still waits for the check
 	if cp.Size > math.MaxUint32 {
-		if finishCheck() {
+		if !check || v.reportCheck(r.Check(ctx, cp.Size, cp.Root)) {
 			v.add(phaseLog, 0, finding.LogUnreadable, "log", fmt.Sprintf("the log claims %d leaves: verify holds at most %d", cp.Size, uint64(math.MaxUint32)))
 		}
 		return nil
@@ -93,44 +62,27 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		v.leafByID = bigslice.Make[leafRef](v.arena, int(cp.Size))[:0]
 		v.pf.alloc(v.arena, int(cp.Size))
 	}
-	type malformed struct {
-		index uint64
-		msg   string
-	}
-	var bad []malformed
-	var leafErr error
-	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
-		if err != nil {
-			leafErr = err
-			break
+	scan := &leafScan{v: v, keep: keep}
+	if check {
+		if !v.reportCheck(v.checkedLeaves(ctx, r, cp, scan)) {
+			v.seenLeaf, v.leafByID, v.pf = nil, nil, posFacts{}
+			v.tombLeaves, v.tombLeafData, v.eventLeaves, v.eventLeafKind = map[record.ID]uint64{}, map[record.ID][]byte{}, 0, map[uint64]string{}
+			return nil
 		}
-		pl, perr := record.ParseLeaf(leaf.Data)
-		switch {
-		case perr != nil:
-			bad = append(bad, malformed{leaf.Index, perr.Error()})
-		case pl.Kind == record.LeafTombstone:
-			v.tombLeaves[pl.ID] = leaf.Index
-			v.tombLeafData[pl.ID] = leaf.Data[len(record.TombstonePrefix):]
-		case pl.Kind == record.LeafEvent:
-			v.eventLeaves++
-			v.eventLeafKind[leaf.Index] = pl.EventKind
-			if keep == nil || keep(pl.ID) {
-				v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(leaf.Index)})
+	} else {
+		for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
+			if err != nil {
+				scan.err = err
+				break
 			}
-		case keep == nil || keep(pl.ID):
-			v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(leaf.Index)})
+			scan.leaf(leaf.Index, leaf.Data)
 		}
 	}
-	if !finishCheck() {
-		v.seenLeaf, v.leafByID, v.pf = nil, nil, posFacts{}
-		v.tombLeaves, v.tombLeafData, v.eventLeaves, v.eventLeafKind = map[record.ID]uint64{}, map[record.ID][]byte{}, 0, map[uint64]string{}
-		return nil
-	}
-	for _, b := range bad {
+	for _, b := range scan.bad {
 		v.add(phaseLog, int64(b.index), finding.LeafMalformed, leafSubject(b.index), b.msg)
 	}
-	if leafErr != nil {
-		v.add(phaseLog, 0, finding.LogUnreadable, "log", leafErr.Error())
+	if scan.err != nil {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", scan.err.Error())
 		return nil
 	}
 	v.leafByID.sort()
@@ -272,4 +224,105 @@ func (v *verifier) publishedCheckpoint(ctx context.Context, r *tlog.Reader, lv n
 		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
 	}
 	return &cp
+}
+
+// checkedLeaves runs the tree check (Check recomputes the tree from every
+// leaf) and scans the leaves it hashed, on the other core. The scan reads
+// no bundle itself: each bundle is fetched once, by the check, and the
+// scan sees exactly the bytes that were hashed against the checkpoint
+// root. A second read could be answered with other bytes (a server that
+// hides an orphan leaf from the scan but not from the hash).
+func (v *verifier) checkedLeaves(ctx context.Context, r *tlog.Reader, cp *tlog.Checkpoint, scan *leafScan) ([]tlog.Problem, error) {
+	type bundle struct {
+		index   uint64
+		entries [][]byte
+		err     error
+	}
+	bundles := make(chan bundle, 4)
+	type checked struct {
+		problems []tlog.Problem
+		err      error
+	}
+	done := make(chan checked, 1)
+	go func() {
+		p, err := r.CheckWith(ctx, cp.Size, cp.Root, func(index uint64, entries [][]byte, err error) {
+			bundles <- bundle{index, entries, err}
+		})
+		close(bundles)
+		done <- checked{p, err}
+	}()
+	for b := range bundles { // drained to the end: the check never blocks
+		if scan.err != nil {
+			continue
+		}
+		if b.err != nil {
+			scan.err = b.err
+			continue
+		}
+		first := b.index * layout.EntryBundleWidth
+		for k, data := range b.entries {
+			scan.leaf(first+uint64(k), data)
+		}
+	}
+	c := <-done
+	return c.problems, c.err
+}
+
+// reportCheck reports the tree check's outcome: false when it could not
+// read the log, and then nothing the scan read counts.
+func (v *verifier) reportCheck(problems []tlog.Problem, err error) bool {
+	if err != nil {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
+		return false
+	}
+	for _, p := range problems {
+		v.add(phaseLog, int64(p.Index), finding.TileMismatch, p.Resource, p.String())
+	}
+	return true
+}
+
+// leafScan files each log leaf by kind: record leaves into the id table
+// (only those keep accepts, when set), tombstone and event leaves into
+// theirs; malformed leaves and the first read error are kept for findings.
+type leafScan struct {
+	v    *verifier
+	keep func(record.ID) bool
+	bad  []malformedLeaf
+	err  error
+}
+
+type malformedLeaf struct {
+	index uint64
+	msg   string
+}
+
+func (s *leafScan) leaf(index uint64, data []byte) {
+	v := s.v
+	pl, perr := record.ParseLeaf(data)
+	switch {
+	case perr != nil:
+		s.bad = append(s.bad, malformedLeaf{index, perr.Error()})
+	case pl.Kind == record.LeafTombstone:
+		v.tombLeaves[pl.ID] = index
+		v.tombLeafData[pl.ID] = data[len(record.TombstonePrefix):]
+	case pl.Kind == record.LeafEvent:
+		v.eventLeaves++
+		v.eventLeafKind[index] = pl.EventKind
+		if s.keep == nil || s.keep(pl.ID) {
+			v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(index)})
+		}
+	case s.keep == nil || s.keep(pl.ID):
+		v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(index)})
+	}
+}
+
+// splitViews reports every tile and bundle the log answered with different
+// bytes on different reads, once every read that counts is done.
+func (v *verifier) splitViews() {
+	if v.log == nil {
+		return
+	}
+	for i, sv := range v.log.SplitViews() {
+		v.add(phaseLog, int64(i), finding.LogSplitView, sv.Resource, sv.String())
+	}
 }

@@ -63,6 +63,13 @@ func mutableCopy(t *testing.T, name string) string {
 
 func runScenario(t *testing.T, dir string) *verify.Report {
 	t.Helper()
+	return runOptions(t, scenarioOptions(t, dir))
+}
+
+// scenarioOptions are the verify options of a scenario directory's
+// manifest (its anchors and HMAC key).
+func scenarioOptions(t *testing.T, dir string) verify.Options {
+	t.Helper()
 	m, err := scenario.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +91,13 @@ func runScenario(t *testing.T, dir string) *verify.Report {
 			t.Fatal(err)
 		}
 	}
+	return opts
+}
+
+// runOptions runs verify, and in long runs checks that its two
+// cross-record paths agree.
+func runOptions(t *testing.T, opts verify.Options) *verify.Report {
+	t.Helper()
 	rep, err := verify.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("verify.Run: %v", err)

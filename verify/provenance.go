@@ -157,6 +157,7 @@ func (v *verifier) writeSignatures(ctx context.Context) error {
 // Run puts them.
 func (p *Provenance) CheckEntry(r *loader.EntryRow) {
 	v := p.v
+	v.rep.entries.add(r.EID)
 	if r.DecodeErr != nil {
 		v.markEntry(r.EID, entryDecodeCode(r.DecodeErr))
 		v.mu.Lock()

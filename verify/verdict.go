@@ -11,6 +11,9 @@ const (
 	NotChecked Check = iota
 	Passed
 	Failed
+	// NotInEvidence answers for a record the evidence does not hold: there
+	// was nothing to check, which is never a pass.
+	NotInEvidence
 )
 
 func (c Check) String() string {
@@ -19,6 +22,8 @@ func (c Check) String() string {
 		return "passed"
 	case Failed:
 		return "failed"
+	case NotInEvidence:
+		return "not in this evidence"
 	}
 	return "not checked"
 }
@@ -66,8 +71,13 @@ type EntryVerdict struct {
 }
 
 // Entry returns the verdict for entry eid. Entries without findings passed
-// every check that ran.
+// every check that ran; an id that is no entry row of the evidence (of a
+// partial report: no entry given to CheckEntry) is NotInEvidence for every
+// check.
 func (r *Report) Entry(eid string) EntryVerdict {
+	if _, failed := r.EntryStatus[eid]; !failed && !r.entries.has(eid) {
+		return EntryVerdict{Signature: NotInEvidence, HMAC: NotInEvidence, Inclusion: NotInEvidence}
+	}
 	v := EntryVerdict{Signature: Passed, HMAC: NotChecked, Inclusion: NotChecked}
 	if r.HMACChecked {
 		v.HMAC = Passed

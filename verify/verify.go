@@ -134,6 +134,8 @@ type Report struct {
 	// meta value decide anything read it from here; a value only in the
 	// snapshot's meta table is an unsigned claim.
 	Config map[string]string `json:"-"`
+	// entries holds every entry row's id, for Entry.
+	entries *entryIndex
 }
 
 // TableCoverage is how many rows of one table a signature or tag covers.
@@ -288,6 +290,7 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	if err := v.crossChecks(ctx); err != nil {
 		return nil, false, err
 	}
+	v.splitViews()
 	return v.finish(), false, nil
 }
 
@@ -312,7 +315,7 @@ func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVe
 	v := &verifier{ctx: ctx, opts: opts, snap: snap, keys: map[record.KeyID][]*key{}, text: textscan.New(filepath.Base(opts.Snapshot)),
 		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
-			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}}}
+			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}, entries: newEntryIndex()}}
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/memscope/memscope/internal/generators/storeimport"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 const importUsage = "memscope import --nodes FILE --edges FILE [--queries FILE] --out DIR [--format csv|jsonl] [--seed N] [--writer PRINCIPAL]\n       memscope import --from hipporag|lightrag|graphrag PATH [--queries FILE] --out DIR [--seed N]"
@@ -106,6 +107,9 @@ func importStore(ctx context.Context, format, path, queries, out string, seed ui
 	st, err := stores.Open(ctx, path, f)
 	if err != nil {
 		return nil, err
+	}
+	if ok, why := stores.Supports(st, storemodel.CmdImport); !ok {
+		return nil, usagef("%s", why)
 	}
 	g, ids, err := storeimport.Graph(st)
 	if err != nil {

@@ -144,6 +144,15 @@ func writeLineageSummary(w io.Writer, s *assemble.LineageSummary) {
 	for t := lineage.Trusted; t <= lineage.External; t++ {
 		fmt.Fprintf(w, "  %-18s %d\n", t.String(), s.Counts[t.String()])
 	}
+	if s.Verdicts != "checked" {
+		fmt.Fprintf(w, "\nlaundering (recorded trust safer than lineage gives): %s\n", assemble.NotChecked)
+		fmt.Fprintf(w, "\ngate audit: %d action(s), verdicts %s\n", len(s.Gate), s.VerdictsWhy)
+		for _, g := range s.Gate {
+			fmt.Fprintf(w, "    %-22s %-15s %s\n", sanitize.Line(g.Action), sanitize.Line(g.Tool), g.Verdict)
+		}
+		writeDAGFindings(w, s.Findings)
+		return
+	}
 	fmt.Fprintf(w, "\nlaundering (recorded trust safer than lineage gives): %d\n", len(s.Laundering))
 	for _, l := range s.Laundering {
 		fmt.Fprintf(w, "  %s  recorded %s, recomputed %s\n", sanitize.Line(l.Entry), l.Recorded, l.Recomputed)
@@ -167,15 +176,21 @@ func writeLineageSummary(w io.Writer, s *assemble.LineageSummary) {
 			fmt.Fprintf(w, "    - %s\n", sanitize.Line(x))
 		}
 	}
+	writeDAGFindings(w, s.Findings)
+}
+
+// writeDAGFindings lists the lineage findings other than laundering (which
+// the summary lists above them).
+func writeDAGFindings(w io.Writer, fs []finding.Finding) {
 	other := 0
-	for _, f := range s.Findings {
+	for _, f := range fs {
 		if f.Code != lineage.CodeLaundering {
 			other++
 		}
 	}
 	if other > 0 {
 		fmt.Fprintf(w, "\nDAG findings:\n")
-		for _, f := range s.Findings {
+		for _, f := range fs {
 			if f.Code != lineage.CodeLaundering {
 				fmt.Fprintf(w, "  %-8s %-24s %s\n", f.Severity, f.Code, sanitize.Line(f.Message))
 			}
@@ -194,6 +209,9 @@ func writeEntryLineage(w io.Writer, v *assemble.EntryLineageView) {
 		fmt.Fprintln(w, row)
 	}
 	fmt.Fprintln(w)
+	if e.Unverified != "" {
+		fmt.Fprintf(w, "unverified: the record failed verification (%s): External whatever its lineage\n", sanitize.Line(e.Unverified))
+	}
 	if e.TotalOrigins == 0 {
 		fmt.Fprintln(w, "no External ancestor reaches this entry")
 		return

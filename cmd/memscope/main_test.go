@@ -126,12 +126,23 @@ func TestVerifyUnanchoredAndBadInput(t *testing.T) {
 
 func TestLineageJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "memorygraft")
+	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	// Without the log the labels are unverified: the structure, and "not
+	// checked" where a verdict would be (issue 23, item 7).
 	code, out, errs := runIn(t, sdir, "lineage", "snapshot.db", "--json")
+	if code != exitOK || !strings.Contains(out, `"verdicts": "not checked"`) || strings.Contains(out, `"verdict": "deny"`) || strings.Contains(out, `"verdict": "allow"`) {
+		t.Errorf("unverified lineage: exit %d %s\n%s", code, errs, out)
+	}
+	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db")
+	if code != exitOK || !strings.Contains(out, "laundering (recorded trust safer than lineage gives): not checked") || strings.Contains(out, "allow") || strings.Contains(out, "should have been refused") {
+		t.Errorf("unverified lineage text: exit %d\n%s", code, out)
+	}
+	code, out, errs = runIn(t, sdir, append([]string{"lineage", "snapshot.db", "--json"}, anchors...)...)
 	// Laundering and a refused dispatched action are critical: exit 1.
 	if code != exitFindings {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if code, _, errs := runIn(t, filepath.Join(demoDir, "clean"), "lineage", "snapshot.db", "--json"); code != exitOK {
+	if code, _, errs := runIn(t, filepath.Join(demoDir, "clean"), append([]string{"lineage", "snapshot.db", "--json"}, anchors...)...); code != exitOK {
 		t.Errorf("clean store: lineage exit %d: %s", code, errs)
 	}
 	var sum struct {
@@ -164,7 +175,6 @@ func TestLineageJSON(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^session session-\d+ \[not checked\]$`).MatchString(out) {
 		t.Errorf("entry view without --log: no labelled session\n%s", out)
 	}
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
 	code, out, errs = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry}, anchors...)...)
 	if code != exitOK || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
 		t.Errorf("entry view verified: exit %d %s\n%s", code, errs, out)

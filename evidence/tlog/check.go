@@ -46,6 +46,21 @@ const maxNodeProblems = 4
 // problem and returns them all; the error is for bad arguments or a
 // cancelled context.
 func (r *Reader) Check(ctx context.Context, size uint64, root []byte) ([]Problem, error) {
+	return r.CheckWith(ctx, size, root, nil)
+}
+
+// BundleFunc receives, in bundle order, the entries of each entry bundle
+// Check read: the very bytes it hashed into the recomputed tree (err is set,
+// and entries nil, for a bundle that could not be read).
+type BundleFunc func(index uint64, entries [][]byte, err error)
+
+// CheckWith is Check handing each bundle's entries to each as they are
+// hashed (each may be nil). A caller that needs the leaves uses these
+// instead of reading the bundles again: a server may answer a second read
+// of the same bundle with other bytes, and only the bytes hashed here are
+// the ones the root vouches for. each runs on Check's goroutine and may
+// keep the slices.
+func (r *Reader) CheckWith(ctx context.Context, size uint64, root []byte, each BundleFunc) ([]Problem, error) {
 	if len(root) != HashSize {
 		return nil, fmt.Errorf("check: root is %d bytes, want %d", len(root), HashSize)
 	}
@@ -87,6 +102,9 @@ func (r *Reader) Check(ctx context.Context, size uint64, root []byte) ([]Problem
 		// Fresh per bundle: the compact range may keep a leaf hash slice.
 		leafHashes := make([]byte, 0, f.width*HashSize)
 		first := f.index * layout.EntryBundleWidth
+		if each != nil {
+			each(f.index, f.entries, f.err)
+		}
 		if f.err == nil {
 			for _, e := range f.entries {
 				leafHashes = append(leafHashes, rfc6962.DefaultHasher.HashLeaf(e)...)

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/memscope/memscope/evidence/record"
@@ -29,7 +30,16 @@ func VerificationFailure(rep *verify.Report, eid string) string {
 	}
 	var bad []string
 	for _, c := range rep.EntryStatus[eid].Codes {
-		if recordFailures[c] {
+		if recordFailures[c] && !slices.Contains(bad, string(c)) {
+			bad = append(bad, string(c))
+		}
+	}
+	// verify's own per-entry verdict adds what EntryStatus does not hold:
+	// inclusion failures are kept apart (InclusionFailures), and an entry
+	// the log does not prove is as unverified as one whose signature fails.
+	v := rep.Entry(eid)
+	for _, c := range []finding.Code{v.SignatureCode, v.InclusionCode} {
+		if c != "" && !slices.Contains(bad, string(c)) {
 			bad = append(bad, string(c))
 		}
 	}
@@ -57,6 +67,9 @@ func (s *Session) ActionVerdictsAt(ctx context.Context, tau float64, failClosed 
 		return nil, err
 	}
 	in := defences.Input{Policy: s.Opts.GatePolicy, HMACChecked: rep.HMACChecked, Queries: map[string]*defences.QueryView{}, QueryErr: map[string]string{}}
+	if logProvesNoEntry(rep, s.Lineage) {
+		in.Unlabelled = noEntryProvedReason
+	}
 	in.Labels = func(id string) defences.EntryLabel {
 		return s.entryLabel(rep, labels, id)
 	}

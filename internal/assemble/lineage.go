@@ -43,8 +43,21 @@ type LineageSummary struct {
 	RefusedActions []RefusedAction   `json:"refused_actions"`
 	Gate           []GateRow         `json:"gate"`
 	Findings       []finding.Finding `json:"findings"`
-	labels         []lineage.Trust
+	// Verdicts is "checked" when the labels come from verification, else
+	// NotChecked: no laundering, gate or refusal verdict is drawn from
+	// labels nothing verified (Laundering and RefusedActions are then
+	// empty and every Gate row's verdict is NotChecked).
+	Verdicts string `json:"verdicts"`
+	// VerdictsWhy says why they were not drawn ("" when checked).
+	VerdictsWhy string `json:"verdicts_why,omitempty"`
+	labels      []lineage.Trust
 }
+
+// NotChecked is what a verdict that was not drawn says in every output.
+const NotChecked = "not checked"
+
+// notCheckedReason is the reason a withheld gate verdict gives.
+const notCheckedReason = "not checked: the labels are not verified (give --log and anchors)"
 
 // GateRow is the recomputed gate verdict of one recorded action.
 type GateRow struct {
@@ -93,6 +106,11 @@ func unverifiedEntries(rep *verify.Report) map[string]string {
 			out[id] = why
 		}
 	}
+	for id := range rep.InclusionFailures {
+		if why := VerificationFailure(rep, id); why != "" {
+			out[id] = why
+		}
+	}
 	return out
 }
 
@@ -134,6 +152,13 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 	for _, l := range labels {
 		sum.Counts[l.String()]++
 	}
+	if !sum.Verified {
+		return s.structureOnly(sum, labels, notCheckedReason)
+	}
+	if logProvesNoEntry(s.Report(), s.Lineage) {
+		return s.structureOnly(sum, labels, noEntryProvedReason)
+	}
+	sum.Verdicts = "checked"
 	for _, l := range s.Lineage.Laundering(labels) {
 		sum.Laundering = append(sum.Laundering, LaunderingRow{Entry: l.Entry, Recorded: l.Recorded.String(), Recomputed: l.Recomputed.String()})
 	}
@@ -160,6 +185,49 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 	}
 	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
 	return sum, nil
+}
+
+// structureOnly finishes an unverified summary: labels from writer names
+// may be forged, so the gate rows keep the action, tool and sensitivity
+// and say NotChecked where the verdict would be, and no laundering or
+// refusal is claimed either way.
+func (s *Session) structureOnly(sum *LineageSummary, labels []lineage.Trust, why string) (*LineageSummary, error) {
+	sum.Verdicts, sum.VerdictsWhy = NotChecked, why
+	gate, err := s.GateAudit(labels)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gate {
+		sum.Gate = append(sum.Gate, GateRow{Action: g.Action, Tool: g.Tool, Sensitive: g.Sensitive, Verdict: NotChecked,
+			Dispatched: g.Dispatched, Reason: why, Coverage: s.Coverage(verify.TableActions, g.Action)})
+	}
+	sum.Findings = append([]finding.Finding{}, s.Lineage.Findings()...)
+	return sum, nil
+}
+
+// noEntryProvedReason: a log whose tiles fail inclusion for every entry
+// (a corrupted tile under the checkpoint) proves nothing about any record.
+// Every entry is then External by the rule, and a gate that denies
+// everything is an artefact of that rule, not a finding about the agent:
+// nothing in such a log can be labelled, so no verdict is drawn.
+const noEntryProvedReason = "not checked: the log proves no entry's inclusion, so nothing in it can be labelled"
+
+// logProvesNoEntry says whether the log was read and not one entry of the
+// graph passed inclusion (undecodable entries, never checked, aside).
+func logProvesNoEntry(rep *verify.Report, g *lineage.Graph) bool {
+	if rep == nil || !rep.LogChecked || g.Len() == 0 {
+		return false
+	}
+	checked := 0
+	for i := 0; i < g.Len(); i++ {
+		switch rep.Entry(g.ID(i)).Inclusion {
+		case verify.Passed:
+			return false
+		case verify.Failed:
+			checked++
+		}
+	}
+	return checked > 0
 }
 
 // SweepChains finds the sleeper chains of the store: an External root with

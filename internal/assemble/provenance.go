@@ -249,6 +249,7 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 				return fmt.Errorf("%w: entry row seq %d changed while read", errNeedFull, r.Seq)
 			}
 			pv.CheckEntry(r)
+			pv.CheckInclusion(r)
 			e := entryOf(r, internIn(writers))
 			p.entries[r.EID] = &e
 			le := lineageOf(r, e.Writer)

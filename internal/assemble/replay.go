@@ -157,7 +157,7 @@ func passageAuthenticated(eid string, v provenanceView, declared map[string]bool
 	if !ok {
 		return false
 	}
-	if v.rep.Entry(eid).Signature == verify.Failed {
+	if VerificationFailure(v.rep, eid) != "" { // signature, registration or inclusion
 		return false
 	}
 	return v.rep.Channels[writer] == record.ChannelAuthenticated

@@ -17,6 +17,7 @@ import (
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/verify"
 )
 
 var scenarioDir string
@@ -47,6 +48,16 @@ func open(t *testing.T, name string) (*Session, *scenario.Manifest) {
 	return s, m
 }
 
+// mustVerify runs the verification lineage verdicts are drawn from.
+func mustVerify(t *testing.T, s *Session) *verify.Report {
+	t.Helper()
+	rep, err := s.Verify(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // openUnloaded opens a generated scenario without loading its entries.
 func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
 	t.Helper()
@@ -60,6 +71,7 @@ func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
 
 func TestCleanHasNoLaunderingNoRefusalNoDivergence(t *testing.T) {
 	s, _ := open(t, "clean")
+	mustVerify(t, s)
 	for _, tau := range lineage.SweepTaus {
 		sum, err := s.LineageSummary(tau, false)
 		if err != nil {
@@ -95,6 +107,7 @@ func TestCleanHasNoLaunderingNoRefusalNoDivergence(t *testing.T) {
 // Derived-Untrusted at tau 0; the transfer they justify is refused.
 func TestMemoryGraftIsLaunderingAndRefused(t *testing.T) {
 	s, _ := open(t, "memorygraft")
+	mustVerify(t, s)
 	sum, err := s.LineageSummary(0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +140,7 @@ func TestMemoryGraftIsLaunderingAndRefused(t *testing.T) {
 // reproduces MemLineage's (arXiv:2605.14421) Tables 5 and 6 cell by cell.
 func TestSleeperChainsAndSweep(t *testing.T) {
 	s, _ := open(t, "sleeper")
+	mustVerify(t, s)
 	labels, err := s.Labels(0, false)
 	if err != nil {
 		t.Fatal(err)

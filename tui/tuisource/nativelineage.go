@@ -66,7 +66,7 @@ func (n *Native) declaredLineage(id string, tau float64) (tui.LineageView, error
 	switch {
 	case n.rp != nil:
 		return n.graphLineage(lv)
-	case n.st.Format == storemodel.Mem0:
+	case n.holds(storemodel.HoldsHistory):
 		return n.mem0Lineage(lv)
 	}
 	lv.Declared = "nothing to draw: " + storemodel.Unsigned

@@ -114,6 +114,10 @@ type Input struct {
 	// Runs is SMSR's n (0: 5); Target its delta bound (0: 0.10).
 	Runs   int
 	Target float64
+	// Unlabelled, when set, says why no entry label can be drawn (a log
+	// that proves no entry's inclusion): the defences that read labels
+	// (IFC, MemLineage, AuthSelect) say NotChecked with this reason.
+	Unlabelled string
 }
 
 // Row is one action's verdicts.
@@ -159,9 +163,15 @@ func Evaluate(in Input) []Row {
 	for _, a := range in.Actions {
 		r := Row{Action: a.ID, Tool: a.Tool, Query: a.Query, Dispatched: a.Dispatched, Verdicts: map[string]Verdict{}}
 		r.Verdicts[None] = none(a)
-		r.Verdicts[IFC] = ifc(in, a)
-		r.Verdicts[MemLineage] = m6(in, a)
-		r.Verdicts[AuthSelect] = authSelect(in, a)
+		if in.Unlabelled != "" {
+			for _, d := range []string{IFC, MemLineage, AuthSelect} {
+				r.Verdicts[d] = Verdict{NotChecked, in.Unlabelled}
+			}
+		} else {
+			r.Verdicts[IFC] = ifc(in, a)
+			r.Verdicts[MemLineage] = m6(in, a)
+			r.Verdicts[AuthSelect] = authSelect(in, a)
+		}
 		r.Verdicts[SMSR] = smsrVerdict(in, a)
 		as := r.Verdicts[AuthSelect].Decision
 		r.Headline = r.Verdicts[IFC].Decision == Allow && (as == Substitute || as == Escalate)

@@ -136,3 +136,22 @@ func TestIFCAndSMSRRefuseBadEntries(t *testing.T) {
 		t.Errorf("smsr without a key: %+v, want not checked", v)
 	}
 }
+
+// A log that proves no entry leaves nothing labelled: the defences that
+// read labels draw no verdict, where the External labels alone would deny.
+func TestUnlabelledDrawsNoLabelVerdict(t *testing.T) {
+	labels := labelsOf(map[string]record.Trust{})
+	a := Action{ID: "pay", Tool: "transfer_funds", Params: map[string]string{"amount": "1"}, Justification: []string{"e1"}, Dispatched: true}
+	if got := Evaluate(Input{Actions: []Action{a}, Labels: labels})[0].Verdicts[IFC]; got.Decision != Deny {
+		t.Fatalf("labelled: IFC %s, want deny (the premise)", got.Decision)
+	}
+	row := Evaluate(Input{Actions: []Action{a}, Labels: labels, Unlabelled: "the log proves nothing"})[0]
+	for _, d := range []string{IFC, MemLineage, AuthSelect} {
+		if v := row.Verdicts[d]; v.Decision != NotChecked || v.Reason != "the log proves nothing" {
+			t.Errorf("%s: %+v", d, v)
+		}
+	}
+	if row.Verdicts[None].Decision != Allow || len(row.RefusedBy()) != 0 {
+		t.Errorf("none %+v, refused by %v", row.Verdicts[None], row.RefusedBy())
+	}
+}

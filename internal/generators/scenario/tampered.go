@@ -22,22 +22,39 @@ import (
 // buildTampered writes one case of every verify finding on top of the
 // honest base store. Each case is forged with the writer's low-level calls;
 // the tile tamper happens after the log is closed (tamperLogTile).
+// tamperCase writes one kind of damage into the store; code is the
+// finding verify must report for it.
+type tamperCase struct {
+	code string
+	f    func() error
+}
+
 func buildTampered(e *env, _ Options) ([]string, string, error) {
 	if err := e.base(); err != nil {
 		return nil, "", err
 	}
 	var expected []string
-	step := func(code string, f func() error) error {
-		expected = append(expected, code)
-		if err := f(); err != nil {
-			return fmt.Errorf("case %s: %w", code, err)
+	cases := append(append(signedRecordCases(e), logCases(e)...), rowAndCheckpointCases(e, &expected)...)
+	for _, c := range cases {
+		expected = append(expected, c.code)
+		if err := c.f(); err != nil {
+			return nil, "", fmt.Errorf("case %s: %w", c.code, err)
 		}
-		return nil
 	}
-	cases := []struct {
-		code string
-		f    func() error
-	}{
+	// The tile flipped after close is in the log's only (partial) tile, so
+	// no leaf's inclusion proves: nothing in this log can be labelled, and
+	// the defences that read labels draw no verdict (docs/LINEAGE.md).
+	expected = append(expected, "TILE_MISMATCH")
+	for _, a := range []string{"act-pay-chatwin", "act-email-wiki", "act-lookup"} {
+		e.expectAction(a, "allow", "not checked", "not checked", "not checked")
+	}
+	sort.Strings(expected)
+	return expected, "one finding of every kind: " + strings.Join(expected, ", ") + ".", nil
+}
+
+// signedRecordCases damage signed records and the registry: signatures, writers, keys and encodings.
+func signedRecordCases(e *env) []tamperCase {
+	return []tamperCase{
 		{"SIG_INVALID", func() error {
 			en, _, err := e.signedEntry("session-7", "agent:planner", "Pay the Chatwin estate.", record.DerivedTrusted, nil, nil)
 			if err != nil {
@@ -119,6 +136,12 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			row.Trust = &zero
 			return e.storeForged(en, raw, row)
 		}},
+	}
+}
+
+// logCases break what ties the store to the log and lineage: leaves, tombstones, inclusions, parents and sources.
+func logCases(e *env) []tamperCase {
+	return []tamperCase{
 		{"RECORD_NOT_IN_LOG", func() error {
 			en, raw, err := e.signedEntry("session-7", "agent:planner", "Inserted into the store without being logged.", record.DerivedTrusted, nil, nil)
 			if err != nil {
@@ -192,6 +215,12 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		{"SOURCE_MISSING", func() error {
 			return e.write(record.KindEdge, entityNode("Boston"), passageNode("celtics"), "mentions", 1, "agent:indexer", []record.ID{e.newID(e.tick())})
 		}},
+	}
+}
+
+// rowAndCheckpointCases damage the plain rows (tags, gate events, malformed rows) and the recorded checkpoints; a malformed row also adds TABLE_UNSIGNED to expected.
+func rowAndCheckpointCases(e *env, expected *[]string) []tamperCase {
+	return []tamperCase{
 		{"HMAC_MISSING", func() error {
 			en, raw, err := e.signedEntry("session-7", "agent:planner", "No tag was stored for this memory.", record.DerivedTrusted, nil, nil)
 			if err != nil {
@@ -219,7 +248,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		{"ROW_MALFORMED", func() error {
 			// The inserted row carries no signed record either, so the
 			// actions table's coverage is partial.
-			expected = append(expected, "TABLE_UNSIGNED")
+			*expected = append(*expected, "TABLE_UNSIGNED")
 			return e.st.Exec("INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts) VALUES(1000000,'act-broken','send_email','{not json','[]',1,0)")
 		}},
 		{"CHECKPOINT_SIG_INVALID", func() error {
@@ -246,15 +275,6 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.st.RecordCheckpoint(int64(e.tick()), cp)
 		}},
 	}
-	for _, c := range cases {
-		if err := step(c.code, c.f); err != nil {
-			return nil, "", err
-		}
-	}
-	// The tile flipped after close also breaks one inclusion proof.
-	expected = append(expected, "TILE_MISMATCH")
-	sort.Strings(expected)
-	return expected, "one finding of every kind: " + strings.Join(expected, ", ") + ".", nil
 }
 
 func (e *env) origin() string { return e.signer.Name() }

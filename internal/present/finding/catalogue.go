@@ -32,6 +32,10 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 	RowUnsigned            Code = "ROW_UNSIGNED"
 	OperatorNoAuthority    Code = "OPERATOR_NO_AUTHORITY"
+	// Codes of an adversarial log server, key holder or evidence (issue 23).
+	LogSplitView        Code = "LOG_SPLIT_VIEW"
+	SignedBeforeRevoked Code = "BACKDATED_AFTER_REVOCATION"
+	AnchorFromEvidence  Code = "ANCHOR_FROM_EVIDENCE"
 )
 
 // Codes of the MWP non-formation audit (docs/EXPOSURE.md).
@@ -58,6 +62,7 @@ const (
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
 	QueryUnknownNode       Code = "QUERY_UNKNOWN_NODE"
+	TimeInFuture           Code = "TIME_IN_FUTURE"
 )
 
 // Codes of the snapshot file as a whole (the loader's structural checks).
@@ -107,17 +112,32 @@ const (
 
 // Codes of the native-store readers (docs/STORES.md).
 const (
-	StoreUnsigned         Code = "STORE_UNSIGNED"
-	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
-	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
-	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
-	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
-	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
-	Mem0Deleted           Code = "MEM0_DELETED"
-	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
-	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
-	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
-	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
+	StoreUnsigned          Code = "STORE_UNSIGNED"
+	StoreRecordMalformed   Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained   Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight        Code = "STORE_EDGE_WEIGHT"
+	StoreParseDifferential Code = "STORE_PARSE_DIFFERENTIAL"
+	Mem0ChainStartsUpdate  Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder   Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted            Code = "MEM0_DELETED"
+	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
+	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
+	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
+)
+
+// Codes of the Mem0 vector-store readers and reconciliation and of the MCP
+// memory server's store (docs/STORES.md).
+const (
+	VectorKeyMismatch       Code = "VECTOR_KEY_MISMATCH"
+	Mem0ReconcileNotChecked Code = "MEM0_RECONCILE_NOT_CHECKED"
+	Mem0VectorNotInHistory  Code = "MEM0_VECTOR_NOT_IN_HISTORY"
+	Mem0DeletedRetrievable  Code = "MEM0_DELETED_STILL_RETRIEVABLE"
+	Mem0VectorTextDiffers   Code = "MEM0_VECTOR_TEXT_DIFFERS"
+	Mem0VectorHashMismatch  Code = "MEM0_VECTOR_HASH_MISMATCH"
+	Mem0MemoryNotInVector   Code = "MEM0_MEMORY_NOT_IN_VECTOR_STORE"
+	MCPMemDuplicate         Code = "MCPMEM_DUPLICATE"
+	MCPMemRelationDangling  Code = "MCPMEM_RELATION_DANGLING"
 )
 
 // Codes of evidence text (package textscan).
@@ -209,6 +229,9 @@ var Catalogue = append(Catalog{
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
 	{OperatorNoAuthority, FamRegistry, SevError, "a store record (a meta value, a checkpoint sighting or a vector) is signed by a principal registered on the unauthenticated channel, which has no authority over the store's configuration"},
+	{LogSplitView, FamLog, SevError, "the log server answered two reads of the same tile or entry bundle with different bytes (a split view); only the bytes hashed against the checkpoint were used"},
+	{SignedBeforeRevoked, FamSignatures, SevError, "a record logged after its signer's key revocation carries a signed timestamp before the revocation: the timestamp was set back (the record is KEY_OUTSIDE_VALIDITY as well)"},
+	{AnchorFromEvidence, FamCoverage, SevWarning, "a trust anchor (log key or registry root) was read from a file inside the evidence: the evidence pinned itself, which proves nothing against whoever wrote it"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
@@ -220,6 +243,7 @@ var Catalogue = append(Catalog{
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+	{TimeInFuture, FamOrder, SevError, "a record's signed timestamp is later than the verifying machine's clock (one day of skew allowed): it was signed with a clock set forward, or backdated records are hidden behind it"},
 	{QueryUnknownNode, FamReferences, SevError, "a recorded query's reset vector, dense scores or selection name a node the nodes table does not have; replay fails that query alone"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
@@ -247,6 +271,7 @@ var Catalogue = append(Catalog{
 	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
 	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
 	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{StoreParseDifferential, FamStore, SevError, "a store holds a construct its upstream tool never writes and that readers disagree on (a namespaced GraphML attribute, a nested or second graph, a repeated or case-twin JSON key, a column shadowing SQLite's rowid...): memscope reads it as the upstream reader does and names it"},
 	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
@@ -254,6 +279,15 @@ var Catalogue = append(Catalog{
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
+	{VectorKeyMismatch, FamStore, SevWarning, "a vector-store row's key is not what the writer derives from the record (Qdrant local: points.id is not encode_key of the pickled point id), or two rows hold one point id: not written by the upstream client; the upstream loader uses the pickled id"},
+	{Mem0ReconcileNotChecked, FamStore, SevInfo, "a Mem0 vector store was read without its history database (none beside it): history and vector store were not reconciled"},
+	{Mem0VectorNotInHistory, FamStore, SevError, "a memory retrievable from the Mem0 vector store that the history never added: a write that bypassed Mem0's API (add/update write history in mem0/memory/main.py)"},
+	{Mem0DeletedRetrievable, FamStore, SevError, "a memory the Mem0 history deleted is still in the vector store: still retrievable although _delete_memory removes the vector before it writes the DELETE row"},
+	{Mem0VectorTextDiffers, FamStore, SevError, "a Mem0 memory's text in the vector store (payload data) differs from its last history version: changed outside Mem0's update path"},
+	{Mem0VectorHashMismatch, FamStore, SevError, "a Mem0 vector's stored hash is not md5 of its text, as _create_memory and _update_memory write it: the text or the hash was changed afterwards"},
+	{Mem0MemoryNotInVector, FamStore, SevWarning, "a memory the Mem0 history holds as live (last event ADD or UPDATE) is missing from the vector store: removed outside Mem0's delete path, or the vector store is an older copy"},
+	{MCPMemDuplicate, FamStore, SevWarning, "the MCP memory server's file holds two entities of one name or two identical relations: create_entities and create_relations skip duplicates, so the file was written around the server"},
+	{MCPMemRelationDangling, FamStore, SevInfo, "an MCP memory relation names an entity the file does not hold: upstream create_relations does not check its endpoints, so the server itself writes such relations"},
 	{TextControlChars, FamContent, SevError, "a text field of the evidence carries terminal controls (ESC, C0 or C1 controls, DEL, a bare CR): bytes that make a terminal act and that ordinary memory text never holds; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},

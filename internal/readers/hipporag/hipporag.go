@@ -267,6 +267,18 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		if names[vb] < names[va] {
 			va, vb = vb, va
 		}
+		if weights[i] < 0 {
+			// HippoRAG 2 never writes one (add_fact_edges and
+			// add_synonymy_edges, src/hipporag/HippoRAG.py, add counts and
+			// similarities). python-igraph 0.10's personalized_pagerank
+			// (run_ppr) does not refuse it and ranks by no documented rule,
+			// so replay cannot reproduce it: the edge is reported and left
+			// out, never summed into a parallel edge, and the rest is
+			// analysed.
+			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: l.Pickle, Subject: fmt.Sprintf("edge %d (%s -- %s), field weight", i, names[va], names[vb]),
+				Message: fmt.Sprintf("weight %g is negative: HippoRAG 2 writes none, and igraph's personalized PageRank ranks such a graph by no documented rule; this stored edge is left out of replay", weights[i])})
+			continue
+		}
 		key := uint64(uint32(va))<<32 | uint64(uint32(vb))
 		if j, ok := pos[key]; ok {
 			st.Edges[j].Weight += weights[i]

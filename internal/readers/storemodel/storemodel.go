@@ -17,9 +17,6 @@ const (
 	GraphRAG Format = "graphrag"
 )
 
-// Formats lists every format, in the order detection tries them.
-var Formats = []Format{HippoRAG, LightRAG, GraphRAG, Mem0, SMSR}
-
 // Unsigned is said by every output about a native store.
 const Unsigned = "unsigned store: provenance declared by the store's own fields"
 
@@ -123,7 +120,11 @@ type Memory struct {
 
 // Store is a native store read into memory.
 type Store struct {
-	Format   Format
+	Format Format
+	// Layout names the upstream version range whose on-disk layout the
+	// reader recognised ("GraphRAG 0.5-1.x ...", "nano-graphrag"), as
+	// told from the store's contents; "" when the format has one layout.
+	Layout   string
 	Root     string
 	Files    []File
 	Nodes    []Node
@@ -131,7 +132,11 @@ type Store struct {
 	Versions []Version
 	Messages []Message
 	Memories []Memory
-	Issues   []Issue
+	// Vectors and VectorStore: a Mem0 vector store read beside (or
+	// without) its history (packages qdrantlocal, chromadb, mem0vec).
+	Vectors     []VectorPoint
+	VectorStore *VectorStore
+	Issues      []Issue
 	// Notes say what the reader could not reproduce or check.
 	Notes []string
 }
