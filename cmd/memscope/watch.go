@@ -79,14 +79,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 }
 
-// watchTarget is one log with its state path.
-type watchTarget struct {
-	t     watch.Target
-	state string
-}
-
 // targets builds the logs this process watches from the flags.
-func (o *watchOptions) targets() ([]watchTarget, error) {
+func (o *watchOptions) targets() ([]watch.Job, error) {
 	var policy *watch.Policy
 	if o.policy != "" {
 		p, err := watch.ReadPolicy(o.policy)
@@ -106,7 +100,7 @@ func (o *watchOptions) targets() ([]watchTarget, error) {
 		if a.LogKey == "" {
 			return nil, usagef("--log-key (or --anchors) is required: a monitor that cannot check the checkpoint's signature proves nothing")
 		}
-		return []watchTarget{{t: watch.Target{Log: o.log, LogKey: a.LogKey, Policy: policy, Snapshot: o.snap, TrustRoots: a.Roots, LogOptions: a.Log}, state: o.state}}, nil
+		return []watch.Job{{Target: watch.Target{Log: o.log, LogKey: a.LogKey, Policy: policy, Snapshot: o.snap, TrustRoots: a.Roots, LogOptions: a.Log}, State: o.state}}, nil
 	}
 	if o.log != "" || o.state != "" || o.snap != "" {
 		return nil, usagef("--fleet names each tenant's log, state and snapshot: drop --log, --state and --snapshot")
@@ -119,7 +113,7 @@ func (o *watchOptions) targets() ([]watchTarget, error) {
 	if err != nil {
 		return nil, usagef("--shard: %v", err)
 	}
-	var out []watchTarget
+	var out []watch.Job
 	for _, tn := range watch.Shard(tenants, i, n) {
 		af := anchorFlags{logKey: tn.LogKey, trust: tn.Trust, allowRedirects: o.anchors.allowRedirects}
 		a, err := af.resolve()
@@ -132,7 +126,7 @@ func (o *watchOptions) targets() ([]watchTarget, error) {
 				return nil, usagef("fleet tenant %q: %v", tn.Name, err)
 			}
 		}
-		out = append(out, watchTarget{t: watch.Target{Tenant: tn.Name, Log: tn.Log, LogKey: a.LogKey, Policy: p, Snapshot: tn.Snapshot, TrustRoots: a.Roots, LogOptions: a.Log}, state: tn.State})
+		out = append(out, watch.Job{Target: watch.Target{Tenant: tn.Name, Log: tn.Log, LogKey: a.LogKey, Policy: p, Snapshot: tn.Snapshot, TrustRoots: a.Roots, LogOptions: a.Log}, State: tn.State})
 	}
 	return out, nil
 }
@@ -141,49 +135,25 @@ func (o *watchOptions) targets() ([]watchTarget, error) {
 // reads, so a few more than the cores keep them busy.
 const watchWorkers = 8
 
-// watchRound runs one round over every target and returns its exit code.
-func watchRound(ctx context.Context, targets []watchTarget, deadline time.Duration, out *eventWriter) int {
+// watchRound runs one round over every target and returns its exit code:
+// a round that could not run is exit 2 and a line on stderr naming the
+// tenant.
+func watchRound(ctx context.Context, jobs []watch.Job, deadline time.Duration, out *eventWriter) int {
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	var mu sync.Mutex
 	code := exitOK
-	jobs := make(chan watchTarget)
-	var wg sync.WaitGroup
-	for w := 0; w < min(watchWorkers, len(targets)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for tg := range jobs {
-				c := watchOne(ctx, tg, out)
-				mu.Lock()
-				code = max(code, c)
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, tg := range targets {
-		jobs <- tg
-	}
-	close(jobs)
-	wg.Wait()
-	return code
-}
-
-// watchOne runs one target's round; a round that could not run is exit 2
-// and a line on stderr naming the tenant.
-func watchOne(ctx context.Context, tg watchTarget, out *eventWriter) int {
-	evs, err := watch.RunOnce(ctx, tg.t, tg.state, time.Now(), out.write)
-	code := exitOK
-	if watch.MaxSeverity(evs) == finding.SevError {
-		code = exitFindings
-	}
-	if err != nil {
-		who := tg.t.Log
-		if tg.t.Tenant != "" {
-			who = tg.t.Tenant + " (" + tg.t.Log + ")"
+	for _, r := range watch.RunJobs(ctx, jobs, watchWorkers, time.Now(), out.write) {
+		if watch.MaxSeverity(r.Events) == finding.SevError {
+			code = max(code, exitFindings)
 		}
-		out.errorf("memscope watch: %s: round could not run: %v\n", who, err)
-		code = exitUsage
+		if r.Err != nil {
+			who := r.Job.Target.Log
+			if r.Job.Target.Tenant != "" {
+				who = r.Job.Target.Tenant + " (" + who + ")"
+			}
+			out.errorf("memscope watch: %s: round could not run: %v", who, r.Err)
+			code = exitUsage
+		}
 	}
 	return code
 }
