@@ -6,7 +6,7 @@ package finding
 const (
 	WatchCheckpointAdvanced    Code = "WATCH_CHECKPOINT_ADVANCED"
 	WatchRollback              Code = "WATCH_ROLLBACK"
-	WatchStateNew            Code = "WATCH_STATE_NEW"
+	WatchStateNew              Code = "WATCH_STATE_NEW"
 	WitnessQuorumLost          Code = "WITNESS_QUORUM_LOST"
 	WitnessQuorumMet           Code = "WITNESS_QUORUM_MET"
 	WitnessCosignatureMismatch Code = "WITNESS_COSIGNATURE_MISMATCH"
