@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"math"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/equimem"
 	"github.com/memscope/memscope/internal/analyses/exposure"
-	"github.com/memscope/memscope/internal/analyses/mwp"
 	"github.com/memscope/memscope/internal/analyses/smsr"
 )
 
@@ -43,7 +43,7 @@ type ExposureExtras struct {
 	EquiMemCaveat  string
 	// MWP is the mediated-write-path audit memscope exposure prints (nil:
 	// not run).
-	MWP *mwp.Report
+	MWP *jsonout.MWP
 }
 
 // EquiMemRow is one structural write's rho_detect beside its provenance
@@ -335,7 +335,7 @@ func queryOrder(r *exposure.Result) []string {
 // renderMWP is the MWP non-formation audit as memscope exposure prints it:
 // the candidates, each check with its status, then its findings (also in
 // the Findings view).
-func (m *Model) renderMWP(r *mwp.Report, w int) []string {
+func (m *Model) renderMWP(r *jsonout.MWP, w int) []string {
 	if r == nil {
 		return nil
 	}

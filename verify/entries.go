@@ -34,9 +34,12 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		v.tombstoned[t.Target] = true
 		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
 		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
-		if code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS); code != "" {
-			v.add(phaseTombstones, r.Seq, code, subj, msg)
+		pos := uint64(noPos)
+		if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
+			pos = idx
 		}
+		code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS, pos)
+		v.signerFindings(code, msg, t.Writer, t.KID, t.TS, pos, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
 		if v.logOK {
 			idx, ok := v.tombLeaves[t.Target]
 			if !ok {
@@ -272,8 +275,8 @@ func (v *verifier) checkEntry(r *loader.EntryRow, pre sigAnswer) {
 	if len(diff) > 0 {
 		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
-	if code, msg := v.checkSignerWith(r.Raw, e.Sig, e.Writer, e.KID, e.TS, pre); code != "" {
-		flag(code, msg)
+	code, msg := v.checkSignerWith(r.Raw, e.Sig, e.Writer, e.KID, e.TS, f.pos, pre)
+	if v.signerFindings(code, msg, e.Writer, e.KID, e.TS, f.pos, flag) != "" {
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true
 		v.mu.Unlock()
@@ -327,7 +330,7 @@ func (v *verifier) writeSigner(r *loader.WriteRow) (finding.Code, string) {
 		return finding.RecordMalformed, r.DecodeErr.Error()
 	}
 	w := r.Write
-	return v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS)
+	return v.checkSigner(r.Raw, w.Sig, w.Writer, w.KID, w.TS, v.logPos(w.WID))
 }
 
 func (v *verifier) writes(ctx context.Context) error {
@@ -364,8 +367,8 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 		v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 	}
-	if code, msg := v.writeSigner(r); code != "" {
-		v.add(phaseWrites, r.Seq, code, subj, msg)
+	code, msg := v.writeSigner(r)
+	if v.signerFindings(code, msg, w.Writer, w.KID, w.TS, v.logPos(w.WID), func(c finding.Code, m string) { v.add(phaseWrites, r.Seq, c, subj, m) }) != "" {
 		bad(code)
 	}
 	v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)

@@ -94,18 +94,25 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		if bad {
 			return
 		}
-		k := &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS}
+		k := &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS, revokedAt: noPos}
 		k.ed, _ = newEdKey(k.pub)
 		v.keys[kid] = append(v.keys[kid], k)
 		v.rep.Channels[ev.Principal] = ev.Channel
+		v.rep.Registrations = append(v.rep.Registrations, Registration{Principal: ev.Principal, Key: kid, Op: ev.Op, Channel: ev.Channel, Pos: v.logPos(ev.RID)})
 	case record.OpRevoke:
 		if bad {
 			return
 		}
+		v.rep.Registrations = append(v.rep.Registrations, Registration{Principal: ev.Principal, Key: kid, Op: ev.Op, Pos: v.logPos(ev.RID)})
+		pos := v.logPos(ev.RID)
 		for _, k := range v.keys[kid] {
-			if k.principal == ev.Principal && (k.until == 0 || ev.TS < k.until) {
+			if k.principal != ev.Principal {
+				continue
+			}
+			if k.until == 0 || ev.TS < k.until {
 				k.until = ev.TS
 			}
+			k.revokedAt = min(k.revokedAt, pos)
 		}
 	}
 }
@@ -114,8 +121,9 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 // finding code and message, or "" when it verifies. raw is the record's
 // canonical encoding (already checked) and sig its signature: the signed
 // bytes are cut from raw rather than re-encoded.
-func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts uint64) (finding.Code, string) {
-	return v.checkSignerWith(raw, sig, writer, kid, ts, sigUnchecked)
+// pos is the record's log position (noPos when not known).
+func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts, pos uint64) (finding.Code, string) {
+	return v.checkSignerWith(raw, sig, writer, kid, ts, pos, sigUnchecked)
 }
 
 // sigAnswer is a signature's answer computed ahead (by verifyBatch), or
@@ -156,7 +164,7 @@ func (v *verifier) sigJob(raw, sig []byte, writer string, kid record.KeyID) (sig
 
 // checkSignerWith is checkSigner using pre, the signature's answer when
 // it was computed ahead for the same key and bytes (sigJob).
-func (v *verifier) checkSignerWith(raw, sig []byte, writer string, kid record.KeyID, ts uint64, pre sigAnswer) (finding.Code, string) {
+func (v *verifier) checkSignerWith(raw, sig []byte, writer string, kid record.KeyID, ts, pos uint64, pre sigAnswer) (finding.Code, string) {
 	match := v.signerKey(writer, kid)
 	if match == nil {
 		return finding.WriterUnregistered, fmt.Sprintf("writer %s with key %s is not in the principal registry", writer, kid)
@@ -173,7 +181,38 @@ func (v *verifier) checkSignerWith(raw, sig []byte, writer string, kid record.Ke
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
 		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
 	}
+	if pos != noPos && match.revokedAt != noPos && pos > match.revokedAt {
+		return finding.KeyOutsideValidity, fmt.Sprintf("logged at leaf %d, after the revocation of %s's key %s at leaf %d (its signed ts %d claims an earlier time; the log position decides)", pos, writer, kid, match.revokedAt, ts)
+	}
 	return "", ""
+}
+
+// backdated says why a record that checkSigner found outside its key's
+// validity was also backdated: logged after the key's revocation with a
+// signed time before it, a time someone holding the revoked key chose.
+// "" when it was not.
+func (v *verifier) backdated(writer string, kid record.KeyID, ts, pos uint64) string {
+	k := v.signerKey(writer, kid)
+	if k == nil || pos == noPos || k.revokedAt == noPos || pos <= k.revokedAt || k.until == 0 || ts >= k.until {
+		return ""
+	}
+	return fmt.Sprintf("logged at leaf %d, after %s's key %s was revoked at leaf %d (ts %d), but signed with ts %d: the timestamp was set back to before the revocation", pos, writer, kid, k.revokedAt, k.until, ts)
+}
+
+// signerFindings reports checkSigner's verdict on one record (and
+// BACKDATED_AFTER_REVOCATION beside a KEY_OUTSIDE_VALIDITY it explains);
+// flag adds one finding. It returns the signer's code.
+func (v *verifier) signerFindings(code finding.Code, msg, writer string, kid record.KeyID, ts, pos uint64, flag func(finding.Code, string)) finding.Code {
+	if code == "" {
+		return ""
+	}
+	flag(code, msg)
+	if code == finding.KeyOutsideValidity {
+		if why := v.backdated(writer, kid, ts, pos); why != "" {
+			flag(finding.SignedBeforeRevoked, why)
+		}
+	}
+	return code
 }
 
 func (k *key) verify(msg, sig []byte) bool {

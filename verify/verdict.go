@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/memscope/memscope/internal/present/finding"
+import (
+	"slices"
+
+	"github.com/memscope/memscope/internal/present/finding"
+)
 
 // Check is the outcome of one check on one record. NotChecked is never a
 // pass: it says there was no key to check with, or the evidence the check
@@ -121,4 +125,16 @@ func SignatureFailed(c finding.Code) bool {
 		return true
 	}
 	return false
+}
+
+// RecordFailures lists the codes of entry eid that say its record failed
+// verification: its EntryStatus codes and, when its inclusion failed, that
+// code (kept apart in InclusionFailures). Lineage, the gate and G_auth read
+// an entry with any of them as External.
+func (r *Report) RecordFailures(eid string) []finding.Code {
+	codes := r.EntryStatus[eid].Codes
+	if c, ok := r.InclusionFailures[eid]; ok && !slices.Contains(codes, c) {
+		codes = append(slices.Clip(codes), c)
+	}
+	return codes
 }

@@ -11,6 +11,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -95,6 +96,9 @@ type Report struct {
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
+	// Registrations are the applied registry events in log order, for
+	// the channel a record had when it was logged (ChannelAt).
+	Registrations []Registration `json:"-"`
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`
@@ -111,6 +115,12 @@ type Report struct {
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
 	LogChecked bool `json:"-"`
+	// InclusionUnprovable is set when the log's entry bundles do not hash
+	// up to the checkpoint root: no record's inclusion can be proven, so
+	// every record fails it. A consumer may refuse to label rather than
+	// call everything External. (Hash tiles that disagree with intact
+	// bundles do not set it: inclusion is proven from the bundles.)
+	InclusionUnprovable bool `json:"-"`
 	// HMACChecked is false when no HMAC key was given: tags were not
 	// checked, which is not a pass.
 	HMACChecked bool `json:"hmac_checked"`
@@ -156,7 +166,15 @@ type key struct {
 	channel   string
 	from      uint64
 	until     uint64 // 0: not revoked
+	// revokedAt is the log position of the key's earliest logged
+	// revocation (noPos: none, or not in the log). It is the authority: a
+	// record logged after it is outside the key's validity whatever its
+	// signed timestamp says.
+	revokedAt uint64
 }
+
+// noPos is a log position that is not known (math.MaxUint64, as logPos).
+const noPos = math.MaxUint64
 
 type verifier struct {
 	text *textscan.Scanner // evidence text that would act on a terminal or hide text
@@ -211,6 +229,9 @@ type verifier struct {
 	// the log ids of meta revisions a later one superseded.
 	cpRecords  []*loader.RowRecord
 	superseded map[record.ID]bool
+	// revocations: the registry revokes a key (the provenance pass then
+	// keeps every leaf's position).
+	revocations bool
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.

@@ -111,7 +111,11 @@ func writeExposure(w io.Writer, out jsonExposure, ex *exposurecase.Exposure, eqS
 		for _, q := range s.Queries {
 			classes = append(classes, fmt.Sprintf("%s=%s", q.Query, q.Class))
 		}
-		fmt.Fprintf(w, "%-14s %-8s %-7.3f %-7.3f %-9.3f %s\n", s.Name, exp, s.SDom, s.SAdv, s.SAdvClean, clip(strings.Join(classes, " "), 80))
+		sdom := "n/a"
+		if s.SDomQueries > 0 {
+			sdom = fmt.Sprintf("%.3f", s.SDom)
+		}
+		fmt.Fprintf(w, "%-14s %-8s %-7s %-7.3f %-9.3f %s\n", s.Name, exp, sdom, s.SAdv, s.SAdvClean, clip(strings.Join(classes, " "), 80))
 	}
 	for _, s := range res.Selectors {
 		if !s.Structural || len(s.Curve) == 0 {

@@ -125,7 +125,7 @@ func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, p
 	var list []tui.Scenario
 	byName := map[string]*scenario.Manifest{}
 	for _, m := range mans {
-		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect})
+		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect, Dir: filepath.Join(dir, m.Name)})
 		byName[m.Name] = m
 	}
 	open := func(name string) (tui.Source, error) {

@@ -59,6 +59,7 @@ func init() {
 		{"version", "print the version and build of memscope", runVersion},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
 		{"watch", "monitor logs continuously: checkpoints, witness quorum, consistency, new records, selection flips; one log or a fleet", runWatch},
+		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
 	}
 }
 
@@ -177,8 +178,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return exitInterrupted
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "memscope %s: %s\n", c.name, sanitize.Line(err.Error()))
+				msg := sanitize.Line(err.Error())
 				var ue usageError
+				if errors.As(err, &ue) {
+					msg = usageLines(msg)
+				}
+				fmt.Fprintf(stderr, "memscope %s: %s\n", c.name, msg)
 				if errors.As(err, &ue) || code == exitOK {
 					return exitUsage
 				}

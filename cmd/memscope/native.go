@@ -184,6 +184,12 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		fmt.Fprintf(stdout, "replay: %s\n\n", rd.Replay())
 		writeFindingList(stdout, fs)
 	}
+	ro.status = func(rows []replay.Row) int {
+		if assemble.NativeReplayStatus(st, rows) != 0 {
+			return exitFindings
+		}
+		return exitOK
+	}
 	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonRow) any {
 		return jsonNativeReplay{Store: head, Findings: fs, Replay: rd.Replay(), Rows: rows}
 	})
@@ -213,6 +219,8 @@ type replayOutput struct {
 	// cov labels the rows; nil: everything the store declares is
 	// unsigned.
 	cov coverageOf
+	// status grades the rows (exit code); nil: replayStatus.
+	status func([]replay.Row) int
 }
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
@@ -261,6 +269,9 @@ func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Repl
 		}
 	}
 	status := replayStatus(rows)
+	if o.status != nil {
+		status = o.status(rows)
+	}
 	if o.asJSON {
 		if wrap != nil {
 			return status, writeJSON(stdout, wrap(out))

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/idform"
 	"io"
 	"math"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"

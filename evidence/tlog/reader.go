@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
@@ -35,6 +36,8 @@ type Reader struct {
 	bundleWorkers uint
 	tiles         *tileCache
 	seen          *fingerprints // what each tile and bundle read answered
+	repairMu      sync.Mutex
+	repaired      map[tileKey][]byte // see repair
 }
 
 // Leaf is one log entry with its index. Data is not reused by the reader
@@ -288,7 +291,7 @@ func (r *Reader) node(ctx context.Context, id compact.NodeID, size uint64) ([]by
 	if width == 0 {
 		width = layout.TileWidth
 	}
-	t, err := r.tiles.get(ctx, tileKey{tLevel, tIndex, width}, r.tileHashes)
+	t, err := r.tiles.get(ctx, tileKey{tLevel, tIndex, width}, r.provenTileHashes)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"clean", "memorygraft", "sleeper", "structural-write", "tombstone", "incident", "unregistered-justifies", "tombstoned-root", "tampered"}, scenario.Options{Seed: 1}); err != nil {
+	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"clean", "memorygraft", "sleeper", "structural-write", "tombstone", "incident", "unregistered-justifies", "tombstoned-root", "tampered", "channel-promotion", "tombstone-vouch"}, scenario.Options{Seed: 1}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
@@ -186,6 +187,8 @@ type Session struct {
 	// propagation; resolved says it was fed.
 	linMu    sync.Mutex
 	resolved bool
+	// ghostFindings are the tombstone-claim findings of the last Resolve.
+	ghostFindings []finding.Finding
 }
 
 // Open opens the snapshot and reads its small tables. Entries are read by

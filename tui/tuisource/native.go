@@ -326,7 +326,7 @@ func (n *Native) Verify(ctx context.Context) <-chan tui.Progress {
 			ch <- tui.Progress{Stage: "replay", Total: len(n.queries)}
 			var rows []replay.Row
 			if rows, err = n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0)); err == nil {
-				fs = append(fs, assemble.ReplayFindings(rows)...)
+				fs = append(fs, assemble.NativeReplayFindings(n.st, rows)...)
 			}
 		}
 		n.mu.Lock()

@@ -401,7 +401,7 @@ func smsrVerdict(in Input, a Action) Verdict {
 		k := min(qv.Row.K, qv.Pool)
 		if c, err := smsr.Certify(qv.Pool, k, in.Runs, min(qv.Failing, qv.Pool)); err == nil {
 			holds := "holds"
-			if c.Delta > in.Target {
+			if !c.AtMost(smsr.DecimalRat(in.Target)) {
 				holds = "does not hold"
 			}
 			cert = fmt.Sprintf("; certificate for %s: m=%d k=%d n=%d t=%d gives delta %.4f (%s at %.2f)", a.Query, c.M, c.K, c.N, c.T, c.Delta, holds, in.Target)

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -245,5 +246,37 @@ func TestWarmMatchesColdOnRandomGraph(t *testing.T) {
 				t.Fatalf("query %s draw %d: warm %v, cold %v", q.ID, i, a, b)
 			}
 		}
+	}
+}
+
+// A query without dense scores has no baseline for PPR's S_dom: it is not
+// checkable and stays out of the selector's mean, which used to count it
+// as 0 (issue 23, item 12).
+func TestSDomWithoutDenseScoresIsNotCheckable(t *testing.T) {
+	rp, qs, _ := open(t, "structural-write")
+	qs = append([]replay.Query(nil), qs...)
+	qs[0].DenseScores = nil
+	res, err := Analyze(context.Background(), rp, qs, Options{Seed: 1, Draws: 20, CurveDraws: 4, Selectors: []string{PPR}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ppr, _ := res.Selector(PPR)
+	var sum float64
+	n := 0
+	for _, q := range ppr.Queries {
+		if q.Query == qs[0].ID {
+			if q.SDomNotCheckable == "" {
+				t.Errorf("%s: S_dom %v computed without dense scores", q.Query, q.SDom)
+			}
+			continue
+		}
+		if q.SDomNotCheckable != "" {
+			t.Errorf("%s: S_dom not checkable: %s", q.Query, q.SDomNotCheckable)
+		}
+		sum += q.SDom
+		n++
+	}
+	if ppr.SDomQueries != n || math.Abs(ppr.SDom-sum/float64(n)) > 1e-12 {
+		t.Errorf("selector S_dom %v over %d queries, want %v over %d", ppr.SDom, ppr.SDomQueries, sum/float64(n), n)
 	}
 }

@@ -82,6 +82,8 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 		out[i].Baseline = e.ids(s.dTop)
 		if s.hasD {
 			out[i].SDom = 1 - jaccard(pprA, s.dTop)
+		} else {
+			out[i].SDomNotCheckable = noDenseScores
 		}
 	}
 	if i, ok := idx[Leiden]; ok {
@@ -93,6 +95,8 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 		out[i].Baseline = e.ids(s.dTop)
 		if s.hasD {
 			out[i].SDom = 1 - jaccard(s.ldBase, s.dTop)
+		} else {
+			out[i].SDomNotCheckable = noDenseScores
 		}
 	}
 	if i, ok := idx[NodeDistance]; ok {
@@ -123,7 +127,8 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	if !s.hasD {
 		for _, n := range []string{Leiden, NodeDistance, RRF, Dense} {
 			if i, ok := idx[n]; ok {
-				out[i].NotCheckable = "the query stores no dense scores"
+				out[i].NotCheckable = noDenseScores
+				out[i].SDomNotCheckable = noDenseScores
 			}
 		}
 	}
@@ -602,3 +607,6 @@ func (s *qstate) curve(ctx context.Context, qi int, name string) (out []float64,
 	}
 	return out, firstFlip, flipped, ctx.Err()
 }
+
+// noDenseScores is why a dense-based measure is not checkable on a query.
+const noDenseScores = "the query stores no dense scores"

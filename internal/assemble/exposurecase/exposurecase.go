@@ -295,12 +295,15 @@ func (ex *Exposure) JSON(coverage func(query string) string) jsonout.Exposure {
 		}
 	}
 	for _, s := range res.Selectors {
-		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SDomQueries: s.SDomQueries, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		if s.SDomQueries == 0 {
+			js.SDomNotCheckable = "no query has the baseline S_dom compares against"
+		}
 		for i, c := range s.Curve {
 			js.Curve = append(js.Curve, jsonout.CurvePoint{Writes: i + 1, Changed: c})
 		}
 		for _, q := range s.Queries {
-			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
+			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SDomNotCheckable: q.SDomNotCheckable, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
 				Targeted: q.Targeted, FirstFlip: q.FirstFlip, Flipped: q.Flipped, Uncertain: q.Uncertain, TopKG: jsonout.OrEmpty(q.TopKG), TopKAuth: jsonout.OrEmpty(q.TopKAuth), Baseline: jsonout.OrEmpty(q.Baseline),
 				NotCheckable: q.NotCheckable, Coverage: out.QueryCoverage[q.Query]}
 			for _, t := range q.Targets {
@@ -329,13 +332,19 @@ func (ex *Exposure) JSON(coverage func(query string) string) jsonout.Exposure {
 				Alpha: w.Alpha, Rho: w.Rho, Paths: w.Paths, Truncated: w.Truncated, Authenticated: w.Authenticated, Rule: w.Rule, Culprit: w.Culprit, Rank: w.Rank})
 		}
 	}
-	audit := ex.MWP
-	out.MWP = &jsonout.MWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Checks: []jsonout.MWPCheck{}, Findings: audit.Findings}
-	if out.MWP.Findings == nil {
-		out.MWP.Findings = []finding.Finding{}
+	out.MWP = MWPJSON(ex.MWP)
+	return out
+}
+
+// MWPJSON is the MWP audit in its one JSON shape, which memscope exposure,
+// the report and the inspector's Exposure view all show.
+func MWPJSON(audit mwp.Report) *jsonout.MWP {
+	out := &jsonout.MWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Checks: []jsonout.MWPCheck{}, Findings: audit.Findings}
+	if out.Findings == nil {
+		out.Findings = []finding.Finding{}
 	}
 	for _, c := range audit.Checks {
-		out.MWP.Checks = append(out.MWP.Checks, jsonout.MWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
+		out.Checks = append(out.Checks, jsonout.MWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
 	}
 	return out
 }

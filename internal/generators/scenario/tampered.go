@@ -34,26 +34,29 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		return nil, "", err
 	}
 	var expected []string
-	cases := append(append(signedRecordCases(e), logCases(e)...), rowAndCheckpointCases(e, &expected)...)
+	var revokedTS uint64 // agent:rotating's key revocation
+	cases := append(append(signedRecordCases(e, &revokedTS), logCases(e)...), rowAndCheckpointCases(e, &expected)...)
+	cases = append(cases, backdatedCase(e, &revokedTS, &expected))
 	for _, c := range cases {
 		expected = append(expected, c.code)
 		if err := c.f(); err != nil {
 			return nil, "", fmt.Errorf("case %s: %w", c.code, err)
 		}
 	}
-	// The tile flipped after close is in the log's only (partial) tile, so
-	// no leaf's inclusion proves: nothing in this log can be labelled, and
-	// the defences that read labels draw no verdict (docs/LINEAGE.md).
+	// The tile flipped after close: the entry bundles still hash up to the
+	// checkpoint root, so every record in them is proven included from the
+	// bundles (docs/TLOG.md) and only the tile is at fault; the labels and
+	// the defences' verdicts stand.
 	expected = append(expected, "TILE_MISMATCH")
-	for _, a := range []string{"act-pay-chatwin", "act-email-wiki", "act-lookup"} {
-		e.expectAction(a, "allow", "not checked", "not checked", "not checked")
-	}
+	e.expectAction("act-pay-chatwin", "allow", "allow", "allow", "accept")
+	e.expectAction("act-email-wiki", "allow", "allow", "deny", "accept")
+	e.expectAction("act-lookup", "allow", "allow", "allow", "accept")
 	sort.Strings(expected)
 	return expected, "one finding of every kind: " + strings.Join(expected, ", ") + ".", nil
 }
 
 // signedRecordCases damage signed records and the registry: signatures, writers, keys and encodings.
-func signedRecordCases(e *env) []tamperCase {
+func signedRecordCases(e *env, revokedTS *uint64) []tamperCase {
 	return []tamperCase{
 		{"SIG_INVALID", func() error {
 			en, _, err := e.signedEntry("session-7", "agent:planner", "Pay the Chatwin estate.", record.DerivedTrusted, nil, nil)
@@ -98,6 +101,7 @@ func signedRecordCases(e *env) []tamperCase {
 			if err := e.st.Register(e.ctx, ev, e.root); err != nil {
 				return err
 			}
+			*revokedTS = ts
 			en, raw, err := e.signedEntry("session-7", "agent:rotating", "Written with a key revoked a second earlier.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
@@ -275,6 +279,30 @@ func rowAndCheckpointCases(e *env, expected *[]string) []tamperCase {
 			return e.st.RecordCheckpoint(int64(e.tick()), cp)
 		}},
 	}
+}
+
+// backdatedCase comes last, so that every record before keeps its id:
+// whoever holds agent:rotating's revoked key signs a record dated a second
+// before the revocation, and it is logged after it (issue 23 item 2). The
+// log position, not the chosen timestamp, says when it was written.
+func backdatedCase(e *env, revokedTS *uint64, expected *[]string) tamperCase {
+	return tamperCase{"BACKDATED_AFTER_REVOCATION", func() error {
+		en, _, err := e.signedEntry("session-7", "agent:rotating", "Signed with the revoked key, dated a second before its revocation.", record.Trusted, nil, nil)
+		if err != nil {
+			return err
+		}
+		en.TS = *revokedTS - 1e9
+		en.EID = e.newID(en.TS)
+		if err := record.Sign(en, e.key("agent:rotating")); err != nil {
+			return err
+		}
+		raw, err := record.Encode(en)
+		if err != nil {
+			return err
+		}
+		*expected = append(*expected, "TIME_BACKWARDS") // KEY_OUTSIDE_VALIDITY is expected already
+		return e.storeForged(en, raw, e.taggedRow(en))
+	}}
 }
 
 func (e *env) origin() string { return e.signer.Name() }
