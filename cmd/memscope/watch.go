@@ -10,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/jsonout"
+	"github.com/memscope/memscope/internal/present/ocsf"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/watch"
 )
@@ -22,6 +23,7 @@ type watchOptions struct {
 	log, state, snap   string
 	policy, fleet      string
 	shard, webhook     string
+	output             string
 	once               bool
 	interval, deadline time.Duration
 }
@@ -39,6 +41,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fs.StringVar(&o.fleet, "fleet", "", "a fleet file: JSON array or JSON lines of {name, log, log_key, trust, snapshot, state, witness_policy}")
 	fs.StringVar(&o.shard, "shard", "", "I/N: watch this process's share of the fleet (default: Kubernetes' JOB_COMPLETION_INDEX/JOB_COMPLETIONS, else 0/1)")
 	fs.StringVar(&o.webhook, "webhook", "", "POST each error event (JSON) to this URL; bounded retries, never blocks a round")
+	fs.StringVar(&o.output, "output-format", "", "ocsf: each event as an OCSF Detection Finding (class 2004) instead of memscope's event JSON")
 	fs.BoolVar(&o.once, "once", false, "run one round and exit: 0 nothing new of error severity, 1 an error event, 2 could not run")
 	fs.DurationVar(&o.interval, "interval", time.Minute, "time between rounds when not --once")
 	fs.DurationVar(&o.deadline, "round-deadline", 5*time.Minute, "the most one round (every tenant of this shard) may take")
@@ -56,7 +59,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if o.interval <= 0 || o.deadline <= 0 {
 		return exitUsage, usagef("--interval and --round-deadline must be positive")
 	}
-	out := &eventWriter{stdout: stdout, stderr: stderr}
+	if o.output != outputText && o.output != outputOCSF {
+		return exitUsage, usagef("--output-format %q: want ocsf", o.output)
+	}
+	out := &eventWriter{stdout: stdout, stderr: stderr, ocsf: o.output == outputOCSF}
 	if o.webhook != "" {
 		out.hook = watch.NewWebhook(o.webhook, func(e watch.Event) ([]byte, error) { return jsonout.MarshalLine(e) })
 		defer out.closeHook()
@@ -164,11 +170,19 @@ func watchRound(ctx context.Context, jobs []watch.Job, deadline time.Duration, o
 type eventWriter struct {
 	mu             sync.Mutex
 	stdout, stderr io.Writer
+	ocsf           bool
 	hook           *watch.Webhook
 }
 
 func (w *eventWriter) write(e watch.Event) error {
-	line, err := jsonout.MarshalLine(e)
+	var line []byte
+	var err error
+	if w.ocsf {
+		line, err = jsonout.MarshalLine(ocsf.From(e.Finding, ocsf.Context{Source: e.Log, Tenant: e.Tenant, Version: toolVersion(), Time: e.Time,
+			Extra: map[string]any{"event_id": e.ID, "seq": e.Seq, "size": e.Size, "prev_size": e.PrevSize}}))
+	} else {
+		line, err = jsonout.MarshalLine(e)
+	}
 	if err != nil {
 		return err
 	}
