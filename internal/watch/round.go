@@ -68,7 +68,7 @@ func Round(ctx context.Context, t Target, st *State, now time.Time) ([]Event, *S
 	}
 	rr := &roundResult{next: *st}
 	rr.next.Pending = nil
-	rr.next.Log = t.Log
+	rr.next.Log = canonicalLog(t.Log)
 	ev := func(code finding.Code, subject, msg string, cp tlog.Checkpoint, idParts ...any) {
 		e := Event{Time: now.UTC(), Tenant: t.Tenant, Log: t.Log, Finding: finding.New(code, subject, msg),
 			Size: cp.Size, Root: cp.Root, PrevSize: st.Size, PrevRoot: st.Root}

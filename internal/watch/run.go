@@ -3,6 +3,8 @@ package watch
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -32,7 +34,7 @@ func RunOnce(ctx context.Context, t Target, statePath string, now time.Time, del
 			return out, err
 		}
 	}
-	if st.Log != "" && st.Log != t.Log {
+	if st.Log != "" && canonicalLog(st.Log) != canonicalLog(t.Log) {
 		return out, fmt.Errorf("state %s is for log %s, not %s", statePath, st.Log, t.Log)
 	}
 	evs, next, err := Round(ctx, t, st, now)
@@ -58,4 +60,17 @@ func RunOnce(ctx context.Context, t Target, statePath string, now time.Time, del
 	}
 	next.Pending = nil
 	return out, SaveState(statePath, next)
+}
+
+// canonicalLog is a log location as the state compares it: a directory by
+// its absolute path (a relative --log names the same log from anywhere),
+// a URL as given.
+func canonicalLog(loc string) string {
+	if strings.Contains(loc, "://") {
+		return loc
+	}
+	if abs, err := filepath.Abs(loc); err == nil {
+		return abs
+	}
+	return loc
 }
