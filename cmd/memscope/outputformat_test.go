@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/present/ocsf"
 )
 
@@ -30,7 +30,7 @@ func TestTimelineTimesketchImports(t *testing.T) {
 	testdata, _ := filepath.Abs("testdata/timesketch")
 	for _, name := range []string{"structural-write", "tampered", "tombstone"} {
 		sdir := filepath.Join(demoDir, name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestTimelineTimesketchImports(t *testing.T) {
 // in internal/present/ocsf).
 func TestVerifyOCSFOneEventPerFinding(t *testing.T) {
 	sdir := filepath.Join(demoDir, "tampered")
-	m, err := scenario.ReadManifest(sdir)
+	m, err := evidence.ReadManifest(sdir)
 	if err != nil {
 		t.Fatal(err)
 	}
