@@ -132,12 +132,6 @@ type Report struct {
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
 	LogChecked bool `json:"-"`
-	// InclusionUnprovable is set when the log's entry bundles do not hash
-	// up to the checkpoint root: no record's inclusion can be proven, so
-	// every record fails it. A consumer may refuse to label rather than
-	// call everything External. (Hash tiles that disagree with intact
-	// bundles do not set it: inclusion is proven from the bundles.)
-	InclusionUnprovable bool `json:"-"`
 	// HMACChecked is false when no HMAC key was given: tags were not
 	// checked, which is not a pass.
 	HMACChecked bool `json:"hmac_checked"`
