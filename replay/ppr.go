@@ -43,13 +43,13 @@ func (o SolveOptions) normalised() (SolveOptions, error) {
 // masses and unknown node ids are errors.
 func (g *Graph) ResetVector(reset map[string]float64) ([]float64, error) {
 	r := make([]float64, len(g.nodes))
-	var sum float64
 	// Iterate in a fixed order so the error named for bad input is stable.
 	ids := make([]string, 0, len(reset))
 	for id := range reset {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	var largest float64
 	for _, id := range ids {
 		m := reset[id]
 		i, ok := g.nodeIndex[id]
@@ -60,10 +60,17 @@ func (g *Graph) ResetVector(reset map[string]float64) ([]float64, error) {
 			return nil, fmt.Errorf("reset mass of node %q is %v, want a finite non-negative number", id, m)
 		}
 		r[i] = m
-		sum += m
+		largest = max(largest, m)
 	}
-	if !(sum > 0) || math.IsInf(sum, 0) {
-		return nil, fmt.Errorf("reset vector has total mass %v, want a positive finite total", sum)
+	if !(largest > 0) {
+		return nil, fmt.Errorf("reset vector has total mass 0, want a positive finite total")
+	}
+	// Normalising is scale-free: divide by the largest mass first, so that
+	// the sum of finite masses (each at most 1 then) never overflows.
+	var sum float64
+	for i := range r {
+		r[i] /= largest
+		sum += r[i]
 	}
 	for i := range r {
 		r[i] /= sum

@@ -135,7 +135,14 @@ func TestResetVectorErrors(t *testing.T) {
 		{map[string]float64{"a": 0, "b": 0}, "total mass 0"},
 		{nil, "total mass 0"},
 		{map[string]float64{"zz": 1}, `unknown node "zz"`},
-		{map[string]float64{"a": math.MaxFloat64, "b": math.MaxFloat64}, "positive finite total"},
+	}
+	// Finite masses never overflow the total: two masses of MaxFloat64
+	// are half and half (issue 23, item 12).
+	if r, err := g.ResetVector(map[string]float64{"a": math.MaxFloat64, "b": math.MaxFloat64}); err != nil || r[g.nodeIndex["a"]] != 0.5 || r[g.nodeIndex["b"]] != 0.5 {
+		t.Errorf("reset of two MaxFloat64 masses: %v, %v", r, err)
+	}
+	if r, err := g.ResetVector(map[string]float64{"a": math.MaxFloat64, "b": 5e-324}); err != nil || r[g.nodeIndex["a"]] != 1 || math.IsNaN(r[g.nodeIndex["b"]]) {
+		t.Errorf("reset of MaxFloat64 beside a subnormal: %v, %v", r, err)
 	}
 	for _, c := range cases {
 		_, err := g.ResetVector(c.reset)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,12 +51,12 @@ func (m *Model) exportJSON() tea.Cmd {
 			if idx == nil {
 				rows = make([]EntryRow, n)
 				for i := range rows {
-					rows[i] = src.Entry(i)
+					rows[i] = entryWithPreview(context.Background(), src, i)
 				}
 			} else {
 				rows = make([]EntryRow, len(idx))
 				for p, i := range idx {
-					rows[p] = src.Entry(int(i))
+					rows[p] = entryWithPreview(context.Background(), src, int(i))
 				}
 			}
 			return rows

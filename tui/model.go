@@ -287,10 +287,26 @@ func (m *Model) busy() bool {
 	return m.verifying || m.ent.pending || m.det.loading || m.lin.loading || m.rep.loading || m.rep.wiLoading
 }
 
-// Update handles one message. It does no IO: everything slow is a tea.Cmd.
+// Update handles one message. It does no IO: everything slow is a tea.Cmd,
+// the content previews of the rows in view included (previews.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.frameFresh = false
+	_, cmd := m.update(msg)
+	if read := m.readPreviews(); read != nil {
+		cmd = tea.Batch(cmd, read)
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case previewsMsg:
+		m.ent.previewsLoading = false
+		m.ent.cache = nil
+		if msg.err != nil {
+			m.setErr("content previews not read: %v", msg.err)
+		}
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.ent.cache = nil
@@ -308,26 +324,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ticking = false
 		return m, nil
 	case verifyMsg:
-		m.progress = msg.p
-		grow := m.growEntries(msg.p.Finished)
-		if !msg.p.Finished {
-			return m, tea.Batch(readProgress(msg.ch), grow)
-		}
-		m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
-		if msg.p.Err == nil {
-			// The final list replaces what was known at open time: the
-			// analyses report those facts again, and listing both would
-			// show one finding twice.
-			m.findings = append([]finding.Finding(nil), msg.p.Findings...)
-		}
-		m.groupFindings()
-		m.fnd.rebuild(m.findings)
-		// Verification updates per-row status, checkpoints and labels,
-		// and brings every defence's verdict.
-		m.ent.cache = nil
-		m.reloadActions()
-		m.ov = m.src.Overview()
-		return m, grow
+		return m, m.onVerifyMsg(msg)
 	case cmdEntriesMsg:
 		if msg.gen == m.cmd.gen && m.cmd.editing {
 			m.cmd.entries = msg.ids
@@ -355,43 +352,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case lineageMsg:
-		if msg.gen == m.lin.gen {
-			defer func() { m.lin.keepCur = nil }()
-			m.lin.loading = false
-			m.lin.err = msg.err
-			if msg.err == nil {
-				lv := msg.lv
-				m.lin.lv = &lv
-				m.lin.cur = listCursor{sel: lv.Center}
-				if m.lin.keepCur != nil {
-					m.lin.cur = *m.lin.keepCur
-				}
-			}
-		}
+		m.onLineageMsg(msg)
 		return m, nil
 	case timelineMsg, divergingMsg:
 		return m, m.onTimelineMsg(msg)
 	case exposureMsg:
 		return m, m.onExposureMsg(msg)
 	case replayMsg:
-		m.rep.loading = false
-		m.rep.err = msg.err
-		if msg.err == nil {
-			rv := msg.rv
-			m.rep.rv = &rv
-			if m.opts.Present && m.rep.want == "" {
-				m.rep.want = storyQuery(rv)
-			}
-			m.rep.sortRows()
-			if m.rep.openPending {
-				m.rep.openPending = false
-				if m.opts.Present {
-					return m, tea.Batch(m.runWhatIf(), m.storyStep(1))
-				}
-				return m, m.runWhatIf()
-			}
-		}
-		return m, nil
+		return m, m.onReplayMsg(msg)
 	case whatIfMsg:
 		if msg.gen == m.rep.wiGen {
 			m.rep.wiLoading = false
@@ -423,6 +391,69 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	}
 	return m, nil
+}
+
+// onVerifyMsg takes verification's progress; when it finishes, its
+// findings replace those known at open time.
+func (m *Model) onVerifyMsg(msg verifyMsg) tea.Cmd {
+	m.progress = msg.p
+	grow := m.growEntries(msg.p.Finished)
+	if !msg.p.Finished {
+		return tea.Batch(readProgress(msg.ch), grow)
+	}
+	m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
+	if msg.p.Err == nil {
+		// The final list replaces what was known at open time: the
+		// analyses report those facts again, and listing both would
+		// show one finding twice.
+		m.findings = append([]finding.Finding(nil), msg.p.Findings...)
+	}
+	m.groupFindings()
+	m.fnd.rebuild(m.findings)
+	// Verification updates per-row status, checkpoints and labels,
+	// and brings every defence's verdict.
+	m.ent.cache = nil
+	m.reloadActions()
+	m.ov = m.src.Overview()
+	return grow
+}
+
+func (m *Model) onLineageMsg(msg lineageMsg) {
+	if msg.gen == m.lin.gen {
+		defer func() { m.lin.keepCur = nil }()
+		m.lin.loading = false
+		m.lin.err = msg.err
+		if msg.err == nil {
+			lv := msg.lv
+			m.lin.lv = &lv
+			m.lin.cur = listCursor{sel: lv.Center}
+			if m.lin.keepCur != nil {
+				m.lin.cur = *m.lin.keepCur
+			}
+		}
+	}
+}
+
+// onReplayMsg takes the replay view's rows and opens a pending what-if.
+func (m *Model) onReplayMsg(msg replayMsg) tea.Cmd {
+	m.rep.loading = false
+	m.rep.err = msg.err
+	if msg.err == nil {
+		rv := msg.rv
+		m.rep.rv = &rv
+		if m.opts.Present && m.rep.want == "" {
+			m.rep.want = storyQuery(rv)
+		}
+		m.rep.sortRows()
+		if m.rep.openPending {
+			m.rep.openPending = false
+			if m.opts.Present {
+				return tea.Batch(m.runWhatIf(), m.storyStep(1))
+			}
+			return m.runWhatIf()
+		}
+	}
+	return nil
 }
 
 func (m *Model) setStatus(f string, a ...any) {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
@@ -55,15 +56,10 @@ const ellipsis = "…"
 // accepted back by : and by the CLI (package idform); plain mode writes
 // "head~tail".
 func shortID(id string, plain bool) string {
-	r := []rune(id)
-	if len(id) <= colID || len(r) <= colID {
-		return id
-	}
-	mark := ellipsis
 	if plain {
-		mark = "~"
+		return idform.ShortPlain(id)
 	}
-	return string(r[:8]) + mark + string(r[len(r)-5:])
+	return idform.Short(id)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

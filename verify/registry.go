@@ -99,10 +99,12 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		k.ed, _ = newEdKey(k.pub)
 		v.keys[kid] = append(v.keys[kid], k)
 		v.rep.Channels[ev.Principal] = ev.Channel
+		v.rep.Registrations = append(v.rep.Registrations, Registration{Principal: ev.Principal, Key: kid, Op: ev.Op, Channel: ev.Channel, Pos: v.logPos(ev.RID)})
 	case record.OpRevoke:
 		if bad {
 			return
 		}
+		v.rep.Registrations = append(v.rep.Registrations, Registration{Principal: ev.Principal, Key: kid, Op: ev.Op, Pos: v.logPos(ev.RID)})
 		pos := v.logPos(ev.RID)
 		for _, k := range v.keys[kid] {
 			if k.principal != ev.Principal {

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/tlog"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
@@ -73,7 +73,7 @@ func hiddenDeletion(t *testing.T) (dir, bundlePath string, swapped []byte) {
 		}
 		exec(t, db, "DELETE FROM entries WHERE eid = ?", victim)
 	})
-	bundles, _ := filepath.Glob(filepath.Join(dir, scenario.LogDir, "tile", "entries", "*.p", "*"))
+	bundles, _ := filepath.Glob(filepath.Join(dir, evidence.LogDir, "tile", "entries", "*.p", "*"))
 	if len(bundles) != 1 {
 		t.Fatalf("want one partial entry bundle, found %v", bundles)
 	}
@@ -105,7 +105,7 @@ func hiddenDeletion(t *testing.T) (dir, bundlePath string, swapped []byte) {
 		out.Write(binary.BigEndian.AppendUint16(nil, uint16(len(l))))
 		out.Write(l)
 	}
-	rel, _ := filepath.Rel(filepath.Join(dir, scenario.LogDir), bundles[0])
+	rel, _ := filepath.Rel(filepath.Join(dir, evidence.LogDir), bundles[0])
 	return dir, filepath.ToSlash(rel), out.Bytes()
 }
 
@@ -142,7 +142,7 @@ func TestHTTPLogLeavesAreTheHashedLeaves(t *testing.T) {
 		t.Fatalf("from the directory, the deletion is not LEAF_WITHOUT_RECORD: %v", codeSubjects(fromDir))
 	}
 	srv := &splitBundleServer{path: path, swapped: swapped, swapFrom: 3}
-	ts := httptest.NewServer(srv.handler(filepath.Join(dir, scenario.LogDir)))
+	ts := httptest.NewServer(srv.handler(filepath.Join(dir, evidence.LogDir)))
 	defer ts.Close()
 	opts.Log = ts.URL
 	overHTTP := runOnce(t, opts)
@@ -161,7 +161,7 @@ func TestHTTPLogSplitViewIsAFinding(t *testing.T) {
 	dir, path, swapped := hiddenDeletion(t)
 	opts := scenarioOptions(t, dir)
 	srv := &splitBundleServer{path: path, swapped: swapped, swapFrom: 2}
-	ts := httptest.NewServer(srv.handler(filepath.Join(dir, scenario.LogDir)))
+	ts := httptest.NewServer(srv.handler(filepath.Join(dir, evidence.LogDir)))
 	defer ts.Close()
 	opts.Log = ts.URL
 	rep := runOnce(t, opts)
@@ -181,7 +181,7 @@ func TestHTTPLogDeadlineRefuses(t *testing.T) {
 	t.Parallel()
 	dir := pristine(t, "clean")
 	opts := scenarioOptions(t, dir)
-	files := http.FileServer(http.Dir(filepath.Join(dir, scenario.LogDir)))
+	files := http.FileServer(http.Dir(filepath.Join(dir, evidence.LogDir)))
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(150 * time.Millisecond):

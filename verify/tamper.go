@@ -320,7 +320,13 @@ func (v *verifier) tombstoneAuthority(t *record.Tombstone, found bool, targetWri
 	if found && targetWriter == t.Writer {
 		return ""
 	}
-	ch := v.rep.Channels[t.Writer]
+	// The channel the tombstoner had when the tombstone was logged, not
+	// its last registration (a later promotion grants nothing backwards).
+	pos := uint64(NoPosition)
+	if idx, ok := v.tombLeaves[t.Target]; ok {
+		pos = idx
+	}
+	ch := v.rep.ChannelAt(t.Writer, pos)
 	class := t.Writer
 	if i := strings.IndexByte(class, ':'); i >= 0 {
 		class = class[:i]

@@ -116,6 +116,9 @@ type Report struct {
 	// Principals' channels as registered (principal -> channel), and the
 	// writers whose keys verified: replay's write-provenance labels use them.
 	Channels map[string]string `json:"-"`
+	// Registrations are the applied registry events in log order, for
+	// the channel a record had when it was logged (ChannelAt).
+	Registrations []Registration `json:"-"`
 	// BadRecords lists record ids (entries and writes) whose signature or
 	// registration failed.
 	BadRecords map[string]bool `json:"-"`

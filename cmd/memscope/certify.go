@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 
 	"github.com/memscope/memscope/internal/analyses/smsr"
 	"github.com/memscope/memscope/internal/present/jsonout"
@@ -44,7 +45,7 @@ func runCertify(_ context.Context, args []string, stdout, stderr io.Writer) (int
 	k := fs.Int("k", 5, "memories each run keeps")
 	n := fs.Int("n", 5, "number of runs (majority vote)")
 	t := fs.Int("t", 1, "adversarial memories in the pool")
-	target := fs.Float64("target", math.NaN(), "also report the smallest pool m with delta <= this target")
+	target := fs.String("target", "", "also report the smallest pool m with delta <= this target (a decimal such as 0.1 or a fraction such as 1/10, compared exactly)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -63,13 +64,16 @@ func runCertify(_ context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, usagef("%v", err)
 	}
 	out := jsonCertify{M: c.M, K: c.K, N: c.N, T: c.T, PClean: c.PClean, Q: c.Q, Delta: c.Delta, Assumption: certifyAssumption}
-	if !math.IsNaN(*target) {
-		if !(*target >= 0 && *target <= 1) {
-			return exitUsage, usagef("--target %v: want a probability in [0, 1]", *target)
+	if *target != "" {
+		// The target is read as the exact rational it spells: 0.1 is one
+		// tenth, so a delta of exactly 1/10 meets it.
+		tr, ok := new(big.Rat).SetString(*target)
+		if !ok || tr.Sign() < 0 || tr.Cmp(big.NewRat(1, 1)) > 0 || len(*target) > 64 {
+			return exitUsage, usagef("--target %q: want a probability in [0, 1]", *target)
 		}
-		tg := *target
+		tg, _ := tr.Float64()
 		out.Target = &tg
-		if sm, err := smsr.SmallestPool(*k, *n, *t, tg, certifyMaxM); err == nil {
+		if sm, err := smsr.SmallestPool(*k, *n, *t, tr, certifyMaxM); err == nil {
 			out.SmallestM = &sm
 		}
 	}

@@ -335,3 +335,18 @@ func TestExposureBlastRadius(t *testing.T) {
 		t.Fatalf("text output (exit %d) lacks the first-flip table:\n%s", code, out)
 	}
 }
+
+// The smallest pool is compared exactly: at m=50 (k=5, n=1, t=1) delta is
+// exactly 1/10 and meets --target 0.1 (issue 23, item 12).
+func TestCertifySmallestPoolExact(t *testing.T) {
+	code, out, errs := runIn(t, ".", "certify", "--m", "50", "--k", "5", "--n", "1", "--t", "1", "--target", "0.1")
+	if code != exitOK || !strings.Contains(out, "smallest m with delta <= 0.1: 50\n") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+	if code, _, _ := runIn(t, ".", "certify", "--target", "1/10"); code != exitOK {
+		t.Errorf("--target 1/10: exit %d", code)
+	}
+	if code, _, _ := runIn(t, ".", "certify", "--target", "x"); code != exitUsage {
+		t.Errorf("--target x: exit %d", code)
+	}
+}

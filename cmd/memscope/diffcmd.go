@@ -21,7 +21,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const diffUsage = "memscope diff A B [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
+const diffUsage = "memscope diff A B [--queries FILE (native stores)] [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
 
 type jsonChange struct {
 	Table  string `json:"table"`
@@ -100,6 +100,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	cpB := fs.Int("b-checkpoint", 0, "take B at its M-th checkpoint (1-based; default: the latest, every row)")
 	k := fs.Int("k", 0, "top-k for the per-query selections (default: each query's own)")
 	asJSON := fs.Bool("json", false, "print JSON (streamed: changes first, then the summary)")
+	queries := fs.String("queries", "", "native stores: replay these queries on both copies (selections then and now)")
 	inspectMode := fs.Bool("inspect", false, "open the inspector's diff mode on the differences (a terminal is needed)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -107,6 +108,9 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	}
 	if len(pos) != 2 {
 		return exitUsage, usagef("want two snapshots A and B; usage: %s", diffUsage)
+	}
+	if isNativeStore(pos[0]) && isNativeStore(pos[1]) {
+		return runNativeDiff(ctx, stdout, pos[0], pos[1], *queries, ef, *asJSON)
 	}
 	an, err := ef.resolveFor(pos[0], pos[1], ef.log)
 	if err != nil {

@@ -62,6 +62,7 @@ type jsonStore struct {
 	Versions   int               `json:"versions"`
 	Messages   int               `json:"messages"`
 	Memories   int               `json:"memories"`
+	Vectors    int               `json:"vector_points"`
 	Notes      []string          `json:"notes"`
 }
 
@@ -70,7 +71,7 @@ var notChecked = []string{"signatures", "principal registry", "Merkle log inclus
 
 func describeStore(st *storemodel.Store) jsonStore {
 	j := jsonStore{Format: string(st.Format), Layout: st.Layout, Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
-		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Notes: st.Notes}
+		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Vectors: len(st.Vectors), Notes: st.Notes}
 	if j.Files == nil {
 		j.Files = []storemodel.File{}
 	}
@@ -112,6 +113,9 @@ func writeStoreHeader(w io.Writer, j jsonStore) {
 		fmt.Fprintf(w, "  history %d events, %d recent messages\n", j.Versions, j.Messages)
 	case j.Memories > 0:
 		fmt.Fprintf(w, "  memories %d rows\n", j.Memories)
+	}
+	if j.Vectors > 0 {
+		fmt.Fprintf(w, "  vector store %d points\n", j.Vectors)
 	}
 	for _, n := range j.Notes {
 		fmt.Fprintf(w, "  note: %s\n", sanitize.Line(n))
@@ -184,6 +188,12 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		fmt.Fprintf(stdout, "replay: %s\n\n", rd.Replay())
 		writeFindingList(stdout, fs)
 	}
+	ro.status = func(rows []replay.Row) int {
+		if assemble.NativeReplayStatus(st, rows) != 0 {
+			return exitFindings
+		}
+		return exitOK
+	}
 	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonRow) any {
 		return jsonNativeReplay{Store: head, Findings: fs, Replay: rd.Replay(), Rows: rows}
 	})
@@ -213,6 +223,8 @@ type replayOutput struct {
 	// cov labels the rows; nil: everything the store declares is
 	// unsigned.
 	cov coverageOf
+	// status grades the rows (exit code); nil: replayStatus.
+	status func([]replay.Row) int
 }
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
@@ -261,6 +273,9 @@ func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Repl
 		}
 	}
 	status := replayStatus(rows)
+	if o.status != nil {
+		status = o.status(rows)
+	}
 	if o.asJSON {
 		if wrap != nil {
 			return status, writeJSON(stdout, wrap(out))

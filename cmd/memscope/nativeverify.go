@@ -10,8 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/smsr"
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/present/textscan"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -120,9 +119,6 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 		return exitUsage, err
 	}
 	fs := stores.Findings(st)
-	// Text that would act on a terminal is shown escaped everywhere; here
-	// it is also a finding (an error: verify exits 1 on it).
-	fs = append(fs, textscan.Store(st)...)
 	var tags *jsonTags
 	if stores.ReaderOf(st).Holds&storemodel.HoldsTaggedRows != 0 {
 		tags = &jsonTags{}

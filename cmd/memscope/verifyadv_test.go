@@ -9,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/evidencetest"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/verify"
 	"golang.org/x/mod/sumdb/note"
 )
 
 // tamperedAnchors are the tampered scenario's pinned anchors, read from
 // files the test supplies (not from the evidence directory).
-var tamperedAnchors = []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+var tamperedAnchors = []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 
 // An entry whose record is missing from the log is External for lineage,
 // with the inclusion failure as the reason (issue 23 item 5): main gave it
@@ -107,7 +107,7 @@ func TestDiffUnpinnedCheckpointIsNotIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	code, out, errs := runIn(t, dir, "diff", "snapshot.db", "b.db", "--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--json")
+	code, out, errs := runIn(t, dir, "diff", "snapshot.db", "b.db", "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--json")
 	var res struct {
 		Consistency struct{ Status, Detail string } `json:"consistency"`
 		Findings    []struct{ Code, Subject string }
@@ -149,7 +149,7 @@ func TestAnchorsFromEvidenceAreReported(t *testing.T) {
 		anchors      string
 		fromEvidence bool
 	}{{"scenario.json", true}, {outside, false}, {link, true}} {
-		code, out, errs := runIn(t, sdir, "verify", "snapshot.db", "--log", scenario.LogDir, "--anchors", tc.anchors, "--json")
+		code, out, errs := runIn(t, sdir, "verify", "snapshot.db", "--log", evidence.LogDir, "--anchors", tc.anchors, "--json")
 		var rep struct {
 			Anchors  map[string]string
 			Findings []struct{ Code, Severity string }

@@ -106,14 +106,14 @@ func (s *Session) entryLabel(rep *verify.Report, labels []lineage.Trust, id stri
 	if bad := VerificationFailure(rep, id); bad != "" {
 		l.Trust, l.Why = record.External, "failed verification: "+bad
 	}
-	ch := rep.Channels[e.Writer]
+	ch := ChannelAt(rep, e.Writer, e.Leaf)
 	l.Authenticated = l.Why == "" && ch == record.ChannelAuthenticated
 	switch {
 	case l.Why != "":
 	case ch == "":
-		l.Why = "writer " + e.Writer + " not registered"
+		l.Why = "writer " + e.Writer + " not registered when the entry was logged"
 	case ch != record.ChannelAuthenticated:
-		l.Why = "writer " + e.Writer + " on an " + ch + " channel"
+		l.Why = "writer " + e.Writer + " on an " + ch + " channel when the entry was logged"
 	case l.Trust.IsUntrusted():
 		l.Why = l.Trust.String() + " after lineage"
 	}

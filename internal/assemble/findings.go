@@ -27,7 +27,7 @@ func ReplayFindings(rows []replay.Row) []finding.Finding {
 	for _, r := range rows {
 		subject := "query " + r.QueryID
 		if r.Err != nil {
-			out = append(out, finding.New(finding.ReplayUnavailable, subject, "this query could not be replayed: "+r.Err.Error()))
+			out = append(out, finding.New(finding.ReplayFailed, subject, "this query could not be replayed: "+r.Err.Error()))
 			continue
 		}
 		if r.Class == diff.Diverge {

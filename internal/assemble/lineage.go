@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
@@ -83,10 +82,20 @@ func (s *Session) Labels(tau float64, failClosed bool) ([]lineage.Trust, error) 
 	s.linMu.Lock()
 	defer s.linMu.Unlock()
 	if rep := s.Report(); rep != nil && !s.resolved {
-		s.Lineage.Resolve(unverifiedEntries(rep), s.lawfulGhosts(rep))
+		ghosts, claims := s.lawfulGhosts(rep)
+		s.Lineage.Resolve(unverifiedEntries(rep), ghosts)
+		s.ghostFindings = claims
 		s.resolved = true
 	}
 	return s.Lineage.Propagate(s.propagateOptions(tau, failClosed))
+}
+
+// tombstoneClaims are the findings about tombstones' claims on the
+// entries they delete (lawfulGhosts), once verification was fed in.
+func (s *Session) tombstoneClaims() []finding.Finding {
+	s.linMu.Lock()
+	defer s.linMu.Unlock()
+	return s.ghostFindings
 }
 
 // Verified reports whether lineage labels include verification (Verify
@@ -109,24 +118,6 @@ func unverifiedEntries(rep *verify.Report) map[string]string {
 	for id := range rep.InclusionFailures {
 		if why := VerificationFailure(rep, id); why != "" {
 			out[id] = why
-		}
-	}
-	return out
-}
-
-// lawfulGhosts are the tombstoned entries whose tombstone verified: only a
-// signed, registered, logged deletion keeps the deleted entry's place.
-func (s *Session) lawfulGhosts(rep *verify.Report) map[string]lineage.Ghost {
-	badTomb := map[string]bool{}
-	for _, f := range rep.Findings {
-		if f.Severity == finding.SevError && strings.HasPrefix(f.Subject, "tombstone ") {
-			badTomb[strings.TrimPrefix(f.Subject, "tombstone ")] = true
-		}
-	}
-	out := map[string]lineage.Ghost{}
-	for _, t := range s.TombstoneRecs {
-		if !badTomb[t.Target] {
-			out[t.Target] = t.Ghost
 		}
 	}
 	return out
@@ -183,7 +174,9 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 		}
 		sum.RefusedActions = append(sum.RefusedActions, ra)
 	}
-	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
+	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), s.tombstoneClaims()...)
+	sum.Findings = append(sum.Findings, s.LineageCollisions()...)
+	sum.Findings = append(sum.Findings, lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
 	return sum, nil
 }
 
@@ -201,7 +194,8 @@ func (s *Session) structureOnly(sum *LineageSummary, labels []lineage.Trust, why
 		sum.Gate = append(sum.Gate, GateRow{Action: g.Action, Tool: g.Tool, Sensitive: g.Sensitive, Verdict: NotChecked,
 			Dispatched: g.Dispatched, Reason: why, Coverage: s.Coverage(verify.TableActions, g.Action)})
 	}
-	sum.Findings = append([]finding.Finding{}, s.Lineage.Findings()...)
+	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), s.tombstoneClaims()...)
+	sum.Findings = append(sum.Findings, s.LineageCollisions()...)
 	return sum, nil
 }
 

@@ -356,12 +356,12 @@ func entryOf(r *loader.EntryRow, intern func(string) string) Entry {
 func (p *provenance) view() provenanceView {
 	return provenanceView{
 		rep: p.rep,
-		writer: func(eid string) (string, bool) {
+		writer: func(eid string) (string, int64, bool) {
 			e, ok := p.entries[eid]
 			if !ok {
-				return "", false
+				return "", 0, false
 			}
-			return e.Writer, true
+			return e.Writer, e.Leaf, true
 		},
 		source: sourceProblems(p.g, p.labels, p.rep),
 	}

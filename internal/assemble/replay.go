@@ -21,8 +21,9 @@ import (
 // their lineage, the provenance pass (provenance.go) from the subgraph it
 // checked; the labels are built from either by the same code.
 type provenanceView struct {
-	rep    *verify.Report
-	writer func(eid string) (string, bool)
+	rep *verify.Report
+	// writer is the writer of an entry and the leaf its row claims.
+	writer func(eid string) (string, int64, bool)
 	source func(id string) (string, bool)
 }
 
@@ -30,12 +31,12 @@ type provenanceView struct {
 // provenance taken from the verification report: a write's label follows
 // its own signature and writer, never its endpoints.
 func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
-	v := provenanceView{rep: rep, writer: func(eid string) (string, bool) {
+	v := provenanceView{rep: rep, writer: func(eid string) (string, int64, bool) {
 		i, ok := s.Index(eid)
 		if !ok {
-			return "", false
+			return "", 0, false
 		}
-		return s.Entries[i].Writer, true
+		return s.Entries[i].Writer, s.Entries[i].Leaf, true
 	}}
 	labels, err := s.Labels(DefaultTau, false)
 	if err != nil {
@@ -79,7 +80,7 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		}
 		for i := range s.WriteCount() {
 			t := s.writes
-			w := Write{Src: t.strs[t.src[i]], Dst: t.strs[t.dst[i]], Weight: t.weight[i], Writer: t.strs[t.wrtr[i]], Bad: t.bad[int32(i)]}
+			w := Write{Src: t.strs[t.src[i]], Dst: t.strs[t.dst[i]], Weight: t.weight[i], Writer: t.strs[t.wrtr[i]], Leaf: t.leaf[i], Bad: t.bad[int32(i)]}
 			if lo, hi := t.srcOff[i], t.srcOff[i+1]; hi > lo {
 				w.Sources = make([]string, hi-lo)
 				for j := range w.Sources {
@@ -121,7 +122,7 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 // graph builder takes the ids from the session's table.
 func writeEdge(v provenanceView, w Write, codes []finding.Code, declared map[string]bool) replay.Edge {
 	rep := v.rep
-	prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: rep.Channels[w.Writer], Sources: w.Sources}
+	prov := replay.Provenance{Writer: w.Writer, SignatureValid: w.Bad == nil, WriterRegistered: true, Channel: ChannelAt(rep, w.Writer, w.Leaf), Sources: w.Sources}
 	for _, c := range codes {
 		if verify.SignatureFailed(c) {
 			prov.SignatureValid = false
@@ -153,14 +154,25 @@ func passageAuthenticated(eid string, v provenanceView, declared map[string]bool
 	if d, ok := declared[eid]; ok {
 		return d
 	}
-	writer, ok := v.writer(eid)
+	writer, leaf, ok := v.writer(eid)
 	if !ok {
 		return false
 	}
 	if VerificationFailure(v.rep, eid) != "" { // signature, registration or inclusion
 		return false
 	}
-	return v.rep.Channels[writer] == record.ChannelAuthenticated
+	return ChannelAt(v.rep, writer, leaf) == record.ChannelAuthenticated
+}
+
+// ChannelAt is the channel writer had when the record at leaf (-1: none)
+// was logged: the registration in force at that log position, never a
+// later one (verify.Report.ChannelAt; docs/FORMAT.md).
+func ChannelAt(rep *verify.Report, writer string, leaf int64) string {
+	pos := uint64(verify.NoPosition)
+	if leaf >= 0 {
+		pos = uint64(leaf)
+	}
+	return rep.ChannelAt(writer, pos)
 }
 
 // Replayer labels the graph with the chosen policy and prepares replays.

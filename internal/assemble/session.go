@@ -1,4 +1,4 @@
-// Package inspect runs memscope's analyses together over one snapshot and
+// Package assemble runs memscope's analyses together over one snapshot and
 // log: it loads the evidence once through the loader, and hands the
 // records to verify, lineage and replay. The CLI's --json output and the
 // terminal inspector both read their facts from here, so the two never
@@ -16,6 +16,7 @@ import (
 
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
@@ -189,6 +190,8 @@ type Session struct {
 	// propagation; resolved says it was fed.
 	linMu    sync.Mutex
 	resolved bool
+	// ghostFindings are the tombstone-claim findings of the last Resolve.
+	ghostFindings []finding.Finding
 }
 
 // Open opens the snapshot and reads its small tables. Entries are read by

@@ -131,7 +131,8 @@ func (s *Session) AssumeCompromised(ctx context.Context, rp *replay.Replayer, tl
 	ag := lineage.Build(entries)
 	if rep := s.Report(); rep != nil {
 		// The same verification feeds the what-if graph as the real one.
-		ag.Resolve(unverifiedEntries(rep), s.lawfulGhosts(rep))
+		ghosts, _ := s.lawfulGhosts(rep)
+		ag.Resolve(unverifiedEntries(rep), ghosts)
 	}
 	assume, err := ag.Propagate(s.propagateOptions(tau, s.Opts.FailClosed))
 	if err != nil {

@@ -6,10 +6,13 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/internal/readers/lightrag"
+	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -17,7 +20,8 @@ import (
 func TestRegistryEntriesComplete(t *testing.T) {
 	seen := map[storemodel.Format]bool{}
 	for _, r := range Readers() {
-		if r.Format == "" || r.Name == "" || r.Looks == nil || r.Open == nil || r.Holds == 0 {
+		// refused.Reader holds nothing: opening a store of it is the refusal.
+		if r.Format == "" || r.Name == "" || r.Looks == nil || r.Open == nil || r.Holds == 0 && r.Format != refused.Format {
 			t.Errorf("reader %q is incomplete: %+v", r.Format, r)
 		}
 		if seen[r.Format] {
@@ -85,11 +89,11 @@ var realStores = []struct {
 	layout     string
 }{
 	{"hippo2-arunkumar-sample", "outputs/sample", storemodel.HippoRAG, ""},
-	{"lightrag-gongcao-v2long", "dickens", storemodel.LightRAG, ""},
-	{"lightrag-lennyhub", "rag_storage", storemodel.LightRAG, ""},
-	{"lightrag-stavidphan-1.2.1", "dickens_ollama", storemodel.LightRAG, ""},
-	{"lightrag-biboyqg-root", "", storemodel.LightRAG, ""},
-	{"nanographrag-jonchun", "dickens", storemodel.LightRAG, ""},
+	{"lightrag-gongcao-v2long", "dickens", storemodel.LightRAG, "LightRAG 1.0.x"},
+	{"lightrag-lennyhub", "rag_storage", storemodel.LightRAG, "LightRAG 1.4+"},
+	{"lightrag-stavidphan-1.2.1", "dickens_ollama", storemodel.LightRAG, "LightRAG 1.1-1.3"},
+	{"lightrag-biboyqg-root", "", storemodel.LightRAG, "LightRAG 1.1-1.3"},
+	{"nanographrag-jonchun", "dickens", lightrag.NanoFormat, "nano-graphrag"},
 	{"graphrag-gy-artifacts", "", storemodel.GraphRAG, "GraphRAG 0.2.0-0.3.4"},
 	{"graphrag-fernando-createfinal", "", storemodel.GraphRAG, "GraphRAG 0.5-1.x"},
 	{"graphrag-michaelto20", "", storemodel.GraphRAG, "GraphRAG 2.x"},
@@ -134,5 +138,40 @@ func TestResolveAmbiguous(t *testing.T) {
 	_, err := Resolve(dir)
 	if err == nil || !strings.Contains(err.Error(), "stores; name one") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// LightRAG with a workspace writes working_dir/<workspace>/...: a working
+// directory with one workspace opens it; with two, both are named.
+func TestLightRAGWorkspaces(t *testing.T) {
+	src := filepath.Join("lightrag", "testdata", "clean")
+	work := t.TempDir()
+	copyDir := func(ws string) {
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(work, ws), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(work, ws, e.Name()), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	copyDir("legal_docs")
+	got, err := Resolve(work)
+	if err != nil || got.Format != storemodel.LightRAG || got.Path != filepath.Join(work, "legal_docs") {
+		t.Fatalf("one workspace: %+v %v", got, err)
+	}
+	copyDir("tech_docs")
+	_, err = Resolve(work)
+	if err == nil || !strings.Contains(err.Error(), "legal_docs") || !strings.Contains(err.Error(), "tech_docs") {
+		t.Fatalf("two workspaces: %v", err)
 	}
 }

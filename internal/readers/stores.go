@@ -17,7 +17,11 @@ import (
 	"github.com/memscope/memscope/internal/readers/graphrag"
 	"github.com/memscope/memscope/internal/readers/hipporag"
 	"github.com/memscope/memscope/internal/readers/lightrag"
+	"github.com/memscope/memscope/internal/readers/llamaindex"
+	"github.com/memscope/memscope/internal/readers/mcpmem"
 	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/mem0vec"
+	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -28,10 +32,15 @@ import (
 // format is its own folder plus one line here.
 var registry = []storemodel.Reader{
 	hipporag.Reader,
+	lightrag.NanoReader,
 	lightrag.Reader,
 	graphrag.Reader,
 	smsrdb.Reader,
 	mem0db.Reader,
+	mem0vec.Reader,
+	llamaindex.Reader,
+	mcpmem.Reader,
+	refused.Reader,
 }
 
 // Readers returns the registered formats in detection order.
@@ -109,8 +118,9 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 }
 
 // Findings turns what the reader found into findings, STORE_UNSIGNED
-// first, then the format's own analyses (Reader.Findings): every output
-// starts from this one list.
+// first, then the format's own analyses (Reader.Findings) and the text
+// scan: the CLI, the JSON, the inspector and the report all start from
+// this one list, so they count the same.
 func Findings(st *storemodel.Store) []finding.Finding {
 	out := []finding.Finding{finding.New(finding.StoreUnsigned, string(st.Format)+" store "+sanitize.Line(st.Root),
 		storemodel.Unsigned+"; signatures, registry, log and checkpoints: not checked (the store has none)")}
@@ -124,5 +134,7 @@ func Findings(st *storemodel.Store) []finding.Finding {
 	if r := ReaderOf(st); r.Findings != nil {
 		out = append(out, r.Findings(st)...)
 	}
-	return out
+	// Text a terminal would act on is shown escaped everywhere; here it is
+	// also a finding, in the one list every output shows.
+	return append(out, TextFindings(st)...)
 }

@@ -3,8 +3,8 @@ package tuisource
 import (
 	"context"
 	"path/filepath"
-	"regexp"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 

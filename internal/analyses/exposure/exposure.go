@@ -136,9 +136,11 @@ type Target struct {
 	Node      string
 	ResetMass float64 // normalised r(target)
 	Floor     float64 // (1-d) r(target)
-	// Anchored: the floor is at or above the one-hop capture bound
-	// (1-d) d / k, so no write budget can evict it (Lemma 1); otherwise
-	// it is a low-floor (walk-dominated) target.
+	// Anchored: the floor is at or above the query's one-hop capture
+	// bound (replay.CaptureBoundFor: (1-d) d r(s) for the strongest other
+	// seed s, the bound replay's Lemma 1 rows use), so no write budget can
+	// evict it (Lemma 1); otherwise it is a low-floor (walk-dominated)
+	// target, EVICTABLE in replay.
 	Anchored bool
 	Evicted  float64 // share of heavy draws under PPR that pushed it out
 }
@@ -153,6 +155,10 @@ type QueryResult struct {
 	// (dense for PPR and Leiden, RRF for node-distance; empty otherwise).
 	Baseline []string
 	SDom     float64 // 1 - Jaccard(selection on G_auth, Baseline)
+	// SDomNotCheckable says why SDom was not computed ("" when it was):
+	// PPR and Leiden compare against the dense ranking, which a query
+	// without dense scores does not have. SDom is then no number at all.
+	SDomNotCheckable string
 	// SAdv is the share of heavy-budget draws whose selected set differs
 	// from G_auth's; SAdvClean the same at the clean budget.
 	SAdv, SAdvClean float64
@@ -180,8 +186,10 @@ type SelectorResult struct {
 	Structural bool
 	// Exposed: some bounded write (a Monte Carlo draw at either budget or
 	// the targeted construction) changed some query's selected set.
-	Exposed         bool
-	SDom            float64 // mean over checkable queries
+	Exposed bool
+	SDom    float64 // mean over the queries whose S_dom was computed
+	// SDomQueries counts those queries; 0: S_dom is not checkable here.
+	SDomQueries     int
 	SAdv, SAdvClean float64 // mean over checkable queries
 	// Curve[i] is the share of write sequences whose selected set differs
 	// from G_auth's after i+1 accumulated clean-budget writes.
@@ -246,7 +254,10 @@ func Analyze(ctx context.Context, rp *replay.Replayer, queries []replay.Query, o
 				continue
 			}
 			n++
-			sr.SDom += q.SDom
+			if q.SDomNotCheckable == "" {
+				sr.SDomQueries++
+				sr.SDom += q.SDom
+			}
 			sr.SAdv += q.SAdv
 			sr.SAdvClean += q.SAdvClean
 			if q.SAdv > 0 || q.SAdvClean > 0 || q.Targeted {
@@ -259,8 +270,10 @@ func Analyze(ctx context.Context, rp *replay.Replayer, queries []replay.Query, o
 				}
 			}
 		}
+		if sr.SDomQueries > 0 {
+			sr.SDom /= float64(sr.SDomQueries)
+		}
 		if n > 0 {
-			sr.SDom /= float64(n)
 			sr.SAdv /= float64(n)
 			sr.SAdvClean /= float64(n)
 		}

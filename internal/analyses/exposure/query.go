@@ -82,6 +82,8 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 		out[i].Baseline = e.ids(s.dTop)
 		if s.hasD {
 			out[i].SDom = 1 - jaccard(pprA, s.dTop)
+		} else {
+			out[i].SDomNotCheckable = noDenseScores
 		}
 	}
 	if i, ok := idx[Leiden]; ok {
@@ -93,6 +95,8 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 		out[i].Baseline = e.ids(s.dTop)
 		if s.hasD {
 			out[i].SDom = 1 - jaccard(s.ldBase, s.dTop)
+		} else {
+			out[i].SDomNotCheckable = noDenseScores
 		}
 	}
 	if i, ok := idx[NodeDistance]; ok {
@@ -123,7 +127,8 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	if !s.hasD {
 		for _, n := range []string{Leiden, NodeDistance, RRF, Dense} {
 			if i, ok := idx[n]; ok {
-				out[i].NotCheckable = "the query stores no dense scores"
+				out[i].NotCheckable = noDenseScores
+				out[i].SDomNotCheckable = noDenseScores
 			}
 		}
 	}
@@ -528,11 +533,14 @@ func (s *qstate) targetedPassage() int32 {
 
 func (s *qstate) targets(evicted map[int32]int, draws int) []Target {
 	d := s.e.opt.Damping
-	bound := replay.CaptureBound(d, s.k)
+	// The same per-query bound replay's Lemma 1 rows use: one rule for
+	// EVICTABLE there and anchored here.
+	first, second := replay.TopSeeds(s.r)
 	var out []Target
 	for _, v := range s.ppr.base() {
 		t := Target{Node: s.e.g.Nodes()[v].ID, ResetMass: s.r[v], Floor: replay.TeleportFloor(d, s.r[v])}
-		t.Anchored = t.Floor >= bound
+		bound, _ := replay.CaptureBoundFor(d, s.r, first, second, int(v))
+		t.Anchored = !replay.Evictable(t.Floor, bound)
 		if draws > 0 {
 			t.Evicted = float64(evicted[v]) / float64(draws)
 		}
@@ -602,3 +610,6 @@ func (s *qstate) curve(ctx context.Context, qi int, name string) (out []float64,
 	}
 	return out, firstFlip, flipped, ctx.Err()
 }
+
+// noDenseScores is why a dense-based measure is not checkable on a query.
+const noDenseScores = "the query stores no dense scores"

@@ -143,8 +143,9 @@ func binomialRow(n int) []float64 {
 }
 
 // SmallestPool returns the smallest M >= k whose certificate has Delta <=
-// target, searching up to maxM.
-func SmallestPool(k, n, t int, target float64, maxM int) (int, error) {
+// target, searching up to maxM. The comparison is exact (AtMost): target
+// is a rational (1/10 is one tenth, not the float nearest it).
+func SmallestPool(k, n, t int, target *big.Rat, maxM int) (int, error) {
 	for m := k; m <= maxM; m++ {
 		if m < t {
 			continue
@@ -153,11 +154,67 @@ func SmallestPool(k, n, t int, target float64, maxM int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if c.Delta <= target {
+		if c.AtMost(target) {
 			return m, nil
 		}
 	}
 	return 0, errors.New("smsr: no pool size up to the limit meets the target")
+}
+
+// tieMargin is how close (relative) the float delta must be to a target
+// before the exact rational decides: the float is within a few hundred
+// ulps of the true value, far inside this margin.
+const tieMargin = 1e-9
+
+// AtMost reports whether the certificate's delta is at most target,
+// exactly: the float delta decides when it is clearly on one side, and the
+// rational delta (DeltaRat) when it is within tieMargin of target, where
+// rounding could decide the wrong way (m=50, k=5, n=1, t=1 has delta
+// exactly 1/10, which the float product gives as 0.10000000000000009).
+func (c Certificate) AtMost(target *big.Rat) bool {
+	tf, _ := target.Float64()
+	if math.Abs(c.Delta-tf) > tieMargin*max(math.Abs(tf), 1e-300) {
+		return c.Delta < tf
+	}
+	return DeltaRat(c.M, c.K, c.N, c.T).Cmp(target) <= 0
+}
+
+// DeltaRat is the certificate's delta as an exact rational, for the
+// parameters Certify accepts: p_clean = prod (m-t-i)/(m-i) over i < k,
+// q = 1 - p_clean, delta = sum over i >= ceil(n/2) of C(n,i) q^i (1-q)^(n-i).
+func DeltaRat(m, k, n, t int) *big.Rat {
+	pClean := new(big.Rat)
+	if m-t >= k {
+		pClean.SetInt64(1)
+		for i := 0; i < k; i++ {
+			pClean.Mul(pClean, big.NewRat(int64(m-t-i), int64(m-i)))
+		}
+	}
+	q := new(big.Rat).Sub(big.NewRat(1, 1), pClean)
+	delta := new(big.Rat)
+	for i := (n + 1) / 2; i <= n; i++ {
+		term := new(big.Rat).SetInt(new(big.Int).Binomial(int64(n), int64(i)))
+		term.Mul(term, ratPow(q, i))
+		term.Mul(term, ratPow(pClean, n-i))
+		delta.Add(delta, term)
+	}
+	return delta
+}
+
+// DecimalRat is the rational a float64 target was written as: its shortest
+// decimal form (0.1 is 1/10, not the binary float nearest it).
+func DecimalRat(x float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	if !ok { // NaN or an infinity: no delta is at most it but a zero one
+		return new(big.Rat)
+	}
+	return r
+}
+
+func ratPow(x *big.Rat, e int) *big.Rat {
+	num := new(big.Int).Exp(x.Num(), big.NewInt(int64(e)), nil)
+	den := new(big.Int).Exp(x.Denom(), big.NewInt(int64(e)), nil)
+	return new(big.Rat).SetFrac(num, den)
 }
 
 // Point is one point of a certificate curve.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"math/big"
 	"os/exec"
 	"strings"
 	"testing"
@@ -25,9 +26,45 @@ func TestCertificateCheckValues(t *testing.T) {
 	if math.Abs(c.Delta-0.1035) > 5e-5 {
 		t.Errorf("delta = %.6f, want 0.1035", c.Delta)
 	}
-	m, err := SmallestPool(5, 5, 1, 0.10, 100)
+	m, err := SmallestPool(5, 5, 1, big.NewRat(1, 10), 100)
 	if err != nil || m != 21 {
 		t.Errorf("smallest pool = %d (%v), want 21", m, err)
+	}
+}
+
+// m=50, k=5, n=1, t=1: p_clean = 45/50 exactly, so delta = q = 1/10, which
+// meets a target of 1/10; the float product says 0.10000000000000009 and
+// made the smallest pool 51 (issue 23, item 12).
+func TestSmallestPoolComparesExactly(t *testing.T) {
+	t.Parallel()
+	if d := DeltaRat(50, 5, 1, 1); d.Cmp(big.NewRat(1, 10)) != 0 {
+		t.Fatalf("exact delta %s, want 1/10", d)
+	}
+	c, err := Certify(50, 5, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AtMost(big.NewRat(1, 10)) {
+		t.Errorf("delta %v is not at most 1/10", c.Delta)
+	}
+	if c.AtMost(big.NewRat(99999, 1000000)) {
+		t.Errorf("delta %v is at most 0.099999", c.Delta)
+	}
+	m, err := SmallestPool(5, 1, 1, big.NewRat(1, 10), 100)
+	if err != nil || m != 50 {
+		t.Errorf("smallest pool = %d (%v), want 50", m, err)
+	}
+	// Far from a tie the float decides, as before: the paper's check value.
+	if c, _ := Certify(20, 5, 5, 1); c.AtMost(big.NewRat(1, 10)) || !c.AtMost(big.NewRat(11, 100)) {
+		t.Errorf("m=20 delta %v against 0.10 and 0.11", c.Delta)
+	}
+	// The exact delta agrees with the float one away from ties.
+	for _, p := range [][4]int{{20, 5, 5, 1}, {100, 5, 7, 3}, {30, 10, 3, 2}} {
+		c, _ := Certify(p[0], p[1], p[2], p[3])
+		exact, _ := DeltaRat(p[0], p[1], p[2], p[3]).Float64()
+		if math.Abs(exact-c.Delta) > 1e-12 {
+			t.Errorf("%v: exact %v, float %v", p, exact, c.Delta)
+		}
 	}
 }
 

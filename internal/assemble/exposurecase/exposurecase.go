@@ -175,6 +175,12 @@ func triage(ctx context.Context, s *assemble.Session, rp *replay.Replayer, qs []
 	}); err != nil {
 		return nil, fmt.Errorf("equimem: %w", err)
 	}
+	return triageWrites(ctx, ws, rp, qs)
+}
+
+// triageWrites scores the structural writes ws (store order) and ranks
+// them against replay's culprits and the unauthenticated writes.
+func triageWrites(ctx context.Context, ws []equimem.Write, rp *replay.Replayer, qs []replay.Query) (*EquiMemTriage, error) {
 	nodes := len(rp.Graph().Nodes())
 	scores, err := equimem.Analyze(ctx, ws, equimem.Options{Nodes: nodes})
 	if err != nil {
@@ -295,12 +301,15 @@ func (ex *Exposure) JSON(coverage func(query string) string) jsonout.Exposure {
 		}
 	}
 	for _, s := range res.Selectors {
-		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		js := jsonout.ExposureSelector{Structural: s.Structural, Exposed: s.Exposed, SDom: s.SDom, SDomQueries: s.SDomQueries, SAdv: s.SAdv, SAdvClean: s.SAdvClean, Curve: []jsonout.CurvePoint{}, Queries: []jsonout.ExposureQuery{}}
+		if s.SDomQueries == 0 {
+			js.SDomNotCheckable = "no query has the baseline S_dom compares against"
+		}
 		for i, c := range s.Curve {
 			js.Curve = append(js.Curve, jsonout.CurvePoint{Writes: i + 1, Changed: c})
 		}
 		for _, q := range s.Queries {
-			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
+			jq := jsonout.ExposureQuery{Query: q.Query, Class: string(q.Class), SDom: q.SDom, SDomNotCheckable: q.SDomNotCheckable, SAdv: q.SAdv, SAdvClean: q.SAdvClean, Reordered: q.Reordered,
 				Targeted: q.Targeted, FirstFlip: q.FirstFlip, Flipped: q.Flipped, Uncertain: q.Uncertain, TopKG: jsonout.OrEmpty(q.TopKG), TopKAuth: jsonout.OrEmpty(q.TopKAuth), Baseline: jsonout.OrEmpty(q.Baseline),
 				NotCheckable: q.NotCheckable, Coverage: out.QueryCoverage[q.Query]}
 			for _, t := range q.Targets {

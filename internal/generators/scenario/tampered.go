@@ -13,6 +13,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/tlog"
@@ -363,7 +364,7 @@ func corruptNoteSignature(n []byte) []byte {
 // leaf 5, which is the sibling used by leaf 4's inclusion proof.
 func tamperLogTile(dir string) error {
 	var tile string
-	err := filepath.WalkDir(filepath.Join(dir, LogDir, "tile", "0"), func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(dir, evidence.LogDir, "tile", "0"), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -90,6 +90,9 @@ const (
 	LineageLaundering      Code = "LINEAGE_LAUNDERING"
 	LineageGateViolation   Code = "LINEAGE_GATE_VIOLATION"
 	LineageUnverified      Code = "LINEAGE_UNVERIFIED"
+	// Tombstone claims (docs/FORMAT.md, "Tombstone claims").
+	LineageTombstoneMismatch  Code = "LINEAGE_TOMBSTONE_MISMATCH"
+	LineageTombstoneUnvouched Code = "LINEAGE_TOMBSTONE_UNVOUCHED"
 )
 
 // Codes of the replay analysis (docs/REPLAY.md).
@@ -98,6 +101,7 @@ const (
 	ReplayIFCBlind         Code = "REPLAY_IFC_BLIND"
 	ReplayRecordedMismatch Code = "REPLAY_RECORDED_MISMATCH"
 	ReplayUnavailable      Code = "REPLAY_UNAVAILABLE"
+	ReplayFailed           Code = "REPLAY_FAILED"
 )
 
 // Codes of memscope diff: two snapshots of one store compared (docs/TIME.md).
@@ -122,6 +126,8 @@ const (
 	Mem0Deleted            Code = "MEM0_DELETED"
 	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
 	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
+	Mem0DeleteUndated      Code = "MEM0_DELETE_UNDATED"
+	Mem0HistoryRewritten   Code = "MEM0_HISTORY_REWRITTEN"
 	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
 	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
 )
@@ -138,12 +144,20 @@ const (
 	Mem0MemoryNotInVector   Code = "MEM0_MEMORY_NOT_IN_VECTOR_STORE"
 	MCPMemDuplicate         Code = "MCPMEM_DUPLICATE"
 	MCPMemRelationDangling  Code = "MCPMEM_RELATION_DANGLING"
+	// verify --against: the MCP memory server's file against what
+	// memscope record recorded (internal/analyses/mcpagainst).
+	MCPUnrecorded        Code = "MCP_UNRECORDED_ITEM"
+	MCPDeletedPresent    Code = "MCP_DELETED_PRESENT"
+	MCPRecordedAbsent    Code = "MCP_RECORDED_ABSENT"
+	MCPObservationEdited Code = "MCP_OBSERVATION_EDITED"
 )
 
 // Codes of evidence text (package textscan).
 const (
 	TextControlChars Code = "TEXT_CONTROL_CHARS"
+	TextInertControl Code = "TEXT_INERT_CONTROLS"
 	TextHiddenChars  Code = "TEXT_HIDDEN_CHARS"
+	TextConfusableID Code = "TEXT_CONFUSABLE_ID"
 )
 
 // Spec describes one catalogued code. Severity is the code's usual
@@ -259,6 +273,8 @@ var Catalogue = Catalog{
 	{LineageTrustInvalid, FamLineage, SevError, "an entry's recorded trust is not a defined level (0..3)"},
 	{LineageDanglingParent, FamLineage, SevWarning, "an entry names a parent that is neither in the store nor deleted by a tombstone; a strong edge to it makes the entry untrusted (fail-closed)"},
 	{LineageUnverified, FamLineage, SevWarning, "an entry failed verification (signature, registration, key validity, canonical form or log inclusion); lineage and the gate treat it as External"},
+	{LineageTombstoneMismatch, FamLineage, SevError, "a tombstone's entry_writer or entry_trust disagrees with the deleted record, which is still provable; the record's own signed fields are what lineage reads"},
+	{LineageTombstoneUnvouched, FamLineage, SevWarning, "a tombstone vouches for an entry no longer provable beyond its writer's authority (rule in docs/FORMAT.md); the deleted entry is External for lineage"},
 	{LineageWeightNaN, FamLineage, SevWarning, "a parent edge's weight is NaN; it is read as 1 (strong)"},
 	{LineageWeightRange, FamLineage, SevWarning, "a parent edge's weight is outside [0, 1]; it is clamped"},
 	{LineageWeightCount, FamLineage, SevWarning, "an entry's parent and weight counts differ; missing weights read as 1, extra ones are ignored"},
@@ -276,6 +292,8 @@ var Catalogue = Catalog{
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
 	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
+	{Mem0DeleteUndated, FamStore, SevInfo, "a Mem0 DELETE history row has NULL created_at and updated_at: Mem0 wrote DELETE rows without times until upstream commit 1aecfadf4 (2026-03-26, first released in 1.0.8), so this is upstream behaviour; the event is placed by storage order"},
+	{Mem0HistoryRewritten, FamStore, SevError, "memscope diff of two copies of one Mem0 store: the later copy's history of a memory does not extend the earlier one's (rows changed or removed); Mem0 only appends history rows (add_history), reset() aside"},
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
@@ -286,14 +304,22 @@ var Catalogue = Catalog{
 	{Mem0VectorTextDiffers, FamStore, SevError, "a Mem0 memory's text in the vector store (payload data) differs from its last history version: changed outside Mem0's update path"},
 	{Mem0VectorHashMismatch, FamStore, SevError, "a Mem0 vector's stored hash is not md5 of its text, as _create_memory and _update_memory write it: the text or the hash was changed afterwards"},
 	{Mem0MemoryNotInVector, FamStore, SevWarning, "a memory the Mem0 history holds as live (last event ADD or UPDATE) is missing from the vector store: removed outside Mem0's delete path, or the vector store is an older copy"},
+	{MCPUnrecorded, FamStore, SevError, "an item of the MCP memory server's file (entity, observation or relation) that no write recorded by memscope record explains: written around the gateway"},
+	{MCPDeletedPresent, FamStore, SevError, "an item of the MCP memory server's file whose recorded write a signed tombstone deleted: the server did not delete it, or it was restored behind the gateway"},
+	{MCPRecordedAbsent, FamStore, SevError, "an item memscope record recorded and no tombstone deleted is missing from the MCP memory server's file: removed behind the gateway"},
+	{MCPObservationEdited, FamStore, SevError, "an observation in the MCP memory server's file differs from the one recorded for the same entity: edited behind the gateway"},
 	{MCPMemDuplicate, FamStore, SevWarning, "the MCP memory server's file holds two entities of one name or two identical relations: create_entities and create_relations skip duplicates, so the file was written around the server"},
 	{MCPMemRelationDangling, FamStore, SevInfo, "an MCP memory relation names an entity the file does not hold: upstream create_relations does not check its endpoints, so the server itself writes such relations"},
-	{TextControlChars, FamContent, SevError, "a text field of the evidence carries terminal controls (ESC, C0 or C1 controls, DEL, a bare CR): bytes that make a terminal act and that ordinary memory text never holds; shown escaped"},
+	{TextControlChars, FamContent, SevError, "a text field of the evidence carries characters a terminal acts on (ESC, C1 controls, BEL, a bare CR, bidi embeddings, overrides or isolates): they start escape sequences, ring, overwrite or reorder what is shown, and ordinary memory text never holds them; shown escaped"},
+	{TextInertControl, FamContent, SevWarning, "a text field of the evidence carries C0 controls or DEL that no terminal acts on (NUL, VT, FF...): text extracted from PDFs and office files carries them, so they are not hostile in themselves; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
+	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets (on a native store, an error when a culprit is a write the store does not explain: unexplained content changed the selection)"},
+	{TextConfusableID, FamContent, SevWarning, "two ids (or entity names) of one kind differ only by invisible or confusable characters (same Unicode TR39 skeleton): they look alike on a screen; each is printed escaped and resolves only to itself"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
+	{ReplayFailed, FamReplay, SevError, "a recorded query could not be replayed (its reset vector is invalid, or PPR did not converge): the row is FAILED and no selection verdict exists for it"},
 
 	{MWPPRLRTrace, FamMWP, SevError, "a rejected candidate's id or content hash appears where reasoning reads: a parent, a write's sources, an action's justification or parameter sources, a recorded selection or a log leaf (MWP's PRLR proxy)"},
 	{MWPGateBypass, FamMWP, SevError, "an entry or structural write reached the store inside the declared mediated window (meta gate_mediated_since, as the store operator signed it) with no accept event"},

@@ -8,11 +8,22 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // MinLen is the shortest prefix or tail accepted: shorter forms match too
 // much to be a deliberate choice.
 const MinLen = 4
+
+// raw is the text a printed form stands for; a form that is not
+// printed output (a lone backslash) stands for itself.
+func raw(form string) string {
+	if r, ok := sanitize.Unescape(form); ok {
+		return r
+	}
+	return form
+}
 
 // split returns the head and tail of a short form, ok false when form has
 // no elision mark.
@@ -28,10 +39,18 @@ func split(form string) (head, tail string, ok bool) {
 // Matches reports whether form names id: equal, or a prefix or tail of at
 // least MinLen characters, or head…tail with id starting with head and
 // ending with tail. Case-insensitive (ids are hex and ASCII words).
+//
+// form is read as memscope prints ids: the sanitiser's escapes stand for
+// what they escape (sanitize.Unescape), so a printed id pasted back names
+// the record that was shown. An id holding a zero-width space prints as
+// "name<U+200B>" and an id literally spelling that prints as
+// "name\<U+200B>": each printed form names its own record, never the
+// other (the decoy).
 func Matches(id, form string) bool {
 	if form == "" {
 		return false
 	}
+	form = raw(form)
 	lid, lf := strings.ToLower(id), strings.ToLower(form)
 	if lid == lf {
 		return true
@@ -68,8 +87,9 @@ func (e *NotFoundError) Error() string {
 func Resolve(ids iter.Seq[string], form string) (string, error) {
 	var found []string
 	count := 0
+	exact := raw(form)
 	for id := range ids {
-		if id == form {
+		if id == exact {
 			return id, nil
 		}
 		if Matches(id, form) {
@@ -86,4 +106,39 @@ func Resolve(ids iter.Seq[string], form string) (string, error) {
 		return found[0], nil
 	}
 	return "", &AmbiguousError{Form: form, Count: count, Some: found}
+}
+
+// Ellipsis marks an elision in a short form; plain output writes PlainMark.
+const (
+	Ellipsis  = "…"
+	PlainMark = "~"
+)
+
+// Short is the short form of id every output shows: its first 8 and last 5
+// characters around an ellipsis (UUIDv7s written close together share
+// their leading timestamp digits, so the tail tells them apart). Ids of 14
+// characters or fewer are shown whole. Matches and Resolve accept it back.
+func Short(id string) string { return Shorten(id, 8, 5, Ellipsis) }
+
+// ShortPlain is Short for plain (ASCII) output: "head~tail".
+func ShortPlain(id string) string { return Shorten(id, 8, 5, PlainMark) }
+
+// Shorten keeps head and tail characters of id around mark (one of the
+// marks Matches splits on), or id whole when that would not shorten it.
+func Shorten(id string, head, tail int, mark string) string {
+	r := []rune(id)
+	if len(r) <= head+tail+1 {
+		return id
+	}
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
+// Head is the prefix form of a long hash or key: its first n characters
+// and an ellipsis (Matches accepts "head…" as a prefix).
+func Head(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + Ellipsis
 }

@@ -44,13 +44,17 @@ type ExposureBudget struct {
 
 // ExposureSelector is one selector over every query.
 type ExposureSelector struct {
-	Structural bool            `json:"structural"`
-	Exposed    bool            `json:"exposed"`
-	SDom       float64         `json:"s_dom"`
-	SAdv       float64         `json:"s_adv"`
-	SAdvClean  float64         `json:"s_adv_clean"`
-	Curve      []CurvePoint    `json:"curve"`
-	Queries    []ExposureQuery `json:"queries"`
+	Structural bool    `json:"structural"`
+	Exposed    bool    `json:"exposed"`
+	SDom       float64 `json:"s_dom"`
+	// SDomNotCheckable is set when no query had S_dom computed (s_dom is
+	// then no measurement); SDomQueries counts the queries s_dom averages.
+	SDomNotCheckable string          `json:"s_dom_not_checkable,omitempty"`
+	SDomQueries      int             `json:"s_dom_queries"`
+	SAdv             float64         `json:"s_adv"`
+	SAdvClean        float64         `json:"s_adv_clean"`
+	Curve            []CurvePoint    `json:"curve"`
+	Queries          []ExposureQuery `json:"queries"`
 }
 
 // CurvePoint is the share of write sequences whose selected set changed
@@ -62,22 +66,25 @@ type CurvePoint struct {
 
 // ExposureQuery is one query under one selector.
 type ExposureQuery struct {
-	Query        string           `json:"query"`
-	Class        string           `json:"class"`
-	SDom         float64          `json:"s_dom"`
-	SAdv         float64          `json:"s_adv"`
-	SAdvClean    float64          `json:"s_adv_clean"`
-	Reordered    float64          `json:"reordered"`
-	Targeted     bool             `json:"targeted"`
-	FirstFlip    int              `json:"first_flip"`
-	Flipped      float64          `json:"flipped"`
-	Uncertain    int              `json:"uncertain"`
-	TopKG        []string         `json:"topk_g"`
-	TopKAuth     []string         `json:"topk_auth"`
-	Baseline     []string         `json:"baseline"`
-	Targets      []ExposureTarget `json:"targets,omitempty"`
-	SMSR         *SMSRCert        `json:"smsr,omitempty"`
-	NotCheckable string           `json:"not_checkable,omitempty"`
+	Query string  `json:"query"`
+	Class string  `json:"class"`
+	SDom  float64 `json:"s_dom"`
+	// SDomNotCheckable says why s_dom was not computed (it is then 0 and
+	// no measurement, and left out of the selector's mean).
+	SDomNotCheckable string           `json:"s_dom_not_checkable,omitempty"`
+	SAdv             float64          `json:"s_adv"`
+	SAdvClean        float64          `json:"s_adv_clean"`
+	Reordered        float64          `json:"reordered"`
+	Targeted         bool             `json:"targeted"`
+	FirstFlip        int              `json:"first_flip"`
+	Flipped          float64          `json:"flipped"`
+	Uncertain        int              `json:"uncertain"`
+	TopKG            []string         `json:"topk_g"`
+	TopKAuth         []string         `json:"topk_auth"`
+	Baseline         []string         `json:"baseline"`
+	Targets          []ExposureTarget `json:"targets,omitempty"`
+	SMSR             *SMSRCert        `json:"smsr,omitempty"`
+	NotCheckable     string           `json:"not_checkable,omitempty"`
 	// Coverage is "unsigned" when no signature covers the query row whose
 	// reset vector the draws start from.
 	Coverage string `json:"coverage,omitempty"`

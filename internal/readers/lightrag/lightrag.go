@@ -56,8 +56,8 @@ func Locate(path string) (string, bool) {
 
 // Looks says whether path is a LightRAG working directory.
 func Looks(path string) bool {
-	_, ok := Locate(path)
-	return ok
+	dir, ok := Locate(path)
+	return ok && !isNano(dir)
 }
 
 // Open reads the LightRAG working directory at path.
@@ -126,7 +126,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			continue
 		}
 		nodes[n.ID] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID})
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
 		for _, c := range split(n.value("source_id")) {
 			if !isChunk(c, chunks) {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
@@ -160,7 +160,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			id = fmt.Sprintf("%s#%d", id, i)
 		}
 		pairs[id] = true
-		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation}
+		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.value("created_at")}
 		for _, c := range split(e.value("source_id")) {
 			if !isChunk(c, chunks) {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
@@ -175,6 +175,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		}
 		st.Edges = append(st.Edges, ed)
 	}
+	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
 }
 
@@ -212,9 +213,10 @@ const (
 )
 
 type docStatus struct {
-	Status     string
-	ChunksList []string
-	keys       string // repeated or case-twin keys, "" when none
+	Status               string
+	CreatedAt, UpdatedAt string // as stored (ISO 8601; absent in 1.0)
+	ChunksList           []string
+	keys                 string // repeated or case-twin keys, "" when none
 }
 
 // readDocStatus reads a DocProcessingStatus record by exact keys.
@@ -227,6 +229,9 @@ func readDocStatus(raw json.RawMessage) (docStatus, error) {
 	if s.Status, _, err = o.str("status"); err != nil {
 		return s, err
 	}
+	// Times are for the timeline only; a non-string time is kept empty.
+	s.CreatedAt, _, _ = o.str("created_at")
+	s.UpdatedAt, _, _ = o.str("updated_at")
 	if v, ok := o.members["chunks_list"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &s.ChunksList); err != nil {
 			return s, errors.New("field chunks_list is not a list of strings")
@@ -273,6 +278,7 @@ func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: p, Subject: "document " + id, Message: s.keys})
 			}
 			d.status[id] = s
+			st.Docs = append(st.Docs, storemodel.Doc{ID: id, Status: s.Status, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
 			for _, c := range s.ChunksList {
 				d.inList[c] = true
 			}
@@ -338,7 +344,10 @@ func readKV(ctx context.Context, path, role string, st *storemodel.Store) (*pyOb
 
 // keptGraphData are the GraphML data values the reader uses; the others
 // (descriptions, keywords...) are not kept, so memory follows the graph.
-func keptGraphData(name string) bool { return name == "source_id" || name == "weight" }
+// created_at (LightRAG 1.4+) is kept for the timeline.
+func keptGraphData(name string) bool {
+	return name == "source_id" || name == "weight" || name == "created_at"
+}
 
 // readGraph streams the GraphML file, reporting what networkx reads
 // differently from what nx.write_graphml writes.

@@ -123,6 +123,8 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if err := readMessages(ctx, db, path, st); err != nil {
 		return nil, err
 	}
+	msgCols, _ := sqlitecols.Columns(ctx, db, "messages")
+	st.Layout = layoutOf(cols, msgCols)
 	return st, nil
 }
 
@@ -170,7 +172,14 @@ func Chains(st *storemodel.Store) ([]Chain, []finding.Finding) {
 		known := true
 		for i, v := range c.Versions {
 			t, ok := EventTime(v)
-			if !ok {
+			switch {
+			case !ok && undatedDelete(v):
+				// Upstream behaviour (layout.go): placed by storage order.
+				fs = append(fs, finding.New(finding.Mem0DeleteUndated, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), undatedDeleteWhy))
+				if i > 0 {
+					t = times[i-1]
+				}
+			case !ok:
 				known = false
 				fs = append(fs, finding.New(finding.StoreRecordMalformed, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), fmt.Sprintf("no readable time (%q, %q)", v.UpdatedAt, v.CreatedAt)))
 			}

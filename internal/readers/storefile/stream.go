@@ -44,7 +44,7 @@ func OpenStream(ctx context.Context, path, role string, max int64) (*Stream, err
 	}
 	if st.Size() > max {
 		f.Close()
-		return nil, &TooLargeError{Path: path, Size: st.Size(), Max: max, What: role}
+		return nil, &evidence.TooLargeError{Name: path, Size: st.Size(), Max: max, What: role}
 	}
 	return &Stream{ctx: ctx, f: f, r: bufio.NewReaderSize(f, 1<<20), h: sha256.New(), max: max, path: path, role: role}, nil
 }
@@ -57,7 +57,7 @@ func (s *Stream) Read(p []byte) (int, error) {
 	s.h.Write(p[:n])
 	s.n += int64(n)
 	if s.n > s.max {
-		return n, &TooLargeError{Path: s.path, Size: s.n, Max: s.max, What: s.role}
+		return n, &evidence.TooLargeError{Name: s.path, Size: s.n, Max: s.max, What: s.role}
 	}
 	if errors.Is(err, io.EOF) {
 		s.completed = &storemodel.File{Path: s.path, Role: s.role, Size: s.n, SHA256: hex.EncodeToString(s.h.Sum(nil))}

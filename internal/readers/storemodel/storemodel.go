@@ -40,6 +40,9 @@ type Node struct {
 	ID    string
 	Kind  string // KindPassage or KindEntity
 	Label string
+	// CreatedAt is when the store says the node was written, as stored
+	// ("" when it keeps no time: LightRAG 1.4+ stamps created_at).
+	CreatedAt string
 	// Listed: a passage that the store's own passage records list (an OpenIE
 	// document, a text chunk, a text unit). Only listed passages count as
 	// authenticated items for the IFC-blind test, and only as declared.
@@ -69,6 +72,16 @@ type Edge struct {
 	// Expected is the weight the explaining records account for (0: not
 	// computed).
 	Expected float64
+	// CreatedAt is when the store says the edge was written, as stored
+	// ("" when it keeps no time).
+	CreatedAt string
+}
+
+// Doc is one document the store records processing (LightRAG's document
+// status): its own times, as stored.
+type Doc struct {
+	ID, Status           string
+	CreatedAt, UpdatedAt string
 }
 
 // Issue is one problem a reader found in the store's contents: the file and
@@ -136,7 +149,9 @@ type Store struct {
 	// without) its history (packages qdrantlocal, chromadb, mem0vec).
 	Vectors     []VectorPoint
 	VectorStore *VectorStore
-	Issues      []Issue
+	// Docs: the documents whose processing the store records.
+	Docs   []Doc
+	Issues []Issue
 	// Notes say what the reader could not reproduce or check.
 	Notes []string
 }
