@@ -34,7 +34,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		v.tombstoned[t.Target] = true
 		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
 		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
-		pos := uint64(noPos)
+		pos := uint64(NoPosition)
 		if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
 			pos = idx
 		}

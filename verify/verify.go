@@ -11,7 +11,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -181,14 +180,11 @@ type key struct {
 	from      uint64
 	until     uint64 // 0: not revoked
 	// revokedAt is the log position of the key's earliest logged
-	// revocation (noPos: none, or not in the log). It is the authority: a
+	// revocation (NoPosition: none, or not in the log). It is the authority: a
 	// record logged after it is outside the key's validity whatever its
 	// signed timestamp says.
 	revokedAt uint64
 }
-
-// noPos is a log position that is not known (math.MaxUint64, as logPos).
-const noPos = math.MaxUint64
 
 type verifier struct {
 	text *textscan.Scanner // evidence text that would act on a terminal or hide text
