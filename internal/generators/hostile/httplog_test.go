@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/evidencetest"
 	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
@@ -32,7 +34,7 @@ func TestHostileHTTPLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	sdir := filepath.Join(dir, "clean")
-	logDir := filepath.Join(sdir, scenario.LogDir)
+	logDir := filepath.Join(sdir, evidence.LogDir)
 	files := http.FileServer(http.Dir(logDir))
 	bundles, _ := filepath.Glob(filepath.Join(logDir, "tile", "entries", "*", "*"))
 	if len(bundles) == 0 {
@@ -55,20 +57,7 @@ func TestHostileHTTPLog(t *testing.T) {
 			}
 			files.ServeHTTP(w, r)
 		},
-		"trickle": func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/plain")
-			for {
-				if _, err := w.Write([]byte("x")); err != nil {
-					return
-				}
-				w.(http.Flusher).Flush()
-				select {
-				case <-time.After(time.Second):
-				case <-r.Context().Done():
-					return
-				}
-			}
-		},
+		"trickle": evidencetest.Trickle(time.Second),
 		"slow-inside-limits": func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(time.Second): // under the 15 s header limit
@@ -82,7 +71,7 @@ func TestHostileHTTPLog(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(h)
 			defer srv.Close()
-			args := []string{"verify", "snapshot.db", "--log", srv.URL, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile, "--log-deadline", "3s"}
+			args := []string{"verify", "snapshot.db", "--log", srv.URL, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile, "--log-deadline", "3s"}
 			r := runLimited(t, bin, sdir, args...)
 			checkRun(t, args, r, name, false)
 			if r.took > 20*time.Second {
@@ -120,7 +109,7 @@ func TestHostileLogDamage(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			cdir := filepath.Dir(c.Log)
 			before := digest(t, cdir)
-			args := []string{"verify", c.Snapshot, "--log", c.Log, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+			args := []string{"verify", c.Snapshot, "--log", c.Log, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 			r := runLimited(t, bin, cdir, args...)
 			checkRun(t, args, r, c.About, false)
 			out := string(r.stdout)
@@ -135,7 +124,7 @@ func TestHostileLogDamage(t *testing.T) {
 					t.Errorf("exit %d, INCLUSION_FAILED %d times (want every record)\n%s", r.code, inclusion, clipOut(r.stdout))
 				}
 			}
-			args = []string{"lineage", c.Snapshot, "--log", c.Log, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+			args = []string{"lineage", c.Snapshot, "--log", c.Log, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 			checkRun(t, args, runLimited(t, bin, cdir, args...), c.About, true)
 			checkUnchanged(t, cdir, before)
 		})
