@@ -61,6 +61,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	v.rep.entries.reserve(total)
 	// Every row's id (of its eid column) joins the set as the row is
 	// read, before workers see the row: a parent in an earlier row is
 	// found at once, and the few references the set cannot answer yet (a
