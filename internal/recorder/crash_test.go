@@ -23,12 +23,7 @@ import (
 // write the agent got a result for to be in the evidence, and verify to
 // pass. MEMSCOPE_CRASH_ROUNDS sets the number of rounds (default 4).
 func TestKillNineLosesNothingAcknowledged(t *testing.T) {
-	memServer := serverMemory(t)
-	memscope, web, pay := bins(t)
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	initStore(t, memscope, store)
-	cfg := storyConfig(t, dir, memServer, web, pay, "")
+	memscope, _, store, cfg := storySetup(t, "")
 	rounds := 4
 	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_CRASH_ROUNDS")); err == nil && n > 0 {
 		rounds = n

@@ -19,12 +19,7 @@ import (
 // session 2 (a new gateway process on the same store) searches memory and
 // pays. memscope's own read path then judges the recorded evidence.
 func TestPoisoningStory(t *testing.T) {
-	memServer := serverMemory(t)
-	memscope, web, pay := bins(t)
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	initStore(t, memscope, store)
-	cfg := storyConfig(t, dir, memServer, web, pay, "")
+	memscope, dir, store, cfg := storySetup(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
