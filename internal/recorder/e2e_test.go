@@ -105,6 +105,13 @@ func TestPoisoningStory(t *testing.T) {
 
 	out, code = memscopeRun(t, memscope, append([]string{"timeline", snap}, anchors(store)...)...)
 	t.Logf("timeline (exit %d):\n%.4000s", code, out)
+	html := filepath.Join(dir, "report.html")
+	if out, code := memscopeRun(t, memscope, append([]string{"report", snap, "--out", html, "--date", "none"}, anchors(store)...)...); code == 2 {
+		t.Errorf("report could not run on the recorded store:\n%s", out)
+	} else if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "transfer_funds") || !strings.Contains(string(b), "external:web") {
+		t.Errorf("the report does not show the payment and the External source (%v)", err)
+	}
+
 	reconcileStory(t, memscope, store, filepath.Join(dir, "memory.jsonl"))
 
 	first := ""
