@@ -210,14 +210,21 @@ func reconcileStory(t *testing.T, memscope, store, file string) {
 	edited := strings.Replace(string(b), "account 7731", "account 9999", 1)
 	// and the deleted observation is back
 	edited = strings.Replace(edited, `"observations":["Payee`, `"observations":["Invoice 2291 is due on Friday","Payee`, 1)
-	edited = strings.TrimRight(edited, "\n") +
+	// and the relation is gone
+	var kept []string
+	for _, line := range strings.Split(edited, "\n") {
+		if !strings.Contains(line, `"relationType":"payee"`) {
+			kept = append(kept, line)
+		}
+	}
+	edited = strings.TrimRight(strings.Join(kept, "\n"), "\n") +
 		"\n" + `{"type":"entity","name":"Mallory","entityType":"person","observations":[]}`
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, code = memscopeRun(t, memscope, args...)
 	t.Logf("verify --against after the edit (exit %d):\n%s", code, out)
-	if code != 1 || !strings.Contains(out, "MCP_OBSERVATION_EDITED") || !strings.Contains(out, "account 9999") || !strings.Contains(out, "MCP_UNRECORDED_ITEM") || !strings.Contains(out, "Mallory") || !strings.Contains(out, "MCP_DELETED_PRESENT") {
+	if code != 1 || !strings.Contains(out, "MCP_OBSERVATION_EDITED") || !strings.Contains(out, "account 9999") || !strings.Contains(out, "MCP_UNRECORDED_ITEM") || !strings.Contains(out, "Mallory") || !strings.Contains(out, "MCP_DELETED_PRESENT") || !strings.Contains(out, "MCP_RECORDED_ABSENT") {
 		t.Errorf("the edit behind the gateway is not found")
 	}
 }
