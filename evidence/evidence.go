@@ -110,7 +110,7 @@ func OpenFile(path string, max int64) (*os.File, error) {
 	}
 	if st.Size() > max {
 		f.Close()
-		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit; not read", path, st.Size(), max)
+		return nil, &TooLargeError{Name: path, Size: st.Size(), Max: max}
 	}
 	return f, nil
 }
@@ -127,7 +127,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: over the %d-byte limit (it grew while read); not read", path, max)
+		return nil, &TooLargeError{Name: path, Max: max} // it grew while read
 	}
 	return b, nil
 }

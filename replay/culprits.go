@@ -68,19 +68,7 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 	// Put the writes that move the most walk mass on G first, so ddmin's
 	// first halves tend to hold the culprits and it converges in fewer
 	// solves, and so the fast search's shortest restoring prefix is short.
-	flow := make(map[int32]float64, len(cands))
-	for _, e := range cands {
-		ed := g.Edge(int(e))
-		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
-		var f float64
-		if s := g.strength[a]; s > 0 {
-			f += g.walkW[e] * onG[a] / s
-		}
-		if s := g.strength[b]; s > 0 {
-			f += g.walkW[e] * onG[b] / s
-		}
-		flow[e] = f
-	}
+	flow := r.walkFlow(cands, onG)
 	sort.SliceStable(cands, func(i, j int) bool { return flow[cands[i]] > flow[cands[j]] })
 	out := &Culprits{Candidates: len(cands), Mode: r.cfg.CulpritMode}
 	var wantIdx []int32
@@ -181,6 +169,27 @@ func (r *Replayer) culprits(ctx context.Context, reset []float64, k int, onG, on
 		}
 	}
 	return out, nil
+}
+
+// walkFlow is, for each candidate edge, the walk mass it moves on G: the
+// scores onG of its two ends, each times the edge's share of that end's
+// strength.
+func (r *Replayer) walkFlow(cands []int32, onG []float64) map[int32]float64 {
+	g := r.g
+	flow := make(map[int32]float64, len(cands))
+	for _, e := range cands {
+		ed := g.Edge(int(e))
+		a, b := g.nodeIndex[ed.Src], g.nodeIndex[ed.Dst]
+		var f float64
+		if s := g.strength[a]; s > 0 {
+			f += g.walkW[e] * onG[a] / s
+		}
+		if s := g.strength[b]; s > 0 {
+			f += g.walkW[e] * onG[b] / s
+		}
+		flow[e] = f
+	}
+	return flow
 }
 
 // culpritPrep holds what every culprit search on one Replayer shares:

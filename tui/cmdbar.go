@@ -38,9 +38,11 @@ type cmdEntriesMsg struct {
 }
 
 type cmdResolvedMsg struct {
-	form string
-	id   string
-	err  error
+	form    string
+	id      string
+	subject string // the jump that opens id (resolve.go)
+	note    string
+	err     error
 }
 
 func (m *Model) cmdKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -227,27 +229,20 @@ func (m *Model) runCommand(text string) tea.Cmd {
 		return m.openEntryID(text)
 	}
 	m.setStatus("looking for %s...", sanitize.Line(text))
-	src := m.src
-	return func() tea.Msg {
-		n := src.EntryCount()
-		id, err := idform.Resolve(func(yield func(string) bool) {
-			for i := 0; i < n; i++ {
-				if !yield(src.Entry(i).ID) {
-					return
-				}
-			}
-		}, text)
-		return cmdResolvedMsg{form: text, id: id, err: err}
-	}
+	return m.resolveID(text)
 }
 
 func (m *Model) cmdResolved(msg cmdResolvedMsg) tea.Cmd {
 	if msg.err != nil {
-		m.setErr("%s: not a view, command, query, action or entry", sanitize.Line(msg.err.Error()))
+		m.setErr("%s: not a view, command or the id of anything this store holds", sanitize.Line(msg.err.Error()))
 		return nil
 	}
 	m.push()
-	return m.openEntryID(msg.id)
+	cmd := m.jump(msg.subject)
+	if msg.note != "" && !m.statusIsErr {
+		m.setStatus("%s", msg.note)
+	}
+	return cmd
 }
 
 func (m *Model) renderCmdLine(w int) string {

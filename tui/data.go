@@ -103,6 +103,31 @@ type Source interface {
 	Close() error
 }
 
+// PreviewSource is a Source whose Entry does no IO: a row whose content
+// preview is not in memory comes back with PreviewPending set, and the
+// inspector reads it with ReadPreviews from a tea.Cmd, never from Update or
+// View (a slow disk or a hostile cell must not stall a key).
+type PreviewSource interface {
+	// ReadPreviews reads the previews of rows [from, to) so that Entry
+	// returns them. It blocks; the inspector calls it from a tea.Cmd.
+	ReadPreviews(ctx context.Context, from, to int) error
+}
+
+// entryWithPreview is row i with its preview read: for the background
+// commands (filter, export) that need the content. Never call it from
+// Update or View.
+func entryWithPreview(ctx context.Context, src Source, i int) EntryRow {
+	r := src.Entry(i)
+	if ps, ok := src.(PreviewSource); ok && r.PreviewPending {
+		if err := ps.ReadPreviews(ctx, i, i+1); err != nil {
+			r.Preview, r.PreviewPending = "(content not read: "+err.Error()+")", false
+			return r
+		}
+		r = src.Entry(i)
+	}
+	return r
+}
+
 // Relabeler is a Source that can recompute labels at another tau. The
 // inspector calls Relabel (from a tea.Cmd) when the user changes tau; from
 // then on Entry's Recomputed, Actions and Overview().Tau follow it, so every
@@ -217,6 +242,9 @@ type EntryRow struct {
 	// HMAC?, SIG FAIL...) when Status is Failed; "" shows the status.
 	Problem string `json:"problem"`
 	Preview string `json:"preview"` // raw content, at least the first ~200 bytes
+	// PreviewPending says Preview has not been read yet (a PreviewSource
+	// reads it in the background; the row shows a placeholder until then).
+	PreviewPending bool `json:"-"`
 	// Suspicious is sanitize.Findings of the whole content (not only the
 	// preview) and of the writer: non-zero flags the row.
 	Suspicious uint16 `json:"suspicious"`
@@ -419,6 +447,7 @@ type Scenario struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Expect      string `json:"expect"` // what the inspector should show (from the manifest)
+	Dir         string `json:"dir"`    // the scenario's folder ("" not shown)
 }
 
 // Coverer is a Source that says which rows no signature or tag covers

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
@@ -17,13 +18,7 @@ type detailState struct {
 	d       *EntryDetail
 }
 
-func shortHash(b []byte) string {
-	h := hex.EncodeToString(b)
-	if len(h) > 16 {
-		return h[:16] + "…"
-	}
-	return h
-}
+func shortHash(b []byte) string { return idform.Head(hex.EncodeToString(b), 16) }
 
 // detailLines renders every line of the entry detail; the view scrolls them.
 func (m *Model) detailLines(w int) []string {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,14 +34,16 @@ var sortNames = [sortCount]string{"store order", "id", "writer", "recorded", "re
 // index slice (nil = store order) produced by background sort and filter
 // commands; only visible rows are rendered and their strings are cached.
 type entriesState struct {
-	n       int
-	sorted  []int32 // store indices in sort order; nil = identity
-	order   []int32 // sorted, then filtered; nil = sorted
-	sortCol int
-	desc    bool
-	filter  string
-	editing bool
-	gen     int // generation of the latest filter/sort request
+	// previewsLoading: a ReadPreviews command is out (previews.go).
+	previewsLoading bool
+	n               int
+	sorted          []int32 // store indices in sort order; nil = identity
+	order           []int32 // sorted, then filtered; nil = sorted
+	sortCol         int
+	desc            bool
+	filter          string
+	editing         bool
+	gen             int // generation of the latest filter/sort request
 	// latest mirrors gen for running commands, so a scan that has been
 	// superseded stops instead of competing with its replacement.
 	latest   *atomic.Int64
@@ -150,7 +153,7 @@ func filterCmd(src Source, gen int, latest *atomic.Int64, sorted []int32, n int,
 			if sorted != nil {
 				i = int(sorted[p])
 			}
-			if entryMatches(src.Entry(i), needle) {
+			if entryMatches(entryWithPreview(context.Background(), src, i), needle) {
 				if i == selected {
 					sel = len(out)
 				}
@@ -406,8 +409,11 @@ func (m *Model) renderEntries(w, h int) []string {
 		i := e.at(p)
 		row, ok := e.cache[i]
 		if !ok {
-			row = m.entryLine(m.src.Entry(i), w-2)
-			e.cache[i] = row
+			r := m.src.Entry(i)
+			row = m.entryLine(r, w-2)
+			if !r.PreviewPending {
+				e.cache[i] = row // a placeholder row is drawn again when the preview arrives
+			}
 		}
 		if p == e.cur.sel {
 			lines = append(lines, s.Selected.Render(s.SelMarker+" "+ansiStripWidth(row, w-2)))
@@ -485,7 +491,11 @@ func (m *Model) entryLine(r EntryRow, w int) string {
 	b.WriteString(flag)
 	b.WriteByte(' ')
 	used := colID + colWriter + 4 + 4 + colTime + colStatus + 7 + 1
-	b.WriteString(m.untrusted(firstLine(r.Preview, 4*w), max(0, w-used)))
+	if r.PreviewPending {
+		b.WriteString(m.styles.Dim.Render("reading..."))
+	} else {
+		b.WriteString(m.untrusted(firstLine(r.Preview, 4*w), max(0, w-used)))
+	}
 	return fit(b.String(), w)
 }
 

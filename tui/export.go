@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,12 +51,12 @@ func (m *Model) exportJSON() tea.Cmd {
 			if idx == nil {
 				rows = make([]EntryRow, n)
 				for i := range rows {
-					rows[i] = src.Entry(i)
+					rows[i] = entryWithPreview(context.Background(), src, i)
 				}
 			} else {
 				rows = make([]EntryRow, len(idx))
 				for p, i := range idx {
-					rows[p] = src.Entry(int(i))
+					rows[p] = entryWithPreview(context.Background(), src, int(i))
 				}
 			}
 			return rows
@@ -93,6 +94,25 @@ func (m *Model) exportJSON() tea.Cmd {
 	case ViewActions:
 		rows := m.act.rows
 		data = func() any { return rows }
+	case ViewTimeline:
+		if m.tl.tl == nil {
+			m.setErr("nothing to export: the timeline has not loaded")
+			return nil
+		}
+		tl := m.tl.tl
+		data = func() any { return tl }
+	case ViewExposure:
+		if m.exp.res == nil {
+			m.setErr("nothing to export: the exposure estimate has not been computed")
+			return nil
+		}
+		res, extras := m.exp.res, m.exp.extras
+		data = func() any { return map[string]any{"exposure": res, "extras": extras} }
+	}
+	if data == nil {
+		// A view added without an export must say so, not crash.
+		m.setErr("the %s view has no JSON export", m.view)
+		return nil
 	}
 	m.setStatus("exporting %s...", path)
 	return func() tea.Msg {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"math"
 	"slices"
 	"strings"
@@ -40,6 +41,9 @@ type ExposureExtras struct {
 	EquiMem        []EquiMemRow
 	EquiMemSummary string
 	EquiMemCaveat  string
+	// MWP is the mediated-write-path audit memscope exposure prints (nil:
+	// not run).
+	MWP *jsonout.MWP
 }
 
 // EquiMemRow is one structural write's rho_detect beside its provenance
@@ -261,6 +265,7 @@ func (m *Model) renderExposure(w, h int) []string {
 	}
 	if m.exp.extras != nil {
 		lines = append(lines, m.renderExtras(m.exp.extras, w)...)
+		lines = append(lines, m.renderMWP(m.exp.extras.MWP, w)...)
 	}
 	lines = append(lines, "", "RRF and dense read no structure; node-distance reorders a content-fixed pool. Harm here is selection change.")
 	return lines
@@ -325,4 +330,21 @@ func queryOrder(r *exposure.Result) []string {
 		out = append(out, q.Query)
 	}
 	return out
+}
+
+// renderMWP is the MWP non-formation audit as memscope exposure prints it:
+// the candidates, each check with its status, then its findings (also in
+// the Findings view).
+func (m *Model) renderMWP(r *jsonout.MWP, w int) []string {
+	if r == nil {
+		return nil
+	}
+	lines := []string{"", fmt.Sprintf("MWP non-formation audit: %d rejected, %d accepted candidates", r.Rejected, r.Accepted)}
+	for _, c := range r.Checks {
+		lines = append(lines, fmt.Sprintf("  %-15s %-14s %d finding(s)  %s", c.Name, c.Status, c.Findings, m.untrusted(c.Detail, max(10, w-50))))
+	}
+	for _, f := range r.Findings {
+		lines = append(lines, wrapLine(fmt.Sprintf("  %s %s  %s: %s", strings.ToUpper(string(f.Severity)), f.Code, m.untrusted(f.Subject, 1<<20), m.untrusted(f.Message, 1<<20)), w)...)
+	}
+	return lines
 }

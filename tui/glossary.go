@@ -5,6 +5,7 @@ import (
 
 	shared "github.com/memscope/memscope/internal/present/glossary"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -55,51 +56,74 @@ func glossaryMatches(q string) []Term {
 	return out
 }
 
-// helpKey: in the help screen j/k/pgup/pgdn/g/G scroll, typing looks a
-// term up in the glossary, backspace edits it, esc or ? closes.
+// helpKey: in the help screen the movement keys scroll as everywhere else
+// (j/k, pgup/pgdn/space, g/G), / starts a glossary lookup, and while one is
+// being typed every printable key is part of the word (backspace edits, esc
+// ends the lookup). esc, ? or q close the help.
 func (m *Model) helpKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch s := msg.String(); s {
-	case "ctrl+c":
+	k := m.keys
+	if msg.String() == "ctrl+c" {
 		return m.quit()
-	case "esc", "?", "q":
-		if s == "esc" && m.glossary != "" && m.glossary != "*" {
-			m.glossary, m.helpScroll = "", 0
-			return nil
-		}
-		m.showHelp = false
-	case "down", "ctrl+d", "ctrl+n":
-		m.helpScroll++
-	case "up", "ctrl+u", "ctrl+p":
-		m.helpScroll = max(0, m.helpScroll-1)
-	case "j", "k":
-		if m.glossary != "" {
-			m.glossary += s
+	}
+	if m.lookingUp {
+		switch msg.String() {
+		case "esc", "enter":
+			m.lookingUp = false
+			if msg.String() == "esc" {
+				m.glossary, m.helpScroll = "", 0
+			}
+		case "backspace":
+			if r := []rune(m.glossary); len(r) > 0 {
+				m.glossary = string(r[:len(r)-1])
+			}
 			m.helpScroll = 0
-		} else if s == "j" {
-			m.helpScroll++
-		} else {
-			m.helpScroll = max(0, m.helpScroll-1)
+		case "down", "up", "pgdown", "pgup":
+			m.helpScrollBy(msg)
+		default:
+			if msg.Text != "" {
+				m.glossary += msg.Text
+				m.helpScroll = 0
+			}
 		}
-	case "pgdown", "space":
-		m.helpScroll += max(1, m.bodyHeight()-2)
-	case "pgup":
-		m.helpScroll = max(0, m.helpScroll-max(1, m.bodyHeight()-2))
-	case "home":
-		m.helpScroll = 0
-	case "end":
-		m.helpScroll = 1 << 30
-	case "backspace":
-		if r := []rune(m.glossary); len(r) > 0 {
-			m.glossary = string(r[:len(r)-1])
-		}
-		m.helpScroll = 0
-	default:
-		if msg.Text != "" {
-			m.glossary += msg.Text
-			m.helpScroll = 0
-		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Filter):
+		m.lookingUp, m.glossary, m.helpScroll = true, "", 0
+	case key.Matches(msg, k.Back) && m.glossary != "" && m.glossary != "*":
+		m.glossary, m.helpScroll = "", 0
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Help), key.Matches(msg, k.Quit):
+		m.showHelp, m.glossary = false, ""
+	case key.Matches(msg, k.Command):
+		m.showHelp, m.glossary = false, ""
+		m.cmd.start()
+	case !m.helpScrollBy(msg):
+		m.setStatus("%s: in help, / looks a word up; esc, ? or q close", msg.String())
 	}
 	return nil
+}
+
+// helpScrollBy scrolls the help screen for a movement key (false: msg is
+// not one).
+func (m *Model) helpScrollBy(msg tea.KeyPressMsg) bool {
+	k, page := m.keys, max(1, m.bodyHeight()-2)
+	switch {
+	case key.Matches(msg, k.Down):
+		m.helpScroll++
+	case key.Matches(msg, k.Up):
+		m.helpScroll = max(0, m.helpScroll-1)
+	case key.Matches(msg, k.PageDown):
+		m.helpScroll += page
+	case key.Matches(msg, k.PageUp):
+		m.helpScroll = max(0, m.helpScroll-page)
+	case key.Matches(msg, k.Top):
+		m.helpScroll = 0
+	case key.Matches(msg, k.Bottom):
+		m.helpScroll = 1 << 30
+	default:
+		return false
+	}
+	return true
 }
 
 func (m *Model) renderHelp(w, h int) []string {
@@ -107,7 +131,7 @@ func (m *Model) renderHelp(w, h int) []string {
 	var lines []string
 	if m.glossary != "" {
 		q := m.glossary
-		lines = append(lines, s.Title.Render("Glossary")+s.Dim.Render("  looking up: ")+s.Bold.Render(q)+s.Dim.Render("  (type to look up, backspace edits, esc all keys)"), "")
+		lines = append(lines, s.Title.Render("Glossary")+s.Dim.Render("  looking up: ")+s.Bold.Render(q)+s.Dim.Render(lookupHint(m.lookingUp)), "")
 		ts := glossaryMatches(q)
 		if len(ts) == 0 {
 			lines = append(lines, s.Dim.Render("  no term matches"))
@@ -117,7 +141,7 @@ func (m *Model) renderHelp(w, h int) []string {
 			lines = append(lines, wrapLine("    "+t.Means, w-2)...)
 		}
 	} else {
-		lines = append(lines, s.Title.Render("Keys")+s.Dim.Render("  (effective bindings; remap in "+keyMapPathHint()+"; j/k scroll, esc closes; type a word to look it up)"), "")
+		lines = append(lines, s.Title.Render("Keys")+s.Dim.Render("  (effective bindings; remap in "+keyMapPathHint()+"; j/k scroll, g/G top/bottom, / looks a word up, esc closes)"), "")
 		for _, group := range m.keys.FullHelp() {
 			for _, b := range group {
 				if !b.Enabled() {
@@ -128,7 +152,7 @@ func (m *Model) renderHelp(w, h int) []string {
 			}
 			lines = append(lines, "")
 		}
-		lines = append(lines, s.Title.Render("Glossary")+s.Dim.Render("  (type a term to look it up; also docs/GLOSSARY.md)"))
+		lines = append(lines, s.Title.Render("Glossary")+s.Dim.Render("  (/ then a term looks it up; also docs/GLOSSARY.md and memscope help TERM)"))
 		for _, t := range glossary {
 			lines = append(lines, wrapLine("  "+s.Bold.Render(t.Term)+"  "+t.Means, w-2)...)
 		}
@@ -141,4 +165,11 @@ func (m *Model) renderHelp(w, h int) []string {
 		out[len(out)-1] = s.Dim.Render(moreLine(len(lines)-end+1, s.Plain))
 	}
 	return out
+}
+
+func lookupHint(typing bool) string {
+	if typing {
+		return "_  (type to look up, backspace edits, enter keeps, esc all keys)"
+	}
+	return "  (/ looks up another word, esc all keys)"
 }

@@ -22,7 +22,8 @@ func TestGlossaryDocMatches(t *testing.T) {
 	}
 }
 
-// ? then a word looks it up; the help screen scrolls.
+// ? then / and a word looks it up; the help screen scrolls with the keys
+// that scroll everywhere else (G goes to the bottom, not into a lookup).
 func TestHelpGlossaryLookupAndScroll(t *testing.T) {
 	t.Parallel()
 	m, _ := open(t, 20, 80, 24, tui.Options{})
@@ -33,7 +34,15 @@ func TestHelpGlossaryLookupAndScroll(t *testing.T) {
 	if screen(m) == first {
 		t.Error("help does not scroll")
 	}
-	m = press(t, m, "esc", "?")
+	m = press(t, m, "G")
+	if s := screen(m); strings.Contains(s, "looking up") || strings.Contains(s, "more lines") {
+		t.Errorf("G in help is not bottom:\n%s", s)
+	}
+	m = press(t, m, "g")
+	if screen(m) != first {
+		t.Errorf("g in help is not top:\n%s", screen(m))
+	}
+	m = press(t, m, "/")
 	m = typeText(t, m, "bottle")
 	mustContain(t, screen(m), "looking up: bottle", "The weakest edge on the strongest path")
 	m = press(t, m, "esc", "esc")

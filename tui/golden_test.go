@@ -22,7 +22,7 @@ func TestGoldenViews(t *testing.T) {
 		keys []string
 		opts tui.Options
 	}{
-		{"overview", []string{"1"}, tui.Options{}},
+		{"overview", nil, tui.Options{}},
 		{"findings", []string{"2"}, tui.Options{}},
 		{"findings-by-code", []string{"2", "o"}, tui.Options{}},
 		{"entries", []string{"3", "j", "j", "j"}, tui.Options{}},
@@ -36,7 +36,7 @@ func TestGoldenViews(t *testing.T) {
 		{"log-leaf", []string{"7", "j", "j", "j", "j"}, tui.Options{}},
 		{"actions", []string{"8"}, tui.Options{}},
 		{"help", []string{"?"}, tui.Options{}},
-		{"glossary", []string{"?", "t", "a", "u"}, tui.Options{}},
+		{"glossary", []string{"?", "/", "t", "a", "u"}, tui.Options{}},
 		{"command", []string{":", "q", "-"}, tui.Options{}},
 		{"entries-plain", []string{"3"}, tui.Options{Plain: true, NoColor: true}},
 		{"replay-plain", []string{"6", "enter"}, tui.Options{Plain: true, NoColor: true}},

@@ -81,9 +81,7 @@ func (m *Model) relabeled(msg relabelMsg) tea.Cmd {
 	}
 	m.ov = m.src.Overview()
 	m.ent.cache = nil
-	sel := m.act.cur
-	m.act.init(m.src.Actions())
-	m.act.cur = sel
+	m.reloadActions()
 	m.setStatus("tau = %.2f, labels %s: every view shows labels recomputed with them", msg.tau, policyName(msg.failClosed))
 	if m.view == ViewLineage && m.lin.id != "" && !m.lineageDeclared() {
 		v := m.view

@@ -85,6 +85,7 @@ type Model struct {
 	showHelp      bool
 	helpScroll    int
 	glossary      string // the term looked up in help ("" keys, "*" all)
+	lookingUp     bool   // help: a glossary word is being typed (after /)
 	keyUsed       bool   // set by unused() when a view handler passes
 	status        string
 	statusIsErr   bool
@@ -116,6 +117,13 @@ type Model struct {
 	cmd cmdState
 	// The copy-a-cell overlay (c).
 	cm copyMenu
+
+	// lastFrame is the screen View drew last; a key compares against it
+	// to tell a key that did nothing (keyeffect.go). frameFresh says
+	// lastFrame is already the frame of the current state, so View need
+	// not draw it again.
+	lastFrame  string
+	frameFresh bool
 
 	tabHits []hit
 	listTop int // screen row of the current view's first list row
@@ -201,7 +209,7 @@ func newModel(src Source, opts Options) *Model {
 		m.tau = opts.Tau
 	}
 	m.pv = previewState{on: true, frac: 0.4}
-	m.act.init(src.Actions())
+	m.reloadActions()
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
 }
@@ -279,9 +287,26 @@ func (m *Model) busy() bool {
 	return m.verifying || m.ent.pending || m.det.loading || m.lin.loading || m.rep.loading || m.rep.wiLoading
 }
 
-// Update handles one message. It does no IO: everything slow is a tea.Cmd.
+// Update handles one message. It does no IO: everything slow is a tea.Cmd,
+// the content previews of the rows in view included (previews.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.frameFresh = false
+	_, cmd := m.update(msg)
+	if read := m.readPreviews(); read != nil {
+		cmd = tea.Batch(cmd, read)
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case previewsMsg:
+		m.ent.previewsLoading = false
+		m.ent.cache = nil
+		if msg.err != nil {
+			m.setErr("content previews not read: %v", msg.err)
+		}
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.ent.cache = nil
@@ -299,24 +324,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ticking = false
 		return m, nil
 	case verifyMsg:
-		m.progress = msg.p
-		grow := m.growEntries(msg.p.Finished)
-		if !msg.p.Finished {
-			return m, tea.Batch(readProgress(msg.ch), grow)
-		}
-		m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
-		if msg.p.Err == nil {
-			// The final list replaces what was known at open time: the
-			// analyses report those facts again, and listing both would
-			// show one finding twice.
-			m.findings = append([]finding.Finding(nil), msg.p.Findings...)
-		}
-		m.groupFindings()
-		m.fnd.rebuild(m.findings)
-		// Verification updates per-row status, checkpoints and labels.
-		m.ent.cache = nil
-		m.ov = m.src.Overview()
-		return m, grow
+		return m, m.onVerifyMsg(msg)
 	case cmdEntriesMsg:
 		if msg.gen == m.cmd.gen && m.cmd.editing {
 			m.cmd.entries = msg.ids
@@ -344,43 +352,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case lineageMsg:
-		if msg.gen == m.lin.gen {
-			defer func() { m.lin.keepCur = nil }()
-			m.lin.loading = false
-			m.lin.err = msg.err
-			if msg.err == nil {
-				lv := msg.lv
-				m.lin.lv = &lv
-				m.lin.cur = listCursor{sel: lv.Center}
-				if m.lin.keepCur != nil {
-					m.lin.cur = *m.lin.keepCur
-				}
-			}
-		}
+		m.onLineageMsg(msg)
 		return m, nil
 	case timelineMsg, divergingMsg:
 		return m, m.onTimelineMsg(msg)
 	case exposureMsg:
 		return m, m.onExposureMsg(msg)
 	case replayMsg:
-		m.rep.loading = false
-		m.rep.err = msg.err
-		if msg.err == nil {
-			rv := msg.rv
-			m.rep.rv = &rv
-			if m.opts.Present && m.rep.want == "" {
-				m.rep.want = storyQuery(rv)
-			}
-			m.rep.sortRows()
-			if m.rep.openPending {
-				m.rep.openPending = false
-				if m.opts.Present {
-					return m, tea.Batch(m.runWhatIf(), m.storyStep(1))
-				}
-				return m, m.runWhatIf()
-			}
-		}
-		return m, nil
+		return m, m.onReplayMsg(msg)
 	case whatIfMsg:
 		if msg.gen == m.rep.wiGen {
 			m.rep.wiLoading = false
@@ -414,6 +393,69 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// onVerifyMsg takes verification's progress; when it finishes, its
+// findings replace those known at open time.
+func (m *Model) onVerifyMsg(msg verifyMsg) tea.Cmd {
+	m.progress = msg.p
+	grow := m.growEntries(msg.p.Finished)
+	if !msg.p.Finished {
+		return tea.Batch(readProgress(msg.ch), grow)
+	}
+	m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
+	if msg.p.Err == nil {
+		// The final list replaces what was known at open time: the
+		// analyses report those facts again, and listing both would
+		// show one finding twice.
+		m.findings = append([]finding.Finding(nil), msg.p.Findings...)
+	}
+	m.groupFindings()
+	m.fnd.rebuild(m.findings)
+	// Verification updates per-row status, checkpoints and labels,
+	// and brings every defence's verdict.
+	m.ent.cache = nil
+	m.reloadActions()
+	m.ov = m.src.Overview()
+	return grow
+}
+
+func (m *Model) onLineageMsg(msg lineageMsg) {
+	if msg.gen == m.lin.gen {
+		defer func() { m.lin.keepCur = nil }()
+		m.lin.loading = false
+		m.lin.err = msg.err
+		if msg.err == nil {
+			lv := msg.lv
+			m.lin.lv = &lv
+			m.lin.cur = listCursor{sel: lv.Center}
+			if m.lin.keepCur != nil {
+				m.lin.cur = *m.lin.keepCur
+			}
+		}
+	}
+}
+
+// onReplayMsg takes the replay view's rows and opens a pending what-if.
+func (m *Model) onReplayMsg(msg replayMsg) tea.Cmd {
+	m.rep.loading = false
+	m.rep.err = msg.err
+	if msg.err == nil {
+		rv := msg.rv
+		m.rep.rv = &rv
+		if m.opts.Present && m.rep.want == "" {
+			m.rep.want = storyQuery(rv)
+		}
+		m.rep.sortRows()
+		if m.rep.openPending {
+			m.rep.openPending = false
+			if m.opts.Present {
+				return tea.Batch(m.runWhatIf(), m.storyStep(1))
+			}
+			return m.runWhatIf()
+		}
+	}
+	return nil
+}
+
 func (m *Model) setStatus(f string, a ...any) {
 	m.status, m.statusIsErr = fmt.Sprintf(f, a...), false
 }
@@ -422,7 +464,22 @@ func (m *Model) setErr(f string, a ...any) {
 	m.status, m.statusIsErr = fmt.Sprintf(f, a...), true
 }
 
+// key handles one key press; a key that changed nothing on screen and said
+// nothing gets a status line saying why (keyeffect.go).
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	editing := m.cmd.editing || m.ent.editing || m.fnd.editing
+	cmd := m.handleKey(msg)
+	if cmd == nil && !editing && m.status == "" && m.lastFrame != "" {
+		if frame := m.render(); frame == m.lastFrame {
+			m.noEffect(msg)
+		} else {
+			m.lastFrame, m.frameFresh = frame, true
+		}
+	}
+	return cmd
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	// A text input owns the keyboard while it is open.
 	if m.cmd.editing {
@@ -452,12 +509,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.showHelp, m.helpScroll, m.glossary = true, 0, ""
+		m.showHelp, m.helpScroll, m.glossary, m.lookingUp = true, 0, "", false
 		return nil
 	case key.Matches(msg, k.Command):
 		m.cmd.start()
 		return nil
-	case key.Matches(msg, k.Picker) && m.onPicker != nil:
+	case key.Matches(msg, k.Picker):
+		if m.onPicker == nil {
+			m.setErr("no scenario picker: it is there under memscope demo")
+			return nil
+		}
 		m.cancel()
 		return m.onPicker()
 	case key.Matches(msg, k.NextView):
@@ -498,6 +559,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	for v := View(0); v < viewCount; v++ {
 		if key.Matches(msg, k.viewKey(v)) {
+			if v == m.view && !m.showHelp {
+				m.setStatus("already in the %s view", v)
+			}
 			return m.switchTo(v)
 		}
 	}
@@ -519,7 +583,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.moveSel(-1 << 30)
 	case key.Matches(msg, k.Bottom):
 		return m.moveSel(1 << 30)
-	case key.Matches(msg, k.Back):
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Left):
 		return m.back()
 	}
 	return nil
@@ -728,7 +792,13 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "memscope - " + sanitize.Line(m.ov.Title)
-	v.SetContent(m.render())
+	frame := m.lastFrame
+	if !m.frameFresh {
+		frame = m.render()
+	}
+	m.frameFresh = false
+	m.lastFrame = frame
+	v.SetContent(frame)
 	return v
 }
 

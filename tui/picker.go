@@ -203,6 +203,13 @@ func (p *Picker) View() tea.View {
 				lines = append(lines, "  "+l)
 			}
 		}
+		if sc.Dir != "" {
+			// Where the scenario is, so the CLI commands can be tried on
+			// the one in view (its README.md lists them).
+			for _, l := range wrapLine(s.Title.Render("folder: ")+sanitize.Line(sc.Dir)+s.Dim.Render("  (README.md there lists the CLI commands)"), w-2) {
+				lines = append(lines, "  "+l)
+			}
+		}
 		lines = append(lines, "")
 	}
 	switch {
@@ -230,14 +237,18 @@ func (p *Picker) View() tea.View {
 	rows := max(3, p.height-4-len(lines))
 	c := p.cur
 	c.clamp(len(p.scenarios), rows)
-	header := fmt.Sprintf("  %-18s %s", "SCENARIO", "WHAT IT SHOWS")
+	nameW := len("SCENARIO")
+	for _, sc := range p.scenarios {
+		nameW = max(nameW, ansi.StringWidth(sanitize.Line(sc.Name)))
+	}
+	header := fmt.Sprintf("  %-*s %s", nameW, "SCENARIO", "WHAT IT SHOWS")
 	if len(p.scenarios) > rows {
 		header += fmt.Sprintf("  (%d-%d of %d)", c.top+1, min(c.top+rows, len(p.scenarios)), len(p.scenarios))
 	}
 	top := []string{s.Title.Render("memscope demo") + s.Dim.Render("  pick a scenario"), "", s.Header.Render(fit(header, w))}
 	for i := c.top; i < len(p.scenarios) && i < c.top+rows; i++ {
 		sc := p.scenarios[i]
-		line := fmt.Sprintf("%-18s %s", sanitize.Line(sc.Name), sanitize.Line(sc.Description))
+		line := padRight(sanitize.Line(sc.Name), nameW) + " " + sanitize.Line(sc.Description)
 		if i == p.cur.sel {
 			line = s.Selected.Render(s.SelMarker + " " + line)
 		} else {
@@ -329,7 +340,7 @@ func (e *ErrorModel) View() tea.View {
 // frameRate is the renderer's frames a second. Bubble Tea draws the last
 // View on a ticker (60 a second by default), so a key's frame waits for the
 // next tick: half a frame on average, 8 ms at 60 and 4 ms at 120
-// (scripts/keylatency.py; docs/PERFORMANCE.md, "Scrolling, whole
+// (scripts/keylatency.py; docs/performance-history.md, "Scrolling, whole
 // program"). A tick with no new View writes nothing; idle, the faster
 // ticker costs about 0.4% of a core more.
 const frameRate = 120

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
@@ -55,15 +56,10 @@ const ellipsis = "…"
 // accepted back by : and by the CLI (package idform); plain mode writes
 // "head~tail".
 func shortID(id string, plain bool) string {
-	r := []rune(id)
-	if len(id) <= colID || len(r) <= colID {
-		return id
-	}
-	mark := ellipsis
 	if plain {
-		mark = "~"
+		return idform.ShortPlain(id)
 	}
-	return string(r[:8]) + mark + string(r[len(r)-5:])
+	return idform.Short(id)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -222,7 +218,16 @@ func (m *Model) renderShortHelp(w int) string {
 	case ViewLineage:
 		bs = append(bs, k.TauUp, k.TauDown, k.Policy, k.ExportDOT)
 	case ViewReplay:
-		bs = append(bs, k.Toggle, k.WhatIf, k.Back)
+		if m.opts.Present {
+			// Present mode: space and enter step the story (model.key).
+			next := key.NewBinding(key.WithKeys("space", "enter"), key.WithHelp("space/enter", "next step"))
+			return h.ShortHelpView([]key.Binding{next, k.StoryBack, k.WhatIf, k.Toggle, k.Back, k.Help, k.Quit})
+		}
+		if m.rep.open {
+			bs = append(bs, k.Story, k.StoryBack, k.Toggle, k.WhatIf, k.Back)
+		} else {
+			bs = append(bs, k.AsRan)
+		}
 	case ViewExposure:
 		bs = append(bs, k.Sort, k.Reverse)
 	}

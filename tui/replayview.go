@@ -456,46 +456,10 @@ func (m *Model) renderQuery(w, h int) []string {
 	lines = append(lines, wrapLine(s.Dim.Render(m.authWords("  legend: G_auth = authenticated edges only, G = every edge; "+changeLegend(plain)+"; INJECTED = on G only, pulled in by unauthenticated writes")), w-2)...)
 
 	anchor(secInjected)
-	lines = append(lines, "", s.Title.Render("Injected passage"))
-	injected := 0
-	for _, it := range row.Changes.Items {
-		if it.Change != diff.New {
-			continue
-		}
-		injected++
-		n := r.rv.Nodes[it.ID]
-		lines = append(lines, "  "+s.Error.Render("INJECTED ")+s.Bold.Render(sanitize.Line(it.ID))+fmt.Sprintf("  rank %d on G, not in G_auth's top-%d", it.AfterRank+1, len(row.GAuth.Items)))
-		if n.EntryID != "" {
-			lines = append(lines, "    entry "+m.untrusted(n.EntryID, 1<<20))
-		}
-		if n.Text != "" {
-			for _, l := range m.wrapUntrusted("    \"", n.Text+"\"") {
-				lines = append(lines, wrapLine(l, w-2)...)
-			}
-		}
-	}
-	if injected == 0 {
-		lines = append(lines, s.Dim.Render("  none: G selects no passage that G_auth does not"))
-	}
+	lines = append(lines, m.injectedLines(row, w)...)
 
 	anchor(secCulprits)
-	lines = append(lines, "")
-	if c := row.Culprits; c != nil {
-		min := "1-minimal: each one is needed"
-		if !c.Minimal {
-			min = "search budget ran out: the set may shrink"
-		}
-		lines = append(lines, s.Title.Render(m.authWords(fmt.Sprintf("Culprits: %d of %d unauthenticated writes", len(c.Set), c.Candidates)))+s.Dim.Render("  ("+min+")"))
-		for _, cu := range c.Set {
-			restore := ""
-			if cu.Restores {
-				restore = "  alone restores G_auth"
-			}
-			lines = append(lines, wrapLine(fmt.Sprintf("  %s  %s%s%s  %s%s", shortID(sanitize.Line(cu.EdgeID), plain), sanitize.Line(cu.Src), weightArrow(cu.Weight, ""), sanitize.Line(cu.Dst), sanitize.Line(cu.Label.Rule), restore), w-2)...)
-		}
-	} else {
-		lines = append(lines, s.Title.Render("Culprits")+s.Dim.Render("  none: the selection does not diverge"))
-	}
+	lines = append(lines, m.culpritLines(row, w)...)
 
 	anchor(secAction)
 	lines = append(lines, "")
@@ -570,6 +534,59 @@ func (m *Model) renderQuery(w, h int) []string {
 		r.follow = false
 	}
 	return m.scrollRep(lines, h)
+}
+
+// injectedLines is the query detail's "Injected passage" section: the
+// passages G selects and G_auth does not.
+func (m *Model) injectedLines(row replay.Row, w int) []string {
+	s, r := m.styles, &m.rep
+	var lines []string
+	lines = append(lines, "", s.Title.Render("Injected passage"))
+	injected := 0
+	for _, it := range row.Changes.Items {
+		if it.Change != diff.New {
+			continue
+		}
+		injected++
+		n := r.rv.Nodes[it.ID]
+		lines = append(lines, "  "+s.Error.Render("INJECTED ")+s.Bold.Render(sanitize.Line(it.ID))+fmt.Sprintf("  rank %d on G, not in G_auth's top-%d", it.AfterRank+1, len(row.GAuth.Items)))
+		if n.EntryID != "" {
+			lines = append(lines, "    entry "+m.untrusted(n.EntryID, 1<<20))
+		}
+		if n.Text != "" {
+			for _, l := range m.wrapUntrusted("    \"", n.Text+"\"") {
+				lines = append(lines, wrapLine(l, w-2)...)
+			}
+		}
+	}
+	if injected == 0 {
+		lines = append(lines, s.Dim.Render("  none: G selects no passage that G_auth does not"))
+	}
+	return lines
+}
+
+// culpritLines is the query detail's "Culprits" section.
+func (m *Model) culpritLines(row replay.Row, w int) []string {
+	s, plain := m.styles, m.styles.Plain
+	var lines []string
+	lines = append(lines, "")
+	if c := row.Culprits; c != nil {
+		min := "1-minimal: each one is needed"
+		if !c.Minimal {
+			min = "search budget ran out: the set may shrink"
+		}
+		lines = append(lines, s.Title.Render(m.authWords(fmt.Sprintf("Culprits: %d of %d unauthenticated writes", len(c.Set), c.Candidates)))+s.Dim.Render("  ("+min+")"))
+		for _, cu := range c.Set {
+			restore := ""
+			if cu.Restores {
+				restore = "  alone restores G_auth"
+			}
+			lines = append(lines, wrapLine(fmt.Sprintf("  %s  %s%s%s  %s%s", shortID(sanitize.Line(cu.EdgeID), plain), sanitize.Line(cu.Src), weightArrow(cu.Weight, ""), sanitize.Line(cu.Dst), sanitize.Line(cu.Label.Rule), restore), w-2)...)
+		}
+	} else {
+		lines = append(lines, s.Title.Render("Culprits")+s.Dim.Render("  none: the selection does not diverge"))
+	}
+	return lines
 }
 
 func (m *Model) scrollRep(lines []string, h int) []string {

@@ -66,7 +66,7 @@ func init() {
 			move:    func(m *Model, d, h int) { m.logMove(d) },
 			preview: (*Model).leafPreview, selected: (*Model).leafSelected, cells: (*Model).logCells},
 		ViewActions: {name: "Actions", render: (*Model).renderActions, key: (*Model).actionsKey,
-			move:    func(m *Model, d, h int) { m.act.cur.move(d, len(m.act.rows), h-2) },
+			move:    func(m *Model, d, h int) { m.act.cur.move(d, len(m.act.rows), m.actionsListHeight(h)) },
 			preview: (*Model).actionPreview, selected: (*Model).actionSelected, cells: (*Model).actionCells},
 		ViewTimeline: {name: "Timeline", render: (*Model).renderTimeline, activate: (*Model).activateTimeline, key: (*Model).timelineKey,
 			move:    func(m *Model, d, h int) { m.timelineMove(d, h) },

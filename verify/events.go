@@ -236,8 +236,9 @@ func (v *verifier) checkEvent(rr *loader.RowRecord) {
 		v.add(phaseRows, rr.Seq, finding.ColumnMismatch, subj, fmt.Sprintf("column(s) %s of the %s row disagree with the signed %s record", strings.Join(rr.Mismatch, ", "), eventTable[rr.Kind], rr.Kind))
 		v.markEvent(subj)
 	}
-	if code, msg := v.checkSigner(rr.Raw, rr.Sig, rr.Writer, rr.KID, rr.TS); code != "" {
-		v.add(phaseRows, rr.Seq, code, subj, msg)
+	pos := v.logPos(rr.ID)
+	if code, msg := v.checkSigner(rr.Raw, rr.Sig, rr.Writer, rr.KID, rr.TS, pos); code != "" {
+		v.signerFindings(code, msg, rr.Writer, rr.KID, rr.TS, pos, func(c finding.Code, m string) { v.add(phaseRows, rr.Seq, c, subj, m) })
 		v.markEvent(subj)
 	} else if operatorKind[rr.Kind] && v.channel(rr.Writer) != record.ChannelAuthenticated {
 		v.add(phaseRows, rr.Seq, finding.OperatorNoAuthority, subj,
@@ -321,4 +322,39 @@ func (v *verifier) operatorCoverage(plain, signedRows map[string]int, cov func(s
 	if v.snap.Has(snapshot.VectorTable) {
 		cov(TableVectors, plain[TableVectors], signedRows[TableVectors], by(TableVectors))
 	}
+}
+
+func (v *verifier) gate(ctx context.Context) error {
+	events, err := v.snap.GateEvents(ctx)
+	if err != nil && !v.rowErrors(ctx, phaseGate, "gate_events", err) {
+		return err
+	}
+	v.gateEvents, v.gateErr = events, err
+	v.gateRows = len(events)
+	var re loader.RowErrors
+	if errors.As(err, &re) {
+		v.gateRows += len(re)
+	}
+	for i, g := range events {
+		if g.Verdict != snapshot.GateReject {
+			continue
+		}
+		subj := "gate " + g.ID
+		var why []string
+		if g.VersionAfter != g.VersionBefore {
+			why = append(why, fmt.Sprintf("store version advanced %d -> %d", g.VersionBefore, g.VersionAfter))
+		}
+		if id, err := record.ParseID(g.CandidateEID); err == nil {
+			if v.entryIDs.has(id) {
+				why = append(why, "the candidate is in the store")
+			}
+			if _, ok := v.leafByID.lookup(id); ok {
+				why = append(why, "the candidate is in the log")
+			}
+		}
+		if len(why) > 0 {
+			v.add(phaseGate, int64(i), finding.GateMaterialised, subj, fmt.Sprintf("rejected candidate %s left a trace: %s", g.CandidateEID, strings.Join(why, "; ")))
+		}
+	}
+	return nil
 }

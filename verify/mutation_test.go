@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"github.com/memscope/memscope/internal/evidencetest"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"golang.org/x/mod/sumdb/note"
 	_ "modernc.org/sqlite"
@@ -62,7 +64,14 @@ func mutableCopy(t *testing.T, name string) string {
 
 func runScenario(t *testing.T, dir string) *verify.Report {
 	t.Helper()
-	m, err := scenario.ReadManifest(dir)
+	return runOptions(t, scenarioOptions(t, dir))
+}
+
+// scenarioOptions are the verify options of a scenario directory's
+// manifest (its anchors and HMAC key).
+func scenarioOptions(t *testing.T, dir string) verify.Options {
+	t.Helper()
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +92,13 @@ func runScenario(t *testing.T, dir string) *verify.Report {
 			t.Fatal(err)
 		}
 	}
+	return opts
+}
+
+// runOptions runs verify, and in long runs checks that its two
+// cross-record paths agree.
+func runOptions(t *testing.T, opts verify.Options) *verify.Report {
+	t.Helper()
 	rep, err := verify.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("verify.Run: %v", err)
@@ -127,7 +143,7 @@ func withDB(t *testing.T, dir string, f func(db *sql.DB)) {
 	if strings.HasPrefix(dir, genDir) {
 		t.Fatal("refusing to open the pristine scenario read-write")
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, scenario.SnapshotFile))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +196,7 @@ func places(t *testing.T, db *sql.DB, table, key, where string) []string {
 func keysOf(t *testing.T, name, table, key, where string) []string {
 	t.Helper()
 	var out []string
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, name), scenario.SnapshotFile)+"?mode=ro&immutable=1")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, name), evidence.SnapshotFile)+"?mode=ro&immutable=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +394,7 @@ func TestChangeLeafIndex(t *testing.T) {
 func logFile(t *testing.T, dir, sub string) string {
 	t.Helper()
 	var found []string
-	filepath.WalkDir(filepath.Join(dir, scenario.LogDir, "tile", sub), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(dir, evidence.LogDir, "tile", sub), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			found = append(found, p)
 		}
@@ -433,7 +449,7 @@ func TestDamageLogFiles(t *testing.T) {
 func TestCheckpointSignedByAnotherKey(t *testing.T) {
 	t.Parallel()
 	dir := mutableCopy(t, "clean")
-	path := filepath.Join(dir, scenario.LogDir, "checkpoint")
+	path := filepath.Join(dir, evidence.LogDir, "checkpoint")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -48,8 +48,12 @@ func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
 		return nil, err
 	}
 	// Only the ids the registry needed stay: the leaf table of a big log
-	// is not needed by CheckEntry.
-	v.leafByID, v.seenLeaf, v.findings = nil, nil, nil
+	// is not needed by CheckEntry, unless a key was revoked (CheckEntry
+	// then needs each entry's log position).
+	if !v.revocations {
+		v.leafByID = nil
+	}
+	v.seenLeaf, v.findings = nil, nil
 	return &Provenance{v: v}, nil
 }
 
@@ -71,6 +75,12 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 	})
 	if err != nil {
 		return err
+	}
+	// A revoked key's validity ends at the revocation's log position, so
+	// every record's position is needed: the log is read as Run reads it.
+	v.revocations = slices.ContainsFunc(events, func(r *loader.PrincipalRow) bool { return r.Event != nil && r.Event.Op == record.OpRevoke })
+	if v.revocations {
+		return v.openLog(ctx, lv)
 	}
 	if err := v.readLog(ctx, lv, false, func(id record.ID) bool { return wanted[id] }); err != nil {
 		return err
@@ -157,6 +167,7 @@ func (v *verifier) writeSignatures(ctx context.Context) error {
 // Run puts them.
 func (p *Provenance) CheckEntry(r *loader.EntryRow) {
 	v := p.v
+	v.rep.entries.add(r.EID)
 	if r.DecodeErr != nil {
 		v.markEntry(r.EID, entryDecodeCode(r.DecodeErr))
 		v.mu.Lock()
@@ -165,7 +176,7 @@ func (p *Provenance) CheckEntry(r *loader.EntryRow) {
 		return
 	}
 	e := r.Entry
-	if code, _ := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS); code != "" {
+	if code, _ := v.checkSigner(r.Raw, e.Sig, e.Writer, e.KID, e.TS, v.logPos(e.EID)); code != "" {
 		v.markEntry(r.EID, code)
 		v.mu.Lock()
 		v.rep.BadRecords[r.EID] = true

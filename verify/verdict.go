@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/memscope/memscope/internal/present/finding"
+import (
+	"slices"
+
+	"github.com/memscope/memscope/internal/present/finding"
+)
 
 // Check is the outcome of one check on one record. NotChecked is never a
 // pass: it says there was no key to check with, or the evidence the check
@@ -11,6 +15,9 @@ const (
 	NotChecked Check = iota
 	Passed
 	Failed
+	// NotInEvidence answers for a record the evidence does not hold: there
+	// was nothing to check, which is never a pass.
+	NotInEvidence
 )
 
 func (c Check) String() string {
@@ -19,6 +26,8 @@ func (c Check) String() string {
 		return "passed"
 	case Failed:
 		return "failed"
+	case NotInEvidence:
+		return "not in this evidence"
 	}
 	return "not checked"
 }
@@ -66,8 +75,13 @@ type EntryVerdict struct {
 }
 
 // Entry returns the verdict for entry eid. Entries without findings passed
-// every check that ran.
+// every check that ran; an id that is no entry row of the evidence (of a
+// partial report: no entry given to CheckEntry) is NotInEvidence for every
+// check.
 func (r *Report) Entry(eid string) EntryVerdict {
+	if _, failed := r.EntryStatus[eid]; !failed && !r.entries.has(eid) {
+		return EntryVerdict{Signature: NotInEvidence, HMAC: NotInEvidence, Inclusion: NotInEvidence}
+	}
 	v := EntryVerdict{Signature: Passed, HMAC: NotChecked, Inclusion: NotChecked}
 	if r.HMACChecked {
 		v.HMAC = Passed
@@ -111,4 +125,16 @@ func SignatureFailed(c finding.Code) bool {
 		return true
 	}
 	return false
+}
+
+// RecordFailures lists the codes of entry eid that say its record failed
+// verification: its EntryStatus codes and, when its inclusion failed, that
+// code (kept apart in InclusionFailures). Lineage, the gate and G_auth read
+// an entry with any of them as External.
+func (r *Report) RecordFailures(eid string) []finding.Code {
+	codes := r.EntryStatus[eid].Codes
+	if c, ok := r.InclusionFailures[eid]; ok && !slices.Contains(codes, c) {
+		codes = append(slices.Clip(codes), c)
+	}
+	return codes
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
@@ -76,11 +77,23 @@ func TestVerdictsOnCleanStore(t *testing.T) {
 			t.Errorf("checkpoint %d: %+v", cv.Seq, cv)
 		}
 	}
-	v := rep.Entry("any-entry-without-findings")
-	if v.Signature != verify.Passed || v.Inclusion != verify.Passed || v.HMAC != verify.NotChecked {
-		t.Errorf("clean entry verdict %+v", v)
+	for _, eid := range keysOf(t, "clean", "entries", "eid", "") {
+		v := rep.Entry(eid)
+		if v.Signature != verify.Passed || v.Inclusion != verify.Passed || v.HMAC != verify.NotChecked {
+			t.Errorf("clean entry %s verdict %+v", eid, v)
+		}
 	}
-	m, err := scenario.ReadManifest(dir)
+	// An id the evidence does not hold passed nothing (issue 23 item 6).
+	for _, eid := range []string{"any-entry-without-findings", "019cadc9-0000-7000-8000-000000000000", ""} {
+		v := rep.Entry(eid)
+		if v.Signature != verify.NotInEvidence || v.Inclusion != verify.NotInEvidence || v.HMAC != verify.NotInEvidence {
+			t.Errorf("unknown id %q: verdict %+v, want not in this evidence", eid, v)
+		}
+		if v.Signature.String() != "not in this evidence" {
+			t.Errorf("unknown id %q reads %q", eid, v.Signature)
+		}
+	}
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

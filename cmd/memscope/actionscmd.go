@@ -8,6 +8,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/defences"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -47,6 +48,9 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", actionsUsage)
+	}
+	if refused, err := refuseNative(pos[0], storemodel.CmdActions); refused {
+		return exitUsage, err
 	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: the verdicts start from verification; usage: %s", actionsUsage)

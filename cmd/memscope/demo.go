@@ -11,8 +11,13 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/tui"
+	"github.com/memscope/memscope/tui/tuisource"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -47,7 +52,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			return exitUsage, err
 		}
 	}
-	mans, err := scenario.GenerateAll(ctx, dir, list, scenario.Options{Seed: *seed, Entries: *entries})
+	gen := scenario.Options{Seed: *seed, Entries: *entries}
+	if inspectAfter {
+		// A few seconds of work before the picker: say so, scenario by
+		// scenario, rather than show a blank screen.
+		gen.Progress = func(done, total int, name string) {
+			fmt.Fprintf(stderr, "generating scenarios in %s: %d/%d %s\n", dir, done+1, total, name)
+		}
+	}
+	mans, err := scenario.GenerateAll(ctx, dir, list, gen)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -71,7 +84,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 
 // demoReport prints the verify report of every scenario (the headless
 // counterpart of the inspector's scenario picker).
-func demoReport(ctx context.Context, dir string, mans []*scenario.Manifest, stdout io.Writer) (int, error) {
+func demoReport(ctx context.Context, dir string, mans []*evidence.Manifest, stdout io.Writer) (int, error) {
 	for _, m := range mans {
 		sdir := filepath.Join(dir, m.Name)
 		opts, err := verifyOptionsFor(sdir, m)
@@ -84,14 +97,66 @@ func demoReport(ctx context.Context, dir string, mans []*scenario.Manifest, stdo
 		}
 		fmt.Fprintf(stdout, "=== %s: %s\n    expect: %s\n", m.Name, m.Description, m.Expect)
 		writeVerifyReport(stdout, rep)
+		if err := writeHeadline(ctx, stdout, vo(opts, m.Name)); err != nil {
+			return exitUsage, err
+		}
 		fmt.Fprintln(stdout)
 	}
 	return exitOK, nil
 }
 
+// vo turns verify options into the inspector's.
+func vo(o verify.Options, title string) assemble.Options {
+	return assemble.Options{Snapshot: o.Snapshot, Log: o.Log, LogKey: o.LogKey, TrustRoots: o.TrustRoots, HMACKey: o.HMACKey, Title: title}
+}
+
+// writeHeadline prints what the inspector would lead with: every analysis's
+// findings counted (verify's PASS says nothing of a replay divergence or an
+// MWP bypass) and the most severe one in full.
+func writeHeadline(ctx context.Context, w io.Writer, opts assemble.Options) error {
+	src, err := tuisource.New(ctx, opts, true)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var last tui.Progress
+	for p := range src.Verify(ctx) {
+		last = p
+	}
+	if last.Err != nil {
+		return last.Err
+	}
+	count := map[finding.Severity]int{}
+	var head *finding.Finding
+	for i, f := range last.Findings {
+		count[f.Severity]++
+		if head == nil || sevRank(f.Severity) < sevRank(head.Severity) {
+			head = &last.Findings[i]
+		}
+	}
+	fmt.Fprintf(w, "all analyses (verify, lineage, replay, MWP): %d error(s), %d warning(s), %d info\n",
+		count[finding.SevError], count[finding.SevWarning], count[finding.SevInfo])
+	if head != nil {
+		fmt.Fprintf(w, "headline: %s %s %s: %s\n", strings.ToUpper(string(head.Severity)), head.Code,
+			sanitize.Line(head.Subject), sanitize.Line(head.Message))
+	}
+	return nil
+}
+
+// sevRank orders severities, most severe first.
+func sevRank(s finding.Severity) int {
+	switch s {
+	case finding.SevError:
+		return 0
+	case finding.SevWarning:
+		return 1
+	}
+	return 2
+}
+
 // verifyOptionsFor builds verify options from a scenario manifest's anchors.
-func verifyOptionsFor(sdir string, m *scenario.Manifest) (verify.Options, error) {
-	af := anchorFlags{anchors: filepath.Join(sdir, scenario.ManifestFile)}
+func verifyOptionsFor(sdir string, m *evidence.Manifest) (verify.Options, error) {
+	af := anchorFlags{anchors: filepath.Join(sdir, evidence.ManifestFile)}
 	if m.HMACKeyFile != "" {
 		af.hmacKey = filepath.Join(sdir, m.HMACKeyFile)
 	}

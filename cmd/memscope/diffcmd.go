@@ -21,7 +21,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const diffUsage = "memscope diff A B [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
+const diffUsage = "memscope diff A B [--queries FILE (native stores)] [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
 
 type jsonChange struct {
 	Table  string `json:"table"`
@@ -100,6 +100,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	cpB := fs.Int("b-checkpoint", 0, "take B at its M-th checkpoint (1-based; default: the latest, every row)")
 	k := fs.Int("k", 0, "top-k for the per-query selections (default: each query's own)")
 	asJSON := fs.Bool("json", false, "print JSON (streamed: changes first, then the summary)")
+	queries := fs.String("queries", "", "native stores: replay these queries on both copies (selections then and now)")
 	inspectMode := fs.Bool("inspect", false, "open the inspector's diff mode on the differences (a terminal is needed)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -108,56 +109,27 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if len(pos) != 2 {
 		return exitUsage, usagef("want two snapshots A and B; usage: %s", diffUsage)
 	}
+	if isNativeStore(pos[0]) && isNativeStore(pos[1]) {
+		return runNativeDiff(ctx, stdout, pos[0], pos[1], *queries, ef, *asJSON)
+	}
 	an, err := ef.resolve()
 	if err != nil {
 		return exitUsage, err
 	}
+	o := assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}
 	if *inspectMode {
 		if *asJSON {
 			return exitUsage, usagef("--inspect and --json exclude each other")
 		}
-		return runDiffInspector(ctx, assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k})
+		return runDiffInspector(ctx, o)
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	defer w.Flush()
-	n := 0
-	emit := func(c diff.RowChange) error {
-		if *asJSON {
-			b, err := compactJSON(changeJSON(c))
-			if err != nil {
-				return err
-			}
-			sep := ",\n    "
-			if n == 0 {
-				sep = "\n    "
-			}
-			n++
-			_, err = fmt.Fprintf(w, "%s%s", sep, b)
-			return err
-		}
-		if n == 0 {
-			fmt.Fprintf(w, "changes from A (%s) to B (%s):\n", sanitize.Line(pos[0]), sanitize.Line(pos[1]))
-		}
-		n++
-		mark := map[diff.ChangeKind]string{diff.Added: "+", diff.Removed: "-", diff.Tombstoned: "x", diff.Changed: "~"}[c.Kind]
-		note := ""
-		switch {
-		case c.Kind == diff.Removed && c.Signed:
-			note = "  ERROR: no tombstone"
-		case c.Kind == diff.Changed && c.Signed:
-			note = "  ERROR: signed record changed"
-		case c.Kind == diff.Tombstoned:
-			note = "  (tombstone in B)"
-		case !c.Signed:
-			note = "  [unsigned]: nothing proves either version"
-		}
-		_, err := fmt.Fprintf(w, "  %s %-11s %-10s %s%s\n", mark, c.Table, c.Kind, sanitize.Line(c.Key), note)
-		return err
-	}
+	em := &changeEmitter{w: w, asJSON: *asJSON, a: pos[0], b: pos[1]}
 	if *asJSON {
 		fmt.Fprintf(w, "{\n  \"a\": %q,\n  \"b\": %q,\n  \"changes\": [", sanitize.Line(pos[0]), sanitize.Line(pos[1]))
 	}
-	res, err := assemble.DiffSnapshots(ctx, assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}, emit)
+	res, err := assemble.DiffSnapshots(ctx, o, em.emit)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -166,57 +138,130 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if errs > 0 {
 		status = exitFindings
 	}
+	sum := newDiffSummary(res)
+	if *asJSON {
+		if err := sum.writeJSONTail(w, em.n, res.Report.Dropped, errs == 0); err != nil {
+			return exitUsage, err
+		}
+		return status, nil
+	}
+	sum.writeText(w, em.n, res.Report.Dropped)
+	return status, nil
+}
+
+// changeEmitter streams each row change as it is found: one compact JSON
+// object per change inside the "changes" array, or one text line.
+type changeEmitter struct {
+	w      io.Writer
+	asJSON bool
+	a, b   string
+	n      int
+}
+
+func (e *changeEmitter) emit(c diff.RowChange) error {
+	if e.asJSON {
+		b, err := compactJSON(changeJSON(c))
+		if err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if e.n == 0 {
+			sep = "\n    "
+		}
+		e.n++
+		_, err = fmt.Fprintf(e.w, "%s%s", sep, b)
+		return err
+	}
+	if e.n == 0 {
+		fmt.Fprintf(e.w, "changes from A (%s) to B (%s):\n", sanitize.Line(e.a), sanitize.Line(e.b))
+	}
+	e.n++
+	mark := map[diff.ChangeKind]string{diff.Added: "+", diff.Removed: "-", diff.Tombstoned: "x", diff.Changed: "~"}[c.Kind]
+	note := ""
+	switch {
+	case c.Kind == diff.Removed && c.Signed:
+		note = "  ERROR: no tombstone"
+	case c.Kind == diff.Changed && c.Signed:
+		note = "  ERROR: signed record changed"
+	case c.Kind == diff.Tombstoned:
+		note = "  (tombstone in B)"
+	case !c.Signed:
+		note = "  [unsigned]: nothing proves either version"
+	}
+	_, err := fmt.Fprintf(e.w, "  %s %-11s %-10s %s%s\n", mark, c.Table, c.Kind, sanitize.Line(c.Key), note)
+	return err
+}
+
+// diffSummary is what diff says after the changes: consistency, per-table
+// counts, per-query selections and findings.
+type diffSummary struct {
+	cons     jsonConsistency
+	tables   map[string]jsonCounts
+	queries  []jsonQuerySel
+	findings []finding.Finding
+}
+
+func newDiffSummary(res *assemble.DiffResult) diffSummary {
 	cp := func(c diff.Checkpoint) jsonCheckpoint {
 		return jsonCheckpoint{Present: c.Present, Size: c.Size, Root: c.Root, Signature: c.Signature, Problem: c.Problem}
 	}
-	cons := jsonConsistency{A: cp(res.Consistency.A), B: cp(res.Consistency.B), Status: res.Consistency.Status, Detail: res.Consistency.Detail}
-	tables := map[string]jsonCounts{}
+	s := diffSummary{
+		cons:     jsonConsistency{A: cp(res.Consistency.A), B: cp(res.Consistency.B), Status: res.Consistency.Status, Detail: res.Consistency.Detail},
+		tables:   map[string]jsonCounts{},
+		queries:  []jsonQuerySel{},
+		findings: res.Findings,
+	}
 	for t, c := range res.Report.Tables {
-		tables[t] = jsonCounts{Added: c.Added, Removed: c.Removed, Tombstoned: c.Tombstoned, Changed: c.Changed, Same: c.Same}
+		s.tables[t] = jsonCounts{Added: c.Added, Removed: c.Removed, Tombstoned: c.Tombstoned, Changed: c.Changed, Same: c.Same}
 	}
-	queries := []jsonQuerySel{}
 	for _, q := range res.Queries {
-		queries = append(queries, jsonQuerySel{Query: q.Query, Then: q.Then, Now: q.Now, Class: q.Class, Problem: q.Problem})
+		s.queries = append(s.queries, jsonQuerySel{Query: q.Query, Then: q.Then, Now: q.Now, Class: q.Class, Problem: q.Problem})
 	}
-	findings := res.Findings
-	if findings == nil {
-		findings = []finding.Finding{}
+	if s.findings == nil {
+		s.findings = []finding.Finding{}
 	}
-	if *asJSON {
-		if n > 0 {
-			fmt.Fprint(w, "\n  ")
+	return s
+}
+
+// writeJSONTail closes the streamed "changes" array (n changes written)
+// and writes the summary's keys.
+func (s diffSummary) writeJSONTail(w io.Writer, n, dropped int, ok bool) error {
+	if n > 0 {
+		fmt.Fprint(w, "\n  ")
+	}
+	fmt.Fprint(w, "],\n")
+	for i, part := range []struct {
+		key string
+		v   any
+	}{{"consistency", s.cons}, {"tables", s.tables}, {"queries", s.queries}, {"findings", s.findings}, {"findings_dropped", dropped}, {"ok", ok}} {
+		b, err := compactJSON(part.v)
+		if err != nil {
+			return err
 		}
-		fmt.Fprint(w, "],\n")
-		for i, part := range []struct {
-			key string
-			v   any
-		}{{"consistency", cons}, {"tables", tables}, {"queries", queries}, {"findings", findings}, {"findings_dropped", res.Report.Dropped}, {"ok", errs == 0}} {
-			b, err := compactJSON(part.v)
-			if err != nil {
-				return exitUsage, err
-			}
-			sep := ",\n"
-			if i == 5 {
-				sep = "\n"
-			}
-			fmt.Fprintf(w, "  %q: %s%s", part.key, b, sep)
+		sep := ",\n"
+		if i == 5 {
+			sep = "\n"
 		}
-		fmt.Fprintln(w, "}")
-		return status, nil
+		fmt.Fprintf(w, "  %q: %s%s", part.key, b, sep)
 	}
+	fmt.Fprintln(w, "}")
+	return nil
+}
+
+func (s diffSummary) writeText(w io.Writer, n, dropped int) {
 	if n == 0 {
 		fmt.Fprintln(w, "no rows differ")
 	}
-	fmt.Fprintf(w, "\nconsistency: %s (%s)\n", cons.Status, sanitize.Line(cons.Detail))
-	fmt.Fprintf(w, "  A: tree size %d, signature %s\n  B: tree size %d, signature %s\n", cons.A.Size, cons.A.Signature, cons.B.Size, cons.B.Signature)
+	fmt.Fprintf(w, "\nconsistency: %s (%s)\n", s.cons.Status, sanitize.Line(s.cons.Detail))
+	fmt.Fprintf(w, "  A: tree size %d, signature %s\n  B: tree size %d, signature %s\n", s.cons.A.Size, s.cons.A.Signature, s.cons.B.Size, s.cons.B.Signature)
 	fmt.Fprintf(w, "\n%-12s %6s %8s %10s %8s %8s\n", "TABLE", "ADDED", "REMOVED", "TOMBSTONED", "CHANGED", "SAME")
 	for _, t := range []string{"principals", "entries", "writes", "tombstones", "queries", "actions", "gate_events"} {
-		c := tables[t]
+		c := s.tables[t]
 		fmt.Fprintf(w, "%-12s %6d %8d %10d %8d %8d\n", t, c.Added, c.Removed, c.Tombstoned, c.Changed, c.Same)
 	}
-	if len(queries) > 0 {
+	if len(s.queries) > 0 {
 		fmt.Fprintln(w, "\nselection on G then (A) and now (B), per query in both:")
-		for _, q := range queries {
+		for _, q := range s.queries {
 			if q.Problem != "" {
 				fmt.Fprintf(w, "  %-20s not replayed: %s\n", sanitize.Line(q.Query), sanitize.Line(q.Problem))
 				continue
@@ -224,14 +269,13 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			fmt.Fprintf(w, "  %-20s %-8s then %s\n  %-20s %-8s now  %s\n", sanitize.Line(q.Query), q.Class, sanitize.Line(strings.Join(q.Then, ",")), "", "", sanitize.Line(strings.Join(q.Now, ",")))
 		}
 	}
-	fmt.Fprintf(w, "\nfindings: %d\n", len(findings))
-	for _, f := range findings {
+	fmt.Fprintf(w, "\nfindings: %d\n", len(s.findings))
+	for _, f := range s.findings {
 		fmt.Fprintf(w, "  %-7s %-30s %s: %s\n", f.Severity, f.Code, sanitize.Line(f.Subject), sanitize.Line(f.Message))
 	}
-	if res.Report.Dropped > 0 {
-		fmt.Fprintf(w, "  (%d more findings not kept)\n", res.Report.Dropped)
+	if dropped > 0 {
+		fmt.Fprintf(w, "  (%d more findings not kept)\n", dropped)
 	}
-	return status, nil
 }
 
 // maxInspectedChanges bounds the changes the diff mode holds in memory;

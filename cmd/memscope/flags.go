@@ -40,8 +40,9 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s\n\nflags:\n", usage)
-		fs.PrintDefaults()
+		printFlags(stderr, fs)
 	}
+	watchFlagSet(fs)
 	return fs
 }
 

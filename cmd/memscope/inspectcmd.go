@@ -9,8 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuisource"
 )
@@ -116,16 +116,16 @@ func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
 }
 
 // runDemoPicker opens the inspector's scenario picker over generated scenarios.
-func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain, present bool) error {
+func runDemoPicker(ctx context.Context, dir string, mans []*evidence.Manifest, plain, present bool) error {
 	opts, err := tuiOptions(plain, "")
 	if err != nil {
 		return err
 	}
 	opts.Present = present
 	var list []tui.Scenario
-	byName := map[string]*scenario.Manifest{}
+	byName := map[string]*evidence.Manifest{}
 	for _, m := range mans {
-		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect})
+		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect, Dir: filepath.Join(dir, m.Name)})
 		byName[m.Name] = m
 	}
 	open := func(name string) (tui.Source, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 
@@ -53,7 +54,7 @@ func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
 func TestVerifyScenariosJSON(t *testing.T) {
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestVerifyUnanchoredAndBadInput(t *testing.T) {
 
 func TestLineageJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "memorygraft")
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	// Without the log the labels are unverified: the structure, and "not
 	// checked" where a verdict would be (issue 23, item 7).
 	code, out, errs := runIn(t, sdir, "lineage", "snapshot.db", "--json")
@@ -218,7 +219,7 @@ func TestSweepJSON(t *testing.T) {
 
 func TestReplayJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
 	// A diverging row is an error-severity result: exit 1, as verify.
 	if code != exitFindings {
@@ -282,7 +283,7 @@ func TestReplayJSON(t *testing.T) {
 
 func TestReplayLabelsAndRestore(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
@@ -321,7 +322,7 @@ func TestVerifyOverHTTP(t *testing.T) {
 func TestActionsScenariosJSON(t *testing.T) {
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +372,7 @@ func TestActionsScenariosJSON(t *testing.T) {
 // label naming the source that decided it, and they are the culprits.
 func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
 	sdir := filepath.Join(demoDir, "peer-cites-external")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
@@ -404,7 +405,7 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 	}
 	for _, name := range names {
 		sdir := filepath.Join(demoDir, name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,13 +24,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-func storeFormats() string {
-	names := make([]string, len(storemodel.Formats))
-	for i, f := range storemodel.Formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names, "|")
-}
+func storeFormats() string { return strings.Join(stores.Formats(), "|") }
 
 // isNativeStore says whether path is a native store memscope detects.
 func isNativeStore(path string) bool {
@@ -56,6 +50,7 @@ func openStore(ctx context.Context, path, format string, ef evidenceFlags) (*sto
 // jsonStore describes a native store in every JSON output about it.
 type jsonStore struct {
 	Format     string            `json:"format"`
+	Layout     string            `json:"layout,omitempty"`
 	Root       string            `json:"root"`
 	Notice     string            `json:"notice"`
 	NotChecked []string          `json:"not_checked"`
@@ -74,7 +69,7 @@ type jsonStore struct {
 var notChecked = []string{"signatures", "principal registry", "Merkle log inclusion", "checkpoints", "tombstones"}
 
 func describeStore(st *storemodel.Store) jsonStore {
-	j := jsonStore{Format: string(st.Format), Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
+	j := jsonStore{Format: string(st.Format), Layout: st.Layout, Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
 		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Notes: st.Notes}
 	if j.Files == nil {
 		j.Files = []storemodel.File{}
@@ -98,6 +93,9 @@ func describeStore(st *storemodel.Store) jsonStore {
 // writeStoreHeader prints what was read and what could not be checked.
 func writeStoreHeader(w io.Writer, j jsonStore) {
 	fmt.Fprintf(w, "%s store %s\n", j.Format, sanitize.Line(j.Root))
+	if j.Layout != "" {
+		fmt.Fprintf(w, "  layout: %s\n", j.Layout)
+	}
 	fmt.Fprintf(w, "  %s\n", j.Notice)
 	fmt.Fprintf(w, "  not checked: %s (the store has none)\n", strings.Join(j.NotChecked, ", "))
 	for _, f := range j.Files {
@@ -157,8 +155,9 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 	if policy != "" && policy != storereplay.PolicyName {
 		return exitUsage, usagef("--policy %s: a native store has no signatures; its edges are labelled by the %s policy (sources declared by the store's own fields)", policy, storereplay.PolicyName)
 	}
-	if len(st.Nodes) == 0 {
-		return exitUsage, usagef("%s stores keep no graph: their retrieval is vector similarity over memories, which unauthenticated structure cannot change (immune: AuthSelect, arXiv:2606.12290, Table II); use verify or lineage", st.Format)
+	rd := stores.ReaderOf(st)
+	if ok, why := rd.Supports(storemodel.CmdReplay); !ok {
+		return exitUsage, usagef("%s", why)
 	}
 	g, pol, err := storereplay.Graph(st)
 	if err != nil {
@@ -182,11 +181,17 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 	fs := stores.Findings(st)
 	if !ro.asJSON {
 		writeStoreHeader(stdout, head)
-		fmt.Fprintf(stdout, "replay: %s\n\n", storereplay.Note(st.Format))
+		fmt.Fprintf(stdout, "replay: %s\n\n", rd.Replay())
 		writeFindingList(stdout, fs)
 	}
+	ro.status = func(rows []replay.Row) int {
+		if assemble.NativeReplayStatus(st, rows) != 0 {
+			return exitFindings
+		}
+		return exitOK
+	}
 	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonRow) any {
-		return jsonNativeReplay{Store: head, Findings: fs, Replay: storereplay.Note(st.Format), Rows: rows}
+		return jsonNativeReplay{Store: head, Findings: fs, Replay: rd.Replay(), Rows: rows}
 	})
 }
 
@@ -214,6 +219,8 @@ type replayOutput struct {
 	// cov labels the rows; nil: everything the store declares is
 	// unsigned.
 	cov coverageOf
+	// status grades the rows (exit code); nil: replayStatus.
+	status func([]replay.Row) int
 }
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
@@ -262,6 +269,9 @@ func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Repl
 		}
 	}
 	status := replayStatus(rows)
+	if o.status != nil {
+		status = o.status(rows)
+	}
 	if o.asJSON {
 		if wrap != nil {
 			return status, writeJSON(stdout, wrap(out))
@@ -330,12 +340,12 @@ func openNativeInspector(ctx context.Context, path, format string, nq nativeQuer
 	if err != nil {
 		return nil, err
 	}
-	if err := cert.forStore(st.Format); err != nil {
+	if err := cert.forStore(st); err != nil {
 		return nil, err
 	}
 	o := tuisource.NativeOptions{Cert: tuisource.CertParams{M: cert.m, K: cert.k, N: cert.n}, Plain: plain}
 	if hmacKey != "" {
-		if st.Format != storemodel.SMSR {
+		if stores.ReaderOf(st).Holds&storemodel.HoldsTaggedRows == 0 {
 			return nil, usagef("--hmac-key: %s stores carry no HMAC tags", st.Format)
 		}
 		an, err := (&anchorFlags{hmacKey: hmacKey}).resolve()
@@ -345,8 +355,8 @@ func openNativeInspector(ctx context.Context, path, format string, nq nativeQuer
 		o.HMACKey = an.HMAC
 	}
 	if nq.given() {
-		if len(st.Nodes) == 0 {
-			return nil, usagef("--queries: %s stores keep no graph to replay", st.Format)
+		if ok, why := stores.Supports(st, storemodel.CmdReplay); !ok {
+			return nil, usagef("--queries: %s", why)
 		}
 		g, _, err := storereplay.Graph(st)
 		if err != nil {
@@ -379,7 +389,7 @@ func (q nativeQueries) load(ctx context.Context, path string, st *storemodel.Sto
 	case q.file != "":
 		return readStoreQueries(g, q.file)
 	}
-	if st.Format != storemodel.HippoRAG {
+	if !stores.ReaderOf(st).QueryEmbeddings {
 		return nil, usagef("--query-embeddings: only HippoRAG 2 stores keep the fact and passage embeddings its retrieval scores; give --queries")
 	}
 	qes, err := hipporag.ReadQueryEmbeddings(ctx, q.embeddings)

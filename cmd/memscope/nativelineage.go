@@ -56,16 +56,14 @@ func runNativeLineage(ctx context.Context, stdout io.Writer, path, format, memor
 	if err != nil {
 		return exitUsage, err
 	}
-	if st.Format != storemodel.Mem0 {
-		if st.Format == storemodel.SMSR {
-			return exitUsage, usagef("SMSR stores record no derivation between memories: each row stands alone")
-		}
+	if ok, why := stores.Supports(st, storemodel.CmdLineage); !ok {
+		return exitUsage, usagef("%s", why)
+	}
+	if stores.ReaderOf(st).Holds&storemodel.HoldsHistory == 0 {
 		return runGraphLineage(stdout, st, memory, asJSON)
 	}
 	fs := stores.Findings(st)
-	chains, cf := mem0db.Chains(st)
-	fs = append(fs, cf...)
-	fs = append(fs, mem0db.MessageFindings(st)...)
+	chains, _ := mem0db.Chains(st)
 	out := jsonNativeLineage{Store: describeStore(st), Findings: fs, Chains: []jsonChain{}, Messages: []jsonMessage{}}
 	if memory == "" {
 		for _, m := range st.Messages {

@@ -10,9 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/smsr"
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/present/textscan"
-	"github.com/memscope/memscope/internal/readers"
-	"github.com/memscope/memscope/internal/readers/mem0db"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -48,12 +46,12 @@ func (c certFlags) check() error {
 
 // forStore refuses certificate parameters for a store that has no SMSR
 // certificate, and parameters it is not defined for.
-func (c certFlags) forStore(f storemodel.Format) error {
+func (c certFlags) forStore(st *storemodel.Store) error {
 	if !c.set {
 		return nil
 	}
-	if f != storemodel.SMSR {
-		return usagef("--smsr-m/k/n (--m/--k/--n): %s stores have no SMSR certificate", f)
+	if stores.ReaderOf(st).Holds&storemodel.HoldsTaggedRows == 0 {
+		return usagef("--smsr-m/k/n (--m/--k/--n): %s stores have no SMSR certificate", st.Format)
 	}
 	return c.check()
 }
@@ -117,20 +115,12 @@ func runNativeVerify(ctx context.Context, stdout io.Writer, path, format string,
 	if err != nil {
 		return exitUsage, err
 	}
-	if err := cert.forStore(st.Format); err != nil {
+	if err := cert.forStore(st); err != nil {
 		return exitUsage, err
 	}
 	fs := stores.Findings(st)
-	// Text that would act on a terminal is shown escaped everywhere; here
-	// it is also a finding (an error: verify exits 1 on it).
-	fs = append(fs, textscan.Store(st)...)
-	if st.Format == storemodel.Mem0 {
-		_, cf := mem0db.Chains(st)
-		fs = append(fs, cf...)
-		fs = append(fs, mem0db.MessageFindings(st)...)
-	}
 	var tags *jsonTags
-	if st.Format == storemodel.SMSR {
+	if stores.ReaderOf(st).Holds&storemodel.HoldsTaggedRows != 0 {
 		tags = &jsonTags{}
 		if hmacKey == "" {
 			tags.Why = "no --hmac-key given: tags not checked"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/idform"
 	"io"
 	"math"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
@@ -159,66 +159,98 @@ func toJSONRow(r replay.Row, text string, cov coverageOf) jsonRow {
 	return j
 }
 
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
+// replayFlags are replay's parsed flags.
+type replayFlags struct {
+	ef                                                evidenceFlags
+	nq                                                nativeQueries
+	queryID, policy, without, restore, culprits, asOf string
+	blast, blastFrom, assume, format                  string
+	k                                                 int
+	damping                                           float64
+	evictions, labels, flip, scan, asJSON             bool
+}
+
+// parseReplayFlags parses replay's arguments; a nil result means the
+// command ends with code and err (usage was already printed or is err).
+func parseReplayFlags(args []string, stderr io.Writer) (*replayFlags, string, int, error) {
+	f := &replayFlags{}
 	fs := newFlagSet("replay", replayUsage, stderr)
-	var ef evidenceFlags
-	ef.register(fs)
-	queryID := fs.String("query", "", "show one query in full")
-	k := fs.Int("k", 0, "top-k (default: each query's recorded k, else 5)")
-	damping := fs.Float64("damping", 0.5, "PPR damping (probability of following an edge)")
-	policy := fs.String("policy", "", "edge label policy: "+strings.Join(replay.PolicyNames(), ", ")+" (default "+replay.PolicyDefault+")")
-	without := fs.String("without", "", "what-if: replay on G with these edge ids removed (comma-separated)")
-	restore := fs.String("restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
-	culprits := fs.String("culprits", string(replay.CulpritsFast), "culprit search: fast (bisect the heaviest writes, then reduce; seconds at most), minimal (delta debugging over every candidate), none")
-	evictions := fs.Bool("evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
-	labels := fs.Bool("labels", false, "list every structural write with its label and the rule that decided it")
-	asOf := fs.String("as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
-	flip := fs.Bool("first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
-	scan := fs.Bool("scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
-	blast := fs.String("blast", "", "blast radius of a structural write id, or of principal:NAME (its writes and entries)")
-	blastFrom := fs.String("from", "", "with --blast principal:NAME: only its records after this time (RFC 3339 or ns)")
-	assume := fs.String("assume-compromised", "", "PRINCIPAL@TIME: treat its records after TIME as unauthenticated and show what changes")
-	asJSON := fs.Bool("json", false, "print JSON")
-	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
-	var nq nativeQueries
-	nq.register(fs)
+	f.ef.register(fs)
+	fs.StringVar(&f.queryID, "query", "", "show one query in full")
+	fs.IntVar(&f.k, "k", 0, "top-k (default: each query's recorded k, else 5)")
+	fs.Float64Var(&f.damping, "damping", 0.5, "PPR damping (probability of following an edge)")
+	fs.StringVar(&f.policy, "policy", "", "edge label policy: "+strings.Join(replay.PolicyNames(), ", ")+" (default "+replay.PolicyDefault+")")
+	fs.StringVar(&f.without, "without", "", "what-if: replay on G with these edge ids removed (comma-separated)")
+	fs.StringVar(&f.restore, "restore", "", "what-if: replay on G_auth with these unauthenticated edge ids put back (comma-separated)")
+	fs.StringVar(&f.culprits, "culprits", string(replay.CulpritsFast), "culprit search: fast (bisect the heaviest writes, then reduce; seconds at most), minimal (delta debugging over every candidate), none")
+	fs.BoolVar(&f.evictions, "evictions", false, "probe, for each passage selected on G, the smallest weight of one added no-source edge that evicts it (on by default with --query)")
+	fs.BoolVar(&f.labels, "labels", false, "list every structural write with its label and the rule that decided it")
+	fs.StringVar(&f.asOf, "as-of", "", "replay on the graph as it stood at a moment: leaf:N, a time (RFC 3339 or ts:NS) or a query id (when it ran)")
+	fs.BoolVar(&f.flip, "first-flip", false, "for each diverging query, bisect the log for the first write after which G's selection differs from G_auth's")
+	fs.BoolVar(&f.scan, "scan", false, "with --first-flip: replay after every unauthenticated write and list every interval of divergence")
+	fs.StringVar(&f.blast, "blast", "", "blast radius of a structural write id, or of principal:NAME (its writes and entries)")
+	fs.StringVar(&f.blastFrom, "from", "", "with --blast principal:NAME: only its records after this time (RFC 3339 or ns)")
+	fs.StringVar(&f.assume, "assume-compromised", "", "PRINCIPAL@TIME: treat its records after TIME as unauthenticated and show what changes")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fs.StringVar(&f.format, "format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
+	f.nq.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return exitUsage, nil
+		return nil, "", exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
+		return nil, "", exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
 	}
-	if *format != "" || isNativeStore(pos[0]) {
-		if *asOf != "" || *flip || *blast != "" || *assume != "" {
+	return f, pos[0], exitOK, nil
+}
+
+// snapshotUsageError refuses flag combinations a snapshot replay cannot
+// honour, in the order the checks always ran.
+func (f *replayFlags) snapshotUsageError() error {
+	if f.nq.given() {
+		return usagef("--queries and --query-embeddings are for native stores; a snapshot records its own queries")
+	}
+	if f.asOf != "" && (f.without != "" || f.restore != "") {
+		return usagef("--as-of cannot be combined with --without or --restore")
+	}
+	if f.ef.log == "" {
+		return usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
+	}
+	return nil
+}
+
+// light says whether the replay needs no entry beyond those the provenance
+// pass reads: replaying the queries now and as they ran does not; moments,
+// flips, blast radii, compromise assumptions and one query's actions (with
+// every defence's verdict) read every entry.
+func (f *replayFlags) light() bool {
+	return f.asOf == "" && !f.flip && f.blast == "" && f.assume == "" && f.queryID == ""
+}
+
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
+	f, snapshot, code, err := parseReplayFlags(args, stderr)
+	if f == nil {
+		return code, err
+	}
+	if f.format != "" || isNativeStore(snapshot) {
+		if f.asOf != "" || f.flip || f.blast != "" || f.assume != "" {
 			return exitUsage, usagef("--as-of, --first-flip, --blast and --assume-compromised need a log's write order; a native store has none")
 		}
-		ro := replayOutput{queryID: *queryID, without: *without, restore: *restore, labels: *labels, asJSON: *asJSON}
-		return runNativeReplay(ctx, stdout, pos[0], *format, nq, ef, ro, replay.Config{K: *k, Culprits: true, Evictions: *evictions || *queryID != "", Solve: replay.SolveOptions{Damping: *damping}}, *policy)
+		ro := replayOutput{queryID: f.queryID, without: f.without, restore: f.restore, labels: f.labels, asJSON: f.asJSON}
+		return runNativeReplay(ctx, stdout, snapshot, f.format, f.nq, f.ef, ro, replay.Config{K: f.k, Culprits: true, Evictions: f.evictions || f.queryID != "", Solve: replay.SolveOptions{Damping: f.damping}}, f.policy)
 	}
-	if nq.given() {
-		return exitUsage, usagef("--queries and --query-embeddings are for native stores; a snapshot records its own queries")
+	if err := f.snapshotUsageError(); err != nil {
+		return exitUsage, err
 	}
-	if *asOf != "" && (*without != "" || *restore != "") {
-		return exitUsage, usagef("--as-of cannot be combined with --without or --restore")
-	}
-	if ef.log == "" {
-		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", replayUsage)
-	}
-	mode, err := replay.ParseCulpritMode(*culprits)
+	mode, err := replay.ParseCulpritMode(f.culprits)
 	if err != nil {
 		return exitUsage, usagef("--culprits: %v", err)
 	}
-	// Replaying the queries now and as they ran needs no entry beyond those
-	// the provenance pass reads; moments, flips, blast radii, compromise
-	// assumptions and one query's actions (with every defence's verdict)
-	// read every entry.
-	light := *asOf == "" && !*flip && *blast == "" && *assume == "" && *queryID == ""
-	open := ef.open
-	if light {
-		open = ef.openSmall
+	open := f.ef.open
+	if f.light() {
+		open = f.ef.openSmall
 	}
-	s, err := open(ctx, pos[0], assemble.Options{K: *k, Damping: *damping, ReplayPolicy: *policy, CulpritMode: mode, Evictions: *evictions || *queryID != ""})
+	s, err := open(ctx, snapshot, assemble.Options{K: f.k, Damping: f.damping, ReplayPolicy: f.policy, CulpritMode: mode, Evictions: f.evictions || f.queryID != ""})
 	if err != nil {
 		return exitUsage, err
 	}
@@ -228,21 +260,27 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			code = warnLoadIssues(stderr, s, code)
 		}
 	}()
+	return f.replaySession(ctx, s, snapshot, stdout, stderr)
+}
+
+// replaySession replays the opened snapshot's queries (or --query's one)
+// and answers every question the flags ask of them.
+func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, snapshot string, stdout, stderr io.Writer) (int, error) {
 	rp, err := s.Replayer(ctx)
 	if err != nil {
 		return exitUsage, err
 	}
-	if *labels {
-		return exitOK, writeLabels(stdout, rp, *asJSON)
+	if f.labels {
+		return exitOK, writeLabels(stdout, rp, f.asJSON)
 	}
-	if *without != "" && *restore != "" {
+	if f.without != "" && f.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
 	}
 	qs := s.ReplayQueries()
-	if *queryID != "" {
-		id, err := idform.Resolve(queryIDs(s), *queryID)
+	if f.queryID != "" {
+		id, err := idform.Resolve(queryIDs(s), f.queryID)
 		if err != nil {
-			return exitUsage, usagef("--query: %v in %s", err, pos[0])
+			return exitUsage, usagef("--query: %v in %s", err, snapshot)
 		}
 		q, _ := s.Query(id)
 		qs = []replay.Query{q}
@@ -254,57 +292,96 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 		return exitUsage, err
 	}
 	timeReplay := s.TimeReplay
-	if light {
+	if f.light() {
 		timeReplay = func(rp *replay.Replayer) (*timeline.Replay, error) { return s.AsRanReplay(ctx, rp) }
 	}
 	tr, err := timeReplay(rp)
 	if err != nil {
 		return exitUsage, err
 	}
-	if *blast != "" || *assume != "" {
-		return runTimeQuestion(ctx, s, rp, tr, *blast, *blastFrom, *assume, *asJSON, stdout)
+	if f.blast != "" || f.assume != "" {
+		return runTimeQuestion(ctx, s, rp, tr, f.blast, f.blastFrom, f.assume, f.asJSON, stdout)
 	}
-	var cut *timeline.Cut
-	var ran []assemble.AsRanRow
-	if *asOf == "" {
-		// Each query is replayed as it ran once, for the recorded check
-		// and for its as-ran columns.
-		if ran, err = assemble.ReplayAsRan(ctx, tr, qs, func(i int) bool { return rows[i].Err == nil }); err != nil {
-			return exitUsage, err
-		}
-		assemble.ApplyAsRan(qs, rows, ran)
-	}
-	if *asOf != "" {
-		c, err := parseMoment(tr.Timeline(), *asOf)
-		if err != nil {
-			return exitUsage, err
-		}
-		cut = &c
-		for i, q := range qs {
-			if rows[i].Err != nil {
-				continue
-			}
-			if row, err := tr.At(ctx, q, c); ctx.Err() != nil {
-				return exitUsage, ctx.Err()
-			} else if err != nil {
-				rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: err}
-			} else {
-				rows[i] = row
-			}
-		}
+	cut, ran, err := f.placeRows(ctx, tr, qs, rows)
+	if err != nil {
+		return exitUsage, err
 	}
 	var removed, restored []string
-	if *without != "" {
-		if removed, err = resolveAll(writeIDs(s), strings.Split(*without, ",")); err != nil {
+	if f.without != "" {
+		if removed, err = resolveAll(writeIDs(s), strings.Split(f.without, ",")); err != nil {
 			return exitUsage, usagef("--without: %v", err)
 		}
 	}
-	if *restore != "" {
-		if restored, err = resolveAll(writeIDs(s), strings.Split(*restore, ",")); err != nil {
+	if f.restore != "" {
+		if restored, err = resolveAll(writeIDs(s), strings.Split(f.restore, ",")); err != nil {
 			return exitUsage, usagef("--restore: %v", err)
 		}
 	}
+	out, err := f.outputRows(ctx, s, rp, tr, qs, rows, ran, cut, removed, restored)
+	if err != nil {
+		return exitUsage, err
+	}
+	status := replayStatus(rows)
+	// Names that print alike are said once, on stderr (the JSON answer is
+	// the rows): the table shows each escaped, and each resolves to itself.
+	for _, c := range s.GraphCollisions() {
+		fmt.Fprintf(stderr, "memscope: warning: %s %s: %s\n", c.Code, sanitize.Line(c.Subject), sanitize.Safe(c.Message))
+	}
+	if f.queryID != "" && len(out) == 1 {
+		acts, err := s.ActionVerdicts(ctx)
+		if err != nil {
+			return exitUsage, err
+		}
+		for _, a := range actionRows(s, acts) {
+			if a.Query == out[0].Query {
+				out[0].Actions = append(out[0].Actions, a)
+			}
+		}
+	}
+	if f.asJSON {
+		return status, writeJSON(stdout, out)
+	}
+	f.writeReplayText(stdout, rows, out, cut, removed != nil || restored != nil)
+	return status, nil
+}
+
+// placeRows either replays every query as it ran (once, for the recorded
+// check and the as-ran columns) or, with --as-of, replaces each row by the
+// query replayed on the graph as it stood at that moment.
+func (f *replayFlags) placeRows(ctx context.Context, tr *timeline.Replay, qs []replay.Query, rows []replay.Row) (*timeline.Cut, []assemble.AsRanRow, error) {
+	if f.asOf == "" {
+		ran, err := assemble.ReplayAsRan(ctx, tr, qs, func(i int) bool { return rows[i].Err == nil })
+		if err != nil {
+			return nil, nil, err
+		}
+		assemble.ApplyAsRan(qs, rows, ran)
+		return nil, ran, nil
+	}
+	c, err := parseMoment(tr.Timeline(), f.asOf)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, q := range qs {
+		if rows[i].Err != nil {
+			continue
+		}
+		if row, err := tr.At(ctx, q, c); ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		} else if err != nil {
+			rows[i] = replay.Row{QueryID: q.ID, K: q.K, Class: diff.Failed, Err: err}
+		} else {
+			rows[i] = row
+		}
+	}
+	return &c, nil, nil
+}
+
+// outputRows turns the replayed rows into --json rows with their as-of or
+// as-ran columns, first flips and what-ifs. A query whose as-ran replay
+// fails becomes a FAILED row in rows too, so the exit status sees it.
+func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *replay.Replayer, tr *timeline.Replay, qs []replay.Query, rows []replay.Row, ran []assemble.AsRanRow, cut *timeline.Cut, removed, restored []string) ([]jsonRow, error) {
 	out := make([]jsonRow, len(rows))
+	var err error
 	for i, r := range rows {
 		out[i] = toJSONRow(r, qs[i].Text, s.Coverage)
 		if r.Err != nil {
@@ -326,41 +403,27 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			out[i].AsRan = asRan
 			out[i].RecordedMismatch = asRan.RecordedMismatch
 		}
-		if *flip && r.Class == diff.Diverge && cut == nil {
-			if out[i].FirstFlip, err = firstFlip(ctx, s, tr, qs[i], r, *scan); err != nil {
-				return exitUsage, err
+		if f.flip && r.Class == diff.Diverge && cut == nil {
+			if out[i].FirstFlip, err = firstFlip(ctx, s, tr, qs[i], r, f.scan); err != nil {
+				return nil, err
 			}
 		}
 		if removed != nil || restored != nil {
 			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, s.Coverage); err != nil {
-				return exitUsage, err
+				return nil, err
 			}
 		}
 	}
-	status := replayStatus(rows)
-	// Names that print alike are said once, on stderr (the JSON answer is
-	// the rows): the table shows each escaped, and each resolves to itself.
-	for _, f := range s.GraphCollisions() {
-		fmt.Fprintf(stderr, "memscope: warning: %s %s: %s\n", f.Code, sanitize.Line(f.Subject), sanitize.Safe(f.Message))
-	}
-	if *queryID != "" && len(out) == 1 {
-		acts, err := s.ActionVerdicts(ctx)
-		if err != nil {
-			return exitUsage, err
-		}
-		for _, a := range actionRows(s, acts) {
-			if a.Query == out[0].Query {
-				out[0].Actions = append(out[0].Actions, a)
-			}
-		}
-	}
-	if *asJSON {
-		return status, writeJSON(stdout, out)
-	}
+	return out, nil
+}
+
+// writeReplayText prints replay's text answer: the table (or one query's
+// detail), first flips, what-ifs and the actions that followed --query.
+func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out []jsonRow, cut *timeline.Cut, whatIf bool) {
 	if cut != nil {
 		fmt.Fprintf(stdout, "as of %s (placed by %s)\n\n", cut.Desc, cut.Placed)
 	}
-	if *queryID == "" {
+	if f.queryID == "" {
 		writeReplayTable(stdout, out)
 	}
 	for _, r := range out {
@@ -368,18 +431,17 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 			writeFlip(stdout, r.Query, r.FirstFlip)
 		}
 	}
-	if *queryID != "" || removed != nil || restored != nil {
+	if f.queryID != "" || whatIf {
 		for i, r := range rows {
 			writeReplayDetail(stdout, r, out[i])
 		}
 	}
-	if *queryID != "" && len(out) == 1 {
+	if f.queryID != "" && len(out) == 1 {
 		fmt.Fprintf(stdout, "\nactions that followed this query's selection: %d\n", len(out[0].Actions))
 		for _, a := range out[0].Actions {
 			writeActionDetail(stdout, a)
 		}
 	}
-	return status, nil
 }
 
 // replayStatus is exit 1 when the rows carry an error-severity finding

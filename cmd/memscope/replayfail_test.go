@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/evidencetest"
-	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
 // A query that cannot be replayed is a FAILED row and an error: replay
 // exits 1 even when every other query replays SAME (issue 23, item 12).
 func TestReplayFailedQueryExitsOne(t *testing.T) {
 	src := filepath.Join(demoDir, "clean")
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	if code, _, errs := runIn(t, src, append([]string{"replay", "snapshot.db"}, anchors...)...); code != exitOK {
 		t.Fatalf("premise: clean replay exits %d: %s", code, errs)
 	}
@@ -42,7 +42,7 @@ func TestReplayFailedQueryExitsOne(t *testing.T) {
 // rank 1, as in the paper's Figure 4 (issue 23, item 12).
 func TestAuthSelectSubstituteIsChatwin(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	code, out, errs := runIn(t, sdir, "actions", "snapshot.db", "--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile)
+	code, out, errs := runIn(t, sdir, "actions", "snapshot.db", "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile)
 	if code == exitUsage || !strings.Contains(out, "substitute passage:chatwin (rank 1 on G_auth") {
 		t.Errorf("exit %d %s\n%s", code, errs, out)
 	}
@@ -79,7 +79,7 @@ func TestPrintedIDsAreUnambiguous(t *testing.T) {
 		}
 	}
 	db.Close()
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	_, out, errs := runIn(t, dst, append([]string{"replay", "snapshot.db"}, anchors...)...)
 	for _, printed := range []string{"Acme<U+200B> ", `Acme\<U+200B> `} {
 		if !strings.Contains(out, "\n"+printed) {

@@ -134,10 +134,16 @@ func readBuild() (build, bool) {
 	b := build{version: "(devel)"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return b, false
+		if version != "" {
+			b.version = version
+		}
+		return b, version != ""
 	}
 	if bi.Main.Version != "" {
 		b.version = bi.Main.Version
+	}
+	if version != "" {
+		b.version = version // -ldflags -X main.version: the documented build
 	}
 	b.goVersion = bi.GoVersion
 	for _, s := range bi.Settings {

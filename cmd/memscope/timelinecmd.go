@@ -83,6 +83,9 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", timelineUsage)
 	}
+	if isNativeStore(pos[0]) {
+		return runNativeTimeline(ctx, stdout, pos[0], ef, *asJSON)
+	}
 	var f timeline.Filter
 	if *from != "" {
 		if f.From, err = parseWhen(*from); err != nil {

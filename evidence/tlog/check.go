@@ -46,6 +46,21 @@ const maxNodeProblems = 4
 // problem and returns them all; the error is for bad arguments or a
 // cancelled context.
 func (r *Reader) Check(ctx context.Context, size uint64, root []byte) ([]Problem, error) {
+	return r.CheckWith(ctx, size, root, nil)
+}
+
+// BundleFunc receives, in bundle order, the entries of each entry bundle
+// Check read: the very bytes it hashed into the recomputed tree (err is set,
+// and entries nil, for a bundle that could not be read).
+type BundleFunc func(index uint64, entries [][]byte, err error)
+
+// CheckWith is Check handing each bundle's entries to each as they are
+// hashed (each may be nil). A caller that needs the leaves uses these
+// instead of reading the bundles again: a server may answer a second read
+// of the same bundle with other bytes, and only the bytes hashed here are
+// the ones the root vouches for. each runs on Check's goroutine and may
+// keep the slices.
+func (r *Reader) CheckWith(ctx context.Context, size uint64, root []byte, each BundleFunc) ([]Problem, error) {
 	if len(root) != HashSize {
 		return nil, fmt.Errorf("check: root is %d bytes, want %d", len(root), HashSize)
 	}
@@ -87,6 +102,9 @@ func (r *Reader) Check(ctx context.Context, size uint64, root []byte) ([]Problem
 		// Fresh per bundle: the compact range may keep a leaf hash slice.
 		leafHashes := make([]byte, 0, f.width*HashSize)
 		first := f.index * layout.EntryBundleWidth
+		if each != nil {
+			each(f.index, f.entries, f.err)
+		}
 		if f.err == nil {
 			for _, e := range f.entries {
 				leafHashes = append(leafHashes, rfc6962.DefaultHasher.HashLeaf(e)...)
@@ -96,6 +114,7 @@ func (r *Reader) Check(ctx context.Context, size uint64, root []byte) ([]Problem
 			c.add(Problem{Resource: layout.EntriesPath(f.index, uint8(f.width%layout.EntryBundleWidth)), Level: -1, Index: f.index, Width: f.width, Leaf: first, HasLeaf: true, What: f.err.Error()})
 			// Keep the upper levels checkable: stand in the stored leaf
 			// hashes for the unreadable bundle.
+			c.unreadable = true
 			stored, err := r.tileHashes(ctx, 0, f.index, f.width)
 			if err != nil {
 				c.add(Problem{Resource: layout.TilePath(0, f.index, uint8(f.width%layout.TileWidth)), Level: 0, Index: f.index, Width: f.width, Leaf: first, HasLeaf: true,
@@ -126,6 +145,10 @@ func (r *Reader) Check(ctx context.Context, size uint64, root []byte) ([]Problem
 	}
 	if !bytes.Equal(got, root) {
 		c.add(Problem{Resource: "root", Level: -1, What: fmt.Sprintf("root of %d leaves recomputed from the entry bundles is %x, expected %x", size, got, root)})
+		return c.problems, nil
+	}
+	if !c.unreadable {
+		r.repair(c.repairs)
 	}
 	return c.problems, nil
 }
@@ -144,6 +167,11 @@ type checker struct {
 	ready      [][2]uint64          // tiles completed by the last bundle
 	bundlePath string               // bundle the current level-0 hashes came from ("" if stand-in)
 	problems   []Problem
+	// repairs holds the recomputed hashes of the stored tiles that
+	// disagree with them, and unreadable is set when a bundle could not
+	// be read (its stored hashes stood in): see Reader.repair.
+	repairs    map[tileKey][]byte
+	unreadable bool
 }
 
 func (c *checker) add(p Problem) { c.problems = append(c.problems, p) }
@@ -191,11 +219,17 @@ func (c *checker) compare(ctx context.Context, level, index uint64, want []byte)
 	leavesPerNode := uint64(1) << (level * layout.TileHeight)
 	firstLeaf := index * layout.TileWidth * leavesPerNode
 	got, err := c.r.tileHashes(ctx, level, index, width)
-	if err != nil {
-		c.add(Problem{Resource: path, Level: int(level), Index: index, Width: width, Leaf: firstLeaf, HasLeaf: true, What: err.Error()})
+	if err == nil && bytes.Equal(got, want) {
 		return
 	}
-	if bytes.Equal(got, want) {
+	if len(c.repairs) < maxRepairedTiles {
+		if c.repairs == nil {
+			c.repairs = map[tileKey][]byte{}
+		}
+		c.repairs[tileKey{level, index, width}] = bytes.Clone(want)
+	}
+	if err != nil {
+		c.add(Problem{Resource: path, Level: int(level), Index: index, Width: width, Leaf: firstLeaf, HasLeaf: true, What: err.Error()})
 		return
 	}
 	bad := 0

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/transparency-dev/tessera/api/layout"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // Every read of a log resource is bounded in bytes and, over HTTP, in time:
@@ -62,9 +64,6 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// ErrTooLarge says a resource was longer than its cap.
-var ErrTooLarge = errors.New("over the size limit")
-
 // readCapped reads at most max bytes from rd; one more is an error.
 func readCapped(rd io.Reader, max int64, name string) ([]byte, error) {
 	return readCappedSized(rd, max, name, 0)
@@ -81,7 +80,7 @@ func readCappedSized(rd io.Reader, max int64, name string, size int64) ([]byte, 
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if int64(buf.Len()) > max {
-		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooLarge)
+		return nil, &evidence.TooLargeError{Name: name, Max: max}
 	}
 	return buf.Bytes(), nil
 }
@@ -159,7 +158,7 @@ func (d *dirFetcher) read(rel string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file (%s): not read", p, st.Mode().Type())
 	}
 	if st.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit: %w", p, st.Size(), max, ErrTooLarge)
+		return nil, &evidence.TooLargeError{Name: p, Size: st.Size(), Max: max}
 	}
 	f, err := os.Open(abs)
 	if err != nil {
@@ -251,7 +250,7 @@ func (h *httpFetcher) get(ctx context.Context, rel string, max int64) ([]byte, e
 		return nil, fmt.Errorf("get %s: HTTP status %d", u, resp.StatusCode)
 	}
 	if resp.ContentLength > max {
-		return nil, fmt.Errorf("get %s: Content-Length %d, over the %d-byte limit: %w", u, resp.ContentLength, max, ErrTooLarge)
+		return nil, &evidence.TooLargeError{Name: "get " + u.String(), What: "Content-Length", Size: resp.ContentLength, Max: max}
 	}
 	// The idle limit: each pause between body bytes restarts a timer that
 	// cancels the request when it fires.

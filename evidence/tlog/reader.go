@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
@@ -34,6 +35,9 @@ type Reader struct {
 	checkpointErr error
 	bundleWorkers uint
 	tiles         *tileCache
+	seen          *fingerprints // what each tile and bundle read answered
+	repairMu      sync.Mutex
+	repaired      map[tileKey][]byte // see repair
 }
 
 // Leaf is one log entry with its index. Data is not reused by the reader
@@ -61,7 +65,7 @@ func OpenWith(ctx context.Context, location string, o Options) (*Reader, error) 
 	if o.TileCache > 0 {
 		tiles = o.TileCache
 	}
-	r := &Reader{location: location, tiles: newTileCache(tiles)}
+	r := &Reader{location: location, tiles: newTileCache(tiles), seen: newFingerprints()}
 	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
 		u, err := url.Parse(location)
 		if err != nil {
@@ -165,7 +169,9 @@ func (r *Reader) tileHashes(ctx context.Context, level, index uint64, width int)
 		}
 		return nil, fmt.Errorf("hash tile %s: holds %d hashes, tree needs %d (truncated or padded)", r.where(path), len(raw)/HashSize, want)
 	}
-	return raw[:width*HashSize], nil
+	used := raw[:width*HashSize]
+	r.seen.remember(resourceKey{int(level), index, width}, used)
+	return used, nil
 }
 
 // bundleEntries returns the first width entries of entry bundle index,
@@ -203,7 +209,9 @@ func (r *Reader) bundle(ctx context.Context, index uint64, width int) ([][]byte,
 		first := index*layout.EntryBundleWidth + uint64(min(len(entries), want))
 		return nil, path, nil, fmt.Errorf("entry bundle %s: holds %d entries, its name says %d (leaf %d onwards missing or extra)", r.where(path), len(entries), want, first)
 	}
-	return entries[:width], path, raw, nil
+	entries = entries[:width]
+	r.seen.remember(resourceKey{-1, index, width}, bundlePrefix(raw, entries))
+	return entries, path, raw, nil
 }
 
 // splitBundle parses a tlog-tiles entry bundle (2-byte big-endian length,
@@ -283,7 +291,7 @@ func (r *Reader) node(ctx context.Context, id compact.NodeID, size uint64) ([]by
 	if width == 0 {
 		width = layout.TileWidth
 	}
-	t, err := r.tiles.get(ctx, tileKey{tLevel, tIndex, width}, r.tileHashes)
+	t, err := r.tiles.get(ctx, tileKey{tLevel, tIndex, width}, r.provenTileHashes)
 	if err != nil {
 		return nil, err
 	}

@@ -160,12 +160,27 @@ func TestCheckDetectsTampering(t *testing.T) {
 			}
 			if tc.badProofLeaf >= 0 {
 				i := uint64(tc.badProofLeaf)
-				p, err := r.InclusionProof(ctx, i, tamperN)
-				if err == nil {
-					err = VerifyInclusion(leaves[i], i, tamperN, p, cp.Root)
+				proves := func(r *Reader) bool {
+					p, err := r.InclusionProof(ctx, i, tamperN)
+					return err == nil && VerifyInclusion(leaves[i], i, tamperN, p, cp.Root) == nil
 				}
-				if err == nil {
-					t.Errorf("inclusion proof of leaf %d still verifies", i)
+				fresh, err := Open(ctx, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if proves(fresh) {
+					t.Errorf("inclusion proof of leaf %d from the stored tiles still verifies", i)
+				}
+				// After Check: when only hash tiles were damaged, the
+				// bundles reached the root and the proof uses the
+				// recomputed hashes (the leaf is in the signed tree);
+				// otherwise nothing was repaired.
+				tilesOnly := true
+				for _, p := range probs {
+					tilesOnly = tilesOnly && p.Level >= 0
+				}
+				if got := proves(r); got != tilesOnly {
+					t.Errorf("after Check, inclusion proof of leaf %d verifies: %v; want %v (only hash tiles damaged: %v)", i, got, tilesOnly, tilesOnly)
 				}
 			}
 		})

@@ -105,3 +105,49 @@ func (c *tileCache) get(ctx context.Context, k tileKey, fetch func(context.Conte
 	c.mu.Unlock()
 	return t, nil
 }
+
+// maxRepairedTiles bounds the tiles Check may repair (8 KiB each, 32 MiB in
+// all): past it, proofs use the stored tiles and fail where they are wrong.
+const maxRepairedTiles = 4096
+
+// repair replaces, for every later proof, the stored hash tiles that Check
+// found wrong by the hashes it recomputed from the entry bundles. Check
+// calls it only when those bundles hash up to the root it was asked to
+// verify, so the recomputed hashes are the signed tree's: a record whose
+// leaf is in an intact bundle is then proven included even when a stored
+// tile above it was corrupted (the corruption itself is Check's problem
+// report). Without this, one flipped hash fails the proof of every leaf
+// whose path crosses it.
+func (r *Reader) repair(tiles map[tileKey][]byte) {
+	if len(tiles) == 0 {
+		return
+	}
+	r.repairMu.Lock()
+	if r.repaired == nil {
+		r.repaired = map[tileKey][]byte{}
+	}
+	for k, h := range tiles {
+		if len(r.repaired) >= maxRepairedTiles {
+			break
+		}
+		r.repaired[k] = h
+	}
+	r.repairMu.Unlock()
+	r.tiles.mu.Lock()
+	for k := range tiles {
+		delete(r.tiles.tiles, k)
+	}
+	r.tiles.mu.Unlock()
+}
+
+// provenTileHashes is tileHashes for proofs: a tile Check repaired is
+// answered from its recomputed hashes.
+func (r *Reader) provenTileHashes(ctx context.Context, level, index uint64, width int) ([]byte, error) {
+	r.repairMu.Lock()
+	h, ok := r.repaired[tileKey{level, index, width}]
+	r.repairMu.Unlock()
+	if ok {
+		return h, nil
+	}
+	return r.tileHashes(ctx, level, index, width)
+}

@@ -149,7 +149,7 @@ func (r *Reader) CheckLeaf(ctx context.Context, leafHash []byte, index, size uin
 	if err := r.checkSize(size); err != nil {
 		return false, fmt.Errorf("inclusion proof of leaf %d: %w", index, err)
 	}
-	t, err := r.tiles.get(ctx, tileKey{0, tileIdx, layout.TileWidth}, r.tileHashes)
+	t, err := r.tiles.get(ctx, tileKey{0, tileIdx, layout.TileWidth}, r.provenTileHashes)
 	if err != nil {
 		return false, fmt.Errorf("inclusion proof of leaf %d at size %d: %w", index, size, err)
 	}

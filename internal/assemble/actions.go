@@ -159,7 +159,7 @@ func (s *Session) actionQueries(ctx context.Context, rep *verify.Report, need ma
 		pool := poolOf(q)
 		qv.Pool = len(pool)
 		for _, n := range pool {
-			if eid := entryOf[n]; eid != "" && len(rep.EntryStatus[eid].Codes) > 0 {
+			if eid := entryOf[n]; eid != "" && len(rep.RecordFailures(eid)) > 0 {
 				qv.Failing++
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/memscope/memscope/internal/present/dagdraw"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
 )
@@ -117,7 +118,7 @@ func (s *Session) relative(r lineage.Relative, labels []lineage.Trust) Relative 
 func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 	var dg dagdraw.Graph
 	for i, n := range nb.Nodes {
-		label := shortID(n.ID)
+		label := idform.Short(n.ID)
 		if n.Index >= 0 {
 			row := s.RowOf(n.Index)
 			c, err := s.Content(context.Background(), row)
@@ -133,16 +134,6 @@ func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 		dg.Edges = append(dg.Edges, dagdraw.Edge{Parent: e.Parent, Child: e.Child, Weight: e.Weight, Strong: e.Strong})
 	}
 	return dg
-}
-
-// shortID keeps the head and the tail of an id: UUIDv7s written close
-// together share their leading timestamp digits, so the tail tells them
-// apart.
-func shortID(id string) string {
-	if len(id) <= 14 {
-		return id
-	}
-	return id[:8] + "…" + id[len(id)-5:]
 }
 
 // Preview cuts s to at most n bytes on a character boundary, marking the

@@ -1,4 +1,4 @@
-// Package inspect runs memscope's analyses together over one snapshot and
+// Package assemble runs memscope's analyses together over one snapshot and
 // log: it loads the evidence once through the loader, and hands the
 // records to verify, lineage and replay. The CLI's --json output and the
 // terminal inspector both read their facts from here, so the two never

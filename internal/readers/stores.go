@@ -9,7 +9,6 @@ package stores
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,82 +22,97 @@ import (
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
+// registry lists every store format memscope reads, in the order
+// detection tries them (a HippoRAG 2 save directory also holds parquet
+// files, so it goes before GraphRAG; an SMSR file before Mem0's). Adding a
+// format is its own folder plus one line here.
+var registry = []storemodel.Reader{
+	hipporag.Reader,
+	lightrag.NanoReader,
+	lightrag.Reader,
+	graphrag.Reader,
+	smsrdb.Reader,
+	mem0db.Reader,
+}
+
+// Readers returns the registered formats in detection order.
+func Readers() []storemodel.Reader { return append([]storemodel.Reader(nil), registry...) }
+
+// Formats names every registered format, in detection order.
+func Formats() []string {
+	names := make([]string, len(registry))
+	for i, r := range registry {
+		names[i] = string(r.Format)
+	}
+	return names
+}
+
+// Lookup returns the registered reader of format f.
+func Lookup(f storemodel.Format) (storemodel.Reader, bool) {
+	for _, r := range registry {
+		if r.Format == f {
+			return r, true
+		}
+	}
+	return storemodel.Reader{}, false
+}
+
+// ReaderOf returns the reader that opened st. Every store comes from a
+// registered reader, so a miss is a programming error; it is answered
+// with a reader that holds nothing and supports only verify.
+func ReaderOf(st *storemodel.Store) storemodel.Reader {
+	if r, ok := Lookup(st.Format); ok {
+		return r
+	}
+	return storemodel.Reader{Format: st.Format, Name: string(st.Format)}
+}
+
+// Supports says whether st's format supports command c, and why not.
+func Supports(st *storemodel.Store, c storemodel.Command) (bool, string) {
+	return ReaderOf(st).Supports(c)
+}
+
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (storemodel.Format, error) {
-	for _, f := range storemodel.Formats {
-		if string(f) == strings.ToLower(s) {
-			return f, nil
-		}
+	if r, ok := Lookup(storemodel.Format(strings.ToLower(s))); ok {
+		return r.Format, nil
 	}
-	names := make([]string, len(storemodel.Formats))
-	for i, f := range storemodel.Formats {
-		names[i] = string(f)
-	}
-	return "", fmt.Errorf("unknown store format %q (known: %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown store format %q (known: %s)", s, strings.Join(Formats(), ", "))
 }
 
-// Detect tells a native store's format from its contents. ok is false when
-// path is none of them (a memscope snapshot, for instance).
+// Detect tells a native store's format from its contents: the store at
+// path or the one store below it (Resolve). ok is false when there is
+// none (a memscope snapshot, for instance).
 func Detect(path string) (storemodel.Format, bool) {
-	// Only files and directories are sniffed: opening a FIFO or a device
-	// to look at it would block or never end.
-	if st, err := os.Stat(path); err != nil || !(st.Mode().IsRegular() || st.IsDir()) {
-		return "", false
-	}
-	if hipporag.Looks(path) {
-		return storemodel.HippoRAG, true
-	}
-	if lightrag.Looks(path) {
-		return storemodel.LightRAG, true
-	}
-	if graphrag.Looks(path) {
-		return storemodel.GraphRAG, true
-	}
-	if smsrdb.Looks(path) {
-		return storemodel.SMSR, true
-	}
-	if mem0db.Looks(path) {
-		return storemodel.Mem0, true
-	}
-	return "", false
+	f, err := Resolve(path)
+	return f.Format, err == nil
 }
 
-// Open reads a store of the given format ("" detects it).
+// Open reads a store of the given format ("" detects it, also below path:
+// Resolve).
 func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.Store, error) {
 	if f == "" {
-		var ok bool
-		if f, ok = Detect(path); !ok {
-			return nil, fmt.Errorf("%s: not a store memscope can read natively (%s); name the format with --format", path, known())
+		found, err := Resolve(path)
+		if err != nil {
+			return nil, err
 		}
+		path, f = found.Path, found.Format
+	}
+	r, ok := Lookup(f)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown store format %q", path, f)
 	}
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		path = abs
 	}
-	switch f {
-	case storemodel.HippoRAG:
-		return hipporag.Open(ctx, path)
-	case storemodel.LightRAG:
-		return lightrag.Open(ctx, path)
-	case storemodel.GraphRAG:
-		return graphrag.Open(ctx, path)
-	case storemodel.SMSR:
-		return smsrdb.Open(ctx, path)
-	case storemodel.Mem0:
-		return mem0db.Open(ctx, path)
-	}
-	return nil, fmt.Errorf("%s: unknown store format %q", path, f)
+	return r.Open(ctx, path)
 }
 
-func known() string {
-	var names []string
-	for _, f := range storemodel.Formats {
-		names = append(names, string(f))
-	}
-	return strings.Join(names, ", ")
-}
-
-// Findings turns what the reader found into findings, STORE_UNSIGNED first.
+// Findings turns what the reader found into findings, STORE_UNSIGNED
+// first, then the format's own analyses (Reader.Findings) and the text
+// scan: the CLI, the JSON, the inspector and the report all start from
+// this one list, so they count the same.
 func Findings(st *storemodel.Store) []finding.Finding {
 	out := []finding.Finding{finding.New(finding.StoreUnsigned, string(st.Format)+" store "+sanitize.Line(st.Root),
 		storemodel.Unsigned+"; signatures, registry, log and checkpoints: not checked (the store has none)")}
@@ -109,5 +123,10 @@ func Findings(st *storemodel.Store) []finding.Finding {
 		}
 		out = append(out, finding.New(is.Code, sanitize.Line(subject), sanitize.Line(is.Message)))
 	}
-	return out
+	if r := ReaderOf(st); r.Findings != nil {
+		out = append(out, r.Findings(st)...)
+	}
+	// Text a terminal would act on is shown escaped everywhere; here it is
+	// also a finding, in the one list every output shows.
+	return append(out, TextFindings(st)...)
 }

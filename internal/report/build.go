@@ -221,7 +221,22 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 	if err != nil {
 		return err
 	}
-	ln := &c.Lineage
+	buildLineageSummary(&c.Lineage, s, sum, tau, fc, lim)
+	rows, err := s.ActionVerdicts(ctx)
+	if err != nil {
+		return err
+	}
+	gateByAction := map[string]lineage.GateResult{}
+	for _, g := range gate {
+		gateByAction[g.Action] = g
+	}
+	refusedActions := buildActionRows(&c.Actions, s, rows, gateByAction, lim)
+	return buildRefusedLineage(&c.Lineage, s, refusedActions, gateByAction, labels, lim)
+}
+
+// buildLineageSummary fills the lineage section's family counts and
+// laundered memories.
+func buildLineageSummary(ln *LineageSection, s *assemble.Session, sum *assemble.LineageSummary, tau float64, fc bool, lim Limits) {
 	ln.Tau, ln.FailClosed = tau, fc
 	for t := lineage.Trusted; t <= lineage.External; t++ {
 		ln.Counts = append(ln.Counts, FamilyCount{Family: t.String(), Count: sum.Counts[t.String()]})
@@ -239,28 +254,25 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 		ln.Launder = append(ln.Launder, row)
 	}
 
-	rows, err := s.ActionVerdicts(ctx)
-	if err != nil {
-		return err
+}
+
+// refusedByTitles names, by title, the defences that refuse the action.
+func refusedByTitles(r defences.Row) []string {
+	var out []string
+	for _, d := range r.RefusedBy() {
+		out = append(out, defenceTitle[d])
 	}
-	ac := &c.Actions
+	return out
+}
+
+// buildActionRows fills the actions section and answers the actions a
+// defence or the lineage gate refuses, in the section's order.
+func buildActionRows(ac *ActionsSection, s *assemble.Session, rows []defences.Row, gateByAction map[string]lineage.GateResult, lim Limits) []defences.Row {
 	ac.Total = len(rows)
 	for _, d := range defences.Names {
 		ac.Defences = append(ac.Defences, defenceTitle[d])
 	}
 	ac.Rows = []ActionRow{}
-	gateByAction := map[string]lineage.GateResult{}
-	for _, g := range gate {
-		gateByAction[g.Action] = g
-	}
-	// refusedBy names, by title, the defences that refuse the action.
-	refusedBy := func(r defences.Row) []string {
-		var out []string
-		for _, d := range r.RefusedBy() {
-			out = append(out, defenceTitle[d])
-		}
-		return out
-	}
 	// Dispatched actions a defence refuses first, then other refusals,
 	// then the rest, each in recorded order.
 	order := make([]int, len(rows))
@@ -269,9 +281,9 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 	}
 	rank := func(r defences.Row) int {
 		switch {
-		case r.Dispatched && len(refusedBy(r)) > 0:
+		case r.Dispatched && len(refusedByTitles(r)) > 0:
 			return 0
-		case len(refusedBy(r)) > 0:
+		case len(refusedByTitles(r)) > 0:
 			return 1
 		}
 		return 2
@@ -280,7 +292,7 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 	var refusedActions []defences.Row
 	for _, i := range order {
 		r := rows[i]
-		by := refusedBy(r)
+		by := refusedByTitles(r)
 		if r.Dispatched {
 			ac.Dispatched++
 		}
@@ -311,6 +323,13 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 	}
 	ac.Shown = len(ac.Rows)
 
+	return refusedActions
+}
+
+// buildRefusedLineage draws the lineage of every refused action's
+// justifying entries, the untrusted ones first.
+func buildRefusedLineage(ln *LineageSection, s *assemble.Session, refusedActions []defences.Row, gateByAction map[string]lineage.GateResult, labels []lineage.Trust, lim Limits) error {
+	tau, fc := s.Opts.Tau, s.Opts.FailClosed
 	ln.Refused = []RefusedLineage{}
 	for _, r := range refusedActions {
 		ln.RefusedAll++
@@ -319,7 +338,7 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 		}
 		g := gateByAction[r.Action]
 		rl := RefusedLineage{Action: Text(r.Action), Tool: Text(r.Tool), Verdict: g.Verdict.String(), Dispatched: r.Dispatched, Reason: Text(g.Reason),
-			RefusedBy: refusedBy(r), Entries: []EntryLineage{}}
+			RefusedBy: refusedByTitles(r), Entries: []EntryLineage{}}
 		// Every justifying entry, the untrusted ones first.
 		just := slices.Clone(g.Entries)
 		sort.SliceStable(just, func(a, b int) bool { return untrustedEntry(just[a]) && !untrustedEntry(just[b]) })

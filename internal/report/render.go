@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
@@ -63,12 +64,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":   func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
 	"sub":   func(a, b int) int { return a - b },
 	"upper": strings.ToUpper,
-	"short": func(h string) string {
-		if len(h) > 16 {
-			return h[:16] + "…"
-		}
-		return h
-	},
+	"short": func(h string) string { return idform.Head(h, 16) },
 	"levelText": func(l Level) string {
 		switch l {
 		case LevelCompromise:

@@ -18,16 +18,6 @@ func composeVerdict(c *Case) Verdict {
 		}
 	}
 	in, rp, ac, ln := c.Integrity, c.Replay, c.Actions, c.Lineage
-	say := func(format string, a ...any) {
-		v.Paragraph = append(v.Paragraph, Span{Plain: fmt.Sprintf(format, a...)})
-	}
-	// Quotes are capped: a long (or hostile) value must not push the
-	// verdict off the first screen; sections 5 and 6 quote in full.
-	quote := func(t Text) {
-		q := Text(cutRunes(string(t), maxQuote))
-		v.Paragraph = append(v.Paragraph, Span{Quote: &q})
-	}
-
 	compromise := in.Errors > 0 || rp.Diverge > 0 || ac.Refused > 0 || ln.Laundering > 0
 	switch {
 	case compromise:
@@ -37,10 +27,27 @@ func composeVerdict(c *Case) Verdict {
 	default:
 		v.Level = LevelNoFinding
 	}
+	v.Headline = verdictHeadline(c, pinned)
+	vp := &verdictParagraph{v: &v}
+	vp.replay(rp)
+	vp.actions(ac)
+	vp.lineageAndIntegrity(c, pinned, unanchored)
+	verdictCertaintyAndTodo(&v, c, pinned, unanchored)
+	v.KeyFacts = []Fact{
+		{Label: "Integrity errors", Value: fmt.Sprintf("%d", in.Errors), Alert: in.Errors > 0},
+		{Label: "Diverging queries", Value: fmt.Sprintf("%d of %d", rp.Diverge, rp.Queries), Alert: rp.Diverge > 0},
+		{Label: "IFC-blind", Value: fmt.Sprintf("%d", rp.IFCBlind), Alert: rp.IFCBlind > 0},
+		{Label: "Dispatched, a defence refuses", Value: fmt.Sprintf("%d of %d", ac.Refused, ac.Dispatched), Alert: ac.Refused > 0},
+		{Label: "Anchors", Value: anchorsFact(pinned, unanchored), Alert: !pinned},
+	}
+	return v
+}
 
-	// What was found, most consequential first: a changed selection or a
-	// refused action is what the agent did; integrity errors are what was
-	// done to the evidence.
+// verdictHeadline says what was found, most consequential first: a changed
+// selection or a refused action is what the agent did; integrity errors
+// are what was done to the evidence.
+func verdictHeadline(c *Case, pinned bool) string {
+	in, rp, ac, ln := c.Integrity, c.Replay, c.Actions, c.Lineage
 	var heads []string
 	if rp.Diverge > 0 {
 		heads = append(heads, "unauthenticated graph structure changed what the agent selected")
@@ -56,90 +63,125 @@ func composeVerdict(c *Case) Verdict {
 	}
 	switch {
 	case len(heads) > 0:
-		v.Headline = capitalise(joinAnd(heads)) + "."
+		return capitalise(joinAnd(heads)) + "."
 	case pinned:
-		v.Headline = "No finding: the checks memscope ran found nothing wrong."
+		return "No finding: the checks memscope ran found nothing wrong."
 	default:
-		v.Headline = "No finding, but not checked: the trust anchors came from the evidence itself."
+		return "No finding, but not checked: the trust anchors came from the evidence itself."
 	}
+}
 
+// verdictParagraph builds the verdict's paragraph span by span.
+type verdictParagraph struct{ v *Verdict }
+
+func (vp *verdictParagraph) say(format string, a ...any) {
+	vp.v.Paragraph = append(vp.v.Paragraph, Span{Plain: fmt.Sprintf(format, a...)})
+}
+
+// quote quotes an evidence value, capped: a long (or hostile) value must
+// not push the verdict off the first screen; sections 5 and 6 quote in
+// full.
+func (vp *verdictParagraph) quote(t Text) {
+	q := Text(cutRunes(string(t), maxQuote))
+	vp.v.Paragraph = append(vp.v.Paragraph, Span{Quote: &q})
+}
+
+// replay says what the selection replay found: the first diverging query
+// and its culprits, or that every query selects the same passages.
+func (vp *verdictParagraph) replay(rp ReplaySection) {
 	if rp.Diverge > 0 && len(rp.Details) > 0 {
 		d := rp.Details[0]
-		say("For the query ")
-		quote(d.Text)
-		say(" (%s), the agent's graph selection over the full memory graph G gives a different top-%d than over the authenticated graph G_auth", string(d.ID), d.K)
+		vp.say("For the query ")
+		vp.quote(d.Text)
+		vp.say(" (%s), the agent's graph selection over the full memory graph G gives a different top-%d than over the authenticated graph G_auth", string(d.ID), d.K)
 		if news := newOn(d.G); len(news) > 0 {
-			say(": %s only because of unauthenticated structure", plural(len(news), "passage was selected", "passages were selected"))
+			vp.say(": %s only because of unauthenticated structure", plural(len(news), "passage was selected", "passages were selected"))
 		}
-		say(". ")
+		vp.say(". ")
 		if d.IFCBlind {
-			say("Every passage it selected is itself authenticated, so a check of retrieved records' provenance passes this query (IFC-blind); only replaying the selection shows it. ")
+			vp.say("Every passage it selected is itself authenticated, so a check of retrieved records' provenance passes this query (IFC-blind); only replaying the selection shows it. ")
 		}
 		if len(d.Culprits) > 0 {
 			writers := culpritWriters(d.Culprits)
-			say("Removing %s restores the authenticated selection", plural(len(d.Culprits), "structural write", "structural writes"))
+			vp.say("Removing %s restores the authenticated selection", plural(len(d.Culprits), "structural write", "structural writes"))
 			if len(writers) > 0 {
-				say(" (written by ")
+				vp.say(" (written by ")
 				for i, w := range writers {
 					if i > 0 {
-						say(", ")
+						vp.say(", ")
 					}
-					quote(w)
+					vp.quote(w)
 				}
-				say(")")
+				vp.say(")")
 			}
-			say(". ")
+			vp.say(". ")
 		}
 		if rp.Diverge > 1 {
-			say("In all, %d of %d stored queries diverge (%d IFC-blind). ", rp.Diverge, rp.Queries, rp.IFCBlind)
+			vp.say("In all, %d of %d stored queries diverge (%d IFC-blind). ", rp.Diverge, rp.Queries, rp.IFCBlind)
 		}
 	} else if rp.Available {
-		say("Replaying the %d stored queries on G and on G_auth selects the same passages for each (%d in a different order). ", rp.Queries, rp.Reorder)
+		vp.say("Replaying the %d stored queries on G and on G_auth selects the same passages for each (%d in a different order). ", rp.Queries, rp.Reorder)
 	}
+}
+
+// actions names the first dispatched actions a defence refuses.
+func (vp *verdictParagraph) actions(ac ActionsSection) {
 	if ac.Refused > 0 {
-		say("%s dispatched although a defence would have refused %s: ", plural(ac.Refused, "action was", "actions were"), pick(ac.Refused, "it", "them"))
+		vp.say("%s dispatched although a defence would have refused %s: ", plural(ac.Refused, "action was", "actions were"), pick(ac.Refused, "it", "them"))
 		n := 0
 		for _, r := range ac.Rows {
 			if !r.Alert || n >= 3 {
 				continue
 			}
 			if n > 0 {
-				say("; ")
+				vp.say("; ")
 			}
-			quote(r.ID)
-			say(" (")
-			quote(r.Tool)
-			say(", refused by %s)", joinAnd(r.RefusedBy))
+			vp.quote(r.ID)
+			vp.say(" (")
+			vp.quote(r.Tool)
+			vp.say(", refused by %s)", joinAnd(r.RefusedBy))
 			n++
 		}
 		if ac.Refused > n {
-			say(" and %d more", ac.Refused-n)
+			vp.say(" and %d more", ac.Refused-n)
 		}
-		say(". ")
+		vp.say(". ")
 		if ac.Headlines > 0 {
-			say("%s IFC-blind: checking the provenance of %s justification passes, and only re-selecting on G_auth (AuthSelect) refuses %s. ",
+			vp.say("%s IFC-blind: checking the provenance of %s justification passes, and only re-selecting on G_auth (AuthSelect) refuses %s. ",
 				plural(ac.Headlines, "action is", "actions are"), pick(ac.Headlines, "its", "their"), pick(ac.Headlines, "it", "them"))
 		}
 	}
+}
+
+// lineageAndIntegrity says what lineage found and how the evidence's own
+// integrity checks came out.
+func (vp *verdictParagraph) lineageAndIntegrity(c *Case, pinned bool, unanchored []string) {
+	in, ln := c.Integrity, c.Lineage
 	if ln.Laundering > 0 {
-		say("%s recorded as more trusted than %s lineage allows. ", plural(ln.Laundering, "memory is", "memories are"), pick(ln.Laundering, "its", "their"))
+		vp.say("%s recorded as more trusted than %s lineage allows. ", plural(ln.Laundering, "memory is", "memories are"), pick(ln.Laundering, "its", "their"))
 	}
 	switch {
 	case in.Errors > 0:
-		say("The evidence itself fails %s in %s", plural(in.Errors, "integrity check", "integrity checks"), plural(countErrorGroups(in), "root cause", "root causes"))
+		vp.say("The evidence itself fails %s in %s", plural(in.Errors, "integrity check", "integrity checks"), plural(countErrorGroups(in), "root cause", "root causes"))
 		if g := firstErrorGroup(in); g != nil {
-			say("; the first: ")
-			quote(g.Headline)
+			vp.say("; the first: ")
+			vp.quote(g.Headline)
 		} else {
-			say(".")
+			vp.say(".")
 		}
-		say(" ")
+		vp.say(" ")
 	case pinned:
-		say("Every signature, registration, log inclusion and checkpoint memscope checked holds against the anchors the investigator supplied. ")
+		vp.say("Every signature, registration, log inclusion and checkpoint memscope checked holds against the anchors the investigator supplied. ")
 	default:
-		say("No integrity check failed, but the %s came from the evidence itself (unanchored), so those checks are not checked against anything outside it. ", strings.Join(unanchored, " and "))
+		vp.say("No integrity check failed, but the %s came from the evidence itself (unanchored), so those checks are not checked against anything outside it. ", strings.Join(unanchored, " and "))
 	}
 
+}
+
+// verdictCertaintyAndTodo says how far the verdict can be relied on and
+// what the investigator should do next.
+func verdictCertaintyAndTodo(v *Verdict, c *Case, pinned bool, unanchored []string) {
+	in, rp, ac, ln := c.Integrity, c.Replay, c.Actions, c.Lineage
 	if pinned {
 		v.Certainty = "Signatures, log inclusion and checkpoints are checked against trust anchors supplied from outside the evidence. The selection replay recomputes Personalized PageRank exactly from the stored reset vectors; culprit sets are 1-minimal (removing them restores G_auth), not proven smallest."
 	} else {
@@ -168,14 +210,6 @@ func composeVerdict(c *Case) Verdict {
 		v.Todo = append(v.Todo, "No action is needed on this evidence. Keep this report with the evidence: the SHA-256 values in section 2 tie it to the exact files.")
 	}
 
-	v.KeyFacts = []Fact{
-		{Label: "Integrity errors", Value: fmt.Sprintf("%d", in.Errors), Alert: in.Errors > 0},
-		{Label: "Diverging queries", Value: fmt.Sprintf("%d of %d", rp.Diverge, rp.Queries), Alert: rp.Diverge > 0},
-		{Label: "IFC-blind", Value: fmt.Sprintf("%d", rp.IFCBlind), Alert: rp.IFCBlind > 0},
-		{Label: "Dispatched, a defence refuses", Value: fmt.Sprintf("%d of %d", ac.Refused, ac.Dispatched), Alert: ac.Refused > 0},
-		{Label: "Anchors", Value: anchorsFact(pinned, unanchored), Alert: !pinned},
-	}
-	return v
 }
 
 // maxQuote is the most characters of one evidence value the verdict quotes.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/internal/analyses/mwp"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
@@ -198,6 +199,16 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		if err == nil {
 			findings = append(findings, assemble.LineageFindings(sum)...)
 		}
+		// The MWP non-formation audit memscope exposure and the report
+		// print: cheap (no draws), so its findings are listed with the
+		// others rather than only after the Exposure view computes.
+		// It fails only when the snapshot cannot be read, as exposure does.
+		in, err := mwp.Collect(ctx, src.s.Snap, nil, rep)
+		if err != nil {
+			fail(fmt.Errorf("MWP audit: %w", err))
+			return
+		}
+		findings = append(findings, mwp.Audit(in).Findings...)
 		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
 		if res, err := src.replay(ctx); err == nil {
 			// Recordings are checked against the graph each query ran on.

@@ -58,7 +58,7 @@ func (src *Source) ExposureExtras(ctx context.Context) (*tui.ExposureExtras, err
 	if err != nil {
 		return nil, err
 	}
-	out := &tui.ExposureExtras{SMSR: ex.StoreSMSR, SMSRBasis: exposurecase.StoreSMSRBasis, EquiMemCaveat: exposurecase.EquiMemCaveat}
+	out := &tui.ExposureExtras{SMSR: ex.StoreSMSR, SMSRBasis: exposurecase.StoreSMSRBasis, EquiMemCaveat: exposurecase.EquiMemCaveat, MWP: exposurecase.MWPJSON(ex.MWP)}
 	if e := ex.EquiMem; e != nil {
 		out.EquiMemSummary = fmt.Sprintf("%d writes (BFS depth %d); top decile (%d lowest) holds %d of %d replay culprits and %d of %d unauthenticated writes",
 			len(e.Writes), e.Depth, e.TopDecile, e.CulpritsInTopDecile, e.Culprits, e.UnauthInDecile, e.Unauthenticated)

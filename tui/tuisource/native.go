@@ -37,6 +37,7 @@ import (
 // Native is a tui.Source over a native store read by package stores.
 type Native struct {
 	st      *storemodel.Store
+	reader  storemodel.Reader // the registry's entry for st's format
 	title   string
 	rows    []tui.EntryRow
 	index   map[string]int
@@ -86,7 +87,7 @@ var DefaultCert = CertParams{M: 20, K: 5, N: 5}
 // NewNative builds the inspector's view of st. It does no IO: the store is
 // already read.
 func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
-	n := &Native{st: st, title: string(st.Format) + " store " + st.Root, index: map[string]int{}, hmacKey: o.HMACKey, tagOpts: o.Tags, cert: o.Cert, plain: o.Plain}
+	n := &Native{st: st, reader: stores.ReaderOf(st), title: string(st.Format) + " store " + st.Root, index: map[string]int{}, hmacKey: o.HMACKey, tagOpts: o.Tags, cert: o.Cert, plain: o.Plain}
 	if n.cert == (CertParams{}) {
 		n.cert = DefaultCert
 	}
@@ -103,16 +104,15 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 		n.queries = o.Queries
 		n.prov = storelineage.New(st)
 		n.graphRows()
-	case st.Format == storemodel.Mem0:
+	case n.holds(storemodel.HoldsHistory):
 		chains, fs := mem0db.Chains(st)
 		fs = append(fs, mem0db.MessageFindings(st)...)
-		n.found = append(n.found, fs...)
 		n.chains = map[string]mem0db.Chain{}
 		for _, c := range chains {
 			n.chains[c.MemoryID] = c
 		}
 		n.mem0Rows(fs)
-	case st.Format == storemodel.SMSR:
+	case n.holds(storemodel.HoldsTaggedRows):
 		n.smsrRows()
 	}
 	for i, r := range n.rows {
@@ -120,6 +120,9 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 	}
 	return n, nil
 }
+
+// holds says whether the store's format fills part h of the model.
+func (n *Native) holds(h storemodel.Holds) bool { return n.reader.Holds&h != 0 }
 
 // graphRows: one row per node. A node that an edge nothing in the store
 // explains touches is flagged (the edge is in the findings and the detail).
@@ -226,13 +229,13 @@ func (n *Native) Overview() tui.Overview {
 		"labels: no entry carries a trust label of its own, so every entry is shown External (fail-closed)")
 	switch {
 	case n.rp != nil:
-		o.Notes = append(o.Notes, "entries are the graph's nodes; replay: "+storereplay.Note(st.Format))
+		o.Notes = append(o.Notes, "entries are the graph's nodes; replay: "+n.reader.Replay())
 		if len(n.queries) == 0 {
 			o.Notes = append(o.Notes, "no --queries: the store keeps no queries, so the replay view is empty")
 		}
-	case st.Format == storemodel.Mem0:
+	case n.holds(storemodel.HoldsHistory):
 		o.Notes = append(o.Notes, "entries are history events, then the recent messages per scope; actor and role are the store's claims; enter shows a memory's version chain")
-	case st.Format == storemodel.SMSR:
+	case n.holds(storemodel.HoldsTaggedRows):
 		if n.hmacKey == nil {
 			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked",
 				fmt.Sprintf("SMSR certificate (m=%d k=%d n=%d): not computed: t, the rows that fail, needs the tags checked (--hmac-key)", n.cert.M, n.cert.K, n.cert.N))
@@ -261,7 +264,7 @@ func (n *Native) EntryCount() int { return len(n.rows) }
 // has run it.
 func (n *Native) Entry(i int) tui.EntryRow {
 	r := n.rows[i]
-	if n.st.Format != storemodel.SMSR {
+	if !n.holds(storemodel.HoldsTaggedRows) {
 		return r
 	}
 	n.mu.Lock()
@@ -304,7 +307,7 @@ func (n *Native) Verify(ctx context.Context) <-chan tui.Progress {
 		defer close(ch)
 		fs := append([]finding.Finding(nil), n.found...)
 		var err error
-		if n.st.Format == storemodel.SMSR && n.hmacKey != nil {
+		if n.holds(storemodel.HoldsTaggedRows) && n.hmacKey != nil {
 			ch <- tui.Progress{Stage: "hmac tags", Total: len(n.st.Memories)}
 			var res []smsrdb.TagResult
 			var tf []finding.Finding
@@ -323,7 +326,7 @@ func (n *Native) Verify(ctx context.Context) <-chan tui.Progress {
 			ch <- tui.Progress{Stage: "replay", Total: len(n.queries)}
 			var rows []replay.Row
 			if rows, err = n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0)); err == nil {
-				fs = append(fs, assemble.ReplayFindings(rows)...)
+				fs = append(fs, assemble.NativeReplayFindings(n.st, rows)...)
 			}
 		}
 		n.mu.Lock()
@@ -363,14 +366,14 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f("edge "+e.ID, fmt.Sprintf("%s, weight %g (%d stored edge(s)), sources: %s", e.Kind, e.Weight, e.Parts, src))
 		}
-	case n.st.Format == storemodel.Mem0 && i >= len(n.st.Versions):
+	case n.holds(storemodel.HoldsHistory) && i >= len(n.st.Versions):
 		m := n.st.Messages[i-len(n.st.Versions)]
 		for _, kv := range [][2]string{{"message id", m.ID}, {"session_scope", m.Scope}, {"role (claimed)", m.Role}, {"name (claimed)", m.Name},
 			{"content", m.Content}, {"created_at", m.CreatedAt}, {"rowid", strconv.FormatInt(m.Row, 10)},
 			{"use", "the next add() in this scope reads the 10 most recent messages as context (get_last_messages)"}} {
 			f(kv[0], kv[1])
 		}
-	case n.st.Format == storemodel.Mem0:
+	case n.holds(storemodel.HoldsHistory):
 		v := n.st.Versions[i]
 		for _, kv := range [][2]string{{"history id", v.ID}, {"memory_id", v.MemoryID}, {"event", v.Event}, {"old_memory", v.Old}, {"new_memory", v.New},
 			{"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt}, {"is_deleted", strconv.FormatBool(v.Deleted)},
@@ -384,7 +387,7 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f(fmt.Sprintf("chain %d", j+1), fmt.Sprintf("%s %s by %s: %s", cv.Event, orDash(cv.UpdatedAt, cv.CreatedAt), claimedBy(cv.Actor, cv.Role), text))
 		}
-	case n.st.Format == storemodel.SMSR:
+	case n.holds(storemodel.HoldsTaggedRows):
 		m := n.st.Memories[i]
 		tag := m.Tag
 		if m.TagNull {
@@ -432,7 +435,8 @@ func (n *Native) Lineage(ctx context.Context, id string, tau float64) (tui.Linea
 // Replay implements tui.Source: every --queries query on G and G_auth.
 func (n *Native) Replay(ctx context.Context) (tui.ReplayView, error) {
 	if n.rp == nil {
-		return tui.ReplayView{}, fmt.Errorf("%s stores keep no graph: retrieval is vector similarity over memories, which unauthenticated structure cannot change", n.st.Format)
+		_, why := n.reader.Supports(storemodel.CmdReplay)
+		return tui.ReplayView{}, fmt.Errorf("%s", why)
 	}
 	rows, err := n.rp.ReplayAll(ctx, n.queries, runtime.GOMAXPROCS(0))
 	if err != nil {
@@ -458,7 +462,8 @@ func (n *Native) Replay(ctx context.Context) (tui.ReplayView, error) {
 // WhatIf implements tui.Source.
 func (n *Native) WhatIf(ctx context.Context, queryID string, remove []string) (replay.WhatIf, error) {
 	if n.rp == nil {
-		return replay.WhatIf{}, fmt.Errorf("%s stores keep no graph", n.st.Format)
+		_, why := n.reader.Supports(storemodel.CmdReplay)
+		return replay.WhatIf{}, fmt.Errorf("%s", why)
 	}
 	for _, q := range n.queries {
 		if q.ID == queryID {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/storelineage"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/tui"
@@ -43,12 +44,10 @@ func (t *treeRows) add(id, row string) {
 	t.ids = append(t.ids, id)
 }
 
+// short keeps more of a native store's id than idform.Short: their ids are
+// words (entity names, chunk hashes) rather than UUIDv7s.
 func short(id string) string {
-	id = sanitize.Line(id)
-	if r := []rune(id); len(r) > 22 {
-		return string(r[:14]) + "…" + string(r[len(r)-6:])
-	}
-	return id
+	return idform.Shorten(sanitize.Line(id), 14, 6, idform.Ellipsis)
 }
 
 func text(s string, n int) string { return sanitize.Line(assemble.Preview(s, n)) }
@@ -66,7 +65,7 @@ func (n *Native) declaredLineage(id string, tau float64) (tui.LineageView, error
 	switch {
 	case n.rp != nil:
 		return n.graphLineage(lv)
-	case n.st.Format == storemodel.Mem0:
+	case n.holds(storemodel.HoldsHistory):
 		return n.mem0Lineage(lv)
 	}
 	lv.Declared = "nothing to draw: " + storemodel.Unsigned

@@ -19,6 +19,7 @@ import (
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/dagdraw"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
@@ -316,10 +317,10 @@ func keyDetail(pinned, fromSnapshot string) string {
 
 func rootDetail(s *assemble.Session) string {
 	if len(s.Opts.TrustRoots) > 0 {
-		return hex.EncodeToString(s.Opts.TrustRoots[0][:8]) + "…"
+		return idform.Head(hex.EncodeToString(s.Opts.TrustRoots[0]), 16)
 	}
 	if r := s.Meta["root_keys"]; len(r) >= 16 {
-		return r[:16] + "…"
+		return idform.Head(r, 16)
 	}
 	return ""
 }
@@ -330,8 +331,8 @@ func (src *Source) EntryCount() int { return src.s.Loaded() }
 // Entry implements tui.Source.
 func (src *Source) Entry(i int) tui.EntryRow {
 	e := src.s.EntryAt(i)
-	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS,
-		Preview: src.preview(i), Suspicious: e.Flags}
+	r := tui.EntryRow{ID: e.ID, Writer: e.Writer, Recorded: e.Recorded, Recomputed: e.Recorded, TimeNS: e.TS, Suspicious: e.Flags}
+	r.Preview, r.PreviewPending = src.preview(i)
 	if e.DecodeErr != nil {
 		r.Status = tui.Failed
 	}

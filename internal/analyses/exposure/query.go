@@ -53,45 +53,10 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	if err != nil {
 		return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
 	}
-	s := &qstate{e: e, k: k, r: r}
-	nodes := e.g.Nodes()
-	for v, m := range r {
-		if m > 0 {
-			s.rsup = append(s.rsup, int32(v))
-		}
+	s, err := e.newQState(q, k, r)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.seeds = seedsOf(s.rsup, r, func(v int32) bool { return !e.isP[v] })
-	if len(s.seeds) == 0 {
-		s.seeds = seedsOf(s.rsup, r, func(int32) bool { return true })
-	}
-	s.dense = make([]float64, len(nodes))
-	for id, sc := range q.DenseScores {
-		v, ok := e.g.NodeIndex(id)
-		if !ok || !e.isP[v] || math.IsNaN(sc) || math.IsInf(sc, 0) {
-			return nil, nil, fmt.Errorf("query %q: dense score for %q, which is not a passage node or not finite", q.ID, id)
-		}
-		s.dense[v] = sc
-		s.pool = append(s.pool, int32(v))
-	}
-	slices.Sort(s.pool)
-	s.hasD = len(s.pool) > 0
-	s.dTop = rankBy(s.pool, func(v int32) float64 { return s.dense[v] }, k)
-	bmScores := e.bm.scores(q.Text)
-	var bmList []int32
-	for v := range bmScores {
-		bmList = append(bmList, v)
-	}
-	slices.Sort(bmList)
-	denseRank := rankBy(s.pool, func(v int32) float64 { return s.dense[v] }, len(s.pool))
-	bmRank := rankBy(bmList, func(v int32) float64 { return bmScores[v] }, len(bmList))
-	fused := fuse(denseRank, bmRank)
-	var fusedC []int32
-	for v := range fused {
-		fusedC = append(fusedC, v)
-	}
-	slices.Sort(fusedC)
-	s.rrfTop = rankBy(fusedC, func(v int32) float64 { return fused[v] }, k)
-	s.center = centerOf(e.g, q, r)
 
 	out := make([]QueryResult, len(e.opt.Selectors))
 	curves := make([][]float64, len(e.opt.Selectors))
@@ -178,6 +143,52 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 		}
 	}
 	return out, curves, nil
+}
+
+// newQState prepares a query's selections that do not depend on the
+// graph: its reset support and seeds, dense and BM25 rankings, their
+// reciprocal-rank fusion and the query's centre node.
+func (e *env) newQState(q replay.Query, k int, r []float64) (*qstate, error) {
+	s := &qstate{e: e, k: k, r: r}
+	nodes := e.g.Nodes()
+	for v, m := range r {
+		if m > 0 {
+			s.rsup = append(s.rsup, int32(v))
+		}
+	}
+	s.seeds = seedsOf(s.rsup, r, func(v int32) bool { return !e.isP[v] })
+	if len(s.seeds) == 0 {
+		s.seeds = seedsOf(s.rsup, r, func(int32) bool { return true })
+	}
+	s.dense = make([]float64, len(nodes))
+	for id, sc := range q.DenseScores {
+		v, ok := e.g.NodeIndex(id)
+		if !ok || !e.isP[v] || math.IsNaN(sc) || math.IsInf(sc, 0) {
+			return nil, fmt.Errorf("query %q: dense score for %q, which is not a passage node or not finite", q.ID, id)
+		}
+		s.dense[v] = sc
+		s.pool = append(s.pool, int32(v))
+	}
+	slices.Sort(s.pool)
+	s.hasD = len(s.pool) > 0
+	s.dTop = rankBy(s.pool, func(v int32) float64 { return s.dense[v] }, k)
+	bmScores := e.bm.scores(q.Text)
+	var bmList []int32
+	for v := range bmScores {
+		bmList = append(bmList, v)
+	}
+	slices.Sort(bmList)
+	denseRank := rankBy(s.pool, func(v int32) float64 { return s.dense[v] }, len(s.pool))
+	bmRank := rankBy(bmList, func(v int32) float64 { return bmScores[v] }, len(bmList))
+	fused := fuse(denseRank, bmRank)
+	var fusedC []int32
+	for v := range fused {
+		fusedC = append(fusedC, v)
+	}
+	slices.Sort(fusedC)
+	s.rrfTop = rankBy(fusedC, func(v int32) float64 { return fused[v] }, k)
+	s.center = centerOf(e.g, q, r)
+	return s, nil
 }
 
 // seedsOf returns up to maxSeeds reset-support nodes passing keep, by

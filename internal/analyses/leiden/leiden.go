@@ -341,39 +341,8 @@ func moveNodesFast(ctx context.Context, g *Graph, member []int32, gamma float64,
 	if n == 0 || total == 0 {
 		return false
 	}
-	tot := make([]float64, n) // total degree per community id
-	size := make([]int32, n)
-	for v := 0; v < n; v++ {
-		tot[member[v]] += g.degree[v]
-		size[member[v]]++
-	}
-	if ov != nil {
-		for v, d := range ov.deg {
-			tot[member[v]] += d
-		}
-	}
-	var empty []int32
-	for c := n - 1; c >= 0; c-- {
-		if size[c] == 0 {
-			empty = append(empty, int32(c))
-		}
-	}
-	queue := make([]int32, 0, n)
-	inQ := make([]bool, n)
-	if frontier == nil {
-		queue = append(queue, singletons(n)...)
-	} else {
-		for _, v := range frontier {
-			if !inQ[v] {
-				queue = append(queue, v)
-				inQ[v] = true
-			}
-		}
-	}
-	rng.Shuffle(len(queue), func(i, j int) { queue[i], queue[j] = queue[j], queue[i] })
-	for _, v := range queue {
-		inQ[v] = true
-	}
+	tot, size, empty := communityTotals(g, member, ov)
+	queue, inQ := moveQueue(n, frontier, rng)
 	wTo := make([]float64, n)
 	var touched []int32
 	moved := false
@@ -456,6 +425,52 @@ func moveNodesFast(ctx context.Context, g *Graph, member []int32, gamma float64,
 		}
 	}
 	return moved
+}
+
+// communityTotals answers each community id's total degree (with the
+// overlay's) and size, and the ids no node holds (highest first, so the
+// lowest is taken first).
+func communityTotals(g *Graph, member []int32, ov *overlay) (tot []float64, size []int32, empty []int32) {
+	n := g.n
+	tot = make([]float64, n)
+	size = make([]int32, n)
+	for v := 0; v < n; v++ {
+		tot[member[v]] += g.degree[v]
+		size[member[v]]++
+	}
+	if ov != nil {
+		for v, d := range ov.deg {
+			tot[member[v]] += d
+		}
+	}
+	for c := n - 1; c >= 0; c-- {
+		if size[c] == 0 {
+			empty = append(empty, int32(c))
+		}
+	}
+	return tot, size, empty
+}
+
+// moveQueue is the shuffled queue of nodes to visit (every node, or the
+// frontier without repeats) and which nodes are in it.
+func moveQueue(n int, frontier []int32, rng *rand.Rand) ([]int32, []bool) {
+	queue := make([]int32, 0, n)
+	inQ := make([]bool, n)
+	if frontier == nil {
+		queue = append(queue, singletons(n)...)
+	} else {
+		for _, v := range frontier {
+			if !inQ[v] {
+				queue = append(queue, v)
+				inQ[v] = true
+			}
+		}
+	}
+	rng.Shuffle(len(queue), func(i, j int) { queue[i], queue[j] = queue[j], queue[i] })
+	for _, v := range queue {
+		inQ[v] = true
+	}
+	return queue, inQ
 }
 
 // refine is the Leiden paper's RefinePartition with greedy merging: start

@@ -19,8 +19,19 @@ func ids(xs []record.ID) []string {
 	return out
 }
 
-// Collect reads the audit's input from a snapshot. Records that do not
-// decode are skipped (verify reports them); leaves is the set of record ids
+// rowsRead keeps the rows a table read when only some rows were malformed
+// (loader.RowErrors: verify reports each as ROW_MALFORMED); any other
+// error stops the audit.
+func rowsRead(err error) error {
+	var bad loader.RowErrors
+	if errors.As(err, &bad) {
+		return nil
+	}
+	return err
+}
+
+// Collect reads the audit's input from a snapshot. Records and rows that
+// do not decode are skipped (verify reports them); leaves is the set of record ids
 // with a log leaf, nil when the log was not read. rep is the store's
 // verification: only meta values its signed configuration verified
 // (Report.Config) decide anything, and its coverage labels the gate events
@@ -41,7 +52,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 	config(snapshot.MetaGateMediatedSince, &in.MediatedSince, &in.MediatedSinceClaim, &in.MediatedSinceLabel)
 	config(snapshot.MetaStoreVersion, &in.StoreVersion, &in.StoreVersionClaim, &in.StoreVersionLabel)
 	gates, err := s.GateEvents(ctx)
-	if err != nil {
+	if err := rowsRead(err); err != nil {
 		return in, err
 	}
 	if rep != nil {
@@ -91,7 +102,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 		return in, err
 	}
 	acts, err := s.Actions(ctx)
-	if err != nil {
+	if err := rowsRead(err); err != nil {
 		return in, err
 	}
 	for _, a := range acts {
@@ -103,7 +114,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 		in.Actions = append(in.Actions, Action{ID: a.ID, Cites: cites, TS: a.TS})
 	}
 	qs, err := s.Queries(ctx)
-	if err != nil {
+	if err := rowsRead(err); err != nil {
 		return in, err
 	}
 	for _, q := range qs {
@@ -123,7 +134,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 		}
 	}
 	nodes, err := s.Nodes(ctx)
-	if err != nil {
+	if err := rowsRead(err); err != nil {
 		return in, err
 	}
 	for _, n := range nodes {

@@ -148,34 +148,50 @@ func short(h [32]byte) string { return hex.EncodeToString(h[:6]) }
 
 // Audit runs every check.
 func Audit(in Input) Report {
-	rep := Report{GateLabels: in.GateLabels}
-	rejected := map[string]GateEvent{}
-	rejHash := map[[32]byte]GateEvent{}
-	accepted := map[string]bool{}
+	au := &auditor{in: in, rep: &Report{GateLabels: in.GateLabels}, rejected: map[string]GateEvent{}, rejHash: map[[32]byte]GateEvent{}, accepted: map[string]bool{}}
 	for _, g := range in.Gate {
 		if g.Accept {
-			rep.Accepted++
-			accepted[g.CandidateEID] = true
+			au.rep.Accepted++
+			au.accepted[g.CandidateEID] = true
 			continue
 		}
-		rep.Rejected++
-		rejected[g.CandidateEID] = g
-		rejHash[g.CandidateHash] = g
+		au.rep.Rejected++
+		au.rejected[g.CandidateEID] = g
+		au.rejHash[g.CandidateHash] = g
 	}
-	add := func(c *Check, code finding.Code, subject, msg string) {
-		// A finding about a gate event says how far verify vouches for
-		// that event, in every output that shows it.
-		if id, ok := strings.CutPrefix(subject, "gate "); ok {
-			if l := rep.GateLabel(id); l != "" {
-				msg += " [gate event " + id + ": " + l + "]"
-			}
-		}
-		rep.Findings = append(rep.Findings, finding.New(code, subject, msg))
-		c.Findings++
+	for _, check := range []func() Check{au.prlr, au.gateBypass, au.candidateHash, au.nonceReuse, au.versionChain, au.alphaVec} {
+		au.rep.Checks = append(au.rep.Checks, check())
 	}
+	return *au.rep
+}
 
-	// PRLR proxy: where the agent's reasoning reads, a rejected candidate
-	// must not appear.
+// auditor runs Audit's checks over one input; every check's findings go
+// to rep in the order the checks run.
+type auditor struct {
+	in       Input
+	rep      *Report
+	rejected map[string]GateEvent
+	rejHash  map[[32]byte]GateEvent
+	accepted map[string]bool
+}
+
+func (au *auditor) add(c *Check, code finding.Code, subject, msg string) {
+	// A finding about a gate event says how far verify vouches for
+	// that event, in every output that shows it.
+	if id, ok := strings.CutPrefix(subject, "gate "); ok {
+		if l := au.rep.GateLabel(id); l != "" {
+			msg += " [gate event " + id + ": " + l + "]"
+		}
+	}
+	au.rep.Findings = append(au.rep.Findings, finding.New(code, subject, msg))
+	c.Findings++
+}
+
+// PRLR proxy: where the agent's reasoning reads, a rejected candidate
+// must not appear.
+func (au *auditor) prlr() Check {
+	in := au.in
+	rejected, rejHash := au.rejected, au.rejHash
 	prlr := Check{Name: "prlr", Status: StatusChecked,
 		Detail: "rejected candidate ids and content hashes searched in parents, write sources, action justifications and parameter sources, recorded selections and log leaves"}
 	if in.Leaves == nil {
@@ -185,24 +201,24 @@ func Audit(in Input) Report {
 		for _, r := range in.Records {
 			for _, p := range r.Parents {
 				if g, ok := rejected[p]; ok {
-					add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is a parent of %s %s: it reached a later reasoning turn", p, r.Kind, r.ID))
+					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is a parent of %s %s: it reached a later reasoning turn", p, r.Kind, r.ID))
 				}
 			}
 			for _, s := range r.Sources {
 				if g, ok := rejected[s]; ok {
-					add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is a source of %s %s", s, r.Kind, r.ID))
+					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is a source of %s %s", s, r.Kind, r.ID))
 				}
 			}
 			if r.Raw != nil {
 				if g, ok := rejHash[sha256.Sum256(r.Raw)]; ok && r.ID != g.CandidateEID {
-					add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("%s %s has the rejected candidate's content hash %s", r.Kind, r.ID, short(g.CandidateHash)))
+					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("%s %s has the rejected candidate's content hash %s", r.Kind, r.ID, short(g.CandidateHash)))
 				}
 			}
 		}
 		for _, a := range in.Actions {
 			for _, c := range a.Cites {
 				if g, ok := rejected[c]; ok {
-					add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is cited by action %s", c, a.ID))
+					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is cited by action %s", c, a.ID))
 				}
 			}
 		}
@@ -213,7 +229,7 @@ func Audit(in Input) Report {
 					id = e
 				}
 				if g, ok := rejected[id]; ok {
-					add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s was in query %s's recorded selection", id, q.ID))
+					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s was in query %s's recorded selection", id, q.ID))
 				}
 			}
 		}
@@ -221,14 +237,17 @@ func Audit(in Input) Report {
 			ids := sortedKeys(rejected)
 			for _, id := range ids {
 				if in.Leaves[id] {
-					add(&prlr, finding.MWPPRLRTrace, "gate "+rejected[id].ID, fmt.Sprintf("rejected candidate %s has a leaf in the log", id))
+					au.add(&prlr, finding.MWPPRLRTrace, "gate "+rejected[id].ID, fmt.Sprintf("rejected candidate %s has a leaf in the log", id))
 				}
 			}
 		}
 	}
-	rep.Checks = append(rep.Checks, prlr)
+	return prlr
+}
 
-	// Gate bypass: only where the store declares what its gate mediates.
+// Gate bypass: only where the store declares what its gate mediates.
+func (au *auditor) gateBypass() Check {
+	in := au.in
 	bypass := Check{Name: "gate_bypass"}
 	switch {
 	case in.MediatedSince == nil && in.MediatedSinceClaim != "":
@@ -244,14 +263,17 @@ func Audit(in Input) Report {
 		bypass.Status = StatusChecked
 		bypass.Detail = fmt.Sprintf("every entry and structural write with ts >= %d must have an accept event; that start is the store's signed configuration (meta gate_mediated_since), so writes before it were not checked", *in.MediatedSince)
 		for _, r := range in.Records {
-			if (r.Kind == "entry" || r.Kind == "write") && r.TS >= *in.MediatedSince && !accepted[r.ID] {
-				add(&bypass, finding.MWPGateBypass, r.Kind+" "+r.ID, fmt.Sprintf("%s %s reached the store after the gate was declared (ts %d) with no accept event", r.Kind, r.ID, r.TS))
+			if (r.Kind == "entry" || r.Kind == "write") && r.TS >= *in.MediatedSince && !au.accepted[r.ID] {
+				au.add(&bypass, finding.MWPGateBypass, r.Kind+" "+r.ID, fmt.Sprintf("%s %s reached the store after the gate was declared (ts %d) with no accept event", r.Kind, r.ID, r.TS))
 			}
 		}
 	}
-	rep.Checks = append(rep.Checks, bypass)
+	return bypass
+}
 
-	// candidate_hash against the candidate's bytes, where they are present.
+// candidate_hash against the candidate's bytes, where they are present.
+func (au *auditor) candidateHash() Check {
+	in := au.in
 	hash := Check{Name: "candidate_hash", Status: StatusChecked}
 	byID := map[string]Record{}
 	for _, r := range in.Records {
@@ -268,28 +290,34 @@ func Audit(in Input) Report {
 		}
 		present++
 		if sha256.Sum256(r.Raw) != g.CandidateHash {
-			add(&hash, finding.MWPCandidateHashMismatch, "gate "+g.ID, fmt.Sprintf("the stored bytes of %s %s hash to %s, the gate recorded %s", r.Kind, r.ID, short(sha256.Sum256(r.Raw)), short(g.CandidateHash)))
+			au.add(&hash, finding.MWPCandidateHashMismatch, "gate "+g.ID, fmt.Sprintf("the stored bytes of %s %s hash to %s, the gate recorded %s", r.Kind, r.ID, short(sha256.Sum256(r.Raw)), short(g.CandidateHash)))
 		}
 	}
 	hash.Detail = fmt.Sprintf("%d candidates with bytes in the store checked; %d without bytes (rejected or removed) not checkable", present, absent)
 	if present == 0 && len(in.Gate) > 0 {
 		hash.Status = StatusNotCheckable
 	}
-	rep.Checks = append(rep.Checks, hash)
+	return hash
+}
 
-	// Nonce reuse across every signed record.
+// Nonce reuse across every signed record.
+func (au *auditor) nonceReuse() Check {
+	in := au.in
 	nonce := Check{Name: "nonce_reuse", Status: StatusChecked, Detail: "nonces of every entry, write, registry event and tombstone"}
 	first := map[[16]byte]Record{}
 	for _, r := range in.Records {
 		if f, ok := first[r.Nonce]; ok {
-			add(&nonce, finding.MWPNonceReuse, r.Kind+" "+r.ID, fmt.Sprintf("%s %s reuses the nonce %s of %s %s", r.Kind, r.ID, hex.EncodeToString(r.Nonce[:]), f.Kind, f.ID))
+			au.add(&nonce, finding.MWPNonceReuse, r.Kind+" "+r.ID, fmt.Sprintf("%s %s reuses the nonce %s of %s %s", r.Kind, r.ID, hex.EncodeToString(r.Nonce[:]), f.Kind, f.ID))
 			continue
 		}
 		first[r.Nonce] = r
 	}
-	rep.Checks = append(rep.Checks, nonce)
+	return nonce
+}
 
-	// Version-chain continuity over the gate events.
+// Version-chain continuity over the gate events.
+func (au *auditor) versionChain() Check {
+	in := au.in
 	chain := Check{Name: "version_chain", Status: StatusChecked, Detail: "gate events in store order: versions never go back, an accept advances by one, and inside a declared mediated window every step is a gate event"}
 	if len(in.Gate) == 0 {
 		chain.Status = StatusNotCheckable
@@ -298,10 +326,10 @@ func Audit(in Input) Report {
 	for i, g := range in.Gate {
 		subj := "gate " + g.ID
 		if g.VersionAfter < g.VersionBefore {
-			add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("version went back %d -> %d", g.VersionBefore, g.VersionAfter))
+			au.add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("version went back %d -> %d", g.VersionBefore, g.VersionAfter))
 		}
 		if g.Accept && g.VersionAfter != g.VersionBefore+1 {
-			add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("an accept moved the version %d -> %d, not by one", g.VersionBefore, g.VersionAfter))
+			au.add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("an accept moved the version %d -> %d, not by one", g.VersionBefore, g.VersionAfter))
 		}
 		if i == 0 {
 			continue
@@ -309,13 +337,13 @@ func Audit(in Input) Report {
 		prev := in.Gate[i-1]
 		switch {
 		case g.VersionBefore < prev.VersionAfter:
-			add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("starts at version %d, below %d where gate %s left it", g.VersionBefore, prev.VersionAfter, prev.ID))
+			au.add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("starts at version %d, below %d where gate %s left it", g.VersionBefore, prev.VersionAfter, prev.ID))
 		case in.MediatedSince != nil && prev.TS >= *in.MediatedSince && g.VersionBefore > prev.VersionAfter:
-			add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("starts at version %d but gate %s left %d: %d version steps passed no gate", g.VersionBefore, prev.ID, prev.VersionAfter, g.VersionBefore-prev.VersionAfter))
+			au.add(&chain, finding.MWPVersionChainBroken, subj, fmt.Sprintf("starts at version %d but gate %s left %d: %d version steps passed no gate", g.VersionBefore, prev.ID, prev.VersionAfter, g.VersionBefore-prev.VersionAfter))
 		}
 	}
 	if n := len(in.Gate); n > 0 && in.StoreVersion != nil && *in.StoreVersion < in.Gate[n-1].VersionAfter {
-		add(&chain, finding.MWPVersionChainBroken, "meta store_version", fmt.Sprintf("the store's version %d is below %d, where the last gate event left it", *in.StoreVersion, in.Gate[n-1].VersionAfter))
+		au.add(&chain, finding.MWPVersionChainBroken, "meta store_version", fmt.Sprintf("the store's version %d is below %d, where the last gate event left it", *in.StoreVersion, in.Gate[n-1].VersionAfter))
 	}
 	if in.StoreVersion == nil && in.StoreVersionClaim != "" {
 		chain.Detail += "; the store's version was not compared with the last gate event: " + claim("store_version", in.StoreVersionClaim, in.StoreVersionLabel)
@@ -323,11 +351,15 @@ func Audit(in Input) Report {
 	if in.MediatedSince == nil && in.MediatedSinceClaim != "" {
 		chain.Detail += "; no mediated window is known (" + claim("gate_mediated_since", in.MediatedSinceClaim, in.MediatedSinceLabel) + "), so version steps outside gate events were not checked"
 	}
-	rep.Checks = append(rep.Checks, chain)
+	return chain
+}
 
-	// alpha_vec: a rejected candidate leaves no vector entry. A vector is
-	// the candidate's when it is keyed by the candidate's id or embeds the
-	// bytes its gate event hashed (a re-keyed vector of the same content).
+// alpha_vec: a rejected candidate leaves no vector entry. A vector is
+// the candidate's when it is keyed by the candidate's id or embeds the
+// bytes its gate event hashed (a re-keyed vector of the same content).
+func (au *auditor) alphaVec() Check {
+	in := au.in
+	rejected, rejHash := au.rejected, au.rejHash
 	vec := Check{Name: "alpha_vec", Status: StatusNotCheckable, Detail: "the store has no vector table: whether a rejected candidate left a vector entry cannot be seen"}
 	if in.HasVectorTable {
 		vec.Status = StatusChecked
@@ -348,11 +380,11 @@ func Audit(in Input) Report {
 			if !byID {
 				g, byID = rejHash[v.ContentHash]
 				if byID {
-					add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("a vector keyed %s embeds the bytes of rejected candidate %s (hash %s)%s", v.EID, g.CandidateEID, short(g.CandidateHash), note))
+					au.add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("a vector keyed %s embeds the bytes of rejected candidate %s (hash %s)%s", v.EID, g.CandidateEID, short(g.CandidateHash), note))
 					continue
 				}
 			} else {
-				add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("rejected candidate %s has a vector entry: the rejection left it in the vector index%s", v.EID, note))
+				au.add(&vec, finding.MWPVectorResidue, "gate "+g.ID, fmt.Sprintf("rejected candidate %s has a vector entry: the rejection left it in the vector index%s", v.EID, note))
 				continue
 			}
 			if !stored[v.EID] {
@@ -370,8 +402,7 @@ func Audit(in Input) Report {
 			vec.Detail += fmt.Sprintf("; %d vectors name no stored record and no rejected candidate (not a finding: the audit cannot tell whose they are)", orphans)
 		}
 	}
-	rep.Checks = append(rep.Checks, vec)
-	return rep
+	return vec
 }
 
 func sortedKeys[V any](m map[string]V) []string {

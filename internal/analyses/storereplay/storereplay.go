@@ -98,15 +98,6 @@ func Queries(g *replay.Graph, file string, qs []graphfile.Query) ([]replay.Query
 	return out, nil
 }
 
-// Note says what a native replay is, per format: HippoRAG 2's own
-// selection, or a what-if of it over another system's graph.
-func Note(f storemodel.Format) string {
-	if f == storemodel.HippoRAG {
-		return "HippoRAG 2's own selection (PPR, damping 0.5, prpack semantics) on G and on G_auth; the LLM recognition filter that picks the seed facts is not reproduced: seeds come from --queries (reset vectors, or query embeddings scored against the stored fact and passage embeddings)"
-	}
-	return "a what-if: HippoRAG 2's selector (PPR over passages joined to their entities) run over this store's graph, which its own system does not retrieve with"
-}
-
 // EmbeddedQueries turns HippoRAG 2 query embeddings into replay queries:
 // each reset vector is built by r as HippoRAG 2's retrieve() builds it
 // (hipporag.NotReproduced says what it leaves out).

@@ -247,60 +247,7 @@ func (r *Replay) FirstFlip(ctx context.Context, q replay.Query, opt FlipOptions)
 		}
 		return unauth[i]
 	}
-	// G at a cut depends only on how many writes precede it, and G_auth
-	// only on how many authenticated ones do: each side's selection is
-	// solved once per count, so cuts with no write between them, and G_auth
-	// across a run of unauthenticated writes, cost nothing more.
-	auth := make([]bool, len(r.tl.Events))
-	for i := range g.EdgeCount() {
-		auth[r.pos[i]] = r.rp.Authenticated(i)
-	}
-	writesBefore := make([]int, len(r.tl.Events)+1)
-	authBefore := make([]int, len(r.tl.Events)+1)
-	for i, e := range r.tl.Events {
-		writesBefore[i+1], authBefore[i+1] = writesBefore[i], authBefore[i]
-		if e.Kind == KindWrite {
-			writesBefore[i+1]++
-			if auth[i] {
-				authBefore[i+1]++
-			}
-		}
-	}
-	end := len(r.tl.Events)
-	onG, onAuth := map[int][]string{}, map[int][]string{}
-	if opt.Now != nil {
-		onG[writesBefore[end]], onAuth[authBefore[end]] = opt.Now.G.IDs(), opt.Now.GAuth.IDs()
-	}
-	sel := func(cut int, authOnly bool) ([]string, error) {
-		cache, key := onG, writesBefore[cut]
-		if authOnly {
-			cache, key = onAuth, authBefore[cut]
-		}
-		if ids, ok := cache[key]; ok {
-			return ids, nil
-		}
-		s, err := r.rp.SelectPresent(ctx, q, func(e int) bool { return r.pos[e] < cut && (!authOnly || r.rp.Authenticated(e)) })
-		if err != nil {
-			return nil, err
-		}
-		cache[key] = s.IDs()
-		return cache[key], nil
-	}
-	state := func(cut int) (bool, error) {
-		if cut <= unauth[0] {
-			return false, nil // no unauthenticated write yet: G is G_auth
-		}
-		g, err := sel(cut, false)
-		if err != nil {
-			return false, err
-		}
-		a, err := sel(cut, true)
-		if err != nil {
-			return false, err
-		}
-		c, err := diff.ClassifyIDs(a, g)
-		return c == diff.Diverge, err
-	}
+	state := r.flipState(ctx, q, opt, unauth)
 	hiDiff, err := state(cutOf(n))
 	if err != nil {
 		return nil, err
@@ -345,6 +292,67 @@ func (r *Replay) FirstFlip(ctx context.Context, q replay.Query, opt FlipOptions)
 		}
 	}
 	return f, nil
+}
+
+// flipState answers, for a cut in the event stream, whether q's selection
+// on G differs from its selection on G_auth there (unauth: the stream
+// indices of the unauthenticated writes, ordered, at least one).
+func (r *Replay) flipState(ctx context.Context, q replay.Query, opt FlipOptions, unauth []int) func(cut int) (bool, error) {
+	g := r.rp.Graph()
+	// G at a cut depends only on how many writes precede it, and G_auth
+	// only on how many authenticated ones do: each side's selection is
+	// solved once per count, so cuts with no write between them, and G_auth
+	// across a run of unauthenticated writes, cost nothing more.
+	auth := make([]bool, len(r.tl.Events))
+	for i := range g.EdgeCount() {
+		auth[r.pos[i]] = r.rp.Authenticated(i)
+	}
+	writesBefore := make([]int, len(r.tl.Events)+1)
+	authBefore := make([]int, len(r.tl.Events)+1)
+	for i, e := range r.tl.Events {
+		writesBefore[i+1], authBefore[i+1] = writesBefore[i], authBefore[i]
+		if e.Kind == KindWrite {
+			writesBefore[i+1]++
+			if auth[i] {
+				authBefore[i+1]++
+			}
+		}
+	}
+	end := len(r.tl.Events)
+	onG, onAuth := map[int][]string{}, map[int][]string{}
+	if opt.Now != nil {
+		onG[writesBefore[end]], onAuth[authBefore[end]] = opt.Now.G.IDs(), opt.Now.GAuth.IDs()
+	}
+	sel := func(cut int, authOnly bool) ([]string, error) {
+		cache, key := onG, writesBefore[cut]
+		if authOnly {
+			cache, key = onAuth, authBefore[cut]
+		}
+		if ids, ok := cache[key]; ok {
+			return ids, nil
+		}
+		s, err := r.rp.SelectPresent(ctx, q, func(e int) bool { return r.pos[e] < cut && (!authOnly || r.rp.Authenticated(e)) })
+		if err != nil {
+			return nil, err
+		}
+		cache[key] = s.IDs()
+		return cache[key], nil
+	}
+	return func(cut int) (bool, error) {
+		if cut <= unauth[0] {
+			return false, nil // no unauthenticated write yet: G is G_auth
+		}
+		g, err := sel(cut, false)
+		if err != nil {
+			return false, err
+		}
+		a, err := sel(cut, true)
+		if err != nil {
+			return false, err
+		}
+		c, err := diff.ClassifyIDs(a, g)
+		return c == diff.Diverge, err
+	}
 }
 
 func scanLimit(l int) int {

@@ -332,13 +332,19 @@ func (ex *Exposure) JSON(coverage func(query string) string) jsonout.Exposure {
 				Alpha: w.Alpha, Rho: w.Rho, Paths: w.Paths, Truncated: w.Truncated, Authenticated: w.Authenticated, Rule: w.Rule, Culprit: w.Culprit, Rank: w.Rank})
 		}
 	}
-	audit := ex.MWP
-	out.MWP = &jsonout.MWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Checks: []jsonout.MWPCheck{}, Findings: audit.Findings}
-	if out.MWP.Findings == nil {
-		out.MWP.Findings = []finding.Finding{}
+	out.MWP = MWPJSON(ex.MWP)
+	return out
+}
+
+// MWPJSON is the MWP audit in its one JSON shape, which memscope exposure,
+// the report and the inspector's Exposure view all show.
+func MWPJSON(audit mwp.Report) *jsonout.MWP {
+	out := &jsonout.MWP{Rejected: audit.Rejected, Accepted: audit.Accepted, Checks: []jsonout.MWPCheck{}, Findings: audit.Findings}
+	if out.Findings == nil {
+		out.Findings = []finding.Finding{}
 	}
 	for _, c := range audit.Checks {
-		out.MWP.Checks = append(out.MWP.Checks, jsonout.MWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
+		out.Checks = append(out.Checks, jsonout.MWPCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Findings: c.Findings})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/tlog"
@@ -22,22 +23,42 @@ import (
 // buildTampered writes one case of every verify finding on top of the
 // honest base store. Each case is forged with the writer's low-level calls;
 // the tile tamper happens after the log is closed (tamperLogTile).
+// tamperCase writes one kind of damage into the store; code is the
+// finding verify must report for it.
+type tamperCase struct {
+	code string
+	f    func() error
+}
+
 func buildTampered(e *env, _ Options) ([]string, string, error) {
 	if err := e.base(); err != nil {
 		return nil, "", err
 	}
 	var expected []string
-	step := func(code string, f func() error) error {
-		expected = append(expected, code)
-		if err := f(); err != nil {
-			return fmt.Errorf("case %s: %w", code, err)
+	var revokedTS uint64 // agent:rotating's key revocation
+	cases := append(append(signedRecordCases(e, &revokedTS), logCases(e)...), rowAndCheckpointCases(e, &expected)...)
+	cases = append(cases, backdatedCase(e, &revokedTS, &expected))
+	for _, c := range cases {
+		expected = append(expected, c.code)
+		if err := c.f(); err != nil {
+			return nil, "", fmt.Errorf("case %s: %w", c.code, err)
 		}
-		return nil
 	}
-	cases := []struct {
-		code string
-		f    func() error
-	}{
+	// The tile flipped after close: the entry bundles still hash up to the
+	// checkpoint root, so every record in them is proven included from the
+	// bundles (docs/TLOG.md) and only the tile is at fault; the labels and
+	// the defences' verdicts stand.
+	expected = append(expected, "TILE_MISMATCH")
+	e.expectAction("act-pay-chatwin", "allow", "allow", "allow", "accept")
+	e.expectAction("act-email-wiki", "allow", "allow", "deny", "accept")
+	e.expectAction("act-lookup", "allow", "allow", "allow", "accept")
+	sort.Strings(expected)
+	return expected, "one finding of every kind: " + strings.Join(expected, ", ") + ".", nil
+}
+
+// signedRecordCases damage signed records and the registry: signatures, writers, keys and encodings.
+func signedRecordCases(e *env, revokedTS *uint64) []tamperCase {
+	return []tamperCase{
 		{"SIG_INVALID", func() error {
 			en, _, err := e.signedEntry("session-7", "agent:planner", "Pay the Chatwin estate.", record.DerivedTrusted, nil, nil)
 			if err != nil {
@@ -81,6 +102,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			if err := e.st.Register(e.ctx, ev, e.root); err != nil {
 				return err
 			}
+			*revokedTS = ts
 			en, raw, err := e.signedEntry("session-7", "agent:rotating", "Written with a key revoked a second earlier.", record.DerivedTrusted, nil, nil)
 			if err != nil {
 				return err
@@ -119,6 +141,12 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			row.Trust = &zero
 			return e.storeForged(en, raw, row)
 		}},
+	}
+}
+
+// logCases break what ties the store to the log and lineage: leaves, tombstones, inclusions, parents and sources.
+func logCases(e *env) []tamperCase {
+	return []tamperCase{
 		{"RECORD_NOT_IN_LOG", func() error {
 			en, raw, err := e.signedEntry("session-7", "agent:planner", "Inserted into the store without being logged.", record.DerivedTrusted, nil, nil)
 			if err != nil {
@@ -192,6 +220,12 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		{"SOURCE_MISSING", func() error {
 			return e.write(record.KindEdge, entityNode("Boston"), passageNode("celtics"), "mentions", 1, "agent:indexer", []record.ID{e.newID(e.tick())})
 		}},
+	}
+}
+
+// rowAndCheckpointCases damage the plain rows (tags, gate events, malformed rows) and the recorded checkpoints; a malformed row also adds TABLE_UNSIGNED to expected.
+func rowAndCheckpointCases(e *env, expected *[]string) []tamperCase {
+	return []tamperCase{
 		{"HMAC_MISSING", func() error {
 			en, raw, err := e.signedEntry("session-7", "agent:planner", "No tag was stored for this memory.", record.DerivedTrusted, nil, nil)
 			if err != nil {
@@ -219,7 +253,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 		{"ROW_MALFORMED", func() error {
 			// The inserted row carries no signed record either, so the
 			// actions table's coverage is partial.
-			expected = append(expected, "TABLE_UNSIGNED")
+			*expected = append(*expected, "TABLE_UNSIGNED")
 			return e.st.Exec("INSERT INTO actions(seq,id,tool,params,justification,dispatched,ts) VALUES(1000000,'act-broken','send_email','{not json','[]',1,0)")
 		}},
 		{"CHECKPOINT_SIG_INVALID", func() error {
@@ -246,20 +280,30 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 			return e.st.RecordCheckpoint(int64(e.tick()), cp)
 		}},
 	}
-	for _, c := range cases {
-		if err := step(c.code, c.f); err != nil {
-			return nil, "", err
+}
+
+// backdatedCase comes last, so that every record before keeps its id:
+// whoever holds agent:rotating's revoked key signs a record dated a second
+// before the revocation, and it is logged after it (issue 23 item 2). The
+// log position, not the chosen timestamp, says when it was written.
+func backdatedCase(e *env, revokedTS *uint64, expected *[]string) tamperCase {
+	return tamperCase{"BACKDATED_AFTER_REVOCATION", func() error {
+		en, _, err := e.signedEntry("session-7", "agent:rotating", "Signed with the revoked key, dated a second before its revocation.", record.Trusted, nil, nil)
+		if err != nil {
+			return err
 		}
-	}
-	// The tile flipped after close is in the log's only (partial) tile, so
-	// no leaf's inclusion proves: nothing in this log can be labelled, and
-	// the defences that read labels draw no verdict (docs/LINEAGE.md).
-	expected = append(expected, "TILE_MISMATCH")
-	for _, a := range []string{"act-pay-chatwin", "act-email-wiki", "act-lookup"} {
-		e.expectAction(a, "allow", "not checked", "not checked", "not checked")
-	}
-	sort.Strings(expected)
-	return expected, "one finding of every kind: " + strings.Join(expected, ", ") + ".", nil
+		en.TS = *revokedTS - 1e9
+		en.EID = e.newID(en.TS)
+		if err := record.Sign(en, e.key("agent:rotating")); err != nil {
+			return err
+		}
+		raw, err := record.Encode(en)
+		if err != nil {
+			return err
+		}
+		*expected = append(*expected, "TIME_BACKWARDS") // KEY_OUTSIDE_VALIDITY is expected already
+		return e.storeForged(en, raw, e.taggedRow(en))
+	}}
 }
 
 func (e *env) origin() string { return e.signer.Name() }
@@ -295,7 +339,7 @@ func corruptNoteSignature(n []byte) []byte {
 // leaf 5, which is the sibling used by leaf 4's inclusion proof.
 func tamperLogTile(dir string) error {
 	var tile string
-	err := filepath.WalkDir(filepath.Join(dir, LogDir, "tile", "0"), func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(dir, evidence.LogDir, "tile", "0"), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

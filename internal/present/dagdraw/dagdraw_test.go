@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -120,7 +120,7 @@ func TestHostileLabelsKeepLayout(t *testing.T) {
 		for _, w := range []int{1, 17, 40, 200} {
 			for i := 0; i < l.Len(); i++ {
 				s := l.RenderRow(i, w, gl)
-				if got := runewidth.StringWidth(s); got > w {
+				if got := ansi.StringWidth(s); got > w {
 					t.Errorf("width %d row %d is %d wide: %q", w, i, got, s)
 				}
 				for _, bad := range []string{"\n", "\r", "\x1b", "\t", "\u202e", "\u200b", "\u009b"} {
@@ -177,7 +177,7 @@ func TestRandomGraphsRender(t *testing.T) {
 				seen++
 			}
 			for _, gl := range []Glyphs{Box, ASCII} {
-				if s := l.RenderRow(i, 50, gl); runewidth.StringWidth(s) > 50 {
+				if s := l.RenderRow(i, 50, gl); ansi.StringWidth(s) > 50 {
 					t.Fatalf("row too wide: %q", s)
 				}
 			}

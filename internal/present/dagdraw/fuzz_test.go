@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // FuzzLabels feeds arbitrary label, trust and id text through the row
@@ -29,7 +29,7 @@ func FuzzLabels(f *testing.F) {
 		for i := 0; i < l.Len(); i++ {
 			for _, gl := range []Glyphs{Box, ASCII} {
 				s := l.RenderRow(i, width, gl)
-				if w := runewidth.StringWidth(s); w > width {
+				if w := ansi.StringWidth(s); w > width {
 					t.Fatalf("row %d width %d > %d: %q", i, w, width, s)
 				}
 				if !utf8.ValidString(s) || strings.ContainsAny(s, "\n\r\x1b\u009b") {

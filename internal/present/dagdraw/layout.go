@@ -111,152 +111,9 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 			l.skipped[e.Child]++
 		}
 	}
-
-	var lanes []pipe
-	free := func(avoid map[int]bool) int {
-		for i, p := range lanes {
-			if p.target == -1 && !avoid[i] {
-				return i
-			}
-		}
-		lanes = append(lanes, pipe{target: -1})
-		return len(lanes) - 1
-	}
-	emit := func(node int, cells []cell, spans []int8) {
-		if len(cells) > l.maxLanes {
-			l.maxLanes = len(cells)
-		}
-		l.rows = append(l.rows, Row{Node: node, lanes: cells, spans: spans})
-	}
-
+	var lanes lanePool
 	for _, v := range order {
-		col := -1
-		var aimed []int
-		for i, p := range lanes {
-			if p.target == v {
-				aimed = append(aimed, i)
-				if col < 0 {
-					col = i
-				}
-			}
-		}
-		if col < 0 {
-			col = free(nil)
-		}
-		width := len(lanes)
-		cells := make([]cell, width)
-		spans := make([]int8, width)
-		for i := range spans {
-			spans[i] = -1
-		}
-		hline := func(a, b int, st style) { // horizontal between lanes a < b
-			// Where horizontals overlap, the stronger style shows: a
-			// strong edge must never look weak.
-			for i := a; i < b; i++ {
-				if spans[i] < 0 || int8(st) < spans[i] {
-					spans[i] = int8(st)
-				}
-				if i > a {
-					if cells[i].flags&(left|right) == 0 || st < cells[i].horiz {
-						cells[i].horiz = st
-					}
-					cells[i].flags |= left | right
-				}
-			}
-		}
-		// link draws the horizontal from the node's lane to lane j, with the
-		// joint at j facing the node.
-		link := func(j int, st style) {
-			if j > col {
-				cells[j].flags |= left
-				hline(col, j, st)
-			} else {
-				cells[j].flags |= right
-				hline(j, col, st)
-			}
-		}
-		// Pass-through pipes and elided stubs ending here. A lane whose
-		// stub ends on this row is not reused on this row, or the stub's
-		// end would merge into a junction.
-		used := map[int]bool{col: true}
-		for i, p := range lanes {
-			switch {
-			case p.target == -2:
-				cells[i] = cell{flags: up, vert: p.st}
-				lanes[i].target = -1
-				used[i] = true
-			case p.target >= 0 && p.target != v:
-				cells[i] = cell{flags: up | down, vert: p.st}
-			}
-		}
-		cells[col].flags |= nodeCell
-		// Converging pipes join the node's lane.
-		for _, i := range aimed {
-			used[i] = true
-			lanes[i].target = -1
-			if i == col {
-				continue
-			}
-			st := lanes[i].st
-			cells[i].flags |= up
-			cells[i].vert = st
-			link(i, st)
-		}
-		// Parents: the first continues in the node's lane, others open
-		// pipes in free lanes (not ones joining on this row).
-		// An edge to a parent that already has a pipe of the same style
-		// passing this row joins that pipe instead of opening a lane.
-		pe := l.parents[v]
-		ownLane := false
-		for _, ei := range pe {
-			st := weak
-			if g.Edges[ei].Strong {
-				st = strong
-			}
-			target := g.Edges[ei].Parent
-			if dup := joinable(lanes, target, st, func(i int) bool { return !used[i] || i == col && !ownLane }); dup >= 0 {
-				continue // a repeated edge: this row already runs a pipe to target
-			}
-			if j := joinable(lanes, target, st, func(i int) bool { return used[i] }); j >= 0 {
-				cells[j].flags |= up | down
-				link(j, st)
-				continue
-			}
-			if !ownLane {
-				ownLane = true
-				lanes[col] = pipe{target: target, st: st}
-				continue
-			}
-			j := free(used)
-			used[j] = true
-			lanes[j] = pipe{target: g.Edges[ei].Parent, st: st}
-			for len(cells) <= j {
-				cells = append(cells, cell{})
-				spans = append(spans, -1)
-			}
-			cells[j].flags |= down
-			cells[j].vert = st
-			link(j, st)
-		}
-		if g.Nodes[v].ElidedParents > 0 {
-			j := col
-			if ownLane {
-				j = free(used)
-				for len(cells) <= j {
-					cells = append(cells, cell{})
-					spans = append(spans, -1)
-				}
-				cells[j].flags |= down
-				cells[j].vert = elided
-				link(j, elided)
-			}
-			lanes[j] = pipe{target: -2, st: elided}
-		}
-		// Trim trailing free lanes so the drawing does not stay wide.
-		for len(lanes) > 0 && lanes[len(lanes)-1].target == -1 {
-			lanes = lanes[:len(lanes)-1]
-		}
-		emit(v, trimCells(cells), spans)
+		l.emit(v, lanes.drawRow(g, v, l.parents[v]))
 	}
 	// A tail row ends elided stubs opened by the last rows.
 	var tail []cell
@@ -273,9 +130,177 @@ func NewLayout(g Graph, opt Options) (*Layout, error) {
 		for i := range spans {
 			spans[i] = -1
 		}
-		emit(-1, tail, spans)
+		l.emit(-1, rowCells{cells: tail, spans: spans})
 	}
 	return l, nil
+}
+
+func (l *Layout) emit(node int, rc rowCells) {
+	if len(rc.cells) > l.maxLanes {
+		l.maxLanes = len(rc.cells)
+	}
+	l.rows = append(l.rows, Row{Node: node, lanes: rc.cells, spans: rc.spans})
+}
+
+// lanePool is every lane's pipe between rows.
+type lanePool []pipe
+
+// free answers a free lane not in avoid, opening one when none is free.
+func (lanes *lanePool) free(avoid map[int]bool) int {
+	for i, p := range *lanes {
+		if p.target == -1 && !avoid[i] {
+			return i
+		}
+	}
+	*lanes = append(*lanes, pipe{target: -1})
+	return len(*lanes) - 1
+}
+
+// rowCells is one drawn row: its cells and, between lanes, the style of
+// the horizontal that crosses there (-1 none).
+type rowCells struct {
+	cells []cell
+	spans []int8
+	col   int // the node's lane
+}
+
+// hline draws a horizontal between lanes a < b.
+func (rc *rowCells) hline(a, b int, st style) {
+	// Where horizontals overlap, the stronger style shows: a strong edge
+	// must never look weak.
+	for i := a; i < b; i++ {
+		if rc.spans[i] < 0 || int8(st) < rc.spans[i] {
+			rc.spans[i] = int8(st)
+		}
+		if i > a {
+			if rc.cells[i].flags&(left|right) == 0 || st < rc.cells[i].horiz {
+				rc.cells[i].horiz = st
+			}
+			rc.cells[i].flags |= left | right
+		}
+	}
+}
+
+// link draws the horizontal from the node's lane to lane j, with the joint
+// at j facing the node.
+func (rc *rowCells) link(j int, st style) {
+	if j > rc.col {
+		rc.cells[j].flags |= left
+		rc.hline(rc.col, j, st)
+	} else {
+		rc.cells[j].flags |= right
+		rc.hline(j, rc.col, st)
+	}
+}
+
+// openDown starts a pipe of style st down from lane j, linked to the node.
+func (rc *rowCells) openDown(j int, st style) {
+	for len(rc.cells) <= j {
+		rc.cells = append(rc.cells, cell{})
+		rc.spans = append(rc.spans, -1)
+	}
+	rc.cells[j].flags |= down
+	rc.cells[j].vert = st
+	rc.link(j, st)
+}
+
+// drawRow draws node v's row: pipes passing through, pipes converging on
+// v, and the pipes v opens to its parents (edges pe) and elided ancestry.
+func (lanes *lanePool) drawRow(g Graph, v int, pe []int) rowCells {
+	col := -1
+	var aimed []int
+	for i, p := range *lanes {
+		if p.target == v {
+			aimed = append(aimed, i)
+			if col < 0 {
+				col = i
+			}
+		}
+	}
+	if col < 0 {
+		col = lanes.free(nil)
+	}
+	width := len(*lanes)
+	rc := rowCells{cells: make([]cell, width), spans: make([]int8, width), col: col}
+	for i := range rc.spans {
+		rc.spans[i] = -1
+	}
+	// Pass-through pipes and elided stubs ending here. A lane whose stub
+	// ends on this row is not reused on this row, or the stub's end would
+	// merge into a junction.
+	used := map[int]bool{col: true}
+	for i, p := range *lanes {
+		switch {
+		case p.target == -2:
+			rc.cells[i] = cell{flags: up, vert: p.st}
+			(*lanes)[i].target = -1
+			used[i] = true
+		case p.target >= 0 && p.target != v:
+			rc.cells[i] = cell{flags: up | down, vert: p.st}
+		}
+	}
+	rc.cells[col].flags |= nodeCell
+	// Converging pipes join the node's lane.
+	for _, i := range aimed {
+		used[i] = true
+		(*lanes)[i].target = -1
+		if i == col {
+			continue
+		}
+		st := (*lanes)[i].st
+		rc.cells[i].flags |= up
+		rc.cells[i].vert = st
+		rc.link(i, st)
+	}
+	ownLane := lanes.openParents(g, &rc, pe, used)
+	if g.Nodes[v].ElidedParents > 0 {
+		j := col
+		if ownLane {
+			j = lanes.free(used)
+			rc.openDown(j, elided)
+		}
+		(*lanes)[j] = pipe{target: -2, st: elided}
+	}
+	// Trim trailing free lanes so the drawing does not stay wide.
+	for len(*lanes) > 0 && (*lanes)[len(*lanes)-1].target == -1 {
+		*lanes = (*lanes)[:len(*lanes)-1]
+	}
+	rc.cells = trimCells(rc.cells)
+	return rc
+}
+
+// openParents draws the pipes to a node's parents: the first continues in
+// the node's lane, others open pipes in free lanes (not ones joining on
+// this row). An edge to a parent that already has a pipe of the same style
+// passing this row joins that pipe instead of opening a lane. It says
+// whether the node's own lane was taken.
+func (lanes *lanePool) openParents(g Graph, rc *rowCells, pe []int, used map[int]bool) bool {
+	ownLane := false
+	for _, ei := range pe {
+		st := weak
+		if g.Edges[ei].Strong {
+			st = strong
+		}
+		target := g.Edges[ei].Parent
+		if dup := joinable(*lanes, target, st, func(i int) bool { return !used[i] || i == rc.col && !ownLane }); dup >= 0 {
+			continue // a repeated edge: this row already runs a pipe to target
+		}
+		if j := joinable(*lanes, target, st, func(i int) bool { return used[i] }); j >= 0 {
+			rc.cells[j].flags |= up | down
+			rc.link(j, st)
+			continue
+		}
+		if !ownLane {
+			ownLane = true
+			(*lanes)[rc.col] = pipe{target: target, st: st}
+			continue
+		}
+		j := lanes.free(used)
+		used[j] = true
+		(*lanes)[j] = pipe{target: g.Edges[ei].Parent, st: st}
+		rc.openDown(j, st)
+	}
+	return ownLane
 }
 
 // pipe is a lane's state between rows: the node it runs to (-1 free, -2 an

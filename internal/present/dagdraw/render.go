@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Glyphs is a glyph set for drawing.
@@ -183,23 +183,22 @@ func unsafeRune(r rune) bool {
 	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
-// widthCond fixes ambiguous-width characters (box drawing among them) as
-// narrow, so output does not depend on the locale environment.
-var widthCond = &runewidth.Condition{EastAsianWidth: false}
-
 // truncate cuts s to width display columns, ending with "…" when cut.
 func truncate(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	if widthCond.StringWidth(s) <= width {
+	// Widths are the terminal inspector's (Lip Gloss measures with
+	// ansi.StringWidth): ambiguous-width characters, box drawing among
+	// them, are narrow whatever the locale.
+	if ansi.StringWidth(s) <= width {
 		return s
 	}
-	return widthCond.Truncate(s, width, "…")
+	return ansi.Truncate(s, width, "…")
 }
 
 func padRight(s string, w int) string {
-	if d := w - widthCond.StringWidth(s); d > 0 {
+	if d := w - ansi.StringWidth(s); d > 0 {
 		return s + strings.Repeat(" ", d)
 	}
 	return s

@@ -32,6 +32,10 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 	RowUnsigned            Code = "ROW_UNSIGNED"
 	OperatorNoAuthority    Code = "OPERATOR_NO_AUTHORITY"
+	// Codes of an adversarial log server, key holder or evidence (issue 23).
+	LogSplitView        Code = "LOG_SPLIT_VIEW"
+	SignedBeforeRevoked Code = "BACKDATED_AFTER_REVOCATION"
+	AnchorFromEvidence  Code = "ANCHOR_FROM_EVIDENCE"
 )
 
 // Codes of the MWP non-formation audit (docs/EXPOSURE.md).
@@ -58,6 +62,7 @@ const (
 	TimeAfterCheckpoint    Code = "TIME_AFTER_CHECKPOINT"
 	WeightOutOfRange       Code = "WEIGHT_OUT_OF_RANGE"
 	QueryUnknownNode       Code = "QUERY_UNKNOWN_NODE"
+	TimeInFuture           Code = "TIME_IN_FUTURE"
 )
 
 // Codes of the snapshot file as a whole (the loader's structural checks).
@@ -111,22 +116,40 @@ const (
 
 // Codes of the native-store readers (docs/STORES.md).
 const (
-	StoreUnsigned         Code = "STORE_UNSIGNED"
-	StoreRecordMalformed  Code = "STORE_RECORD_MALFORMED"
-	StoreEdgeUnexplained  Code = "STORE_EDGE_UNEXPLAINED"
-	StoreEdgeWeight       Code = "STORE_EDGE_WEIGHT"
-	Mem0ChainStartsUpdate Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
-	Mem0EventsOutOfOrder  Code = "MEM0_EVENTS_OUT_OF_ORDER"
-	Mem0Deleted           Code = "MEM0_DELETED"
-	Mem0EventAfterDelete  Code = "MEM0_EVENT_AFTER_DELETE"
-	Mem0MessagesOverLimit Code = "MEM0_MESSAGES_OVER_LIMIT"
-	SMSRTagAtOtherTime    Code = "SMSR_TAG_AT_OTHER_TIME"
-	SMSRTagUndecidable    Code = "SMSR_TAG_UNDECIDABLE"
+	StoreUnsigned          Code = "STORE_UNSIGNED"
+	StoreRecordMalformed   Code = "STORE_RECORD_MALFORMED"
+	StoreEdgeUnexplained   Code = "STORE_EDGE_UNEXPLAINED"
+	StoreEdgeWeight        Code = "STORE_EDGE_WEIGHT"
+	StoreParseDifferential Code = "STORE_PARSE_DIFFERENTIAL"
+	Mem0ChainStartsUpdate  Code = "MEM0_CHAIN_STARTS_WITH_UPDATE"
+	Mem0EventsOutOfOrder   Code = "MEM0_EVENTS_OUT_OF_ORDER"
+	Mem0Deleted            Code = "MEM0_DELETED"
+	Mem0EventAfterDelete   Code = "MEM0_EVENT_AFTER_DELETE"
+	Mem0MessagesOverLimit  Code = "MEM0_MESSAGES_OVER_LIMIT"
+	Mem0DeleteUndated      Code = "MEM0_DELETE_UNDATED"
+	Mem0HistoryRewritten   Code = "MEM0_HISTORY_REWRITTEN"
+	SMSRTagAtOtherTime     Code = "SMSR_TAG_AT_OTHER_TIME"
+	SMSRTagUndecidable     Code = "SMSR_TAG_UNDECIDABLE"
+)
+
+// Codes of the Mem0 vector-store readers and reconciliation and of the MCP
+// memory server's store (docs/STORES.md).
+const (
+	VectorKeyMismatch       Code = "VECTOR_KEY_MISMATCH"
+	Mem0ReconcileNotChecked Code = "MEM0_RECONCILE_NOT_CHECKED"
+	Mem0VectorNotInHistory  Code = "MEM0_VECTOR_NOT_IN_HISTORY"
+	Mem0DeletedRetrievable  Code = "MEM0_DELETED_STILL_RETRIEVABLE"
+	Mem0VectorTextDiffers   Code = "MEM0_VECTOR_TEXT_DIFFERS"
+	Mem0VectorHashMismatch  Code = "MEM0_VECTOR_HASH_MISMATCH"
+	Mem0MemoryNotInVector   Code = "MEM0_MEMORY_NOT_IN_VECTOR_STORE"
+	MCPMemDuplicate         Code = "MCPMEM_DUPLICATE"
+	MCPMemRelationDangling  Code = "MCPMEM_RELATION_DANGLING"
 )
 
 // Codes of evidence text (package textscan).
 const (
 	TextControlChars Code = "TEXT_CONTROL_CHARS"
+	TextInertControl Code = "TEXT_INERT_CONTROLS"
 	TextHiddenChars  Code = "TEXT_HIDDEN_CHARS"
 	TextConfusableID Code = "TEXT_CONFUSABLE_ID"
 )
@@ -214,6 +237,9 @@ var Catalogue = Catalog{
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
 	{OperatorNoAuthority, FamRegistry, SevError, "a store record (a meta value, a checkpoint sighting or a vector) is signed by a principal registered on the unauthenticated channel, which has no authority over the store's configuration"},
+	{LogSplitView, FamLog, SevError, "the log server answered two reads of the same tile or entry bundle with different bytes (a split view); only the bytes hashed against the checkpoint were used"},
+	{SignedBeforeRevoked, FamSignatures, SevError, "a record logged after its signer's key revocation carries a signed timestamp before the revocation: the timestamp was set back (the record is KEY_OUTSIDE_VALIDITY as well)"},
+	{AnchorFromEvidence, FamCoverage, SevWarning, "a trust anchor (log key or registry root) was read from a file inside the evidence: the evidence pinned itself, which proves nothing against whoever wrote it"},
 	{TableUnsigned, FamCoverage, SevWarning, "rows of a table (or a column) are covered by no signature or tag: their values are unsigned claims, not verified"},
 
 	{DuplicateID, FamReferences, SevError, "two records (rows of any signed table) share an id; an exact duplicate row included"},
@@ -225,6 +251,7 @@ var Catalogue = Catalog{
 	{TimeBackwards, FamOrder, SevError, "a writer's signed timestamp goes backwards in log order"},
 	{TimeAfterCheckpoint, FamOrder, SevError, "a record was signed after a checkpoint the store saw that already contained it (a timestamp in the future)"},
 	{WeightOutOfRange, FamEncoding, SevError, "a signed derivation weight is NaN or outside [0, 1]"},
+	{TimeInFuture, FamOrder, SevError, "a record's signed timestamp is later than the verifying machine's clock (one day of skew allowed): it was signed with a clock set forward, or backdated records are hidden behind it"},
 	{QueryUnknownNode, FamReferences, SevError, "a recorded query's reset vector, dense scores or selection name a node the nodes table does not have; replay fails that query alone"},
 
 	{SchemaNotTable, FamSnapshot, SevError, "a format table is a view, a virtual table or has generated columns: it computes rows on read, so it was not read"},
@@ -254,17 +281,30 @@ var Catalogue = Catalog{
 	{StoreRecordMalformed, FamStore, SevError, "a record of a native store could not be read (the message names the file, record and field); the rest is still analysed"},
 	{StoreEdgeUnexplained, FamStore, SevWarning, "a graph edge that nothing in the store explains (no extraction record, no source chunk): a no-source write"},
 	{StoreEdgeWeight, FamStore, SevWarning, "a graph edge weighs more than the store's extraction records account for"},
+	{StoreParseDifferential, FamStore, SevError, "a store holds a construct its upstream tool never writes and that readers disagree on (a namespaced GraphML attribute, a nested or second graph, a repeated or case-twin JSON key, a column shadowing SQLite's rowid...): memscope reads it as the upstream reader does and names it"},
 	{Mem0ChainStartsUpdate, FamStore, SevWarning, "a Mem0 memory's history starts with UPDATE or DELETE: its ADD is missing"},
 	{Mem0EventsOutOfOrder, FamStore, SevWarning, "a Mem0 memory's history events are out of time order against the order they were written"},
 	{Mem0Deleted, FamStore, SevInfo, "a Mem0 memory was deleted (DELETE event); its earlier versions stay in the history"},
 	{Mem0EventAfterDelete, FamStore, SevWarning, "a Mem0 memory has events after its DELETE"},
+	{Mem0DeleteUndated, FamStore, SevInfo, "a Mem0 DELETE history row has NULL created_at and updated_at: Mem0 wrote DELETE rows without times until upstream commit 1aecfadf4 (2026-03-26, first released in 1.0.8), so this is upstream behaviour; the event is placed by storage order"},
+	{Mem0HistoryRewritten, FamStore, SevError, "memscope diff of two copies of one Mem0 store: the later copy's history of a memory does not extend the earlier one's (rows changed or removed); Mem0 only appends history rows (add_history), reset() aside"},
 	{Mem0MessagesOverLimit, FamStore, SevWarning, "a Mem0 session scope keeps more than the 10 recent messages save_messages leaves: written outside save_messages, or its eviction failed"},
 	{SMSRTagAtOtherTime, FamStore, SevWarning, "an SMSR tag does not match the stored timestamp but matches the same row at a nearby time: SMSR's own second time.time() after tagging, not tampering"},
 	{SMSRTagUndecidable, FamStore, SevWarning, "an SMSR tag matches the row at no time that can be tried: the row was altered, or tagged at a time memscope cannot recover; undecidable from the store alone"},
-	{TextControlChars, FamContent, SevError, "a text field of the evidence carries terminal controls (ESC, C0 or C1 controls, DEL, a bare CR): bytes that make a terminal act and that ordinary memory text never holds; shown escaped"},
+	{VectorKeyMismatch, FamStore, SevWarning, "a vector-store row's key is not what the writer derives from the record (Qdrant local: points.id is not encode_key of the pickled point id), or two rows hold one point id: not written by the upstream client; the upstream loader uses the pickled id"},
+	{Mem0ReconcileNotChecked, FamStore, SevInfo, "a Mem0 vector store was read without its history database (none beside it): history and vector store were not reconciled"},
+	{Mem0VectorNotInHistory, FamStore, SevError, "a memory retrievable from the Mem0 vector store that the history never added: a write that bypassed Mem0's API (add/update write history in mem0/memory/main.py)"},
+	{Mem0DeletedRetrievable, FamStore, SevError, "a memory the Mem0 history deleted is still in the vector store: still retrievable although _delete_memory removes the vector before it writes the DELETE row"},
+	{Mem0VectorTextDiffers, FamStore, SevError, "a Mem0 memory's text in the vector store (payload data) differs from its last history version: changed outside Mem0's update path"},
+	{Mem0VectorHashMismatch, FamStore, SevError, "a Mem0 vector's stored hash is not md5 of its text, as _create_memory and _update_memory write it: the text or the hash was changed afterwards"},
+	{Mem0MemoryNotInVector, FamStore, SevWarning, "a memory the Mem0 history holds as live (last event ADD or UPDATE) is missing from the vector store: removed outside Mem0's delete path, or the vector store is an older copy"},
+	{MCPMemDuplicate, FamStore, SevWarning, "the MCP memory server's file holds two entities of one name or two identical relations: create_entities and create_relations skip duplicates, so the file was written around the server"},
+	{MCPMemRelationDangling, FamStore, SevInfo, "an MCP memory relation names an entity the file does not hold: upstream create_relations does not check its endpoints, so the server itself writes such relations"},
+	{TextControlChars, FamContent, SevError, "a text field of the evidence carries characters a terminal acts on (ESC, C1 controls, BEL, a bare CR, bidi embeddings, overrides or isolates): they start escape sequences, ring, overwrite or reorder what is shown, and ordinary memory text never holds them; shown escaped"},
+	{TextInertControl, FamContent, SevWarning, "a text field of the evidence carries C0 controls or DEL that no terminal acts on (NUL, VT, FF...): text extracted from PDFs and office files carries them, so they are not hostile in themselves; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{TextConfusableID, FamContent, SevWarning, "two ids (or entity names) of one kind differ only by invisible or confusable characters (same Unicode TR39 skeleton): they look alike on a screen; each is printed escaped and resolves only to itself"},
-	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
+	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets (on a native store, an error when a culprit is a write the store does not explain: unexplained content changed the selection)"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},

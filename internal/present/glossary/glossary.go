@@ -77,6 +77,46 @@ var Terms = []Term{
 	{Term: "top-k", Meaning: "The k passages (k = 5 by default) with the highest walk scores: what the agent was shown for a query.", ReportOnly: true},
 	{Term: "strong edge", Meaning: "A derivation edge whose weight is above tau: it carries trust labels from parent to child. At or below tau the edge is weak and does not.", ReportOnly: true},
 	{Term: "Trusted", Meaning: "Trust label 0 (T): written by the user or an authenticated principal, with no untrusted strong ancestor. Derived-Trusted (DT) is 1, Derived-Untrusted (DU) 2, External (EXT) 3.", ReportOnly: true},
+	{Term: "S_dom", Meaning: "Structural dominance of a selector on a query: 1 minus the Jaccard overlap of its top-k on G_auth with the top-k of the structure-free baseline (dense scores for PPR and Leiden, RRF for node-distance). 0: the graph's structure changes nothing; 1: it decides every item (docs/EXPOSURE.md)."},
+	{Term: "S_adv", Meaning: "The share of random bounded no-source writes at the heavy budget (edge weight 60) that change a query's selected set on G_auth, estimated by seeded Monte Carlo. The column S_ADV W<=N is the same share at the clean budget, whose weights (1 to N) look like clean edges."},
+	{Term: "EXPOSED", Meaning: "A selector is exposed when any random draw or the targeted write changed the selected set of any query: writes nobody authenticated can move what it selects."},
+	{Term: "rho_detect", Meaning: "EquiMem's score of one structural write (alpha s_local + (1 - alpha) s_path): how well its relation fits the relations around its endpoints. A low rho_detect is unusual structure; the triage ranks writes lowest first (RHO column)."},
+	{Term: "delta", Meaning: "SMSR's certificate bound: the chance that a majority of n random ablation runs, each keeping k of the m candidate passages, lets one of the t unauthenticated passages through. Smaller is safer."},
+	{Term: "allow", Meaning: "The decision that lets an action run as emitted (IFC, the MemLineage gate, no defence). accept is AuthSelect's and SMSR's word for the same."},
+	{Term: "accept", Meaning: "AuthSelect's and SMSR's decision that lets an action run as emitted: every justifying passage is still selected on G_auth, or every justifying entry carries a valid HMAC tag."},
+	{Term: "deny", Meaning: "The MemLineage gate's refusal: an entry that justifies a sensitive action is untrusted at the current tau."},
+	{Term: "substitute", Meaning: "AuthSelect's decision when a justifying passage is not selected on G_auth but G_auth offers an authenticated item with the authority the action needs: the action runs on that item, not as emitted. A refusal of the action as emitted."},
+	{Term: "escalate", Meaning: "AuthSelect's decision when a justifying passage is not selected on G_auth and G_auth offers no item with the authority the action needs: a person must decide. A refusal of the action as emitted."},
+	{Term: "authority", Meaning: "What AuthSelect requires of a substitute: A (an authenticated item) for a tool the gate policy calls sensitive, U (any item) otherwise. In findings (TOMBSTONE_NO_AUTHORITY, OPERATOR_NO_AUTHORITY) it says whether a signer may act on that record."},
+	{Term: "HEADLINE", Meaning: "An action IFC allows while AuthSelect substitutes or escalates: every justifying entry is authenticated, yet only unauthenticated structure brought it into the selection. Marked ! in the Actions view and in memscope actions."},
+	{Term: "AS-RAN", Meaning: "The replay on the graph as the query ran: only the writes logged before it. memscope replay's AS-RAN column and the inspector's t key set it beside the graph as it is now."},
+	{Term: "RANK1 FLIP", Meaning: "The item ranked first differs between G and G_auth (memscope replay's RANK1 column says FLIP): the top answer itself changed, not only the rest of the top-k."},
+	{Term: "low-floor", Meaning: "A passage selected on G_auth whose teleport floor is below the capture bound: a heavy enough unauthenticated write can evict it (Lemma 1). The opposite of anchored."},
+	{Term: "anchored", Meaning: "A passage selected on G_auth whose teleport floor is at or above the capture bound: no budget of unauthenticated edges can evict it (Lemma 1)."},
+	{Term: "Leiden", Meaning: "A community-detection algorithm (modularity, seeded). The Leiden selector ranks communities by the reset mass they hold and takes passages by dense score within them; writes that move the communities move its selection."},
+	{Term: "RRF", Meaning: "Reciprocal-rank fusion (constant 60) of the stored dense scores and BM25 over the passage text: a selector that reads no graph structure, so its S_adv is 0 by construction."},
+	{Term: "PRLR", Meaning: "Post-rejection leakage in the mediated write path (MWP): a candidate the write gate rejected that still reaches the agent's reasoning, as a parent, a write's source, an action's justification, a recorded selection or a log leaf. Each trace is an MWP_PRLR_TRACE finding."},
+	{Term: "MWP", Meaning: "Mediated write path: a store that declares a write gate. The MWP audit (memscope exposure, the Exposure view, the report) checks that rejected candidates left no trace and that accepted writes went through the gate unchanged."},
+	{Term: "INJECTED", Meaning: "A passage G selects and G_auth does not: unauthenticated structure brought it into the top-k."},
+	{Term: "UNAUTH", Meaning: "Timeline mark of a write no verified signature of a registered writer covers: it counts towards G, not G_auth."},
+	{Term: "CONSISTENT", Meaning: "Log view column: whether the checkpoint's tree extends the previous checkpoint's (a consistency proof checked), so the log was only appended to."},
+	{Term: "LAUNDERED", Meaning: "Lineage view mark of an entry whose recorded label is safer than the recomputed one (see laundering)."},
+	{Term: "PROPAGATES", Meaning: "The untrusted label passes the path's weakest edge (its weight is above tau) and reaches the entry."},
+	{Term: "MALFORMED", Meaning: "Status: the record or its row could not be decoded (RECORD_MALFORMED, ROW_MALFORMED); the rest of the store is still read."},
+	{Term: "WRITER?", Meaning: "Status: the writer is not registered, so no key vouches for the signature (WRITER_UNREGISTERED)."},
+	{Term: "KEY DATE", Meaning: "Status: the writer's key was used outside its registered validity (KEY_OUTSIDE_VALIDITY)."},
+	{Term: "NOT CANON", Meaning: "Status: the signed bytes are not the record's canonical encoding (RECORD_NOT_CANONICAL)."},
+	{Term: "COLUMNS?", Meaning: "Status: a table column disagrees with the signed record (COLUMN_MISMATCH)."},
+	{Term: "NOT IN LOG", Meaning: "Status: no log leaf holds the record (RECORD_NOT_IN_LOG)."},
+	{Term: "PROOF FAIL", Meaning: "Status: the inclusion proof from the record's leaf does not reach the checkpoint root (INCLUSION_FAILED)."},
+	{Term: "NO HMAC", Meaning: "Status of an SMSR memory: its HMAC tag is missing, so it was never certified."},
+	{Term: "NO-SRC EDGE", Meaning: "Status of a graph node of a native store: an edge touching it names no source passage (STORE_EDGE_UNEXPLAINED)."},
+	{Term: "NO SOURCE", Meaning: "A declared edge of a native store with no source passage behind it: a no-source write."},
+	{Term: "NO ADD", Meaning: "Status of a Mem0 memory whose history starts with an UPDATE, not an ADD (MEM0_CHAIN_STARTS_WITH_UPDATE)."},
+	{Term: "ORDER?", Meaning: "Status of a Mem0 memory whose history events are out of order (MEM0_EVENTS_OUT_OF_ORDER)."},
+	{Term: "AFTER DEL", Meaning: "Status of a Mem0 memory with an event after its DELETE."},
+	{Term: "OVER 10", Meaning: "Status of a Mem0 scope holding more recent messages than Mem0 reads (MEM0_MESSAGES_OVER_LIMIT)."},
+	{Term: "none", Meaning: "The no-defence baseline column of the Actions view and memscope actions: what happened with nothing checking the action."},
 }
 
 // Lookup finds a term by name, ignoring case.
@@ -87,4 +127,32 @@ func Lookup(name string) (Term, bool) {
 		}
 	}
 	return Term{}, false
+}
+
+// Explains reports whether the glossary explains w as outputs print it:
+// a term of that name (any case), its plural (CULPRITS), the first word of
+// a longer term (MemLineage of "MemLineage M6", RHO of rho_detect), or one
+// word of a status of several (PROOF of "PROOF FAIL").
+func Explains(w string) bool {
+	if _, ok := Lookup(w); ok {
+		return true
+	}
+	if s, ok := strings.CutSuffix(w, "S"); ok {
+		if _, ok := Lookup(s); ok {
+			return true
+		}
+	}
+	lw := strings.ToLower(w)
+	for _, t := range Terms {
+		lt := strings.ToLower(t.Term)
+		if strings.HasPrefix(lt, lw+" ") || strings.HasPrefix(lt, lw+"_") {
+			return true
+		}
+		for _, part := range strings.Fields(t.Term) {
+			if part == w {
+				return true
+			}
+		}
+	}
+	return false
 }

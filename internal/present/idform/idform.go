@@ -107,3 +107,38 @@ func Resolve(ids iter.Seq[string], form string) (string, error) {
 	}
 	return "", &AmbiguousError{Form: form, Count: count, Some: found}
 }
+
+// Ellipsis marks an elision in a short form; plain output writes PlainMark.
+const (
+	Ellipsis  = "…"
+	PlainMark = "~"
+)
+
+// Short is the short form of id every output shows: its first 8 and last 5
+// characters around an ellipsis (UUIDv7s written close together share
+// their leading timestamp digits, so the tail tells them apart). Ids of 14
+// characters or fewer are shown whole. Matches and Resolve accept it back.
+func Short(id string) string { return Shorten(id, 8, 5, Ellipsis) }
+
+// ShortPlain is Short for plain (ASCII) output: "head~tail".
+func ShortPlain(id string) string { return Shorten(id, 8, 5, PlainMark) }
+
+// Shorten keeps head and tail characters of id around mark (one of the
+// marks Matches splits on), or id whole when that would not shorten it.
+func Shorten(id string, head, tail int, mark string) string {
+	r := []rune(id)
+	if len(r) <= head+tail+1 {
+		return id
+	}
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
+// Head is the prefix form of a long hash or key: its first n characters
+// and an ellipsis (Matches accepts "head…" as a prefix).
+func Head(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + Ellipsis
+}

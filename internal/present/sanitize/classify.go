@@ -85,6 +85,13 @@ func classifyRune(r rune) class {
 	return classInvisible
 }
 
+// isBidiOverride reports the embeddings, overrides and isolates among the
+// bidirectional controls: they reorder a whole run of text, where a mark
+// only sets the direction of neutral characters near it.
+func isBidiOverride(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+}
+
 // isBidi reports the explicit bidirectional formatting characters of UAX #9:
 // marks, embeddings, overrides and isolates. These reorder what is displayed
 // without being displayed themselves (Trojan Source, CVE-2021-42574).

@@ -32,6 +32,13 @@ const (
 	// U+FE0F after a visible character; runs of selectors can encode hidden
 	// bytes.
 	VariationSelector
+	// Bell: BEL (0x07). A terminal acts on it (it rings, and it ends an
+	// OSC sequence such as a window title or a hyperlink). Also Control.
+	Bell
+	// BidiOverride: an explicit embedding, override or isolate (U+202A-
+	// U+202E, U+2066-U+2069), which reorders the displayed text (Trojan
+	// Source). Also Bidi; the marks U+200E, U+200F and U+061C are Bidi only.
+	BidiOverride
 
 	// flagCount is the number of defined flags.
 	flagCount = iota
@@ -46,6 +53,8 @@ var flagNames = [flagCount]string{
 	"invisible",
 	"tag",
 	"variation-selector",
+	"bell",
+	"bidi-override",
 }
 
 // Has reports whether every flag in want is set in f.
@@ -100,6 +109,8 @@ func Findings(s string) Flags {
 				}
 			case 0x1B:
 				f |= Control | TerminalEscape
+			case 0x07:
+				f |= Control | Bell
 			default:
 				f |= Control
 			}
@@ -112,6 +123,9 @@ func Findings(s string) Flags {
 			f |= Control | TerminalEscape
 		case classBidi:
 			f |= Bidi
+			if isBidiOverride(r) {
+				f |= BidiOverride
+			}
 		case classInvisible:
 			f |= Invisible
 		case classTag:

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/clipperhouse/displaywidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // forbiddenOutputRune reports runes that must never reach a terminal raw. It
@@ -235,7 +235,7 @@ func checkTabStops(t *testing.T, in string, pieces []Piece, tabWidth int) {
 		}
 		line.WriteString(text)
 		if p.Kind == TabSpaces {
-			if w := displaywidth.String(line.String()); w%tabWidth != 0 {
+			if w := ansi.StringWidth(line.String()); w%tabWidth != 0 {
 				t.Fatalf("tab in %q ends at column %d, not a multiple of %d: %q", in, w, tabWidth, line.String())
 			}
 		}

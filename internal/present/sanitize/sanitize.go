@@ -24,7 +24,7 @@ package sanitize
 import (
 	"strings"
 
-	"github.com/clipperhouse/displaywidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // DefaultTabWidth is used by Block when the given tab width is below 1.
@@ -213,7 +213,7 @@ func walk(s string, block bool, tabWidth int, literals bool, out sink) {
 			standIns++
 		}
 		scratch = append(append(scratch, run...), 'x')
-		col += displaywidth.Bytes(scratch) - standIns
+		col += ansi.StringWidth(string(scratch)) - standIns
 	}
 
 	for i := 0; i < len(s); {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
 // Field is one text field of one record.
@@ -25,9 +24,15 @@ type Field struct {
 	Text   string
 }
 
-// Control are the classes that make a terminal act (TEXT_CONTROL_CHARS, an
-// error); the others hide text (TEXT_HIDDEN_CHARS, a warning).
-const Control = sanitize.Control | sanitize.TerminalEscape | sanitize.CarriageReturn
+// Acts are the classes a terminal acts on: an escape sequence, a bell (or
+// an OSC terminator), a cursor return, a reordering of the line
+// (TEXT_CONTROL_CHARS, an error).
+const Acts = sanitize.TerminalEscape | sanitize.CarriageReturn | sanitize.Bell | sanitize.BidiOverride
+
+// Inert are the other controls (NUL, VT, FF, DEL...): no terminal acts on
+// them, and text extracted from PDFs carries them (TEXT_INERT_CONTROLS, a
+// warning). The rest hide text (TEXT_HIDDEN_CHARS, a warning).
+const Inert = sanitize.Control
 
 // PerCode is how many fields each code names one by one; the rest are
 // counted in one more finding of the same code, so a store with a million
@@ -41,8 +46,8 @@ type Scanner struct {
 	where string // the file or store the fields come from
 	mu    sync.Mutex
 	next  int64
-	hits  [2][]hit // per code, at most 2*PerCode between trims
-	extra [2]int   // per code: fields trimmed away (counted, not named)
+	hits  [3][]hit // per code, at most 2*PerCode between trims
+	extra [3]int   // per code: fields trimmed away (counted, not named)
 }
 
 type hit struct {
@@ -50,7 +55,7 @@ type hit struct {
 	f     finding.Finding
 }
 
-var codes = [2]finding.Code{finding.TextControlChars, finding.TextHiddenChars}
+var codes = [3]finding.Code{finding.TextControlChars, finding.TextInertControl, finding.TextHiddenChars}
 
 // New returns a Scanner for fields of where (a file or store path, shown
 // sanitised in every subject).
@@ -73,11 +78,17 @@ func (s *Scanner) CheckAt(order int64, f Field) {
 	if flags == 0 {
 		return
 	}
-	if c := flags & Control; c != 0 {
-		s.add(0, order, f, c)
+	switch {
+	case flags&Acts != 0:
+		// The whole set is named, so the message says everything the
+		// field carries; one finding per field.
+		s.add(0, order, f, flags)
+		return
+	case flags&Inert != 0:
+		s.add(1, order, f, flags&Inert)
 	}
-	if h := flags &^ Control; h != 0 {
-		s.add(1, order, f, h)
+	if h := flags &^ (Acts | Inert); h != 0 {
+		s.add(2, order, f, h)
 	}
 }
 
@@ -151,43 +162,4 @@ func (s *Scanner) Findings() []finding.Finding {
 		}
 	}
 	return out
-}
-
-// Store scans every text field of a native store: node ids and labels,
-// edge ids and declared sources, Mem0 history and messages, SMSR
-// memories. The subject names the store (its one file for Mem0 and SMSR)
-// and the record; the message names the field.
-func Store(st *storemodel.Store) []finding.Finding {
-	s := New(string(st.Format) + " store " + st.Root)
-	for _, n := range st.Nodes {
-		rec := "node " + n.ID
-		s.Check(Field{rec, "id", n.ID})
-		s.Check(Field{rec, "label", n.Label})
-	}
-	for _, e := range st.Edges {
-		rec := "edge " + e.ID
-		s.Check(Field{rec, "id", e.ID})
-		for _, src := range e.Sources {
-			s.Check(Field{rec, "sources", src})
-		}
-	}
-	for _, v := range st.Versions {
-		rec := "history " + v.ID
-		for _, f := range [][2]string{{"id", v.ID}, {"memory_id", v.MemoryID}, {"old_memory", v.Old}, {"new_memory", v.New}, {"event", v.Event}, {"actor_id", v.Actor}, {"role", v.Role}, {"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt}} {
-			s.Check(Field{rec, f[0], f[1]})
-		}
-	}
-	for _, m := range st.Messages {
-		rec := "message " + m.ID
-		for _, f := range [][2]string{{"id", m.ID}, {"session_scope", m.Scope}, {"role", m.Role}, {"content", m.Content}, {"name", m.Name}, {"created_at", m.CreatedAt}} {
-			s.Check(Field{rec, f[0], f[1]})
-		}
-	}
-	for _, m := range st.Memories {
-		rec := fmt.Sprintf("memory %d", m.ID)
-		for _, f := range [][2]string{{"content", m.Content}, {"session_id", m.Session}, {"hmac_tag", m.Tag}} {
-			s.Check(Field{rec, f[0], f[1]})
-		}
-	}
-	return s.Findings()
 }

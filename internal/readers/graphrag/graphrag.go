@@ -19,8 +19,8 @@ package graphrag
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/parquetcols"
@@ -28,27 +28,19 @@ import (
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
-var tables = []string{"text_units.parquet", "entities.parquet", "relationships.parquet"}
+// tables are the file names of the newest layout (layout.go has them all).
+var tables = newNames.files()
 
-// Locate returns the output directory under path (path itself or path/output).
+// Locate returns the output directory under path (layout.go: every layout
+// GraphRAG has written).
 func Locate(path string) (string, bool) {
-	for _, dir := range []string{path, filepath.Join(path, "output")} {
-		ok := true
-		for _, t := range tables {
-			if st, err := os.Stat(filepath.Join(dir, t)); err != nil || !st.Mode().IsRegular() {
-				ok = false
-			}
-		}
-		if ok {
-			return dir, true
-		}
-	}
-	return "", false
+	l, ok := locate(path)
+	return l.dir, ok
 }
 
 // Looks says whether path is a GraphRAG output (for detection).
 func Looks(path string) bool {
-	_, ok := Locate(path)
+	_, ok := locate(path)
 	return ok
 }
 
@@ -64,24 +56,33 @@ func open(ctx context.Context, st *storemodel.Store, dir, name, role string) (*p
 
 // Open reads the GraphRAG output at path.
 func Open(ctx context.Context, path string) (*storemodel.Store, error) {
-	dir, ok := Locate(path)
+	loc, ok := locate(path)
 	if !ok {
-		return nil, fmt.Errorf("%s: no text_units.parquet, entities.parquet and relationships.parquet here or in output/", path)
+		return nil, fmt.Errorf("%s: no GraphRAG tables here or in output/ (text_units, entities and relationships.parquet of 2.x/3.x, or create_final_text_units, _entities and _relationships.parquet of 0.2-1.x, also under output/<run>/artifacts/)", path)
 	}
+	dir, lay := loc.dir, loc.layout
 	st := &storemodel.Store{Format: storemodel.GraphRAG, Root: dir,
 		Notes: []string{"GraphRAG retrieves through community reports and local search, not PPR: replay here is a what-if of HippoRAG 2's selector over GraphRAG's graph"}}
-	tu, err := open(ctx, st, dir, "text_units.parquet", "text units (passages)")
+	if len(loc.otherRuns) > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("read the most recently modified index run, as GraphRAG's query CLI does; %d older run(s) beside it, each readable by naming its artifacts/ folder: %s", len(loc.otherRuns), strings.Join(loc.otherRuns, ", ")))
+	}
+	tu, err := open(ctx, st, dir, lay.textUnits, "text units (passages)")
 	if err != nil {
 		return nil, err
 	}
-	ent, err := open(ctx, st, dir, "entities.parquet", "entities")
+	ent, err := open(ctx, st, dir, lay.entities, "entities")
 	if err != nil {
 		return nil, err
 	}
-	rel, err := open(ctx, st, dir, "relationships.parquet", "relationships")
+	rel, err := open(ctx, st, dir, lay.relationships, "relationships")
 	if err != nil {
 		return nil, err
 	}
+	entityKey := "title"
+	if !ent.Has("title") && ent.Has("name") {
+		entityKey = "name"
+	}
+	st.Layout = version(loc, entityKey, !tu.Has("document_id"))
 	tuIDs, err := tu.Strings(ctx, "id")
 	if err != nil {
 		return nil, err
@@ -94,14 +95,14 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	units := map[string]bool{}
 	for i, id := range tuIDs {
 		if id == "" || nodes[id] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: filepath.Join(dir, "text_units.parquet"),
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: filepath.Join(dir, lay.textUnits),
 				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("id %q is empty or repeated; row skipped", id)})
 			continue
 		}
 		nodes[id], units[id] = true, true
 		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: tuText[i], Listed: true})
 	}
-	titles, err := ent.Strings(ctx, "title")
+	titles, err := ent.Strings(ctx, entityKey)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +110,12 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	entFile := filepath.Join(dir, "entities.parquet")
+	entFile := filepath.Join(dir, lay.entities)
 	pairs := map[string]bool{}
 	for i, title := range titles {
 		if title == "" || nodes[title] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: entFile,
-				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("title %q is empty or names another node; row skipped", title)})
+				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("%s %q is empty or names another node; row skipped", entityKey, title)})
 			continue
 		}
 		nodes[title] = true
@@ -122,7 +123,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		for _, u := range entUnits[i] {
 			if !units[u] {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: entFile, Subject: "entity " + title,
-					Message: fmt.Sprintf("text_unit_ids names %q, which is not in text_units.parquet; no join", u)})
+					Message: fmt.Sprintf("text_unit_ids names %q, which is not a text unit; no join", u)})
 				continue
 			}
 			id := storemodel.PairID(u, title)
@@ -133,7 +134,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: u, Dst: title, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: []string{u}, Expected: 1})
 		}
 	}
-	if err := readRelationships(ctx, st, rel, filepath.Join(dir, "relationships.parquet"), nodes, units); err != nil {
+	if err := readRelationships(ctx, st, rel, filepath.Join(dir, lay.relationships), nodes, units); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -165,7 +166,7 @@ func readRelationships(ctx context.Context, st *storemodel.Store, rel *parquetco
 		subject := fmt.Sprintf("row %d (%s)", i, ids[i])
 		if !nodes[src[i]] || !nodes[dst[i]] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: file, Subject: subject,
-				Message: fmt.Sprintf("source %q or target %q is not an entity title; row skipped", src[i], dst[i])})
+				Message: fmt.Sprintf("source %q or target %q is not an entity; row skipped", src[i], dst[i])})
 			continue
 		}
 		if w[i] < 0 {
@@ -182,7 +183,7 @@ func readRelationships(ctx context.Context, st *storemodel.Store, rel *parquetco
 		for _, u := range srcUnits[i] {
 			if !units[u] {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: file, Subject: "relationship " + id,
-					Message: fmt.Sprintf("text_unit_ids names %q, which is not in text_units.parquet", u)})
+					Message: fmt.Sprintf("text_unit_ids names %q, which is not a text unit", u)})
 			}
 			e.Sources = append(e.Sources, u)
 		}

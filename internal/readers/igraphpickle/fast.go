@@ -24,247 +24,308 @@ func decodeFast(b []byte) (g *Graph, err error) {
 			g, err = nil, errFallback
 		}
 	}()
-	var (
-		stack    []any
-		marks    []int
-		memo     []any
-		memoSet  []bool
-		memoN    int  // distinct memo keys set (MEMOIZE's index)
-		put      bool // BINPUT/LONG_BINPUT seen: then MEMOIZE is not handled here
-		memoized bool
-		frameEnd = -1
-	)
-	pos := 0
-	next := func(n int) []byte {
-		if n < 0 || n > len(b)-pos {
-			panic(errFallback)
+	u := &fastUnpickler{b: b, frameEnd: -1}
+	for u.pos < len(b) {
+		if u.frameEnd >= 0 && u.pos >= u.frameEnd {
+			u.frameEnd = -1
 		}
-		s := b[pos : pos+n]
-		pos += n
-		return s
-	}
-	pop := func() any {
-		if len(stack) == 0 || (len(marks) > 0 && len(stack) <= marks[len(marks)-1]) {
-			panic(errFallback)
-		}
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		return v
-	}
-	popMark := func() []any {
-		if len(marks) == 0 {
-			panic(errFallback)
-		}
-		m := marks[len(marks)-1]
-		marks = marks[:len(marks)-1]
-		items := append([]any(nil), stack[m:]...)
-		stack = stack[:m]
-		return items
-	}
-	setMemo := func(i int, v any) {
-		if i < 0 || i > len(b) { // a memo index cannot exceed the opcodes that fill it
-			panic(errFallback)
-		}
-		for len(memo) <= i {
-			memo, memoSet = append(memo, nil), append(memoSet, false)
-		}
-		if !memoSet[i] {
-			memoN++
-		}
-		memo[i], memoSet[i] = v, true
-	}
-	getMemo := func(i int) any {
-		if i < 0 || i >= len(memo) || !memoSet[i] {
-			panic(errFallback)
-		}
-		return memo[i]
-	}
-	for pos < len(b) {
-		at := pos
-		if frameEnd >= 0 && at >= frameEnd {
-			frameEnd = -1
-		}
-		op := b[pos]
-		pos++
+		op := b[u.pos]
+		u.pos++
 		switch op {
-		case 0x80: // PROTO
-			if next(1)[0] > 5 {
-				return nil, errFallback
-			}
-		case 0x95: // FRAME
-			if frameEnd >= 0 {
-				return nil, errFallback
-			}
-			size := binary.LittleEndian.Uint64(next(8))
-			if size > uint64(len(b)-pos) {
-				return nil, errFallback
-			}
-			frameEnd = pos + int(size)
-			continue
 		case '.': // STOP
-			if len(stack) != 1 || len(marks) != 0 {
-				return nil, errFallback
-			}
-			gr, ok := stack[0].(*pickled)
-			if !ok || !gr.built {
-				return nil, errFallback
-			}
-			return &gr.Graph, nil
-		case '(':
-			marks = append(marks, len(stack))
-		case ']':
-			stack = append(stack, types.NewList())
-		case '}':
-			stack = append(stack, types.NewDict())
-		case ')':
-			stack = append(stack, types.NewTupleFromSlice([]any{}))
-		case 'a':
-			v := pop()
-			l, ok := pop().(*types.List)
-			if !ok {
-				return nil, errFallback
-			}
-			l.Append(v)
-			stack = append(stack, l)
-		case 'e':
-			items := popMark()
-			l, ok := pop().(*types.List)
-			if !ok {
-				return nil, errFallback
-			}
-			*l = append(*l, items...)
-			stack = append(stack, l)
-		case 's':
-			v, k := pop(), pop()
-			d, ok := pop().(*types.Dict)
-			if !ok {
-				return nil, errFallback
-			}
-			d.Set(k, v)
-			stack = append(stack, d)
-		case 'u':
-			items := popMark()
-			d, ok := pop().(*types.Dict)
-			if !ok || len(items)%2 != 0 {
-				return nil, errFallback
-			}
-			for i := 0; i < len(items); i += 2 {
-				d.Set(items[i], items[i+1])
-			}
-			stack = append(stack, d)
-		case 't':
-			stack = append(stack, types.NewTupleFromSlice(popMark()))
-		case 0x85:
-			stack = append(stack, types.NewTupleFromSlice([]any{pop()}))
-		case 0x86:
-			y, x := pop(), pop()
-			xi, ok1 := x.(int)
-			yi, ok2 := y.(int)
-			if ok1 && ok2 {
-				stack = append(stack, pair{xi, yi})
-			} else {
-				stack = append(stack, types.NewTupleFromSlice([]any{x, y}))
-			}
-		case 0x87:
-			z, y, x := pop(), pop(), pop()
-			stack = append(stack, types.NewTupleFromSlice([]any{x, y, z}))
-		case 'J':
-			stack = append(stack, int(int32(binary.LittleEndian.Uint32(next(4)))))
-		case 'K':
-			stack = append(stack, int(next(1)[0]))
-		case 'M':
-			stack = append(stack, int(binary.LittleEndian.Uint16(next(2))))
-		case 'G':
-			stack = append(stack, math.Float64frombits(binary.BigEndian.Uint64(next(8))))
-		case 0x88:
-			stack = append(stack, true)
-		case 0x89:
-			stack = append(stack, false)
-		case 'N':
-			stack = append(stack, nil)
-		case 0x8c:
-			stack = append(stack, string(next(int(next(1)[0]))))
-		case 'X':
-			stack = append(stack, string(next(int(binary.LittleEndian.Uint32(next(4))))))
-		case 'C':
-			stack = append(stack, append([]byte(nil), next(int(next(1)[0]))...))
-		case 'B':
-			stack = append(stack, append([]byte(nil), next(int(binary.LittleEndian.Uint32(next(4))))...))
-		case 0x94: // MEMOIZE
-			if put || len(stack) == 0 {
-				return nil, errFallback
-			}
-			memoized = true
-			setMemo(memoN, stack[len(stack)-1])
-		case 'q', 'r': // BINPUT, LONG_BINPUT
-			if memoized || len(stack) == 0 {
-				return nil, errFallback
-			}
-			put = true
-			var i int
-			if op == 'q' {
-				i = int(next(1)[0])
-			} else {
-				i = int(binary.LittleEndian.Uint32(next(4)))
-			}
-			setMemo(i, stack[len(stack)-1])
-		case 'h':
-			stack = append(stack, getMemo(int(next(1)[0])))
-		case 'j':
-			stack = append(stack, getMemo(int(binary.LittleEndian.Uint32(next(4)))))
-		case 0x93: // STACK_GLOBAL
-			name, ok1 := pop().(string)
-			module, ok2 := pop().(string)
-			if !ok1 || !ok2 {
-				return nil, errFallback
-			}
-			c, err := findClass(module, name)
-			if err != nil {
-				return nil, errFallback
-			}
-			stack = append(stack, c)
-		case 'R': // REDUCE
-			var args []any
-			switch a := pop().(type) {
-			case *types.Tuple:
-				args = *a
-			case pair:
-				args = []any{a[0], a[1]}
-			default:
-				return nil, errFallback
-			}
-			c, ok := pop().(types.Callable)
-			if !ok {
-				return nil, errFallback
-			}
-			v, err := c.Call(args...)
-			if err != nil {
-				return nil, errFallback
-			}
-			stack = append(stack, v)
-		case 'b': // BUILD
-			state := pop()
-			if len(stack) == 0 {
-				return nil, errFallback
-			}
-			s, ok := stack[len(stack)-1].(types.PyStateSettable)
-			if !ok {
-				return nil, errFallback
-			}
-			if p, isPair := state.(pair); isPair {
-				state = types.NewTupleFromSlice([]any{p[0], p[1]})
-			}
-			if err := s.PySetState(state); err != nil {
-				return nil, errFallback
-			}
-		default:
+			return u.stop(), nil
+		case 0x95: // FRAME
+			u.frame()
+			continue
+		}
+		if !u.container(op) && !u.scalar(op) && !u.memoOp(op) && !u.object(op) {
 			return nil, errFallback
 		}
-		if frameEnd >= 0 && pos > frameEnd {
+		if u.frameEnd >= 0 && u.pos > u.frameEnd {
 			return nil, errFallback // an opcode straddles its frame's end
 		}
 	}
 	return nil, errFallback
+}
+
+// fastUnpickler is decodeFast's machine state. Every failure panics with
+// errFallback, which decodeFast recovers into its result.
+type fastUnpickler struct {
+	b        []byte
+	pos      int
+	stack    []any
+	marks    []int
+	memo     []any
+	memoSet  []bool
+	memoN    int  // distinct memo keys set (MEMOIZE's index)
+	put      bool // BINPUT/LONG_BINPUT seen: then MEMOIZE is not handled here
+	memoized bool
+	frameEnd int
+}
+
+func (u *fastUnpickler) fail() { panic(errFallback) }
+
+func (u *fastUnpickler) next(n int) []byte {
+	if n < 0 || n > len(u.b)-u.pos {
+		u.fail()
+	}
+	s := u.b[u.pos : u.pos+n]
+	u.pos += n
+	return s
+}
+
+func (u *fastUnpickler) push(v any) { u.stack = append(u.stack, v) }
+
+func (u *fastUnpickler) pop() any {
+	if len(u.stack) == 0 || (len(u.marks) > 0 && len(u.stack) <= u.marks[len(u.marks)-1]) {
+		u.fail()
+	}
+	v := u.stack[len(u.stack)-1]
+	u.stack = u.stack[:len(u.stack)-1]
+	return v
+}
+
+func (u *fastUnpickler) popMark() []any {
+	if len(u.marks) == 0 {
+		u.fail()
+	}
+	m := u.marks[len(u.marks)-1]
+	u.marks = u.marks[:len(u.marks)-1]
+	items := append([]any(nil), u.stack[m:]...)
+	u.stack = u.stack[:m]
+	return items
+}
+
+func (u *fastUnpickler) setMemo(i int, v any) {
+	if i < 0 || i > len(u.b) { // a memo index cannot exceed the opcodes that fill it
+		u.fail()
+	}
+	for len(u.memo) <= i {
+		u.memo, u.memoSet = append(u.memo, nil), append(u.memoSet, false)
+	}
+	if !u.memoSet[i] {
+		u.memoN++
+	}
+	u.memo[i], u.memoSet[i] = v, true
+}
+
+func (u *fastUnpickler) getMemo(i int) any {
+	if i < 0 || i >= len(u.memo) || !u.memoSet[i] {
+		u.fail()
+	}
+	return u.memo[i]
+}
+
+// stop ends the machine: exactly one built igraph Graph on the stack.
+func (u *fastUnpickler) stop() *Graph {
+	if len(u.stack) != 1 || len(u.marks) != 0 {
+		u.fail()
+	}
+	gr, ok := u.stack[0].(*pickled)
+	if !ok || !gr.built {
+		u.fail()
+	}
+	return &gr.Graph
+}
+
+func (u *fastUnpickler) frame() {
+	if u.frameEnd >= 0 {
+		u.fail()
+	}
+	size := binary.LittleEndian.Uint64(u.next(8))
+	if size > uint64(len(u.b)-u.pos) {
+		u.fail()
+	}
+	u.frameEnd = u.pos + int(size)
+}
+
+// container runs the opcodes that build lists, dicts and tuples.
+func (u *fastUnpickler) container(op byte) bool {
+	switch op {
+	case '(':
+		u.marks = append(u.marks, len(u.stack))
+	case ']':
+		u.push(types.NewList())
+	case '}':
+		u.push(types.NewDict())
+	case ')':
+		u.push(types.NewTupleFromSlice([]any{}))
+	case 'a':
+		v := u.pop()
+		l, ok := u.pop().(*types.List)
+		if !ok {
+			u.fail()
+		}
+		l.Append(v)
+		u.push(l)
+	case 'e':
+		items := u.popMark()
+		l, ok := u.pop().(*types.List)
+		if !ok {
+			u.fail()
+		}
+		*l = append(*l, items...)
+		u.push(l)
+	case 's':
+		v, k := u.pop(), u.pop()
+		d, ok := u.pop().(*types.Dict)
+		if !ok {
+			u.fail()
+		}
+		d.Set(k, v)
+		u.push(d)
+	case 'u':
+		items := u.popMark()
+		d, ok := u.pop().(*types.Dict)
+		if !ok || len(items)%2 != 0 {
+			u.fail()
+		}
+		for i := 0; i < len(items); i += 2 {
+			d.Set(items[i], items[i+1])
+		}
+		u.push(d)
+	case 't':
+		u.push(types.NewTupleFromSlice(u.popMark()))
+	case 0x85:
+		u.push(types.NewTupleFromSlice([]any{u.pop()}))
+	case 0x86:
+		y, x := u.pop(), u.pop()
+		xi, ok1 := x.(int)
+		yi, ok2 := y.(int)
+		if ok1 && ok2 {
+			u.push(pair{xi, yi})
+		} else {
+			u.push(types.NewTupleFromSlice([]any{x, y}))
+		}
+	case 0x87:
+		z, y, x := u.pop(), u.pop(), u.pop()
+		u.push(types.NewTupleFromSlice([]any{x, y, z}))
+	default:
+		return false
+	}
+	return true
+}
+
+// scalar runs the opcodes that push a number, a bool, None, a string or
+// bytes, and PROTO.
+func (u *fastUnpickler) scalar(op byte) bool {
+	switch op {
+	case 0x80: // PROTO
+		if u.next(1)[0] > 5 {
+			u.fail()
+		}
+	case 'J':
+		u.push(int(int32(binary.LittleEndian.Uint32(u.next(4)))))
+	case 'K':
+		u.push(int(u.next(1)[0]))
+	case 'M':
+		u.push(int(binary.LittleEndian.Uint16(u.next(2))))
+	case 'G':
+		u.push(math.Float64frombits(binary.BigEndian.Uint64(u.next(8))))
+	case 0x88:
+		u.push(true)
+	case 0x89:
+		u.push(false)
+	case 'N':
+		u.push(nil)
+	case 0x8c:
+		u.push(string(u.next(int(u.next(1)[0]))))
+	case 'X':
+		u.push(string(u.next(int(binary.LittleEndian.Uint32(u.next(4))))))
+	case 'C':
+		u.push(append([]byte(nil), u.next(int(u.next(1)[0]))...))
+	case 'B':
+		u.push(append([]byte(nil), u.next(int(binary.LittleEndian.Uint32(u.next(4))))...))
+	default:
+		return false
+	}
+	return true
+}
+
+// memoOp runs MEMOIZE, BINPUT, LONG_BINPUT, BINGET and LONG_BINGET.
+func (u *fastUnpickler) memoOp(op byte) bool {
+	switch op {
+	case 0x94: // MEMOIZE
+		if u.put || len(u.stack) == 0 {
+			u.fail()
+		}
+		u.memoized = true
+		u.setMemo(u.memoN, u.stack[len(u.stack)-1])
+	case 'q', 'r': // BINPUT, LONG_BINPUT
+		if u.memoized || len(u.stack) == 0 {
+			u.fail()
+		}
+		u.put = true
+		var i int
+		if op == 'q' {
+			i = int(u.next(1)[0])
+		} else {
+			i = int(binary.LittleEndian.Uint32(u.next(4)))
+		}
+		u.setMemo(i, u.stack[len(u.stack)-1])
+	case 'h':
+		u.push(u.getMemo(int(u.next(1)[0])))
+	case 'j':
+		u.push(u.getMemo(int(binary.LittleEndian.Uint32(u.next(4)))))
+	default:
+		return false
+	}
+	return true
+}
+
+// object runs STACK_GLOBAL, REDUCE and BUILD through the same
+// constructors the general decoder uses.
+func (u *fastUnpickler) object(op byte) bool {
+	switch op {
+	case 0x93: // STACK_GLOBAL
+		name, ok1 := u.pop().(string)
+		module, ok2 := u.pop().(string)
+		if !ok1 || !ok2 {
+			u.fail()
+		}
+		c, err := findClass(module, name)
+		if err != nil {
+			u.fail()
+		}
+		u.push(c)
+	case 'R': // REDUCE
+		var args []any
+		switch a := u.pop().(type) {
+		case *types.Tuple:
+			args = *a
+		case pair:
+			args = []any{a[0], a[1]}
+		default:
+			u.fail()
+		}
+		c, ok := u.pop().(types.Callable)
+		if !ok {
+			u.fail()
+		}
+		v, err := c.Call(args...)
+		if err != nil {
+			u.fail()
+		}
+		u.push(v)
+	case 'b': // BUILD
+		state := u.pop()
+		if len(u.stack) == 0 {
+			u.fail()
+		}
+		s, ok := u.stack[len(u.stack)-1].(types.PyStateSettable)
+		if !ok {
+			u.fail()
+		}
+		if p, isPair := state.(pair); isPair {
+			state = types.NewTupleFromSlice([]any{p[0], p[1]})
+		}
+		if err := s.PySetState(state); err != nil {
+			u.fail()
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // pair is an (int, int) tuple: an igraph edge.

@@ -18,6 +18,13 @@ const maxNumberText = 4400
 // extension codes and out-of-band buffers. Names reached through
 // STACK_GLOBAL are checked by the decoder's FindClass.
 func scan(b []byte) error {
+	return ScanRestricted(b, allowed, rejectGlobal, "an igraph pickle")
+}
+
+// ScanRestricted is scan for another restricted unpickler (the Qdrant local
+// reader's): allow says which GLOBAL/INST names may appear, reject words
+// the refusal, what names the kind of pickle in messages.
+func ScanRestricted(b []byte, allow func(module, name string) bool, reject func(module, name string) error, what string) error {
 	i := 0
 	need := func(n uint64, what string) error {
 		if n > uint64(len(b)-i) {
@@ -77,8 +84,8 @@ func scan(b []byte) error {
 			if err != nil {
 				return err
 			}
-			if !allowed(string(mod), string(name)) {
-				return rejectGlobal(string(mod), string(name))
+			if !allow(string(mod), string(name)) {
+				return reject(string(mod), string(name))
 			}
 			continue
 		case 'U', 'C', 0x8c, 0x8a: // one-byte length
@@ -110,11 +117,11 @@ func scan(b []byte) error {
 			}
 			continue
 		case 'P', 'Q':
-			return fmt.Errorf("opcode at byte %d: persistent ids are not part of an igraph pickle", at)
+			return fmt.Errorf("opcode at byte %d: persistent ids are not part of %s", at, what)
 		case 0x82, 0x83, 0x84:
-			return fmt.Errorf("opcode at byte %d: extension registry codes are not part of an igraph pickle", at)
+			return fmt.Errorf("opcode at byte %d: extension registry codes are not part of %s", at, what)
 		case 0x97, 0x98:
-			return fmt.Errorf("opcode at byte %d: out-of-band buffers are not part of an igraph pickle", at)
+			return fmt.Errorf("opcode at byte %d: out-of-band buffers are not part of %s", at, what)
 		default:
 			return fmt.Errorf("opcode at byte %d: unknown opcode 0x%02x", at, op)
 		}

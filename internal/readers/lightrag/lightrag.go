@@ -20,6 +20,7 @@ package lightrag
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,8 +56,8 @@ func Locate(path string) (string, bool) {
 
 // Looks says whether path is a LightRAG working directory.
 func Looks(path string) bool {
-	_, ok := Locate(path)
-	return ok
+	dir, ok := Locate(path)
+	return ok && !isNano(dir)
 }
 
 // Open reads the LightRAG working directory at path.
@@ -75,17 +76,23 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		for id, r := range raw {
-			var c struct {
-				Content   string `json:"content"`
-				FullDocID string `json:"full_doc_id"`
-			}
-			if err := json.Unmarshal(r, &c); err != nil {
+		for _, id := range raw.order {
+			c, err := readPyObject(raw.members[id])
+			if err != nil {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
 				continue
 			}
-			chunks[id] = c.Content
-			chunkDoc[id] = c.FullDocID
+			if msg := c.keyIssues(); msg != "" {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: cpath, Subject: "chunk " + id, Message: msg})
+			}
+			content, _, err1 := c.str("content")
+			doc, _, err2 := c.str("full_doc_id")
+			if err := errors.Join(err1, err2); err != nil {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
+				continue
+			}
+			chunks[id] = content
+			chunkDoc[id] = doc
 		}
 	} else {
 		st.Notes = append(st.Notes, chunksFile+" is absent: chunks named by source_id are kept as passages the store does not list, so no edge is sourced")
@@ -95,14 +102,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		return nil, err
 	}
 	gpath := filepath.Join(dir, graphFile)
-	b, f, err := storefile.ReadAll(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
+	g, err := readGraph(ctx, gpath, st)
 	if err != nil {
 		return nil, err
-	}
-	st.Files = append(st.Files, f)
-	g, err := ParseGraphML(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", gpath, err)
 	}
 	// Passages: the listed chunks (sorted for a stable node order), then
 	// entities in file order.
@@ -120,12 +122,12 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	pairs := map[string]bool{}
 	for _, n := range g.Nodes {
 		if n.ID == "" || nodes[n.ID] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty or repeated id; skipped"})
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
 			continue
 		}
 		nodes[n.ID] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID})
-		for _, c := range split(n.Data["source_id"]) {
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
+		for _, c := range split(n.value("source_id")) {
 			if !isChunk(c, chunks) {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
 					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
@@ -141,11 +143,11 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	for i, e := range g.Edges {
 		subject := fmt.Sprintf("edge %s -- %s", e.Source, e.Target)
 		if !nodes[e.Source] || !nodes[e.Target] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is not a node; skipped"})
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
 			continue
 		}
 		w := 1.0
-		if s, ok := e.Data["weight"]; ok {
+		if s, ok := e.Get("weight"); ok {
 			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || x < 0 || x != x || x > 1e300 {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", s)})
@@ -158,8 +160,8 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			id = fmt.Sprintf("%s#%d", id, i)
 		}
 		pairs[id] = true
-		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation}
-		for _, c := range split(e.Data["source_id"]) {
+		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.value("created_at")}
+		for _, c := range split(e.value("source_id")) {
 			if !isChunk(c, chunks) {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
 					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
@@ -173,6 +175,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		}
 		st.Edges = append(st.Edges, ed)
 	}
+	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
 }
 
@@ -210,8 +213,34 @@ const (
 )
 
 type docStatus struct {
-	Status     string   `json:"status"`
-	ChunksList []string `json:"chunks_list"`
+	Status               string
+	CreatedAt, UpdatedAt string // as stored (ISO 8601; absent in 1.0)
+	ChunksList           []string
+	keys                 string // repeated or case-twin keys, "" when none
+}
+
+// readDocStatus reads a DocProcessingStatus record by exact keys.
+func readDocStatus(raw json.RawMessage) (docStatus, error) {
+	o, err := readPyObject(raw)
+	if err != nil {
+		return docStatus{}, err
+	}
+	s := docStatus{keys: o.keyIssues()}
+	if s.Status, _, err = o.str("status"); err != nil {
+		return s, err
+	}
+	// Times are for the timeline only; a non-string time is kept empty.
+	s.CreatedAt, _, _ = o.str("created_at")
+	s.UpdatedAt, _, _ = o.str("updated_at")
+	if v, ok := o.members["chunks_list"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &s.ChunksList); err != nil {
+			return s, errors.New("field chunks_list is not a list of strings")
+		}
+		if s.ChunksList == nil {
+			s.ChunksList = []string{}
+		}
+	}
+	return s, nil
 }
 
 type docTables struct {
@@ -227,8 +256,8 @@ func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables
 		if err != nil {
 			return nil, err
 		}
-		d.full = make(map[string]bool, len(raw))
-		for id := range raw {
+		d.full = make(map[string]bool, len(raw.order))
+		for _, id := range raw.order {
 			d.full[id] = true
 		}
 	} else {
@@ -239,13 +268,17 @@ func readDocs(ctx context.Context, dir string, st *storemodel.Store) (*docTables
 		if err != nil {
 			return nil, err
 		}
-		for id, r := range raw {
-			var s docStatus
-			if err := json.Unmarshal(r, &s); err != nil {
+		for _, id := range raw.order {
+			s, err := readDocStatus(raw.members[id])
+			if err != nil {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: p, Subject: "document " + id, Message: err.Error()})
 				continue
 			}
+			if s.keys != "" {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: p, Subject: "document " + id, Message: s.keys})
+			}
 			d.status[id] = s
+			st.Docs = append(st.Docs, storemodel.Doc{ID: id, Status: s.Status, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
 			for _, c := range s.ChunksList {
 				d.inList[c] = true
 			}
@@ -290,16 +323,61 @@ func (d *docTables) missingChunks(chunks map[string]string, st *storemodel.Store
 }
 
 // readKV reads one JsonKVStorage file (an object of id -> record), bounded
-// in size, and records it among the files read.
-func readKV(ctx context.Context, path, role string, st *storemodel.Store) (map[string]json.RawMessage, error) {
+// in size, as Python's json reads it, and records it among the files read.
+// A repeated id is reported (Python keeps the last record).
+func readKV(ctx context.Context, path, role string, st *storemodel.Store) (*pyObject, error) {
 	b, f, err := storefile.ReadAll(ctx, path, role, storefile.MaxJSON)
 	if err != nil {
 		return nil, err
 	}
 	st.Files = append(st.Files, f)
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	raw, err := readPyObject(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(raw.repeated) > 0 {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: path, Subject: "top-level object",
+			Message: fmt.Sprintf("record ids repeated: %q (Python's json, and so LightRAG, keeps the last record; so does memscope)", raw.repeated)})
+	}
 	return raw, nil
+}
+
+// keptGraphData are the GraphML data values the reader uses; the others
+// (descriptions, keywords...) are not kept, so memory follows the graph.
+// created_at (LightRAG 1.4+) is kept for the timeline.
+func keptGraphData(name string) bool {
+	return name == "source_id" || name == "weight" || name == "created_at"
+}
+
+// readGraph streams the GraphML file, reporting what networkx reads
+// differently from what nx.write_graphml writes.
+func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, error) {
+	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	g, err := ReadGraphML(s, keptGraphData)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("%s: %w", gpath, err)
+	}
+	f, err := s.File()
+	if err != nil {
+		return nil, err
+	}
+	st.Files = append(st.Files, f)
+	for _, d := range g.Deviations {
+		subject := d.Subject
+		if d.Line > 0 {
+			subject = fmt.Sprintf("line %d, %s", d.Line, d.Subject)
+		}
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: gpath, Subject: subject, Message: d.Message})
+	}
+	if g.Directed {
+		st.Notes = append(st.Notes, "the graph is directed: LightRAG writes undirected graphs; edges are replayed as stored")
+	}
+	return g, nil
 }

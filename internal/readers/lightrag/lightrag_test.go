@@ -68,14 +68,28 @@ func FuzzParseGraphML(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	clean, err := os.ReadFile(filepath.Join("testdata", "poisoned", graphFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, v := range variants {
+		f.Add([]byte(strings.Replace(string(clean), v.from, v.to, 1)))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := ParseGraphML(b)
 		if err != nil {
 			return
 		}
+		ids := map[string]bool{}
 		for _, n := range g.Nodes {
-			if n.Data == nil {
-				t.Fatal("node without data map")
+			if ids[n.ID] {
+				t.Fatalf("node %q twice", n.ID)
+			}
+			ids[n.ID] = true
+		}
+		for _, e := range g.Edges {
+			if !ids[e.Source] || !ids[e.Target] {
+				t.Fatalf("edge %q -- %q: an end is not a node", e.Source, e.Target)
 			}
 		}
 	})

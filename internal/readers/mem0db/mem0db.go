@@ -78,7 +78,11 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	for i, h := range hist {
 		sel[i] = sqlitecols.Capped(h.col, h.max)
 	}
-	rows, err := db.QueryContext(ctx, "SELECT rowid, is_deleted, "+strings.Join(sel, ", ")+" FROM history ORDER BY rowid")
+	order, err := rowOrder(ctx, db, path, "history", st)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, "SELECT "+order.sel+", is_deleted, "+strings.Join(sel, ", ")+" FROM history"+order.from)
 	if err != nil {
 		return nil, fmt.Errorf("%s: history: %w", path, err)
 	}
@@ -87,7 +91,8 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		var v storemodel.Version
 		var del sql.NullInt64
 		cells := make([]sqlitecols.Cell, len(hist))
-		dest := []any{&v.Row, &del}
+		order.number(&v.Row)
+		dest := []any{order.dest(&v.Row), &del}
 		for i := range cells {
 			cells[i].Max = hist[i].max
 			dest = append(dest, cells[i].Dest()...)
@@ -118,6 +123,8 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if err := readMessages(ctx, db, path, st); err != nil {
 		return nil, err
 	}
+	msgCols, _ := sqlitecols.Columns(ctx, db, "messages")
+	st.Layout = layoutOf(cols, msgCols)
 	return st, nil
 }
 
@@ -165,7 +172,14 @@ func Chains(st *storemodel.Store) ([]Chain, []finding.Finding) {
 		known := true
 		for i, v := range c.Versions {
 			t, ok := EventTime(v)
-			if !ok {
+			switch {
+			case !ok && undatedDelete(v):
+				// Upstream behaviour (layout.go): placed by storage order.
+				fs = append(fs, finding.New(finding.Mem0DeleteUndated, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), undatedDeleteWhy))
+				if i > 0 {
+					t = times[i-1]
+				}
+			case !ok:
 				known = false
 				fs = append(fs, finding.New(finding.StoreRecordMalformed, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), fmt.Sprintf("no readable time (%q, %q)", v.UpdatedAt, v.CreatedAt)))
 			}
@@ -233,7 +247,11 @@ func readMessages(ctx context.Context, db *sql.DB, path string, st *storemodel.S
 	for i, m := range msg {
 		sel[i] = sqlitecols.Capped(m.col, m.max)
 	}
-	rows, err := db.QueryContext(ctx, "SELECT rowid, "+strings.Join(sel, ", ")+" FROM messages ORDER BY rowid")
+	order, err := rowOrder(ctx, db, path, "messages", st)
+	if err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, "SELECT "+order.sel+", "+strings.Join(sel, ", ")+" FROM messages"+order.from)
 	if err != nil {
 		return fmt.Errorf("%s: messages: %w", path, err)
 	}
@@ -241,7 +259,8 @@ func readMessages(ctx context.Context, db *sql.DB, path string, st *storemodel.S
 	for rows.Next() {
 		var m storemodel.Message
 		cells := make([]sqlitecols.Cell, len(msg))
-		dest := []any{&m.Row}
+		order.number(&m.Row)
+		dest := []any{order.dest(&m.Row)}
 		for i := range cells {
 			cells[i].Max = msg[i].max
 			dest = append(dest, cells[i].Dest()...)
@@ -286,4 +305,46 @@ func MessageFindings(st *storemodel.Store) []finding.Finding {
 		}
 	}
 	return fs
+}
+
+// scanOrder reads a table in the order Mem0 wrote its rows: by the real
+// rowid. Mem0's history ids are uuid4s; a column named rowid (or _rowid_,
+// oid) would make "ORDER BY rowid" follow values the store's writer chose.
+// When every alias is shadowed, a forced table scan (NOT INDEXED) visits
+// the rows in rowid order, and they are numbered as they come.
+type scanOrder struct {
+	sel, from string
+	counter   int64
+	numbered  bool
+	discard   sql.RawBytes
+}
+
+func rowOrder(ctx context.Context, db *sql.DB, path, table string, st *storemodel.Store) (*scanOrder, error) {
+	o, err := sqlitecols.Order(ctx, db, table)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", path, table, err)
+	}
+	if msg := o.Message(table); msg != "" {
+		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: path, Subject: "table " + table, Message: msg})
+	}
+	if o.Expr == "" {
+		return &scanOrder{sel: "NULL", from: " NOT INDEXED", numbered: true}, nil
+	}
+	return &scanOrder{sel: o.Expr, from: " ORDER BY " + o.Expr}, nil
+}
+
+// dest is where the row number is scanned to.
+func (o *scanOrder) dest(row *int64) any {
+	if o.numbered {
+		return &o.discard
+	}
+	return row
+}
+
+// number sets the row number of a table-scan read.
+func (o *scanOrder) number(row *int64) {
+	if o.numbered {
+		o.counter++
+		*row = o.counter
+	}
 }

@@ -24,29 +24,6 @@ const (
 	MaxGraphML = 1 << 30
 )
 
-// TooLargeError says a file is over its limit, before anything was read.
-type TooLargeError struct {
-	Path      string
-	Size, Max int64
-	What      string
-}
-
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: %s of %s is over the %s limit; not read", e.Path, e.What, human(e.Size), human(e.Max))
-}
-
-func human(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // ReadAll reads a whole regular file of at most max bytes, read-only, and
 // describes it. The context is checked between 1 MiB blocks.
 func ReadAll(ctx context.Context, path, role string, max int64) ([]byte, storemodel.File, error) {
@@ -60,7 +37,7 @@ func ReadAll(ctx context.Context, path, role string, max int64) ([]byte, storemo
 		return nil, storemodel.File{}, err
 	}
 	if st.Size() > max {
-		return nil, storemodel.File{}, &TooLargeError{Path: path, Size: st.Size(), Max: max, What: role}
+		return nil, storemodel.File{}, &evidence.TooLargeError{Name: path, Size: st.Size(), Max: max, What: role}
 	}
 	buf := make([]byte, 0, st.Size())
 	h := sha256.New()
@@ -74,7 +51,7 @@ func ReadAll(ctx context.Context, path, role string, max int64) ([]byte, storemo
 		buf = append(buf, block[:n]...)
 		h.Write(block[:n])
 		if int64(len(buf)) > max {
-			return nil, storemodel.File{}, &TooLargeError{Path: path, Size: int64(len(buf)), Max: max, What: role}
+			return nil, storemodel.File{}, &evidence.TooLargeError{Name: path, Max: max, What: role}
 		}
 		if err == io.EOF {
 			break

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // A 2 GiB JSON file (sparse: no disk is used) is refused by its size,
@@ -23,7 +25,7 @@ func TestRefusesOversizeBeforeReading(t *testing.T) {
 	}
 	f.Close()
 	_, _, err = ReadAll(context.Background(), path, "OpenIE results (JSON)", MaxJSON)
-	var tl *TooLargeError
+	var tl *evidence.TooLargeError
 	if !errors.As(err, &tl) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "2.0 GiB") {
 		t.Fatalf("err %v, want a TooLargeError naming %s and its size", err, path)
 	}

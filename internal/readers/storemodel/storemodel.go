@@ -17,9 +17,6 @@ const (
 	GraphRAG Format = "graphrag"
 )
 
-// Formats lists every format, in the order detection tries them.
-var Formats = []Format{HippoRAG, LightRAG, GraphRAG, Mem0, SMSR}
-
 // Unsigned is said by every output about a native store.
 const Unsigned = "unsigned store: provenance declared by the store's own fields"
 
@@ -43,6 +40,9 @@ type Node struct {
 	ID    string
 	Kind  string // KindPassage or KindEntity
 	Label string
+	// CreatedAt is when the store says the node was written, as stored
+	// ("" when it keeps no time: LightRAG 1.4+ stamps created_at).
+	CreatedAt string
 	// Listed: a passage that the store's own passage records list (an OpenIE
 	// document, a text chunk, a text unit). Only listed passages count as
 	// authenticated items for the IFC-blind test, and only as declared.
@@ -72,6 +72,16 @@ type Edge struct {
 	// Expected is the weight the explaining records account for (0: not
 	// computed).
 	Expected float64
+	// CreatedAt is when the store says the edge was written, as stored
+	// ("" when it keeps no time).
+	CreatedAt string
+}
+
+// Doc is one document the store records processing (LightRAG's document
+// status): its own times, as stored.
+type Doc struct {
+	ID, Status           string
+	CreatedAt, UpdatedAt string
 }
 
 // Issue is one problem a reader found in the store's contents: the file and
@@ -123,7 +133,11 @@ type Memory struct {
 
 // Store is a native store read into memory.
 type Store struct {
-	Format   Format
+	Format Format
+	// Layout names the upstream version range whose on-disk layout the
+	// reader recognised ("GraphRAG 0.5-1.x ...", "nano-graphrag"), as
+	// told from the store's contents; "" when the format has one layout.
+	Layout   string
 	Root     string
 	Files    []File
 	Nodes    []Node
@@ -131,7 +145,13 @@ type Store struct {
 	Versions []Version
 	Messages []Message
 	Memories []Memory
-	Issues   []Issue
+	// Vectors and VectorStore: a Mem0 vector store read beside (or
+	// without) its history (packages qdrantlocal, chromadb, mem0vec).
+	Vectors     []VectorPoint
+	VectorStore *VectorStore
+	// Docs: the documents whose processing the store records.
+	Docs   []Doc
+	Issues []Issue
 	// Notes say what the reader could not reproduce or check.
 	Notes []string
 }

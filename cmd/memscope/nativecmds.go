@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+
+	"github.com/memscope/memscope/internal/analyses/storediff"
+	"github.com/memscope/memscope/internal/analyses/storereplay"
+	"github.com/memscope/memscope/internal/analyses/storetimeline"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/replay"
+)
+
+// refuseNative answers a command a native store's format does not support
+// with the registry's one-line reason (exit 2).
+func refuseNative(path string, c storemodel.Command) (bool, error) {
+	found, err := stores.Resolve(path)
+	if err != nil {
+		return false, nil
+	}
+	r, _ := stores.Lookup(found.Format)
+	if ok, why := r.Supports(c); !ok {
+		return true, usagef("%s: %s", c, why)
+	}
+	return false, nil
+}
+
+type jsonNativeTimeline struct {
+	Store jsonStore `json:"store"`
+	storetimeline.Timeline
+}
+
+// runNativeTimeline prints a native store's own events in its own order
+// and times (storetimeline), or says it records no time.
+func runNativeTimeline(ctx context.Context, stdout io.Writer, path string, ef evidenceFlags, asJSON bool) (int, error) {
+	st, err := openStore(ctx, path, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	tl := storetimeline.Build(st)
+	out := jsonNativeTimeline{Store: describeStore(st), Timeline: tl}
+	if out.Events == nil {
+		out.Events = []storetimeline.Event{}
+	}
+	if asJSON {
+		return exitOK, writeJSON(stdout, out)
+	}
+	writeStoreHeader(stdout, out.Store)
+	fmt.Fprintf(stdout, "timeline: %s (times are the store's claims, unsigned)\n\n", tl.Order)
+	for _, e := range tl.Events {
+		when := e.UTC
+		if when == "" {
+			when = "-"
+		}
+		who := ""
+		if e.Actor != "" {
+			who = " by " + sanitize.Line(e.Actor)
+		}
+		fmt.Fprintf(stdout, "%6d  %-32s %-18s %s%s  %s\n", e.Order, when, sanitize.Line(e.Kind), sanitize.Line(previewOf(e.Subject)), who, previewOf(e.Text))
+	}
+	return exitOK, nil
+}
+
+// jsonSelection is one query's top-k on G in each copy.
+type jsonSelection struct {
+	Query string   `json:"query"`
+	Then  []string `json:"then"`
+	Now   []string `json:"now"`
+	Same  bool     `json:"same"`
+	Error string   `json:"error,omitempty"`
+}
+
+type jsonNativeDiff struct {
+	A          jsonStore        `json:"a"`
+	B          jsonStore        `json:"b"`
+	Diff       storediff.Result `json:"diff"`
+	Selections []jsonSelection  `json:"selections"`
+}
+
+// runNativeDiff compares two copies of one native store: memories added,
+// changed and deleted, graph writes added and removed, and, with
+// --queries, each query's selection then (A) and now (B).
+func runNativeDiff(ctx context.Context, stdout io.Writer, a, b, queries string, ef evidenceFlags, asJSON bool) (int, error) {
+	sa, err := openStore(ctx, a, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	sb, err := openStore(ctx, b, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	res, err := storediff.Diff(sa, sb)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	out := jsonNativeDiff{A: describeStore(sa), B: describeStore(sb), Diff: res, Selections: []jsonSelection{}}
+	if queries != "" {
+		if out.Selections, err = selectionsThenNow(ctx, sa, sb, queries); err != nil {
+			return exitUsage, err
+		}
+	}
+	status := exitOK
+	if e, _, _ := finding.Count(res.Findings); e > 0 {
+		status = exitFindings
+	}
+	if asJSON {
+		return status, writeJSON(stdout, out)
+	}
+	writeNativeDiff(stdout, out)
+	return status, nil
+}
+
+// selectionsThenNow replays every query on G of each copy.
+func selectionsThenNow(ctx context.Context, a, b *storemodel.Store, file string) ([]jsonSelection, error) {
+	if ok, why := stores.Supports(a, storemodel.CmdReplay); !ok {
+		return nil, usagef("--queries: %s", why)
+	}
+	top := func(st *storemodel.Store) (map[string][]string, map[string]string, []string, error) {
+		g, pol, err := storereplay.Graph(st)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rp, err := replay.NewReplayer(g, replay.Config{Policy: pol})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		qs, err := readStoreQueries(g, file)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rows, err := rp.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sel, errs, order := map[string][]string{}, map[string]string{}, []string{}
+		for _, r := range rows {
+			order = append(order, r.QueryID)
+			if r.Err != nil {
+				errs[r.QueryID] = r.Err.Error()
+				continue
+			}
+			ids := []string{}
+			for _, it := range r.G.Items {
+				ids = append(ids, it.NodeID)
+			}
+			sel[r.QueryID] = ids
+		}
+		return sel, errs, order, nil
+	}
+	then, errA, order, err := top(a)
+	if err != nil {
+		return nil, fmt.Errorf("A: %w", err)
+	}
+	now, errB, _, err := top(b)
+	if err != nil {
+		return nil, fmt.Errorf("B: %w", err)
+	}
+	var out []jsonSelection
+	for _, q := range order {
+		s := jsonSelection{Query: q, Then: then[q], Now: now[q], Error: errA[q] + errB[q]}
+		s.Same = s.Error == "" && slices.Equal(s.Then, s.Now)
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func writeNativeDiff(w io.Writer, d jsonNativeDiff) {
+	fmt.Fprintf(w, "A: ")
+	writeStoreHeader(w, d.A)
+	fmt.Fprintf(w, "B: ")
+	writeStoreHeader(w, d.B)
+	counts := map[string]int{}
+	for _, m := range d.Diff.Memories {
+		counts[m.Change]++
+	}
+	if len(d.Diff.Memories) > 0 || len(d.A.Files) > 0 && d.A.Versions > 0 {
+		fmt.Fprintf(w, "memories: %d added, %d changed, %d deleted, %d removed from history\n", counts[storediff.Added]+counts[storediff.Added+", then "+storediff.Deleted], counts[storediff.Changed], counts[storediff.Deleted], counts[storediff.Removed])
+		for _, m := range d.Diff.Memories {
+			fmt.Fprintf(w, "  %-22s %s  %s -> %s\n", m.Change, sanitize.Line(m.Memory), previewOf(m.Before), previewOf(m.After))
+		}
+	}
+	ec := map[string]int{}
+	for _, e := range d.Diff.Edges {
+		ec[e.Change]++
+	}
+	fmt.Fprintf(w, "graph writes: %d added, %d removed, %d reweighted; nodes: %d added, %d removed\n", ec[storediff.Added], ec[storediff.Removed], ec[storediff.Reweigh], len(d.Diff.NodesAdded), len(d.Diff.NodesRemoved))
+	for _, e := range d.Diff.Edges {
+		src := ""
+		if e.NoSource {
+			src = "  NO SOURCE"
+		}
+		fmt.Fprintf(w, "  %-10s %s (%g -> %g)%s\n", e.Change, sanitize.Line(previewOf(e.Edge)), e.WeightA, e.WeightB, src)
+	}
+	for _, s := range d.Selections {
+		state := "same"
+		if !s.Same {
+			state = "CHANGED"
+		}
+		fmt.Fprintf(w, "selection %s: %s  then %v  now %v %s\n", sanitize.Line(s.Query), state, sanitizeAll(s.Then), sanitizeAll(s.Now), sanitize.Line(s.Error))
+	}
+	fmt.Fprintln(w)
+	writeFindingList(w, d.Diff.Findings)
+}

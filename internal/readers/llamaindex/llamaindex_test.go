@@ -1,0 +1,103 @@
+package llamaindex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memscope/memscope/internal/readers/realcases"
+	"github.com/memscope/memscope/internal/readers/storemodel"
+)
+
+// pyCounts counts a persist directory with Python's json: passages
+// (docstore nodes with text, property-graph text chunks), entities (other
+// property-graph nodes, graph_dict subjects and objects), node pairs joined
+// by a triplet, an entity's triplet_source_id or the KG table, and the
+// pairs no part of which names a source chunk.
+const pyCounts = `
+import sys, json, os
+d = sys.argv[1]
+def load(n):
+    p = os.path.join(d, n)
+    return json.load(open(p, encoding='utf-8')) if os.path.exists(p) else None
+passages, entities, pairs = {}, set(), {}
+def edge(a, b, src):
+    if a == b: return
+    k = tuple(sorted((a, b)))
+    pairs[k] = pairs.get(k, False) or src
+ds = load('docstore.json') or {}
+for k, v in ds.get('docstore/data', {}).items():
+    if isinstance(v['__data__'].get('text'), str): passages[k] = 1
+idx = load('index_store.json')
+table = {}
+for v in idx['index_store/data'].values():
+    data = v['__data__']
+    data = json.loads(data) if isinstance(data, str) else data
+    if v['__type__'] == 'kg':
+        for kw, ids in data['table'].items(): table.setdefault(kw, []).extend(ids)
+g = load('property_graph_store.json')
+if g:
+    for k, n in g['nodes'].items():
+        if n['label'] == 'text_chunk': passages[k] = 1
+    for k, n in g['nodes'].items():
+        if k in passages: continue
+        entities.add(k)
+        s = n.get('properties', {}).get('triplet_source_id')
+        if s in passages: edge(s, k, True)
+    for s, r, o in g['triplets']:
+        rel = g['relations'].get(s + '_' + r + '_' + o) or g['relations'][r]
+        edge(s, o, rel['properties'].get('triplet_source_id') in passages)
+kg = load('graph_store.json')
+if kg:
+    for s, ros in kg['graph_dict'].items():
+        entities.add(s)
+        for r, o in ros:
+            entities.add(o)
+            edge(s, o, any(c in passages for c in table.get(s, []) if c in table.get(o, [])))
+    for kw, ids in table.items():
+        if kw in entities:
+            for c in ids:
+                if c in passages: edge(c, kw, True)
+print(json.dumps({'passages': len(passages), 'entities': len(entities - set(passages)), 'edges': len(pairs), 'nosource': sum(1 for v in pairs.values() if not v)}))
+`
+
+func TestRealStores(t *testing.T) {
+	for _, c := range realcases.Cases(t, "llamaindex-") {
+		t.Run(filepath.Base(c), func(t *testing.T) {
+			ents, _ := os.ReadDir(c)
+			var dir string
+			for _, e := range ents {
+				if e.IsDir() {
+					dir = filepath.Join(c, e.Name())
+				}
+			}
+			var want struct{ Passages, Entities, Edges, Nosource int }
+			realcases.RunPython(t, pyCounts, &want, dir)
+			if !Looks(dir) {
+				t.Fatal("not detected")
+			}
+			st, err := Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p, e, ns int
+			for _, n := range st.Nodes {
+				if n.Kind == storemodel.KindPassage {
+					p++
+				} else {
+					e++
+				}
+			}
+			for _, ed := range st.Edges {
+				if len(ed.Sources) == 0 {
+					ns++
+				}
+			}
+			if p != want.Passages || e != want.Entities || len(st.Edges) != want.Edges || ns != want.Nosource {
+				t.Fatalf("passages %d entities %d edges %d no-source %d; python %+v (notes %q)", p, e, len(st.Edges), ns, want, st.Notes)
+			}
+			t.Logf("%+v notes %q", want, st.Notes)
+		})
+	}
+}

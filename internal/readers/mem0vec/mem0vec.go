@@ -1,0 +1,257 @@
+// Package mem0vec opens a Mem0 OSS store as a responder finds it: a
+// directory holding Mem0's vector store (Qdrant local mode, the default,
+// or Chroma) and, when it was kept, the history database beside it, and
+// reconciles the two. Mem0 (mem0ai/mem0 mem0/memory/main.py at commit
+// 8d5b7865, 2026-08-22) writes both on every change: _create_memory
+// inserts the vector with payload data = text and hash = md5(text) then
+// adds an ADD history row; _update_memory rewrites data and hash then adds
+// UPDATE; _delete_memory deletes the vector then adds DELETE. So each
+// memory retrievable from the vector store has a history chain whose last
+// version is its text, and no deleted memory is retrievable.
+package mem0vec
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/readers/chromadb"
+	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/qdrantlocal"
+	"github.com/memscope/memscope/internal/readers/storemodel"
+)
+
+// Telemetry is the collection Mem0 keeps its own telemetry in
+// (main.py: telemetry collection_name "mem0migrations"): not memories.
+const Telemetry = "mem0migrations"
+
+// maxEntries bounds how many directory entries are looked at per level,
+// so a huge directory cannot make detection slow.
+const maxEntries = 256
+
+// Layout is what was found in a directory.
+type Layout struct {
+	Kind    string // "qdrant-local" or "chroma"
+	Vector  string // the Qdrant location or chroma.sqlite3
+	History string // the history database, "" when none
+}
+
+// Locate finds one vector store and at most one history database in dir or
+// its subdirectories (two levels), or tells why it cannot choose.
+func Locate(path string) (Layout, bool, error) {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return Layout{}, false, nil
+	}
+	var vec []Layout
+	var hist []string
+	seen := map[string]bool{}
+	walk(path, 0, func(p string, isDir bool) {
+		if isDir {
+			if loc, ok := qdrantlocal.Locate(p); ok && !seen[loc] && within(path, loc) {
+				seen[loc] = true
+				vec = append(vec, Layout{Kind: "qdrant-local", Vector: loc})
+			}
+			return
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".db", ".sqlite", ".sqlite3":
+		default:
+			return
+		}
+		if filepath.Base(p) == chromadb.DBFile {
+			if db, ok := chromadb.Locate(p); ok {
+				vec = append(vec, Layout{Kind: "chroma", Vector: db})
+			}
+			return
+		}
+		if mem0db.Looks(p) {
+			hist = append(hist, p)
+		}
+	})
+	if len(vec) == 0 {
+		return Layout{}, false, nil
+	}
+	if len(vec) > 1 || len(hist) > 1 {
+		var names []string
+		for _, v := range vec {
+			names = append(names, v.Vector)
+		}
+		names = append(names, hist...)
+		return Layout{}, true, fmt.Errorf("%s holds %d Mem0 vector stores and %d history databases (%s); name one vector store directory (its history database is found beside it)", path, len(vec), len(hist), strings.Join(names, ", "))
+	}
+	l := vec[0]
+	if len(hist) == 1 {
+		l.History = hist[0]
+	}
+	return l, true, nil
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && !strings.HasPrefix(rel, "..")
+}
+
+func walk(dir string, depth int, visit func(string, bool)) {
+	visit(dir, true)
+	if depth == 2 {
+		return
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	ents, _ := f.ReadDir(maxEntries)
+	f.Close()
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.Type().IsRegular():
+			visit(p, false)
+		case e.IsDir() && !strings.HasPrefix(e.Name(), "."):
+			walk(p, depth+1, visit)
+		}
+	}
+}
+
+// Looks says whether path is a directory holding a Mem0 vector store.
+func Looks(path string) bool {
+	_, ok, _ := Locate(path)
+	return ok
+}
+
+// Open reads the history (when present) with mem0db and the vector store.
+func Open(ctx context.Context, path string) (*storemodel.Store, error) {
+	l, ok, err := Locate(path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: no Mem0 vector store (Qdrant local meta.json + collection/, or Chroma's chroma.sqlite3) in it or two levels below", path)
+	}
+	st := &storemodel.Store{Format: storemodel.Mem0}
+	if l.History != "" {
+		if st, err = mem0db.Open(ctx, l.History); err != nil {
+			return nil, err
+		}
+	}
+	st.Root = path
+	st.VectorStore = &storemodel.VectorStore{Kind: l.Kind, Path: l.Vector, History: l.History}
+	if l.Kind == "chroma" {
+		err = chromadb.Read(ctx, l.Vector, st)
+	} else {
+		err = qdrantlocal.Read(ctx, l.Vector, st)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l.History == "" {
+		st.Notes = append(st.Notes, "no Mem0 history database beside the vector store: history and vectors not reconciled")
+	}
+	return st, nil
+}
+
+// Hash is Mem0's memory hash: hashlib.md5(data.encode()).hexdigest().
+func Hash(text string) string {
+	sum := md5.Sum([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// State is one memory's vector-store state beside its history chain.
+type State struct {
+	MemoryID string
+	Chain    *mem0db.Chain // nil: history never wrote it
+	Vector   *storemodel.VectorPoint
+	// Findings about this memory (reconciliation and hash).
+	Findings []finding.Finding
+}
+
+// Reconcile pairs every memory of the history with its vector point, in
+// history order and then vector-store order, and says what disagrees.
+// Telemetry points are left out. With no history database, only the
+// hashes are checked and one finding says the rest was not.
+func Reconcile(st *storemodel.Store) ([]State, []finding.Finding) {
+	if st.VectorStore == nil {
+		return nil, nil
+	}
+	chains, _ := mem0db.Chains(st)
+	byID := map[string]int{}
+	var out []State
+	for i := range chains {
+		byID[chains[i].MemoryID] = len(out)
+		out = append(out, State{MemoryID: chains[i].MemoryID, Chain: &chains[i]})
+	}
+	for i := range st.Vectors {
+		v := &st.Vectors[i]
+		if v.Collection == Telemetry {
+			continue
+		}
+		if j, ok := byID[v.ID]; ok && out[j].Vector == nil {
+			out[j].Vector = v
+			continue
+		}
+		byID[v.ID] = len(out)
+		out = append(out, State{MemoryID: v.ID, Vector: v})
+	}
+	history := st.VectorStore.History != ""
+	var fs []finding.Finding
+	if !history {
+		fs = append(fs, finding.New(finding.Mem0ReconcileNotChecked, "vector store "+sanitize.Line(st.VectorStore.Path),
+			"no Mem0 history database beside it: which memories history added, updated or deleted is not checked; stored hashes are"))
+	}
+	for i := range out {
+		out[i].Findings = judge(&out[i], history)
+		fs = append(fs, out[i].Findings...)
+	}
+	return out, fs
+}
+
+func judge(s *State, history bool) []finding.Finding {
+	subject := "memory " + sanitize.Line(s.MemoryID)
+	var fs []finding.Finding
+	add := func(code finding.Code, msg string) { fs = append(fs, finding.New(code, subject, msg)) }
+	v := s.Vector
+	if v != nil {
+		switch {
+		case !v.HasText:
+			add(finding.Mem0VectorHashMismatch, fmt.Sprintf("%s point has no payload data (Mem0 always writes the text there): nothing to check its hash against", v.Collection))
+		case !v.HasHash:
+			add(finding.Mem0VectorHashMismatch, "no stored hash (Mem0 writes md5 of the text beside it)")
+		case Hash(v.Text) != v.Hash:
+			add(finding.Mem0VectorHashMismatch, fmt.Sprintf("stored hash %s, md5 of the stored text %s", sanitize.Line(v.Hash), Hash(v.Text)))
+		}
+	}
+	if !history {
+		return fs
+	}
+	c := s.Chain
+	switch {
+	case c == nil && v != nil:
+		add(finding.Mem0VectorNotInHistory, fmt.Sprintf("retrievable from collection %s (text %q) but the history never added it", sanitize.Line(v.Collection), sanitize.Line(clip(v.Text))))
+	case c != nil && v == nil && !c.Deleted:
+		add(finding.Mem0MemoryNotInVector, fmt.Sprintf("history's last event is %s but the vector store holds no point of this id", c.Versions[len(c.Versions)-1].Event))
+	case c != nil && v != nil && c.Deleted:
+		add(finding.Mem0DeletedRetrievable, fmt.Sprintf("history deleted it, yet collection %s still returns it (text %q)", sanitize.Line(v.Collection), sanitize.Line(clip(v.Text))))
+	case c != nil && v != nil:
+		last := c.Versions[len(c.Versions)-1]
+		if v.HasText && last.New != v.Text {
+			add(finding.Mem0VectorTextDiffers, fmt.Sprintf("vector store text %q, last history version (%s, row %s) %q", sanitize.Line(clip(v.Text)), last.Event, sanitize.Line(last.ID), sanitize.Line(clip(last.New))))
+		}
+	}
+	return fs
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:120]) + "..."
+	}
+	return s
+}

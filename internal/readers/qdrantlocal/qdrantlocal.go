@@ -1,0 +1,212 @@
+// Package qdrantlocal reads the vector store of Qdrant's local mode (the
+// default vector store of Mem0 OSS) natively, read-only, without executing
+// any pickle. It follows qdrant-client v1.18.0 (commit 326adefc):
+//
+//	qdrant_client/local/qdrant_local.py  QdrantLocal._load: meta.json's
+//	    "collections" names every collection; each lives in
+//	    <location>/collection/<name>/ (_collection_path)
+//	qdrant_client/local/persistence.py   CollectionPersistence: storage.sqlite,
+//	    points(id TEXT PRIMARY KEY, point BLOB); id = base64(pickle(point id))
+//	    (encode_key), point = pickle(PointStruct) (persist); load() reads
+//	    "SELECT point FROM points" in storage order and never looks at id
+//	qdrant_client/local/local_collection.py  load_vectors: a later point
+//	    with the same id takes the id (ids[point.id] = idx)
+//
+// Protocols 4 and 5 occur in real stores (the writer's Python default).
+// Each point becomes a storemodel.VectorPoint; Mem0's payload keys (data,
+// hash, created_at, updated_at, user_id, mem0/memory/main.py) are lifted,
+// every key is kept as JSON.
+package qdrantlocal
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/readers/sqlitecols"
+	"github.com/memscope/memscope/internal/readers/storefile"
+	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/loader"
+)
+
+const (
+	metaFile    = "meta.json"
+	storageFile = "storage.sqlite"
+	// MaxPoint bounds one pickled point: a 4096-dimension vector pickles
+	// to about 37 KB, so 64 MiB is far above any real point.
+	MaxPoint = 64 << 20
+	maxMeta  = 16 << 20
+)
+
+// Locate returns the local-mode location (the directory holding meta.json
+// and collection/) for path: the location itself, a collection directory
+// or a storage.sqlite file.
+func Locate(path string) (string, bool) {
+	dir := path
+	if st, err := os.Stat(path); err != nil {
+		return "", false
+	} else if !st.IsDir() {
+		if filepath.Base(path) != storageFile {
+			return "", false
+		}
+		dir = filepath.Dir(filepath.Dir(filepath.Dir(path)))
+	}
+	for i := 0; i < 3; i++ {
+		if isLocation(dir) {
+			return dir, true
+		}
+		dir = filepath.Dir(dir)
+	}
+	return "", false
+}
+
+func isLocation(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, metaFile))
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	ct, err := os.Stat(filepath.Join(dir, "collection"))
+	return err == nil && ct.IsDir()
+}
+
+// Looks says whether path is (inside) a Qdrant local-mode location.
+func Looks(path string) bool {
+	_, ok := Locate(path)
+	return ok
+}
+
+type meta struct {
+	Collections map[string]json.RawMessage `json:"collections"`
+}
+
+// Read reads every collection meta.json names into st.Vectors, in
+// collection-name order and, within one, storage order.
+func Read(ctx context.Context, location string, st *storemodel.Store) error {
+	b, f, err := storefile.ReadAll(ctx, filepath.Join(location, metaFile), "Qdrant local meta.json", maxMeta)
+	if err != nil {
+		return err
+	}
+	st.Files = append(st.Files, f)
+	var m meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: not Qdrant local meta.json: %v", f.Path, err)
+	}
+	if m.Collections == nil {
+		return fmt.Errorf("%s: no \"collections\" object (QdrantLocal._load reads meta[\"collections\"])", f.Path)
+	}
+	names := make([]string, 0, len(m.Collections))
+	for n := range m.Collections {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		// A name is a path component: one that climbs out of collection/
+		// would make memscope read a file the store does not hold.
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: f.Path, Subject: "collection " + name,
+				Message: "collection name is not a single path component; not read"})
+			continue
+		}
+		db := filepath.Join(location, "collection", name, storageFile)
+		if _, err := os.Stat(db); err != nil {
+			st.Notes = append(st.Notes, fmt.Sprintf("collection %q: no %s (QdrantLocal would start it empty)", name, storageFile))
+			continue
+		}
+		if err := readCollection(ctx, db, name, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readCollection(ctx context.Context, path, name string, st *storemodel.Store) error {
+	if !sqlitecols.Has(path, "points", "id", "point") {
+		return fmt.Errorf("%s: no points(id, point) table (qdrant_client/local/persistence.py)", path)
+	}
+	desc, err := storefile.Describe(ctx, path, "Qdrant local collection "+name+" (SQLite)")
+	if err != nil {
+		return err
+	}
+	st.Files = append(st.Files, desc)
+	dsn, err := loader.DSN(path)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SELECT rowid, "+sqlitecols.Capped("id", 4096)+", octet_length(point), CASE WHEN octet_length(point) <= ? THEN point END FROM points ORDER BY rowid", MaxPoint)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	defer rows.Close()
+	byID := map[string]int{}
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var row int64
+		key := sqlitecols.Cell{Max: 4096}
+		var size sql.NullInt64
+		var blob []byte
+		if err := rows.Scan(append(append([]any{&row}, key.Dest()...), &size, &blob)...); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		issue := func(code finding.Code, msg string) {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: code, File: path, Subject: fmt.Sprintf("points row %d", row), Message: msg})
+		}
+		if size.Int64 > MaxPoint {
+			issue(finding.StoreRecordMalformed, fmt.Sprintf("field point: %d bytes, over the %d-byte limit; not read", size.Int64, MaxPoint))
+			continue
+		}
+		p, err := DecodePoint(blob)
+		if err != nil {
+			issue(finding.StoreRecordMalformed, "field point: "+err.Error())
+			continue
+		}
+		if k, err := DecodeKey(key.Value.String); key.Over() || err != nil || k != p.ID {
+			why := "it decodes to another id"
+			if key.Over() || err != nil {
+				why = "it does not decode"
+			}
+			issue(finding.VectorKeyMismatch, fmt.Sprintf("field id: %s (persist writes encode_key(point.id)); qdrant-client loads the point by its pickled id %q", why, p.ID))
+		}
+		if prev, dup := byID[p.ID]; dup {
+			issue(finding.VectorKeyMismatch, fmt.Sprintf("point id %q is also row %d's: qdrant-client keeps both vectors and resolves the id to this later one", p.ID, st.Vectors[prev].Row))
+		}
+		byID[p.ID] = len(st.Vectors)
+		st.Vectors = append(st.Vectors, toVector(p, name, row))
+	}
+	return rows.Err()
+}
+
+// toVector lifts Mem0's payload keys (mem0/memory/main.py: data, hash,
+// created_at, updated_at, user_id).
+func toVector(p *Point, collection string, row int64) storemodel.VectorPoint {
+	v := storemodel.VectorPoint{ID: p.ID, Collection: collection, Dims: p.Dims, Row: row}
+	for _, kv := range p.Payload {
+		v.Payload = append(v.Payload, storemodel.PayloadValue{Key: kv.Key, Value: JSON(kv.Value)})
+		s, isStr := kv.Value.(string)
+		switch kv.Key {
+		case "data":
+			v.Text, v.HasText = s, isStr
+		case "hash":
+			v.Hash, v.HasHash = s, isStr
+		case "created_at":
+			v.CreatedAt = s
+		case "updated_at":
+			v.UpdatedAt = s
+		case "user_id":
+			v.UserID = s
+		}
+	}
+	return v
+}
