@@ -52,5 +52,6 @@ func (t *termWriter) Flush() error {
 }
 
 // rawStdout lists the commands whose stdout is not text lines: the
-// terminal inspector draws with escape sequences of its own.
-var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true}
+// terminal inspector draws with escape sequences of its own; record's
+// stdout is the agent's JSON-RPC channel, forwarded byte for byte.
+var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true, "record": true}

@@ -57,6 +57,34 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// Every short form idform prints is accepted back by Matches, and only for
+// the id it came from.
+func TestShortFormsMatchBack(t *testing.T) {
+	ids := []string{"019cadc9-0b34-72df-865c-36fef7e5ab41", "019cadc9-10f1-7822-8616-8522f9424785", "entity-Bruce Chatwin", "ab", "0123456789abcd"}
+	for _, id := range ids {
+		for _, form := range []string{Short(id), ShortPlain(id), Shorten(id, 14, 6, Ellipsis), Head(id, 16)} {
+			if !Matches(id, form) {
+				t.Errorf("%q does not match its own short form %q", id, form)
+			}
+			if len([]rune(form)) > len([]rune(id)) {
+				t.Errorf("short form %q is longer than %q", form, id)
+			}
+		}
+	}
+	if got := Short(ids[0]); got != "019cadc9…5ab41" {
+		t.Errorf("Short = %q", got)
+	}
+	if got := ShortPlain(ids[0]); got != "019cadc9~5ab41" {
+		t.Errorf("ShortPlain = %q", got)
+	}
+	if Matches(ids[1], Short(ids[0])) {
+		t.Errorf("%q matches %q's short form", ids[1], ids[0])
+	}
+	if got := Head("abcdef0123456789ffff", 16); got != "abcdef0123456789…" {
+		t.Errorf("Head = %q", got)
+	}
+}
+
 // The printed id names the record that was shown, never a decoy that
 // prints alike: "Acme Holdings" with a zero-width space prints as
 // "Acme Holdings<U+200B>", and an entity literally named that prints as
@@ -88,33 +116,5 @@ func TestCollisions(t *testing.T) {
 	}
 	if c := Collisions(slices.Values([]string{"019cadc9-06bf", "019cadc9-0abc", "O19cadc9-06bf"})); len(c) != 0 {
 		t.Errorf("plain ASCII ids collide: %q", c)
-	}
-}
-
-// Every short form idform prints is accepted back by Matches, and only for
-// the id it came from.
-func TestShortFormsMatchBack(t *testing.T) {
-	ids := []string{"019cadc9-0b34-72df-865c-36fef7e5ab41", "019cadc9-10f1-7822-8616-8522f9424785", "entity-Bruce Chatwin", "ab", "0123456789abcd"}
-	for _, id := range ids {
-		for _, form := range []string{Short(id), ShortPlain(id), Shorten(id, 14, 6, Ellipsis), Head(id, 16)} {
-			if !Matches(id, form) {
-				t.Errorf("%q does not match its own short form %q", id, form)
-			}
-			if len([]rune(form)) > len([]rune(id)) {
-				t.Errorf("short form %q is longer than %q", form, id)
-			}
-		}
-	}
-	if got := Short(ids[0]); got != "019cadc9…5ab41" {
-		t.Errorf("Short = %q", got)
-	}
-	if got := ShortPlain(ids[0]); got != "019cadc9~5ab41" {
-		t.Errorf("ShortPlain = %q", got)
-	}
-	if Matches(ids[1], Short(ids[0])) {
-		t.Errorf("%q matches %q's short form", ids[1], ids[0])
-	}
-	if got := Head("abcdef0123456789ffff", 16); got != "abcdef0123456789…" {
-		t.Errorf("Head = %q", got)
 	}
 }
