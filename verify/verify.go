@@ -129,7 +129,8 @@ type Report struct {
 	// snapshot order (empty when the checkpoints table is unreadable).
 	CheckpointVerdicts []CheckpointVerdict `json:"-"`
 	// InclusionFailures names the first inclusion failure of each entry
-	// whose leaf is missing or whose proof fails (see Entry).
+	// or structural write whose leaf is missing or whose proof fails (see
+	// Entry), by record id.
 	InclusionFailures map[string]finding.Code `json:"-"`
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
@@ -216,9 +217,12 @@ type verifier struct {
 	arena *bigslice.Arena
 	// pf, tombs and seenCheckpoints feed crossChecks (tamper.go); facts
 	// is filled only when pf cannot hold a store's facts (general).
-	pf              posFacts
-	facts           factStore
-	generalOnly     bool // tests: always take the general path
+	pf          posFacts
+	facts       factStore
+	generalOnly bool // tests: always take the general path
+	// provUndecided: the provenance pass met a record whose inclusion it
+	// cannot decide (Provenance.Undecided).
+	provUndecided   bool
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
