@@ -57,6 +57,7 @@ func init() {
 		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
 		{"help", "help on a command, a word the inspector shows (tau, IFC-BLIND...) or a finding code", runHelp},
 		{"version", "print the version and build of memscope", runVersion},
+		{"record", "MCP gateway that records an agent's memory reads, writes, sources and actions as signed evidence", runRecord},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
 		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
 	}

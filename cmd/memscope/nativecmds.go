@@ -193,6 +193,16 @@ func writeNativeDiff(w io.Writer, d jsonNativeDiff) {
 			fmt.Fprintf(w, "  %-22s %s  %s -> %s\n", m.Change, sanitize.Line(m.Memory), previewOf(m.Before), previewOf(m.After))
 		}
 	}
+	if d.A.Vectors+d.B.Vectors > 0 {
+		vc := map[string]int{}
+		for _, m := range d.Diff.Vectors {
+			vc[m.Change]++
+		}
+		fmt.Fprintf(w, "vector store points: %d added, %d changed, %d removed\n", vc[storediff.Added], vc[storediff.Changed], vc[storediff.Removed])
+		for _, m := range d.Diff.Vectors {
+			fmt.Fprintf(w, "  %-22s %s  %s -> %s\n", m.Change, sanitize.Line(m.Memory), previewOf(m.Before), previewOf(m.After))
+		}
+	}
 	ec := map[string]int{}
 	for _, e := range d.Diff.Edges {
 		ec[e.Change]++
