@@ -146,6 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	errW := &termWriter{w: stderr}
 	defer errW.Flush()
 	stderr = errW
+	clipColumns = isTerminal(stdout)
 	if len(args) > 0 && !rawStdout[args[0]] {
 		outW := &termWriter{w: stdout}
 		defer outW.Flush()

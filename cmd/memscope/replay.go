@@ -556,8 +556,8 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		}
 	}
 	if len(j.Lemma1) > 0 {
-		fmt.Fprintln(w, "\nLemma 1 (teleport floor vs the capture one injected edge from the strongest other seed allows;")
-		fmt.Fprintln(w, "margin to the (k+1)-th on G; smallest single no-source edge that evicts):")
+		fmt.Fprintln(w, "\nLemma 1 (each passage's teleport floor against the capture that one injected edge from the strongest")
+		fmt.Fprintln(w, "other seed allows; its margin to the (k+1)-th on G; the smallest single no-source edge that evicts it):")
 		for _, t := range j.Lemma1 {
 			ev := "safe"
 			if t.Evictable {
@@ -601,6 +601,9 @@ func changeOf(res diff.Result, node string) string {
 	return ""
 }
 
+// clip fits a table cell to n bytes with a ~ mark, on a terminal only
+// (clipColumns): written to a file or a pipe every cell is whole, since
+// what is read later must not lose an id's or a message's end.
 func clip(s string, n int) string {
 	return clipShown(sanitize.Line(s), n)
 }
@@ -609,7 +612,7 @@ func clip(s string, n int) string {
 // the sanitiser escapes its own escapes, so a second pass would show a
 // printed id as something else.
 func clipShown(s string, n int) string {
-	if len(s) <= n {
+	if !clipColumns || len(s) <= n {
 		return s
 	}
 	return s[:n-1] + "~"

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
@@ -55,3 +58,13 @@ func (t *termWriter) Flush() error {
 // terminal inspector draws with escape sequences of its own; record's
 // stdout is the agent's JSON-RPC channel, forwarded byte for byte.
 var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true, "record": true}
+
+// clipColumns says stdout is a terminal, where table cells are cut to
+// their column (clip); run sets it for each command.
+var clipColumns bool
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
