@@ -13,6 +13,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -21,9 +22,9 @@ import (
 func realStoreCases(t *testing.T) []string {
 	var out []string
 	for _, c := range sharedtest.Cases(t, "") {
-		// Formats recognised only to be refused by name (LangGraph,
-		// MemGPT, Letta) do not open.
-		if _, err := stores.Open(context.Background(), c, ""); err == nil {
+		// Formats memscope recognises only to refuse them (LangGraph,
+		// MemGPT, Letta) are the refusal tests' business.
+		if f, err := stores.Resolve(c); err == nil && f.Format != refused.Format {
 			out = append(out, c)
 		}
 	}
