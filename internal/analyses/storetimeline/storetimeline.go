@@ -50,15 +50,7 @@ func Build(st *storemodel.Store) Timeline {
 		ev = append(ev, e)
 	}
 	for _, v := range st.Versions {
-		t := v.UpdatedAt
-		if t == "" {
-			t = v.CreatedAt
-		}
-		text := v.New
-		if v.Event == "DELETE" {
-			text = v.Old
-		}
-		add(Event{Time: t, Kind: v.Event, Subject: v.MemoryID, Actor: claim(v.Actor, v.Role), Text: text})
+		add(Event{Time: v.When(), Kind: v.Event, Subject: v.MemoryID, Actor: claim(v.Actor, v.Role), Text: v.Text()})
 	}
 	for _, m := range st.Messages {
 		add(Event{Time: m.CreatedAt, Kind: "message", Subject: m.Scope, Actor: claim(m.Name, m.Role), Text: m.Content})
