@@ -29,6 +29,9 @@ func IsLive(snapshot string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// Following implements tui.LiveSource: the snapshot is being written.
+func (src *Source) Following() bool { return IsLive(src.s.Opts.Snapshot) }
+
 // Live implements tui.LiveSource: the records added since the first call
 // (counted through a read-only connection that reads the WAL) and the
 // error events of a monitor round over the log (checkpoint signature,
