@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/snapshot"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 )
@@ -43,7 +43,7 @@ func problemKinds(s *loader.Snapshot) map[string]string {
 func key(kind finding.Code, object string) string { return string(kind) + " " + object }
 
 func cleanCopy(t *testing.T) string {
-	return copyFile(t, filepath.Join(generated(t), "clean", scenario.SnapshotFile))
+	return copyFile(t, filepath.Join(generated(t), "clean", evidence.SnapshotFile))
 }
 
 // A view in place of a format table computes its rows on read: a 900 MB

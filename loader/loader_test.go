@@ -13,6 +13,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
@@ -107,7 +108,7 @@ func TestEvidenceNeverChanges(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range scenarioNames {
 		dir := filepath.Join(root, name)
-		m, err := scenario.ReadManifest(dir)
+		m, err := evidence.ReadManifest(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +190,7 @@ func TestOpenRejectsWhatIsNotASnapshot(t *testing.T) {
 			t.Fatalf("table %q, want meta (%v)", le.Table, le)
 		}
 	})
-	src := filepath.Join(generated(t), "clean", scenario.SnapshotFile)
+	src := filepath.Join(generated(t), "clean", evidence.SnapshotFile)
 	t.Run("wrong format meta", func(t *testing.T) {
 		p := copyFile(t, src)
 		edit(t, p, "UPDATE meta SET value = 'memscope-snapshot/2' WHERE key = 'format'")
@@ -260,7 +261,7 @@ func rowErr(t *testing.T, err error, file, table, rec, field string) {
 
 func TestMalformedRecordErrorsNameFileTableRecordField(t *testing.T) {
 	ctx := context.Background()
-	p := copyFile(t, filepath.Join(generated(t), "tombstone", scenario.SnapshotFile))
+	p := copyFile(t, filepath.Join(generated(t), "tombstone", evidence.SnapshotFile))
 	db, err := sql.Open("sqlite", "file:"+p)
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +356,7 @@ func TestMalformedRecordErrorsNameFileTableRecordField(t *testing.T) {
 // TestTruncatedBlobErrorNamesRow: a record cut short names the row by the
 // id column, since the record's own id cannot be trusted.
 func TestTruncatedBlobErrorNamesRow(t *testing.T) {
-	p := copyFile(t, filepath.Join(generated(t), "clean", scenario.SnapshotFile))
+	p := copyFile(t, filepath.Join(generated(t), "clean", evidence.SnapshotFile))
 	var eid string
 	db, _ := sql.Open("sqlite", "file:"+p)
 	db.QueryRow("SELECT eid FROM entries ORDER BY seq LIMIT 1").Scan(&eid)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-measures the fuzzers' execution rates (docs/PERFORMANCE.md, "Fuzzing
+# Re-measures the fuzzers' execution rates (docs/performance-history.md, "Fuzzing
 # rates"): each target runs for FUZZTIME (default 15s) with two workers and
 # prints total execs over the run. Minimisation is capped at 20 runs per
 # new input: Go's default (60 s per input) lets one worker spend most of a

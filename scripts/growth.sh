@@ -1,6 +1,6 @@
 #!/bin/sh
 # growth.sh N [WORKDIR]: whole-program costs of the clean store scaled to N
-# entries, for docs/PERFORMANCE.md's growth table. Generates the store
+# entries, for the growth table of docs/performance-history.md. Generates the store
 # (unless WORKDIR/clean already holds one) and times verify with
 # /usr/bin/time (wall seconds, user + system CPU seconds, peak RSS), then
 # runs scripts/scale-measure.sh once for replay and lineage (COMMANDS=...

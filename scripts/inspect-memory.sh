@@ -1,6 +1,6 @@
 #!/bin/sh
 # inspect-memory.sh STORE_DIR [SECONDS]: the inspector's memory over time,
-# measured from outside (docs/PERFORMANCE.md, "Memory follows the
+# measured from outside (docs/performance-history.md, "Memory follows the
 # question"). Starts `memscope inspect` on the store in a detached tmux
 # session (120x40), then every half second prints the seconds since start,
 # the process's resident set (VmRSS) and peak (VmHWM) in MB, and the status

@@ -10,7 +10,7 @@
 # and more: the loop holds a core while it polls, and tmux redraws on its
 # own timer, so the same loop on a bare Bubble Tea program gives 40-45 ms
 # quiet and 190-260 ms under load
-# (docs/PERFORMANCE.md, "Scrolling, whole program"). For the inspector's
+# (docs/performance-history.md, "Scrolling, whole program"). For the inspector's
 # own keypress-to-frame time use scripts/scroll-latency.sh, which reads the
 # program's output from a pseudo-terminal instead.
 #

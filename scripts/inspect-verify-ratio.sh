@@ -1,7 +1,7 @@
 #!/bin/sh
 # inspect-verify-ratio.sh STORE_DIR [ROUNDS]: how long the inspector takes
 # to say "verified" against `memscope verify` on the same store, in the
-# same run (docs/PERFORMANCE.md, "time to verified"). Each round runs the
+# same run (docs/performance-history.md, "time to verified"). Each round runs the
 # inspector (tmux, 120x40, polling the screen until the status line says
 # "verified:") and then the CLI, so load changes hit both alike; ROUNDS
 # (default 3) rounds. Per round it prints both wall times (ms from process

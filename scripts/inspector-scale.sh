@@ -1,6 +1,6 @@
 #!/bin/sh
 # The inspector on a big store, measured from outside through tmux
-# (docs/PERFORMANCE.md, "Inspector"): anyone can re-run it.
+# (docs/performance-history.md, "Inspector"): anyone can re-run it.
 #
 #   scripts/inspector-scale.sh STORE_DIR [RUNS]
 #

@@ -6,7 +6,7 @@
 # forces collections, so its RSS is not the figure to quote). Peak RSS and
 # CPU seconds do not depend on the machine's load; wall time does.
 #
-# The Debian-KG-sized store of docs/PERFORMANCE.md (133,436 nodes,
+# The Debian-KG-sized store of docs/performance-history.md (133,436 nodes,
 # 1,350,000 writes, 50 queries; MEMSCOPE_SCALE_GRAPH_DIV=10 for a tenth):
 #
 #   MEMSCOPE_SCALE_GRAPH_OUT=/tmp/kg/in go test ./internal/generators/importer -run TestWriteScaleGraph

@@ -6,7 +6,7 @@
 # --first-flip (the full path), and with --policy declared, and diffs the
 # outputs; then the same light
 # replay on each extra STORE directory (an imported store: snapshot.db, log,
-# scenario.json), such as the Debian-KG-sized import of docs/PERFORMANCE.md.
+# scenario.json), such as the Debian-KG-sized import of docs/performance-history.md.
 # Exit status 1 on any difference. Used to show that a change to how replay
 # holds its graph, labels and timeline leaves every row as it was.
 #

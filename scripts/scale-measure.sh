@@ -1,6 +1,6 @@
 #!/bin/sh
 # Whole-program wall time and peak memory of memscope's commands on a big
-# generated store (docs/PERFORMANCE.md, "Memory follows the question").
+# generated store (docs/performance-history.md, "Memory follows the question").
 #
 #   scripts/scale-measure.sh STORE_DIR [RUNS] [COMMANDS]
 #

@@ -1,6 +1,6 @@
 #!/bin/bash
 # scroll-latency.sh [-k KEYS] [-r ROUNDS] [-q] [-e VAR=VALUE]... STORE_DIR...: keypress-to-frame
-# time of `j` in the inspector's Entries view (docs/PERFORMANCE.md,
+# time of `j` in the inspector's Entries view (docs/performance-history.md,
 # "Scrolling, whole program"), measured two ways, beside two floors:
 #
 #   pty   scripts/keylatency.py: the program runs in a pseudo-terminal of

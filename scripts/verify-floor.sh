@@ -1,6 +1,6 @@
 #!/bin/sh
 # verify-floor.sh: the "verification at the floor" ratios of
-# docs/PERFORMANCE.md: memscope's whole verify of the 100k-entry clean
+# docs/PERFORMANCE.md (history: docs/performance-history.md): memscope's whole verify of the 100k-entry clean
 # store against bare crypto/ed25519.Verify of the same signatures (every
 # record's, one goroutine), in the same run; with two signature workers
 # on two cores, with one worker (the reading goroutine on the other core),

@@ -340,7 +340,7 @@ func (e *ErrorModel) View() tea.View {
 // frameRate is the renderer's frames a second. Bubble Tea draws the last
 // View on a ticker (60 a second by default), so a key's frame waits for the
 // next tick: half a frame on average, 8 ms at 60 and 4 ms at 120
-// (scripts/keylatency.py; docs/PERFORMANCE.md, "Scrolling, whole
+// (scripts/keylatency.py; docs/performance-history.md, "Scrolling, whole
 // program"). A tick with no new View writes nothing; idle, the faster
 // ticker costs about 0.4% of a core more.
 const frameRate = 120

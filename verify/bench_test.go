@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/cputime"
 
 	"github.com/memscope/memscope/evidence/record"
@@ -25,7 +26,7 @@ type generated struct {
 	once sync.Once
 	root string // the temporary directory to remove
 	dir  string
-	m    *scenario.Manifest
+	m    *evidence.Manifest
 	err  error
 }
 
@@ -45,7 +46,7 @@ func RemoveBenchStores() {
 	}
 }
 
-func benchStore(b *testing.B, n int) (Options, *scenario.Manifest) {
+func benchStore(b *testing.B, n int) (Options, *evidence.Manifest) {
 	b.Helper()
 	benchMu.Lock()
 	g, ok := benchStores[n]
@@ -60,7 +61,7 @@ func benchStore(b *testing.B, n int) (Options, *scenario.Manifest) {
 		// generating one per run on a busy machine.
 		if dir := os.Getenv("MEMSCOPE_BENCH_STORE"); dir != "" {
 			g.dir = dir
-			g.m, g.err = scenario.ReadManifest(dir)
+			g.m, g.err = evidence.ReadManifest(dir)
 			return
 		}
 		dir, err := os.MkdirTemp("", "memscope-bench-")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
@@ -278,7 +278,7 @@ func mutateMeta(t *testing.T, col string) {
 				did = fmt.Sprintf("key %s: %v -> %v", key, short(val), short(nv))
 			})
 			if key == "format" && (col == "key" || col == "value") {
-				m, err := scenario.ReadManifest(dir)
+				m, err := evidence.ReadManifest(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -296,7 +296,7 @@ func mutateMeta(t *testing.T, col string) {
 // metaKeys lists every meta key of the pristine tombstone store.
 func metaKeys(t *testing.T) []string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, "tombstone"), scenario.SnapshotFile)+"?mode=ro&immutable=1")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, "tombstone"), evidence.SnapshotFile)+"?mode=ro&immutable=1")
 	if err != nil {
 		t.Fatal(err)
 	}

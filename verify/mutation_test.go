@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/evidencetest"
 
 	"golang.org/x/mod/sumdb/note"
@@ -70,7 +71,7 @@ func runScenario(t *testing.T, dir string) *verify.Report {
 // manifest (its anchors and HMAC key).
 func scenarioOptions(t *testing.T, dir string) verify.Options {
 	t.Helper()
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func withDB(t *testing.T, dir string, f func(db *sql.DB)) {
 	if strings.HasPrefix(dir, genDir) {
 		t.Fatal("refusing to open the pristine scenario read-write")
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, scenario.SnapshotFile))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func places(t *testing.T, db *sql.DB, table, key, where string) []string {
 func keysOf(t *testing.T, name, table, key, where string) []string {
 	t.Helper()
 	var out []string
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, name), scenario.SnapshotFile)+"?mode=ro&immutable=1")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(pristine(t, name), evidence.SnapshotFile)+"?mode=ro&immutable=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestChangeLeafIndex(t *testing.T) {
 func logFile(t *testing.T, dir, sub string) string {
 	t.Helper()
 	var found []string
-	filepath.WalkDir(filepath.Join(dir, scenario.LogDir, "tile", sub), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(dir, evidence.LogDir, "tile", sub), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			found = append(found, p)
 		}
@@ -448,7 +449,7 @@ func TestDamageLogFiles(t *testing.T) {
 func TestCheckpointSignedByAnotherKey(t *testing.T) {
 	t.Parallel()
 	dir := mutableCopy(t, "clean")
-	path := filepath.Join(dir, scenario.LogDir, "checkpoint")
+	path := filepath.Join(dir, evidence.LogDir, "checkpoint")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/verify"
 )
@@ -21,7 +21,7 @@ func TestOnEntrySeesEveryRowOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := pristine(t, name)
-			m, err := scenario.ReadManifest(dir)
+			m, err := evidence.ReadManifest(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

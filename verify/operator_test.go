@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/seedgen"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -115,7 +116,7 @@ func TestMetaRollback(t *testing.T) {
 	if _, ok := runScenario(t, sc).ConfigValue("store_version"); !ok {
 		t.Fatal("store_version not verified before the rollback")
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(sc, scenario.SnapshotFile))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(sc, evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/loader"
 )
 
@@ -17,7 +17,7 @@ import (
 func TestParentInALaterRow(t *testing.T) {
 	t.Parallel()
 	dir := mutableCopy(t, "clean")
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

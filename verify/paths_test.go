@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/verify"
 )
@@ -44,7 +45,7 @@ func TestCrossPathsAgreeOnEveryScenario(t *testing.T) {
 			if !rep.OK {
 				t.Fatalf("%s does not verify: %+v", name, rep.Findings)
 			}
-			m, err := scenario.ReadManifest(d)
+			m, err := evidence.ReadManifest(d)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,9 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
@@ -70,7 +73,7 @@ func hiddenDeletion(t *testing.T) (dir, bundlePath string, swapped []byte) {
 		}
 		exec(t, db, "DELETE FROM entries WHERE eid = ?", victim)
 	})
-	bundles, _ := filepath.Glob(filepath.Join(dir, scenario.LogDir, "tile", "entries", "*.p", "*"))
+	bundles, _ := filepath.Glob(filepath.Join(dir, evidence.LogDir, "tile", "entries", "*.p", "*"))
 	if len(bundles) != 1 {
 		t.Fatalf("want one partial entry bundle, found %v", bundles)
 	}
@@ -102,7 +105,7 @@ func hiddenDeletion(t *testing.T) (dir, bundlePath string, swapped []byte) {
 		out.Write(binary.BigEndian.AppendUint16(nil, uint16(len(l))))
 		out.Write(l)
 	}
-	rel, _ := filepath.Rel(filepath.Join(dir, scenario.LogDir), bundles[0])
+	rel, _ := filepath.Rel(filepath.Join(dir, evidence.LogDir), bundles[0])
 	return dir, filepath.ToSlash(rel), out.Bytes()
 }
 
@@ -139,7 +142,7 @@ func TestHTTPLogLeavesAreTheHashedLeaves(t *testing.T) {
 		t.Fatalf("from the directory, the deletion is not LEAF_WITHOUT_RECORD: %v", codeSubjects(fromDir))
 	}
 	srv := &splitBundleServer{path: path, swapped: swapped, swapFrom: 3}
-	ts := httptest.NewServer(srv.handler(filepath.Join(dir, scenario.LogDir)))
+	ts := httptest.NewServer(srv.handler(filepath.Join(dir, evidence.LogDir)))
 	defer ts.Close()
 	opts.Log = ts.URL
 	overHTTP := runOnce(t, opts)
@@ -158,7 +161,7 @@ func TestHTTPLogSplitViewIsAFinding(t *testing.T) {
 	dir, path, swapped := hiddenDeletion(t)
 	opts := scenarioOptions(t, dir)
 	srv := &splitBundleServer{path: path, swapped: swapped, swapFrom: 2}
-	ts := httptest.NewServer(srv.handler(filepath.Join(dir, scenario.LogDir)))
+	ts := httptest.NewServer(srv.handler(filepath.Join(dir, evidence.LogDir)))
 	defer ts.Close()
 	opts.Log = ts.URL
 	rep := runOnce(t, opts)
@@ -167,5 +170,35 @@ func TestHTTPLogSplitViewIsAFinding(t *testing.T) {
 	}
 	if rep.OK {
 		t.Error("a split view passed")
+	}
+}
+
+// A log server that answers every request slowly, inside every
+// per-request limit, cannot hold verify past the command's deadline: Run
+// refuses to conclude (the CLI exits 2) instead of passing late (issue 23
+// item 15).
+func TestHTTPLogDeadlineRefuses(t *testing.T) {
+	t.Parallel()
+	dir := pristine(t, "clean")
+	opts := scenarioOptions(t, dir)
+	files := http.FileServer(http.Dir(filepath.Join(dir, evidence.LogDir)))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(150 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	opts.Log = ts.URL
+	opts.LogOptions.Deadline = time.Now().Add(400 * time.Millisecond)
+	start := time.Now()
+	rep, err := verify.Run(context.Background(), opts)
+	if !errors.Is(err, tlog.ErrDeadline) {
+		t.Errorf("verify past the deadline: %v (report ok %v)", err, rep != nil && rep.OK)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the deadline did not stop verify: %v", d)
 	}
 }

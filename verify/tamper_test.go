@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
@@ -209,7 +209,7 @@ func TestRevokeOrderComesFromTheLog(t *testing.T) {
 func TestHugeCheckpointSizeIsAFinding(t *testing.T) {
 	t.Parallel()
 	dir := mutableCopy(t, "clean")
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
@@ -92,7 +93,7 @@ func TestVerdictsOnCleanStore(t *testing.T) {
 			t.Errorf("unknown id %q reads %q", eid, v.Signature)
 		}
 	}
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

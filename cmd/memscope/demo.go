@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
@@ -83,7 +84,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 
 // demoReport prints the verify report of every scenario (the headless
 // counterpart of the inspector's scenario picker).
-func demoReport(ctx context.Context, dir string, mans []*scenario.Manifest, stdout io.Writer) (int, error) {
+func demoReport(ctx context.Context, dir string, mans []*evidence.Manifest, stdout io.Writer) (int, error) {
 	for _, m := range mans {
 		sdir := filepath.Join(dir, m.Name)
 		opts, err := verifyOptionsFor(sdir, m)
@@ -154,8 +155,8 @@ func sevRank(s finding.Severity) int {
 }
 
 // verifyOptionsFor builds verify options from a scenario manifest's anchors.
-func verifyOptionsFor(sdir string, m *scenario.Manifest) (verify.Options, error) {
-	af := anchorFlags{anchors: filepath.Join(sdir, scenario.ManifestFile)}
+func verifyOptionsFor(sdir string, m *evidence.Manifest) (verify.Options, error) {
+	af := anchorFlags{anchors: filepath.Join(sdir, evidence.ManifestFile)}
 	if m.HMACKeyFile != "" {
 		af.hmacKey = filepath.Join(sdir, m.HMACKeyFile)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 )
 
 // Asked-for help goes to stdout with exit 0; a mistake to stderr with 2.
@@ -45,7 +45,7 @@ func TestHelpTopicsAndVersion(t *testing.T) {
 // The CLI takes the id forms the inspector shows: prefix, tail, head…tail.
 func TestCLIAcceptsShortIDs(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, err := scenario.ReadManifest(sdir)
+	m, err := evidence.ReadManifest(sdir)
 	if err != nil {
 		t.Fatal(err)
 	}

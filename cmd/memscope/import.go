@@ -13,7 +13,7 @@ import (
 	"github.com/memscope/memscope/internal/generators/importer"
 	"github.com/memscope/memscope/internal/generators/storeimport"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
@@ -53,7 +53,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	opt := importer.Options{Nodes: *nodes, Edges: *edges, Queries: *queries, Out: *out, Seed: *seed, DefaultWriter: *defWriter}
 	if *format != "" {
-		f, err := importer.ParseFormat(*format)
+		f, err := graphfile.ParseFormat(*format)
 		if err != nil {
 			return exitUsage, usagef("--format: %v", err)
 		}
@@ -61,7 +61,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	man, err := importer.Import(ctx, opt)
 	if err != nil {
-		var ie *importer.InputError
+		var ie *graphfile.InputError
 		if errors.As(err, &ie) {
 			// Input text reaches the terminal only through the sanitiser.
 			return exitUsage, errors.New(sanitize.Line(err.Error()))
@@ -78,7 +78,7 @@ func printImport(stdout, stderr io.Writer, man *importer.Manifest, out string) e
 	fmt.Fprintf(stdout, "  entries %d (passages), entity nodes %d, structural writes %d (%d no-source), queries %d\n",
 		in.Entries, in.Entities, in.Writes, in.NoSource, in.Queries)
 	fmt.Fprintf(stdout, "  declared labels: %d authenticated, %d unauthenticated (declared by the input, not verified)\n",
-		in.Declared[importer.LabelAuthenticated], in.Declared[importer.LabelUnauthenticated])
+		in.Declared[graphfile.LabelAuthenticated], in.Declared[graphfile.LabelUnauthenticated])
 	fmt.Fprintln(stdout, "  principals (signed by the importer on their behalf):")
 	for _, p := range in.Principals {
 		fmt.Fprintf(stdout, "    %-24s %-15s %s\n", sanitize.Line(p.Name), p.Channel, sanitize.Line(p.Why))
@@ -117,7 +117,7 @@ func importStore(ctx context.Context, format, path, queries, out string, seed ui
 	}
 	var inputs []importer.InputFile
 	for _, sf := range st.Files {
-		inputs = append(inputs, importer.InputFile{Role: sf.Role, Name: filepath.Base(sf.Path), Format: importer.Format(st.Format), SHA256: sf.SHA256})
+		inputs = append(inputs, importer.InputFile{Role: sf.Role, Name: filepath.Base(sf.Path), Format: graphfile.Format(st.Format), SHA256: sf.SHA256})
 	}
 	if queries != "" {
 		qf, err := graphfile.DetectFormat(queries, "")

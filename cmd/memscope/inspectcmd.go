@@ -9,8 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuisource"
 )
@@ -88,11 +88,11 @@ func interfaceP() (workers int, restore func()) {
 const inspectHint = "Check that SNAPSHOT is a memscope snapshot (docs/FORMAT.md), that --log names its tlog-tiles directory or URL, and that --log-key and --trust hold the keys you were given (a note verifier key; 64-hex-digit Ed25519 keys or a file of them). memscope inspect -h lists the flags."
 
 func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plain bool, workers int) (*tuisource.Source, error) {
-	an, err := ef.resolve()
+	an, err := ef.resolveFor(snapshot, ef.log)
 	if err != nil {
 		return nil, err
 	}
-	return tuisource.New(ctx, assemble.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers}, plain)
+	return tuisource.New(ctx, assemble.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers, AnchorSources: an.Sources}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
@@ -116,14 +116,14 @@ func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
 }
 
 // runDemoPicker opens the inspector's scenario picker over generated scenarios.
-func runDemoPicker(ctx context.Context, dir string, mans []*scenario.Manifest, plain, present bool) error {
+func runDemoPicker(ctx context.Context, dir string, mans []*evidence.Manifest, plain, present bool) error {
 	opts, err := tuiOptions(plain, "")
 	if err != nil {
 		return err
 	}
 	opts.Present = present
 	var list []tui.Scenario
-	byName := map[string]*scenario.Manifest{}
+	byName := map[string]*evidence.Manifest{}
 	for _, m := range mans {
 		list = append(list, tui.Scenario{Name: m.Name, Description: m.Description, Expect: m.Expect, Dir: filepath.Join(dir, m.Name)})
 		byName[m.Name] = m

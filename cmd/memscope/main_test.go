@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/verify"
 
 	"github.com/memscope/memscope/internal/evidencetest"
 )
@@ -53,7 +55,7 @@ func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
 func TestVerifyScenariosJSON(t *testing.T) {
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,10 +78,13 @@ func TestVerifyScenariosJSON(t *testing.T) {
 				t.Errorf("%s: --json lacks %q", spec.Name, k)
 			}
 		}
+		// The manifest's anchor files lie in the scenario directory, beside
+		// the evidence: pinned, but from files the evidence could have
+		// supplied (issue 23 item 10).
 		var anchors map[string]string
 		json.Unmarshal(obj["anchors"], &anchors)
-		if anchors["log_key"] != "pinned" || anchors["registry"] != "pinned" {
-			t.Errorf("%s: anchors %v with pinned files", spec.Name, anchors)
+		if anchors["log_key"] != verify.PinnedFromEvidence || anchors["registry"] != verify.PinnedFromEvidence {
+			t.Errorf("%s: anchors %v with pinned files inside the evidence", spec.Name, anchors)
 		}
 		var findings []map[string]string
 		json.Unmarshal(obj["findings"], &findings)
@@ -92,6 +97,10 @@ func TestVerifyScenariosJSON(t *testing.T) {
 			}
 			codes[f["code"]] = true
 		}
+		if !codes["ANCHOR_FROM_EVIDENCE"] {
+			t.Errorf("%s: no ANCHOR_FROM_EVIDENCE for anchors read from the scenario directory", spec.Name)
+		}
+		delete(codes, "ANCHOR_FROM_EVIDENCE")
 		if len(codes) != len(m.ExpectedFindings) {
 			t.Errorf("%s: codes %v, want %v", spec.Name, codes, m.ExpectedFindings)
 		}
@@ -126,7 +135,7 @@ func TestVerifyUnanchoredAndBadInput(t *testing.T) {
 
 func TestLineageJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "memorygraft")
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	// Without the log the labels are unverified: the structure, and "not
 	// checked" where a verdict would be (issue 23, item 7).
 	code, out, errs := runIn(t, sdir, "lineage", "snapshot.db", "--json")
@@ -218,7 +227,7 @@ func TestSweepJSON(t *testing.T) {
 
 func TestReplayJSON(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	code, out, errs := runIn(t, sdir, "replay", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--query", m.Attack.Query, "--json")
 	// A diverging row is an error-severity result: exit 1, as verify.
 	if code != exitFindings {
@@ -282,7 +291,7 @@ func TestReplayJSON(t *testing.T) {
 
 func TestReplayLabelsAndRestore(t *testing.T) {
 	sdir := filepath.Join(demoDir, "structural-write")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
@@ -321,7 +330,7 @@ func TestVerifyOverHTTP(t *testing.T) {
 func TestActionsScenariosJSON(t *testing.T) {
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(demoDir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +380,7 @@ func TestActionsScenariosJSON(t *testing.T) {
 // label naming the source that decided it, and they are the culprits.
 func TestPeerCitingExternalIsUnauthenticated(t *testing.T) {
 	sdir := filepath.Join(demoDir, "peer-cites-external")
-	m, _ := scenario.ReadManifest(sdir)
+	m, _ := evidence.ReadManifest(sdir)
 	labels := replayLabels(t, sdir)
 	var unauth []string
 	for _, l := range labels {
@@ -404,7 +413,7 @@ func TestVerifyNeverChangesEvidence(t *testing.T) {
 	}
 	for _, name := range names {
 		sdir := filepath.Join(demoDir, name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/smsr"
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )

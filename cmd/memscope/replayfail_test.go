@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/evidencetest"
-	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
 // A query that cannot be replayed is a FAILED row and an error: replay
 // exits 1 even when every other query replays SAME (issue 23, item 12).
 func TestReplayFailedQueryExitsOne(t *testing.T) {
 	src := filepath.Join(demoDir, "clean")
-	anchors := []string{"--log", scenario.LogDir, "--log-key", scenario.LogKeyFile, "--trust", scenario.TrustFile}
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	if code, _, errs := runIn(t, src, append([]string{"replay", "snapshot.db"}, anchors...)...); code != exitOK {
 		t.Fatalf("premise: clean replay exits %d: %s", code, errs)
 	}

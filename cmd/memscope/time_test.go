@@ -10,14 +10,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/tui"
 )
 
 func TestTimeCommandsOnIncident(t *testing.T) {
 	dir := filepath.Join(demoDir, "incident")
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestTimeCommandsOnIncident(t *testing.T) {
 // on the first screen.
 func TestDiffModeOpensOnDifferences(t *testing.T) {
 	dir := filepath.Join(demoDir, "incident")
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

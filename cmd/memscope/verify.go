@@ -35,11 +35,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *logLoc == "" {
 		return exitUsage, usagef("--log is required; usage: %s", verifyUsage)
 	}
-	an, err := af.resolve()
+	an, err := af.resolveFor(pos[0], *logLoc)
 	if err != nil {
 		return exitUsage, err
 	}
-	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log})
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, AnchorSources: an.Sources})
 	if err != nil {
 		return exitUsage, err
 	}

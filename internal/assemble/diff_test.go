@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 )
@@ -28,7 +29,7 @@ func hashFile(t *testing.T, path string) [32]byte {
 // snapshots are not modified.
 func TestDiffBetweenPhases(t *testing.T) {
 	dir := filepath.Join(scenarioDir, "incident")
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestDiffBetweenPhases(t *testing.T) {
 
 func TestDiffRollbackAndFork(t *testing.T) {
 	dir := filepath.Join(scenarioDir, "incident")
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 )
 
 // Open sizes the entries by the seq bounds instead of counting every row.
@@ -21,7 +21,7 @@ func TestEntryEstimateIsOnlyAHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := filepath.Join(dir, "clean")
-	m, err := scenario.ReadManifest(src)
+	m, err := evidence.ReadManifest(src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // joinChecks are what every join scenario must hold: the defences reach
 // the manifest's expected decisions, every action follows the query it
 // names, and the manifest's description names every diverging query.
-func joinChecks(t *testing.T, s *Session, m *scenario.Manifest) {
+func joinChecks(t *testing.T, s *Session, m *evidence.Manifest) {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := s.ActionVerdicts(ctx)

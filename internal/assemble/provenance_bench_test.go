@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 )
 
 // BenchmarkProvenanceReplayer times replay's labels by the provenance pass
@@ -55,12 +55,12 @@ func BenchmarkLoadEntries(b *testing.B) {
 }
 
 // benchStore is the scenario directory MEMSCOPE_BENCH_STORE names.
-func benchStore(b *testing.B) (string, *scenario.Manifest) {
+func benchStore(b *testing.B) (string, *evidence.Manifest) {
 	dir := os.Getenv("MEMSCOPE_BENCH_STORE")
 	if dir == "" {
 		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
 	}
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

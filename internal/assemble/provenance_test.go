@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
@@ -29,7 +30,7 @@ var allScenarios = sync.OnceValues(func() (string, error) {
 })
 
 // openStore opens a snapshot with its scenario's pinned anchors.
-func openStore(t *testing.T, sdir, snap string, m *scenario.Manifest, policy string) *Session {
+func openStore(t *testing.T, sdir, snap string, m *evidence.Manifest, policy string) *Session {
 	t.Helper()
 	var roots []ed25519.PublicKey
 	for _, h := range m.Anchors.Trust {
@@ -93,7 +94,7 @@ func factsOf(t *testing.T, s *Session, rp *replay.Replayer) replayFacts {
 }
 
 // fullFacts labels through the full verification of every entry.
-func fullFacts(t *testing.T, sdir, snap string, m *scenario.Manifest, policy string) replayFacts {
+func fullFacts(t *testing.T, sdir, snap string, m *evidence.Manifest, policy string) replayFacts {
 	s := openStore(t, sdir, snap, m, policy)
 	if err := s.Load(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestProvenanceLabelsEqualFullVerification(t *testing.T) {
 	fast := 0
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(dir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func TestProvenanceFallsBackOnDuplicateID(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := filepath.Join(dir, "peer-cites-external")
-	m, err := scenario.ReadManifest(src)
+	m, err := evidence.ReadManifest(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestLazyLoadedAsRanEqualsFull(t *testing.T) {
 	}
 	for _, spec := range scenario.Specs {
 		sdir := filepath.Join(dir, spec.Name)
-		m, err := scenario.ReadManifest(sdir)
+		m, err := evidence.ReadManifest(sdir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/importer"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 // open loads a generated scenario with its pinned anchors.
-func open(t *testing.T, name string) (*Session, *scenario.Manifest) {
+func open(t *testing.T, name string) (*Session, *evidence.Manifest) {
 	t.Helper()
 	s, m := openUnloaded(t, name)
 	if err := s.Load(context.Background(), nil); err != nil {
@@ -59,10 +60,10 @@ func mustVerify(t *testing.T, s *Session) *verify.Report {
 }
 
 // openUnloaded opens a generated scenario without loading its entries.
-func openUnloaded(t *testing.T, name string) (*Session, *scenario.Manifest) {
+func openUnloaded(t *testing.T, name string) (*Session, *evidence.Manifest) {
 	t.Helper()
 	sdir := filepath.Join(scenarioDir, name)
-	m, err := scenario.ReadManifest(sdir)
+	m, err := evidence.ReadManifest(sdir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Package inspect runs memscope's analyses together over one snapshot and
+// Package assemble runs memscope's analyses together over one snapshot and
 // log: it loads the evidence once through the loader, and hands the
 // records to verify, lineage and replay. The CLI's --json output and the
 // terminal inspector both read their facts from here, so the two never
@@ -31,7 +31,10 @@ type Options struct {
 	TrustRoots []ed25519.PublicKey
 	HMACKey    []byte
 	LogOptions tlog.Options // log read limits and permissions
-	Title      string
+	// AnchorSources names anchor files inside the evidence (verify reports
+	// them as pinned from the evidence).
+	AnchorSources verify.AnchorSources
+	Title         string
 
 	Tau        float64 // lineage threshold
 	FailClosed bool

@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
 )
@@ -25,7 +26,7 @@ var fixedClock = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 var scen struct {
 	once sync.Once
 	dir  string
-	mans map[string]*scenario.Manifest
+	mans map[string]*evidence.Manifest
 	err  error
 }
 
@@ -50,16 +51,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func scenarioDir(t testing.TB, name string) (string, *scenario.Manifest) {
+func scenarioDir(t testing.TB, name string) (string, *evidence.Manifest) {
 	t.Helper()
 	scen.once.Do(func() {
 		scen.dir, scen.err = os.MkdirTemp("", "memscope-report-test-")
 		if scen.err != nil {
 			return
 		}
-		var mans []*scenario.Manifest
+		var mans []*evidence.Manifest
 		mans, scen.err = scenario.GenerateAll(context.Background(), scen.dir, scenarioNames, scenario.Options{Seed: 1})
-		scen.mans = map[string]*scenario.Manifest{}
+		scen.mans = map[string]*evidence.Manifest{}
 		for _, m := range mans {
 			scen.mans[m.Name] = m
 		}
@@ -86,7 +87,7 @@ func anchored(t testing.TB, name string, pin bool) (*assemble.Session, []Input) 
 			}
 			opts.TrustRoots = append(opts.TrustRoots, ed25519.PublicKey(k))
 		}
-		inputs = append(inputs, Input{Role: "anchors", Path: filepath.Join(dir, scenario.ManifestFile)})
+		inputs = append(inputs, Input{Role: "anchors", Path: filepath.Join(dir, evidence.ManifestFile)})
 	}
 	if m.HMACKeyFile != "" {
 		b, err := os.ReadFile(filepath.Join(dir, m.HMACKeyFile))

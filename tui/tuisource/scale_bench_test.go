@@ -12,8 +12,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/tui"
 	"github.com/memscope/memscope/tui/tuitest"
 )
@@ -25,7 +25,7 @@ func benchOptions(b *testing.B) assemble.Options {
 	if dir == "" {
 		b.Skip("set MEMSCOPE_BENCH_STORE to a generated scenario directory")
 	}
-	m, err := scenario.ReadManifest(dir)
+	m, err := evidence.ReadManifest(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
@@ -18,14 +19,14 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-func openScenario(t *testing.T, name string) (*Source, *scenario.Manifest) {
+func openScenario(t *testing.T, name string) (*Source, *evidence.Manifest) {
 	t.Helper()
 	return openScenarioWith(t, name, nil)
 }
 
 // openScenarioWith generates scenario name and opens it with its anchors;
 // edit, when set, changes the options first.
-func openScenarioWith(t *testing.T, name string, edit func(*assemble.Options)) (*Source, *scenario.Manifest) {
+func openScenarioWith(t *testing.T, name string, edit func(*assemble.Options)) (*Source, *evidence.Manifest) {
 	t.Helper()
 	dir := t.TempDir()
 	spec, _ := scenario.Lookup(name)

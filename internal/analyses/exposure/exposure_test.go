@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/replay"
@@ -36,10 +37,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func open(t *testing.T, name string) (*replay.Replayer, []replay.Query, *scenario.Manifest) {
+func open(t *testing.T, name string) (*replay.Replayer, []replay.Query, *evidence.Manifest) {
 	t.Helper()
 	sdir := filepath.Join(scenarioDir, name)
-	m, err := scenario.ReadManifest(sdir)
+	m, err := evidence.ReadManifest(sdir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
@@ -41,7 +42,7 @@ func auditWith(t *testing.T, name string, edit func(db *sql.DB), verified bool) 
 	}
 	var rep *verify.Report
 	if verified {
-		m, err := scenario.ReadManifest(sc)
+		m, err := evidence.ReadManifest(sc)
 		if err != nil {
 			t.Fatal(err)
 		}

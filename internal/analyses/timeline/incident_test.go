@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -19,12 +20,12 @@ import (
 var (
 	genOnce sync.Once
 	genDir  string
-	genMan  *scenario.Manifest
+	genMan  *evidence.Manifest
 	genErr  error
 )
 
 // incident generates the phased incident scenario once per test binary.
-func incident(t *testing.T) (string, *scenario.Manifest) {
+func incident(t *testing.T) (string, *evidence.Manifest) {
 	t.Helper()
 	genOnce.Do(func() {
 		genDir, genErr = os.MkdirTemp("", "timeline-test-")
@@ -48,7 +49,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func open(t *testing.T, dir string, m *scenario.Manifest, snap string) (*assemble.Session, *replay.Replayer, *timeline.Replay) {
+func open(t *testing.T, dir string, m *evidence.Manifest, snap string) (*assemble.Session, *replay.Replayer, *timeline.Replay) {
 	t.Helper()
 	opts := assemble.Options{Snapshot: filepath.Join(dir, snap), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
 	for _, h := range m.Anchors.Trust {

@@ -19,6 +19,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
@@ -234,7 +235,7 @@ func Generate(ctx context.Context, dir string, names ...string) ([]Case, error) 
 		if err := copyTree(filepath.Join(base, e.base), cdir); err != nil {
 			return nil, err
 		}
-		m, err := scenario.ReadManifest(cdir)
+		m, err := evidence.ReadManifest(cdir)
 		if err != nil {
 			return nil, err
 		}

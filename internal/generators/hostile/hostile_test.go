@@ -20,7 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
@@ -269,7 +269,7 @@ func TestHostileEvidence(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			cdir := filepath.Dir(c.Log)
-			anchors := filepath.Join(cdir, scenario.ManifestFile)
+			anchors := filepath.Join(cdir, evidence.ManifestFile)
 			before := digest(t, cdir)
 			cmds := commands(c, anchors, t.TempDir())
 			if !full {
@@ -392,7 +392,7 @@ func TestHostileVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := scenario.ReadManifest(filepath.Join(dir, "base", "structural-write"))
+	m, _ := evidence.ReadManifest(filepath.Join(dir, "base", "structural-write"))
 	base := Case{Snapshot: filepath.Join(dir, "base", "structural-write", m.Snapshot), Log: filepath.Join(dir, "base", "structural-write", m.Log)}
 	want := replayClasses(t, bin, base)
 	diverge := 0

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
@@ -65,12 +66,12 @@ func TestInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	cdir := filepath.Join(dir, "clean")
-	m, err := scenario.ReadManifest(cdir)
+	m, err := evidence.ReadManifest(cdir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, l := filepath.Join(cdir, m.Snapshot), filepath.Join(cdir, m.Log)
-	anchors := filepath.Join(cdir, scenario.ManifestFile)
+	anchors := filepath.Join(cdir, evidence.ManifestFile)
 	out := t.TempDir()
 	type tc struct {
 		name string

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/memscope/memscope/internal/generators/graphfile"
 )
 
 // synthetic writes a HippoRAG2-sized graph (BRIEF: HotpotQA has 794
@@ -40,7 +42,7 @@ func BenchmarkReadEdgesCSV(b *testing.B) {
 	_, edges := synthetic(794, 9690, 100000)
 	b.SetBytes(int64(len(edges)))
 	for b.Loop() {
-		if _, err := ReadEdges("edges.csv", bytes.NewReader(edges), CSV); err != nil {
+		if _, err := graphfile.ReadEdges("edges.csv", bytes.NewReader(edges), graphfile.CSV); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -49,7 +51,7 @@ func BenchmarkReadEdgesCSV(b *testing.B) {
 
 func BenchmarkReadEdgesJSONL(b *testing.B) {
 	_, edgesCSV := synthetic(794, 9690, 100000)
-	rows, err := ReadEdges("edges.csv", bytes.NewReader(edgesCSV), CSV)
+	rows, err := graphfile.ReadEdges("edges.csv", bytes.NewReader(edgesCSV), graphfile.CSV)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func BenchmarkReadEdgesJSONL(b *testing.B) {
 	edges := encodeJSONL(&t, rows)
 	b.SetBytes(int64(len(edges)))
 	for b.Loop() {
-		if _, err := ReadEdges("edges.jsonl", bytes.NewReader(edges), JSONL); err != nil {
+		if _, err := graphfile.ReadEdges("edges.jsonl", bytes.NewReader(edges), graphfile.JSONL); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,24 +9,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/memscope/memscope/evidence/seedgen"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/memscope/memscope/evidence/seedgen"
+	"github.com/memscope/memscope/internal/generators/graphfile"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/tlog/appender"
 	"github.com/memscope/memscope/evidence/writer"
-)
-
-// Snapshot meta keys written by the importer (defined in package snapshot,
-// so that readers name them without linking the importer).
-const (
-	MetaImport         = snapshot.MetaImport
-	MetaDeclaredLabels = snapshot.MetaDeclaredLabels
-	MetaImportIDs      = snapshot.MetaImportIDs
 )
 
 // DefaultWriter signs passages and edges whose row names no writer.
@@ -41,10 +35,10 @@ const importBase = int64(1767225600) * 1e9
 
 // Options describe one import.
 type Options struct {
-	Nodes, Edges string // required input files
-	Queries      string // optional
-	Format       Format // "" picks by extension, per file
-	Out          string // must not exist, or be an empty directory
+	Nodes, Edges string           // required input files
+	Queries      string           // optional
+	Format       graphfile.Format // "" picks by extension, per file
+	Out          string           // must not exist, or be an empty directory
 	Seed         uint64
 	// DefaultWriter signs rows that name no writer ("" means DefaultWriter).
 	DefaultWriter string
@@ -52,11 +46,11 @@ type Options struct {
 
 // InputFile describes one input in the manifest.
 type InputFile struct {
-	Role   string `json:"role"` // nodes, edges or queries
-	Name   string `json:"name"` // base name
-	Format Format `json:"format"`
-	SHA256 string `json:"sha256"`
-	Rows   int    `json:"rows"`
+	Role   string           `json:"role"` // nodes, edges or queries
+	Name   string           `json:"name"` // base name
+	Format graphfile.Format `json:"format"`
+	SHA256 string           `json:"sha256"`
+	Rows   int              `json:"rows"`
 }
 
 // Principal is one writer the importer registered.
@@ -98,7 +92,7 @@ type Manifest struct {
 const notice = "Every record in this store was signed by memscope import, with keys it derived from the seed, " +
 	"on behalf of the writers named in the input. A valid signature shows the record is unchanged since the import; " +
 	"it does not show that the named writer wrote it. Provenance labels from the input are declared (meta key " +
-	MetaDeclaredLabels + "), not verified."
+	snapshot.MetaDeclaredLabels + "), not verified."
 
 // Import reads, validates and writes one import. Nothing is written unless
 // every input file parses and validates.
@@ -115,14 +109,14 @@ func Import(ctx context.Context, opt Options) (*Manifest, error) {
 const MaxInputFile = 2 << 30
 
 // Load reads and validates the input files.
-func Load(opt Options) (*Graph, []InputFile, error) {
+func Load(opt Options) (*graphfile.Graph, []InputFile, error) {
 	if opt.Nodes == "" || opt.Edges == "" {
 		return nil, nil, errors.New("importer: both a nodes file and an edges file are required")
 	}
-	g := &Graph{NodesFile: opt.Nodes, EdgesFile: opt.Edges, QueriesFile: opt.Queries}
+	g := &graphfile.Graph{NodesFile: opt.Nodes, EdgesFile: opt.Edges, QueriesFile: opt.Queries}
 	var inputs []InputFile
-	read := func(role, path string, parse func(name string, data []byte, f Format) (int, error)) error {
-		f, err := DetectFormat(path, opt.Format)
+	read := func(role, path string, parse func(name string, data []byte, f graphfile.Format) (int, error)) error {
+		f, err := graphfile.DetectFormat(path, opt.Format)
 		if err != nil {
 			return err
 		}
@@ -138,19 +132,19 @@ func Load(opt Options) (*Graph, []InputFile, error) {
 		inputs = append(inputs, InputFile{Role: role, Name: filepath.Base(path), Format: f, SHA256: hex.EncodeToString(sum[:]), Rows: n})
 		return nil
 	}
-	err := read("nodes", opt.Nodes, func(name string, data []byte, f Format) (n int, err error) {
-		g.Nodes, err = ReadNodes(name, bytes.NewReader(data), f)
+	err := read("nodes", opt.Nodes, func(name string, data []byte, f graphfile.Format) (n int, err error) {
+		g.Nodes, err = graphfile.ReadNodes(name, bytes.NewReader(data), f)
 		return len(g.Nodes), err
 	})
 	if err == nil {
-		err = read("edges", opt.Edges, func(name string, data []byte, f Format) (n int, err error) {
-			g.Edges, err = ReadEdges(name, bytes.NewReader(data), f)
+		err = read("edges", opt.Edges, func(name string, data []byte, f graphfile.Format) (n int, err error) {
+			g.Edges, err = graphfile.ReadEdges(name, bytes.NewReader(data), f)
 			return len(g.Edges), err
 		})
 	}
 	if err == nil && opt.Queries != "" {
-		err = read("queries", opt.Queries, func(name string, data []byte, f Format) (n int, err error) {
-			g.Queries, err = ReadQueries(name, bytes.NewReader(data), f)
+		err = read("queries", opt.Queries, func(name string, data []byte, f graphfile.Format) (n int, err error) {
+			g.Queries, err = graphfile.ReadQueries(name, bytes.NewReader(data), f)
 			return len(g.Queries), err
 		})
 	}
@@ -158,7 +152,7 @@ func Load(opt Options) (*Graph, []InputFile, error) {
 		return nil, nil, err
 	}
 	if len(g.Nodes) == 0 {
-		return nil, nil, &InputError{File: opt.Nodes, Err: errors.New("no nodes")}
+		return nil, nil, &graphfile.InputError{File: opt.Nodes, Err: errors.New("no nodes")}
 	}
 	if err := g.Validate(); err != nil {
 		return nil, nil, err
@@ -198,7 +192,7 @@ func defaultTrust(writerName string) record.Trust {
 }
 
 // principals lists the writers in order of first use with their channels.
-func principals(g *Graph, defWriter string) ([]Principal, []string) {
+func principals(g *graphfile.Graph, defWriter string) ([]Principal, []string) {
 	type state struct {
 		p          Principal
 		auth, unau int
@@ -222,9 +216,9 @@ func principals(g *Graph, defWriter string) ([]Principal, []string) {
 	for _, e := range g.Edges {
 		s := use(or(e.Writer, defWriter))
 		switch e.Declared {
-		case LabelAuthenticated:
+		case graphfile.LabelAuthenticated:
 			s.auth++
-		case LabelUnauthenticated:
+		case graphfile.LabelUnauthenticated:
 			s.unau++
 		}
 	}
@@ -259,7 +253,7 @@ func or(a, b string) string {
 
 // Write signs and writes a validated import into opt.Out. On failure it
 // removes what it wrote.
-func Write(ctx context.Context, g *Graph, inputs []InputFile, opt Options) (m *Manifest, err error) {
+func Write(ctx context.Context, g *graphfile.Graph, inputs []InputFile, opt Options) (m *Manifest, err error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -298,7 +292,7 @@ func Write(ctx context.Context, g *Graph, inputs []InputFile, opt Options) (m *M
 	return m, err
 }
 
-func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWriter string) (*Manifest, error) {
+func write(ctx context.Context, g *graphfile.Graph, inputs []InputFile, opt Options, defWriter string) (*Manifest, error) {
 	// Cleanup after a failure must stop the log's background work even when
 	// the failure was a cancelled context, before the caller removes files.
 	cleanupCtx := context.WithoutCancel(ctx)
@@ -352,7 +346,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 	}
 	info.Tool, info.SignedBy, info.Notice, info.KeySeed, info.Inputs = "memscope import", SignedByImporter, notice, opt.Seed, inputs
 	meta, _ := json.Marshal(info)
-	if err := b.st.SetMeta(MetaImport, string(meta)); err != nil {
+	if err := b.st.SetMeta(snapshot.MetaImport, string(meta)); err != nil {
 		b.st.Close(cleanupCtx)
 		return nil, err
 	}
@@ -393,7 +387,7 @@ func write(ctx context.Context, g *Graph, inputs []InputFile, opt Options, defWr
 
 // fill registers the principals and writes entries, nodes, structural
 // writes, queries, checkpoints and the declared-label meta keys.
-func (b *build) fill(g *Graph, defWriter, nodesHash string, root ed25519.PrivateKey) (*Info, error) {
+func (b *build) fill(g *graphfile.Graph, defWriter, nodesHash string, root ed25519.PrivateKey) (*Info, error) {
 	ctx, st := b.ctx, b.st
 	prins, warnings := principals(g, defWriter)
 	info := &Info{Declared: map[string]int{}, Warnings: warnings}
@@ -481,7 +475,7 @@ func (b *build) fill(g *Graph, defWriter, nodesHash string, root ed25519.Private
 	for _, kv := range []struct {
 		key string
 		val map[string]string
-	}{{MetaDeclaredLabels, declared}, {MetaImportIDs, importIDs}} {
+	}{{snapshot.MetaDeclaredLabels, declared}, {snapshot.MetaImportIDs, importIDs}} {
 		j, _ := json.Marshal(kv.val) // map keys marshal sorted: reproducible bytes
 		if len(j) > snapshot.MaxMetaValue {
 			// Readers refuse a larger meta value (and with it the whole
@@ -499,13 +493,13 @@ func (b *build) fill(g *Graph, defWriter, nodesHash string, root ed25519.Private
 // ReadInfo returns the import account stored in a snapshot's meta map;
 // ok is false when the snapshot was not written by the importer.
 func ReadInfo(meta map[string]string) (info *Info, ok bool, err error) {
-	raw, ok := meta[MetaImport]
+	raw, ok := meta[snapshot.MetaImport]
 	if !ok {
 		return nil, false, nil
 	}
 	info = &Info{}
 	if err := json.Unmarshal([]byte(raw), info); err != nil {
-		return nil, true, fmt.Errorf("meta %s: %w", MetaImport, err)
+		return nil, true, fmt.Errorf("meta %s: %w", snapshot.MetaImport, err)
 	}
 	return info, true, nil
 }

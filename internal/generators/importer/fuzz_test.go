@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/memscope/memscope/internal/generators/graphfile"
 )
 
 // FuzzReadRows feeds arbitrary bytes to the nodes, edges and queries
@@ -24,13 +26,13 @@ func FuzzReadRows(f *testing.F) {
 	f.Add([]byte(`{"src":"a","dst":"b","weight":60,"sources":[],"declared":"unauthenticated"}`), uint8(1), true)
 	f.Add([]byte(`{"id":"q","text":"Q","reset":{"a":1},"dense":{"p":0.5},"selected":["p"]}`), uint8(2), true)
 	f.Fuzz(func(t *testing.T, data []byte, kind uint8, jsonl bool) {
-		format := CSV
+		format := graphfile.CSV
 		if jsonl {
-			format = JSONL
+			format = graphfile.JSONL
 		}
 		rows, err := readKind(kind%3, "in", data, format)
 		if err != nil {
-			var ie *InputError
+			var ie *graphfile.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("error %v (%T) is not an InputError", err, err)
 			}
@@ -43,7 +45,7 @@ func FuzzReadRows(f *testing.F) {
 			return
 		}
 		checkRowRules(t, rows)
-		back, err := readKind(kind%3, "back", encodeJSONL(t, rows), JSONL)
+		back, err := readKind(kind%3, "back", encodeJSONL(t, rows), graphfile.JSONL)
 		if err != nil {
 			t.Fatalf("re-reading the rows as JSONL: %v", err)
 		}
@@ -53,19 +55,19 @@ func FuzzReadRows(f *testing.F) {
 	})
 }
 
-func readKind(kind uint8, name string, data []byte, f Format) (any, error) {
+func readKind(kind uint8, name string, data []byte, f graphfile.Format) (any, error) {
 	switch kind {
 	case 0:
-		return ReadNodes(name, bytes.NewReader(data), f)
+		return graphfile.ReadNodes(name, bytes.NewReader(data), f)
 	case 1:
-		return ReadEdges(name, bytes.NewReader(data), f)
+		return graphfile.ReadEdges(name, bytes.NewReader(data), f)
 	}
-	return ReadQueries(name, bytes.NewReader(data), f)
+	return graphfile.ReadQueries(name, bytes.NewReader(data), f)
 }
 
 func checkRowRules(t *testing.T, rows any) {
 	switch rs := rows.(type) {
-	case []Node:
+	case []graphfile.Node:
 		ids := map[string]bool{}
 		for _, n := range rs {
 			if nameProblem(n.ID) != "" || ids[n.ID] || (n.Kind != "passage" && n.Kind != "entity") || n.Text == "" {
@@ -73,13 +75,13 @@ func checkRowRules(t *testing.T, rows any) {
 			}
 			ids[n.ID] = true
 		}
-	case []Edge:
+	case []graphfile.Edge:
 		for _, e := range rs {
 			if nameProblem(e.Src) != "" || nameProblem(e.Dst) != "" || e.Weight < 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) || e.Sources == nil {
 				t.Fatalf("accepted a bad edge %+v", e)
 			}
 		}
-	case []Query:
+	case []graphfile.Query:
 		for _, q := range rs {
 			sum := 0.0
 			for _, v := range q.Reset {
@@ -88,7 +90,7 @@ func checkRowRules(t *testing.T, rows any) {
 				}
 				sum += v
 			}
-			if !(sum > 0) || q.K < 1 || q.K > MaxK {
+			if !(sum > 0) || q.K < 1 || q.K > graphfile.MaxK {
 				t.Fatalf("accepted a bad query %+v", q)
 			}
 		}
@@ -99,7 +101,7 @@ func checkRowRules(t *testing.T, rows any) {
 func encodeJSONL(t *testing.T, rows any) []byte {
 	var out []map[string]any
 	switch rs := rows.(type) {
-	case []Node:
+	case []graphfile.Node:
 		for _, n := range rs {
 			m := map[string]any{"id": n.ID, "kind": n.Kind, "text": n.Text}
 			if n.Writer != "" {
@@ -110,7 +112,7 @@ func encodeJSONL(t *testing.T, rows any) []byte {
 			}
 			out = append(out, m)
 		}
-	case []Edge:
+	case []graphfile.Edge:
 		for _, e := range rs {
 			m := map[string]any{"src": e.Src, "dst": e.Dst, "weight": e.Weight, "kind": e.Kind, "sources": e.Sources}
 			for k, v := range map[string]string{"id": e.ID, "rel": e.Rel, "writer": e.Writer, "declared": e.Declared} {
@@ -120,7 +122,7 @@ func encodeJSONL(t *testing.T, rows any) []byte {
 			}
 			out = append(out, m)
 		}
-	case []Query:
+	case []graphfile.Query:
 		for _, q := range rs {
 			m := map[string]any{"id": q.ID, "text": q.Text, "k": q.K, "reset": q.Reset}
 			if q.Dense != nil {
@@ -146,20 +148,20 @@ func encodeJSONL(t *testing.T, rows any) []byte {
 
 func withoutLines(rows any) any {
 	switch rs := rows.(type) {
-	case []Node:
-		c := append([]Node(nil), rs...)
+	case []graphfile.Node:
+		c := append([]graphfile.Node(nil), rs...)
 		for i := range c {
 			c[i].Line = 0
 		}
 		return c
-	case []Edge:
-		c := append([]Edge(nil), rs...)
+	case []graphfile.Edge:
+		c := append([]graphfile.Edge(nil), rs...)
 		for i := range c {
 			c[i].Line = 0
 		}
 		return c
-	case []Query:
-		c := append([]Query(nil), rs...)
+	case []graphfile.Query:
+		c := append([]graphfile.Query(nil), rs...)
 		for i := range c {
 			c[i].Line = 0
 		}

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/memscope/memscope/evidence/seedgen"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,8 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/evidence/seedgen"
+	"github.com/memscope/memscope/evidence/snapshot"
+
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/graphfile"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/verify"
@@ -35,11 +38,11 @@ func smallOptions(format, out string) Options {
 // verifyImported runs memscope's verifier with the anchors the import wrote.
 func verifyImported(t *testing.T, out string) *verify.Report {
 	t.Helper()
-	vkey, err := os.ReadFile(filepath.Join(out, scenario.LogKeyFile))
+	vkey, err := os.ReadFile(filepath.Join(out, evidence.LogKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := os.ReadFile(filepath.Join(out, scenario.TrustFile))
+	trust, err := os.ReadFile(filepath.Join(out, evidence.TrustFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +51,8 @@ func verifyImported(t *testing.T, out string) *verify.Report {
 		t.Fatalf("trust.keys: %q", trust)
 	}
 	rep, err := verify.Run(context.Background(), verify.Options{
-		Snapshot:   filepath.Join(out, scenario.SnapshotFile),
-		Log:        filepath.Join(out, scenario.LogDir),
+		Snapshot:   filepath.Join(out, evidence.SnapshotFile),
+		Log:        filepath.Join(out, evidence.LogDir),
 		LogKey:     strings.TrimSpace(string(vkey)),
 		TrustRoots: []ed25519.PublicKey{root},
 	})
@@ -117,14 +120,14 @@ func TestRoundTrip(t *testing.T) {
 			}
 			checkSnapshot(t, out)
 			// The manifest works as an --anchors file and says who signed.
-			m, err := scenario.ReadManifest(out)
+			m, err := evidence.ReadManifest(out)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if m.Anchors.LogKey == "" || len(m.Anchors.Trust) != 1 {
 				t.Errorf("manifest anchors %+v", m.Anchors)
 			}
-			raw, _ := os.ReadFile(filepath.Join(out, scenario.ManifestFile))
+			raw, _ := os.ReadFile(filepath.Join(out, evidence.ManifestFile))
 			var back Manifest
 			if err := json.Unmarshal(raw, &back); err != nil || back.Import.SignedBy != SignedByImporter {
 				t.Errorf("manifest import member: %v %+v", err, back.Import)
@@ -138,23 +141,23 @@ func TestRoundTrip(t *testing.T) {
 func checkSnapshot(t *testing.T, out string) {
 	t.Helper()
 	ctx := context.Background()
-	snap, err := loader.Open(filepath.Join(out, scenario.SnapshotFile))
+	snap, err := loader.Open(filepath.Join(out, evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer snap.Close()
 	var info Info
-	if err := json.Unmarshal([]byte(snap.Meta[MetaImport]), &info); err != nil || info.SignedBy != SignedByImporter {
-		t.Fatalf("meta %s: %v %q", MetaImport, err, snap.Meta[MetaImport])
+	if err := json.Unmarshal([]byte(snap.Meta[snapshot.MetaImport]), &info); err != nil || info.SignedBy != SignedByImporter {
+		t.Fatalf("meta %s: %v %q", snapshot.MetaImport, err, snap.Meta[snapshot.MetaImport])
 	}
 	if !strings.Contains(snap.Meta["description"], "signed by memscope import") {
 		t.Errorf("description does not say who signed: %q", snap.Meta["description"])
 	}
 	var declared, ids map[string]string
-	if err := json.Unmarshal([]byte(snap.Meta[MetaDeclaredLabels]), &declared); err != nil {
+	if err := json.Unmarshal([]byte(snap.Meta[snapshot.MetaDeclaredLabels]), &declared); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(snap.Meta[MetaImportIDs]), &ids); err != nil {
+	if err := json.Unmarshal([]byte(snap.Meta[snapshot.MetaImportIDs]), &ids); err != nil {
 		t.Fatal(err)
 	}
 	nodes, err := snap.Nodes(ctx)
@@ -242,7 +245,7 @@ func checkSnapshot(t *testing.T, out string) {
 
 // The CSV and JSONL twins of the small graph parse to the same rows.
 func TestFormatsAgree(t *testing.T) {
-	var graphs []*Graph
+	var graphs []*graphfile.Graph
 	for _, f := range []string{"csv", "jsonl"} {
 		g, _, err := Load(smallOptions(f, ""))
 		if err != nil {
@@ -305,7 +308,7 @@ func TestDeterministic(t *testing.T) {
 	if len(trees[0]) != len(trees[1]) {
 		t.Errorf("file sets differ: %d vs %d", len(trees[0]), len(trees[1]))
 	}
-	if bytes.Equal(trees[0][scenario.SnapshotFile], trees[2][scenario.SnapshotFile]) {
+	if bytes.Equal(trees[0][evidence.SnapshotFile], trees[2][evidence.SnapshotFile]) {
 		t.Error("a different seed gave the same snapshot")
 	}
 	// Private keys never leave the importer: no file holds the root's seed.
@@ -374,12 +377,12 @@ func TestWriteFailureCleansUp(t *testing.T) {
 
 // Channels follow the documented rules, and mixed declarations warn.
 func TestPrincipalChannels(t *testing.T) {
-	g := &Graph{
-		Nodes: []Node{{ID: "p", Kind: "passage", Writer: "external:web"}, {ID: "q", Kind: "passage"}},
-		Edges: []Edge{
-			{Writer: "agent:mixed", Declared: LabelAuthenticated},
-			{Writer: "agent:mixed", Declared: LabelUnauthenticated},
-			{Writer: "agent:clean", Declared: LabelAuthenticated},
+	g := &graphfile.Graph{
+		Nodes: []graphfile.Node{{ID: "p", Kind: "passage", Writer: "external:web"}, {ID: "q", Kind: "passage"}},
+		Edges: []graphfile.Edge{
+			{Writer: "agent:mixed", Declared: graphfile.LabelAuthenticated},
+			{Writer: "agent:mixed", Declared: graphfile.LabelUnauthenticated},
+			{Writer: "agent:clean", Declared: graphfile.LabelAuthenticated},
 			{Declared: ""},
 		},
 	}
@@ -404,9 +407,9 @@ func TestPrincipalChannels(t *testing.T) {
 
 // Write re-validates a Graph built in Go.
 func TestWriteValidatesGoGraph(t *testing.T) {
-	g := &Graph{NodesFile: "nodes", EdgesFile: "edges",
-		Nodes: []Node{{ID: "a", Kind: "passage", Text: "A"}, {ID: "b", Kind: "entity", Text: "B"}},
-		Edges: []Edge{{Src: "a", Dst: "b", Weight: 1, Kind: "edge", Rel: "has space", Sources: []string{}}}}
+	g := &graphfile.Graph{NodesFile: "nodes", EdgesFile: "edges",
+		Nodes: []graphfile.Node{{ID: "a", Kind: "passage", Text: "A"}, {ID: "b", Kind: "entity", Text: "B"}},
+		Edges: []graphfile.Edge{{Src: "a", Dst: "b", Weight: 1, Kind: "edge", Rel: "has space", Sources: []string{}}}}
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := Write(context.Background(), g, nil, Options{Out: out})
 	checkInputError(t, err, "edges", 0, "rel", "space")

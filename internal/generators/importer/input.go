@@ -11,35 +11,6 @@ package importer
 
 import (
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/generators/graphfile"
-)
-
-// The input format lives in package graphfile (read side); these names keep
-// the importer's API.
-type (
-	Format     = graphfile.Format
-	InputError = graphfile.InputError
-	Node       = graphfile.Node
-	Edge       = graphfile.Edge
-	Query      = graphfile.Query
-	Graph      = graphfile.Graph
-)
-
-const (
-	CSV                  = graphfile.CSV
-	JSONL                = graphfile.JSONL
-	LabelAuthenticated   = graphfile.LabelAuthenticated
-	LabelUnauthenticated = graphfile.LabelUnauthenticated
-	DefaultK             = graphfile.DefaultK
-	MaxK                 = graphfile.MaxK
-)
-
-var (
-	ParseFormat  = graphfile.ParseFormat
-	DetectFormat = graphfile.DetectFormat
-	ReadNodes    = graphfile.ReadNodes
-	ReadEdges    = graphfile.ReadEdges
-	ReadQueries  = graphfile.ReadQueries
 )
 
 func nameProblem(s string) string { return record.NameProblem(s) }

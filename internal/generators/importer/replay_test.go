@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/snapshot"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 )
@@ -21,7 +21,7 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := verifyImported(t, out)
-	snap, err := loader.Open(filepath.Join(out, scenario.SnapshotFile))
+	snap, err := loader.Open(filepath.Join(out, evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 		t.Fatalf("ReadInfo: %v %v %+v", ok, err, info)
 	}
 	var ids map[string]string
-	mustJSON(t, snap.Meta[MetaImportIDs], &ids)
+	mustJSON(t, snap.Meta[snapshot.MetaImportIDs], &ids)
 	lnodes, err := snap.Nodes(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/loader"
 )
 
@@ -132,7 +133,7 @@ func TestLargeImportStaysReadable(t *testing.T) {
 	}
 	found := false
 	for _, w := range man.Import.Warnings {
-		found = found || strings.Contains(w, "meta "+MetaImportIDs+" not stored")
+		found = found || strings.Contains(w, "meta "+snapshot.MetaImportIDs+" not stored")
 	}
 	if !found {
 		t.Errorf("warnings %q do not say the import ids were left out", man.Import.Warnings)
@@ -142,7 +143,7 @@ func TestLargeImportStaysReadable(t *testing.T) {
 		t.Fatalf("the imported snapshot does not open: %v", err)
 	}
 	defer snap.Close()
-	if _, ok := snap.Meta[MetaImportIDs]; ok {
+	if _, ok := snap.Meta[snapshot.MetaImportIDs]; ok {
 		t.Error("the oversized import id map was stored")
 	}
 }

@@ -25,29 +25,6 @@ import (
 	"github.com/memscope/memscope/replay"
 )
 
-// The manifest and the file names of an evidence directory live in package
-// evidence (readers name them without linking the generator); these aliases
-// keep the generator's callers short.
-type (
-	Manifest = evidence.Manifest
-	Anchors  = evidence.Anchors
-	Attack   = evidence.Attack
-	Phase    = evidence.Phase
-)
-
-// Files inside a scenario directory.
-const (
-	SnapshotFile = evidence.SnapshotFile
-	LogDir       = evidence.LogDir
-	ManifestFile = evidence.ManifestFile
-	HMACKeyFile  = evidence.HMACKeyFile
-	TrustFile    = evidence.TrustFile
-	LogKeyFile   = evidence.LogKeyFile
-)
-
-// ReadManifest loads a scenario directory's manifest.
-func ReadManifest(dir string) (*Manifest, error) { return evidence.ReadManifest(dir) }
-
 // baseTime is the scenarios' clock origin: 2026-03-02T09:00:00Z.
 const baseTime = int64(1772442000) * 1e9
 
@@ -65,7 +42,7 @@ type env struct {
 	log      *appender.Writer
 	clock    int64
 	hmacKey  []byte
-	man      Manifest
+	man      evidence.Manifest
 	byName   map[string]record.ID // entries by a scenario-local handle
 	passages map[string]string    // passage node id by handle
 	// The graph as written so far, so that a query records the selection
@@ -97,7 +74,7 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 		k := e.gen.Derive("hmac")
 		e.hmacKey = k[:]
 	}
-	if e.log, err = appender.Create(ctx, filepath.Join(dir, LogDir), e.signer); err != nil {
+	if e.log, err = appender.Create(ctx, filepath.Join(dir, evidence.LogDir), e.signer); err != nil {
 		return nil, err
 	}
 	rootPub := e.root.Public().(ed25519.PublicKey)
@@ -109,7 +86,7 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 	copy(operator.Nonce[:], opNonce[:])
 	e.st, err = writer.Create(writer.Config{
 		Operator:     operator,
-		SnapshotPath: filepath.Join(dir, SnapshotFile),
+		SnapshotPath: filepath.Join(dir, evidence.SnapshotFile),
 		Log:          e.log,
 		LogSigner:    e.signer,
 		Origin:       origin,
@@ -120,8 +97,8 @@ func newEnv(ctx context.Context, dir, name string, seed uint64, withHMAC bool) (
 	if err != nil {
 		return nil, err
 	}
-	e.man = Manifest{Name: name, Snapshot: SnapshotFile, Log: LogDir, Seed: seed,
-		Anchors: Anchors{LogKey: vkey, Trust: []string{hex.EncodeToString(rootPub)}}}
+	e.man = evidence.Manifest{Name: name, Snapshot: evidence.SnapshotFile, Log: evidence.LogDir, Seed: seed,
+		Anchors: evidence.Anchors{LogKey: vkey, Trust: []string{hex.EncodeToString(rootPub)}}}
 	return e, nil
 }
 
@@ -235,7 +212,7 @@ func (e *env) ids(handles ...string) []record.ID {
 }
 
 // finish closes the store and writes the manifest, anchors and README.
-func (e *env) finish(expected []string, expect string) (*Manifest, error) {
+func (e *env) finish(expected []string, expect string) (*evidence.Manifest, error) {
 	if _, err := e.st.Close(e.ctx); err != nil {
 		return nil, err
 	}
@@ -245,17 +222,17 @@ func (e *env) finish(expected []string, expect string) (*Manifest, error) {
 	sort.Strings(expected)
 	e.man.ExpectedFindings = expected
 	e.man.Expect = expect
-	e.man.VerifyArgs = []string{SnapshotFile, "--log", LogDir, "--log-key", LogKeyFile, "--trust", TrustFile}
+	e.man.VerifyArgs = []string{evidence.SnapshotFile, "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	if e.hmacKey != nil {
-		if err := os.WriteFile(filepath.Join(e.dir, HMACKeyFile), []byte(hex.EncodeToString(e.hmacKey)+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(e.dir, evidence.HMACKeyFile), []byte(hex.EncodeToString(e.hmacKey)+"\n"), 0o644); err != nil {
 			return nil, err
 		}
-		e.man.HMACKeyFile = HMACKeyFile
-		e.man.VerifyArgs = append(e.man.VerifyArgs, "--hmac-key", HMACKeyFile)
+		e.man.HMACKeyFile = evidence.HMACKeyFile
+		e.man.VerifyArgs = append(e.man.VerifyArgs, "--hmac-key", evidence.HMACKeyFile)
 	}
 	files := map[string]string{
-		TrustFile:  e.man.Anchors.Trust[0] + "\n",
-		LogKeyFile: e.vkey + "\n",
+		evidence.TrustFile:  e.man.Anchors.Trust[0] + "\n",
+		evidence.LogKeyFile: e.vkey + "\n",
 		"README.md": fmt.Sprintf("# Scenario %s\n\n%s\n\nA responder should find: %s\n\nCheck it with:\n\n    memscope verify %s\n",
 			e.man.Name, e.man.Description, expect, joinArgs(e.man.VerifyArgs)),
 	}
@@ -268,7 +245,7 @@ func (e *env) finish(expected []string, expect string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(e.dir, ManifestFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.dir, evidence.ManifestFile), append(b, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	m := e.man

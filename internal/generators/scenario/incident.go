@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/memscope/memscope/diff"
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/writer"
 	"github.com/memscope/memscope/replay"
@@ -18,7 +19,7 @@ var IncidentPhases = []string{"clean", "compromise", "acted", "cleanup"}
 // phase is the scenario's snapshot.db.
 func IncidentPhaseFile(i int) string {
 	if i == len(IncidentPhases)-1 {
-		return SnapshotFile
+		return evidence.SnapshotFile
 	}
 	return fmt.Sprintf("phase-%d-%s.db", i+1, IncidentPhases[i])
 }
@@ -39,7 +40,7 @@ func IncidentQuerySuffix(phase string) string { return "-" + phase }
 // added to every table, tombstoned and deleted silently.
 type incidentPhases struct {
 	e                  *env
-	phases             []Phase
+	phases             []evidence.Phase
 	mark               map[string]int
 	tombstoned, silent []string
 }
@@ -51,7 +52,7 @@ func (ip *incidentPhases) end(i int) error {
 	if _, err := e.st.Checkpoint(int64(e.tick())); err != nil {
 		return err
 	}
-	p := Phase{Name: IncidentPhases[i], Snapshot: IncidentPhaseFile(i), LogSize: e.st.LogSize(), Added: map[string][]string{},
+	p := evidence.Phase{Name: IncidentPhases[i], Snapshot: IncidentPhaseFile(i), LogSize: e.st.LogSize(), Added: map[string][]string{},
 		Tombstoned: append([]string{}, ip.tombstoned...), SilentlyDeleted: append([]string{}, ip.silent...)}
 	for _, table := range []string{"entries", "writes", "principals", "tombstones", "queries", "actions"} {
 		p.Added[table] = append([]string{}, e.added[table][ip.mark[table]:]...)
@@ -164,7 +165,7 @@ func incidentInjection(e *env) (string, int64, error) {
 	if first == "" {
 		return "", 0, fmt.Errorf("incident: no injected write flips %s", target.id)
 	}
-	e.man.Attack = &Attack{Query: target.id + IncidentQuerySuffix("acted"), Edges: injected, FirstWrite: first, FirstWriteLeaf: &firstLeaf}
+	e.man.Attack = &evidence.Attack{Query: target.id + IncidentQuerySuffix("acted"), Edges: injected, FirstWrite: first, FirstWriteLeaf: &firstLeaf}
 	return first, firstLeaf, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
@@ -21,13 +22,13 @@ import (
 var (
 	genOnce sync.Once
 	genDir  string
-	genMans []*scenario.Manifest
+	genMans []*evidence.Manifest
 	genErr  error
 )
 
 // generated writes every scenario with seed 1 once per test binary
 // (generation takes a few seconds).
-func generated(t *testing.T) (string, []*scenario.Manifest) {
+func generated(t *testing.T) (string, []*evidence.Manifest) {
 	t.Helper()
 	genOnce.Do(func() {
 		genDir, genErr = os.MkdirTemp("", "scenario-test-")
@@ -52,7 +53,7 @@ func TestMain(m *testing.M) {
 
 // optionsFrom reads a manifest's anchors the way a user would supply them:
 // the log key and root keys from the manifest, the HMAC key from its file.
-func optionsFrom(t *testing.T, dir string, m *scenario.Manifest) verify.Options {
+func optionsFrom(t *testing.T, dir string, m *evidence.Manifest) verify.Options {
 	t.Helper()
 	opts := verify.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
 	for _, h := range m.Anchors.Trust {
@@ -97,7 +98,7 @@ func TestEveryScenarioYieldsExactlyItsExpectedFindings(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			dir := filepath.Join(root, m.Name)
 			// The manifest on disk is what other tools read.
-			onDisk, err := scenario.ReadManifest(dir)
+			onDisk, err := evidence.ReadManifest(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +134,7 @@ func TestUnanchoredCleanWarnsOnly(t *testing.T) {
 	t.Parallel()
 	root, _ := generated(t)
 	dir := filepath.Join(root, "clean")
-	rep, err := verify.Run(context.Background(), verify.Options{Snapshot: filepath.Join(dir, scenario.SnapshotFile), Log: filepath.Join(dir, scenario.LogDir)})
+	rep, err := verify.Run(context.Background(), verify.Options{Snapshot: filepath.Join(dir, evidence.SnapshotFile), Log: filepath.Join(dir, evidence.LogDir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestOtherSeedOtherKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m1 *scenario.Manifest
+	var m1 *evidence.Manifest
 	for _, m := range mans {
 		if m.Name == "clean" {
 			m1 = m
@@ -207,11 +208,11 @@ func TestOtherSeedOtherKeys(t *testing.T) {
 	if m1.Anchors.LogKey == m2[0].Anchors.LogKey || reflect.DeepEqual(m1.Anchors.Trust, m2[0].Anchors.Trust) {
 		t.Fatalf("seeds 1 and 2 share anchors: %+v", m1.Anchors)
 	}
-	s1, err := os.ReadFile(filepath.Join(root, "clean", scenario.SnapshotFile))
+	s1, err := os.ReadFile(filepath.Join(root, "clean", evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := os.ReadFile(filepath.Join(other, "clean", scenario.SnapshotFile))
+	s2, err := os.ReadFile(filepath.Join(other, "clean", evidence.SnapshotFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/writer"
@@ -70,7 +71,7 @@ func Lookup(name string) (Spec, bool) {
 }
 
 // Generate writes one scenario into dir/NAME and returns its manifest.
-func Generate(ctx context.Context, dir string, spec Spec, opt Options) (*Manifest, error) {
+func Generate(ctx context.Context, dir string, spec Spec, opt Options) (*evidence.Manifest, error) {
 	sdir := filepath.Join(dir, spec.Name)
 	if _, err := os.Stat(sdir); err == nil {
 		return nil, fmt.Errorf("scenario: %s already exists; pick an empty --out directory", sdir)
@@ -97,8 +98,8 @@ func Generate(ctx context.Context, dir string, spec Spec, opt Options) (*Manifes
 }
 
 // GenerateAll writes every scenario (or the named ones) into dir.
-func GenerateAll(ctx context.Context, dir string, names []string, opt Options) ([]*Manifest, error) {
-	var out []*Manifest
+func GenerateAll(ctx context.Context, dir string, names []string, opt Options) ([]*evidence.Manifest, error) {
+	var out []*evidence.Manifest
 	var todo []Spec
 	for _, s := range Specs {
 		if len(names) == 0 || contains(names, s.Name) {
@@ -502,7 +503,7 @@ func (e *env) peerAttack(sourceHandles ...string) error {
 		}
 		edges = append(edges, id.String())
 	}
-	e.man.Attack = &Attack{Query: AttackedQuery, Edges: edges}
+	e.man.Attack = &evidence.Attack{Query: AttackedQuery, Edges: edges}
 	if err := e.recordQueries(); err != nil {
 		return err
 	}

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/tlog"
@@ -36,7 +38,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 	var expected []string
 	var revokedTS uint64 // agent:rotating's key revocation
 	cases := append(append(signedRecordCases(e, &revokedTS), logCases(e)...), rowAndCheckpointCases(e, &expected)...)
-	cases = append(cases, backdatedCase(e, &revokedTS, &expected))
+	cases = append(cases, backdatedCase(e, &revokedTS, &expected), futureCase(e, &expected))
 	for _, c := range cases {
 		expected = append(expected, c.code)
 		if err := c.f(); err != nil {
@@ -305,6 +307,30 @@ func backdatedCase(e *env, revokedTS *uint64, expected *[]string) tamperCase {
 	}}
 }
 
+// futureCase signs an entry dated in 2100, after every clock that will
+// verify it (issue 23 item 12), logged last.
+func futureCase(e *env, expected *[]string) tamperCase {
+	return tamperCase{"TIME_IN_FUTURE", func() error {
+		en, _, err := e.signedEntry("session-7", "agent:planner", "Dated in the year 2100.", record.DerivedTrusted, nil, nil)
+		if err != nil {
+			return err
+		}
+		en.TS = uint64(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+		// The LOG_ROLLBACK checkpoint claims 500 leaves more than the log
+		// had, so it "contains" this leaf and was seen before 2100.
+		*expected = append(*expected, "TIME_AFTER_CHECKPOINT")
+		en.EID = e.newID(en.TS)
+		if err := record.Sign(en, e.key("agent:planner")); err != nil {
+			return err
+		}
+		raw, err := record.Encode(en)
+		if err != nil {
+			return err
+		}
+		return e.storeForged(en, raw, e.taggedRow(en))
+	}}
+}
+
 func (e *env) origin() string { return e.signer.Name() }
 
 // taggedRow is the row of a forged entry with a valid HMAC tag, so that
@@ -338,7 +364,7 @@ func corruptNoteSignature(n []byte) []byte {
 // leaf 5, which is the sibling used by leaf 4's inclusion proof.
 func tamperLogTile(dir string) error {
 	var tile string
-	err := filepath.WalkDir(filepath.Join(dir, LogDir, "tile", "0"), func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(dir, evidence.LogDir, "tile", "0"), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -252,15 +252,28 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		st.Nodes = append(st.Nodes, node)
 	}
 	embeddings := readEntityEmbeddings(ctx, l.WorkDir, st)
+	if err := mergeEdges(ctx, st, g.Edges, names, weights, l.Pickle); err != nil {
+		return nil, err
+	}
+	for i := range st.Edges {
+		prov.explain(&st.Edges[i], embeddings, l.Pickle, st)
+	}
+	return st, nil
+}
+
+// mergeEdges adds the pickle's edges to st, parallel edges of one pair
+// merged into one write in first-seen order; a negative weight is reported
+// and left out.
+func mergeEdges(ctx context.Context, st *storemodel.Store, edges [][2]int32, names []string, weights []float64, pickle string) error {
 	// Merge parallel edges of one pair into one write, in first-seen order.
 	// Pairs are keyed by their vertex indices (names are unique, checked
 	// above), so only a new pair builds its "A--B" id.
-	pos := make(map[uint64]int, len(g.Edges))
-	st.Edges = make([]storemodel.Edge, 0, len(g.Edges))
-	for i, e := range g.Edges {
+	pos := make(map[uint64]int, len(edges))
+	st.Edges = make([]storemodel.Edge, 0, len(edges))
+	for i, e := range edges {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		va, vb := e[0], e[1]
@@ -275,7 +288,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			// so replay cannot reproduce it: the edge is reported and left
 			// out, never summed into a parallel edge, and the rest is
 			// analysed.
-			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: l.Pickle, Subject: fmt.Sprintf("edge %d (%s -- %s), field weight", i, names[va], names[vb]),
+			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: pickle, Subject: fmt.Sprintf("edge %d (%s -- %s), field weight", i, names[va], names[vb]),
 				Message: fmt.Sprintf("weight %g is negative: HippoRAG 2 writes none, and igraph's personalized PageRank ranks such a graph by no documented rule; this stored edge is left out of replay", weights[i])})
 			continue
 		}
@@ -289,10 +302,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		pos[key] = len(st.Edges)
 		st.Edges = append(st.Edges, storemodel.Edge{ID: storemodel.PairID(a, b), Src: a, Dst: b, Weight: weights[i], Parts: 1})
 	}
-	for i := range st.Edges {
-		prov.explain(&st.Edges[i], embeddings, l.Pickle, st)
-	}
-	return st, nil
+	return nil
 }
 
 // openieResult is the OpenIE file read into a provenance: the file, the

@@ -17,6 +17,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
@@ -27,7 +28,7 @@ func main() {
 	_, err = scenario.GenerateAll(context.Background(), tmp, []string{"tombstone"}, scenario.Options{Seed: 1})
 	check(err)
 	small := filepath.Join(tmp, "small.db")
-	b, err := os.ReadFile(filepath.Join(tmp, "tombstone", scenario.SnapshotFile))
+	b, err := os.ReadFile(filepath.Join(tmp, "tombstone", evidence.SnapshotFile))
 	check(err)
 	check(os.WriteFile(small, b, 0o644))
 	db, err := sql.Open("sqlite", "file:"+small)

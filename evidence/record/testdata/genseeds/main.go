@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -32,7 +33,7 @@ func main() {
 	}
 	corpus := map[string][][]byte{}
 	for _, name := range []string{"tampered", "tombstone"} {
-		snap, err := loader.Open(filepath.Join(tmp, name, scenario.SnapshotFile))
+		snap, err := loader.Open(filepath.Join(tmp, name, evidence.SnapshotFile))
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func main() {
 		check(snap.EachTombstone(ctx, func(r *loader.TombstoneRow) error { take("FuzzDecodeTombstone", r.Raw, 4); return nil }))
 		snap.Close()
 
-		lr, err := tlog.Open(ctx, filepath.Join(tmp, name, scenario.LogDir))
+		lr, err := tlog.Open(ctx, filepath.Join(tmp, name, evidence.LogDir))
 		if err != nil {
 			log.Fatal(err)
 		}
