@@ -294,3 +294,28 @@ func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *
 	}
 	return rows.Err()
 }
+
+// HasCollectionOrKeys says whether the database holds a collection of
+// that name, or a record carrying every one of keys as metadata (one
+// indexed lookup per key).
+func HasCollectionOrKeys(ctx context.Context, path, collection string, keys ...string) bool {
+	dsn, err := loader.DSN(path)
+	if err != nil {
+		return false
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	var n int
+	if db.QueryRowContext(ctx, "SELECT COUNT(*) FROM collections WHERE name = ?", collection).Scan(&n) == nil && n > 0 {
+		return true
+	}
+	for _, k := range keys {
+		if db.QueryRowContext(ctx, "SELECT 1 FROM embedding_metadata WHERE key = ? LIMIT 1", k).Scan(&n) != nil {
+			return false
+		}
+	}
+	return len(keys) > 0
+}
