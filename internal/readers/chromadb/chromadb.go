@@ -31,7 +31,6 @@ import (
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
-	"github.com/memscope/memscope/loader"
 )
 
 // DBFile is Chroma's SQLite file in a persist directory.
@@ -72,11 +71,7 @@ func Read(ctx context.Context, path string, st *storemodel.Store) error {
 		return err
 	}
 	st.Files = append(st.Files, desc)
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return err
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitecols.Open(path)
 	if err != nil {
 		return err
 	}
@@ -299,11 +294,7 @@ func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *
 // that name, or a record carrying every one of keys as metadata (one
 // indexed lookup per key).
 func HasCollectionOrKeys(ctx context.Context, path, collection string, keys ...string) bool {
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return false
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitecols.Open(path)
 	if err != nil {
 		return false
 	}

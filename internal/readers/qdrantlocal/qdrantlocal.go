@@ -33,7 +33,6 @@ import (
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
-	"github.com/memscope/memscope/loader"
 )
 
 const (
@@ -178,11 +177,7 @@ func readCollection(ctx context.Context, path, name string, st *storemodel.Store
 		return err
 	}
 	st.Files = append(st.Files, desc)
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return err
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitecols.Open(path)
 	if err != nil {
 		return err
 	}
@@ -282,11 +277,7 @@ func firstPoint(ctx context.Context, path string) *Point {
 	if !sqlitecols.Has(path, "points", "id", "point") {
 		return nil
 	}
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return nil
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitecols.Open(path)
 	if err != nil {
 		return nil
 	}
