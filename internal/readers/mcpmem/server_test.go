@@ -16,14 +16,9 @@ import (
 // TestAgainstServer reads crafted files with the real server
 // (@modelcontextprotocol/server-memory from npm: its read_graph answers
 // from loadGraph) and with Parse, and asks that both see the same
-// entities and relations, or both refuse the file. Set
-// MEMSCOPE_SERVER_MEMORY to the package's dist/index.js (npm install
-// @modelcontextprotocol/server-memory@2026.8.31).
+// entities and relations, or both refuse the file.
 func TestAgainstServer(t *testing.T) {
-	server := os.Getenv("MEMSCOPE_SERVER_MEMORY")
-	if server == "" {
-		t.Skip("MEMSCOPE_SERVER_MEMORY unset: not compared with the real MCP memory server")
-	}
+	server := serverMemory(t)
 	files := map[string]string{
 		"duplicate keys, case": `{"type":"entity","name":"A","entityType":"t","observations":["x"],"name":"B"}
 {"type":"entity","Name":"C","name":"D","entityType":"t","observations":["y","y"]}
@@ -121,4 +116,33 @@ func readGraph(t *testing.T, server, path string) (serverGraph, bool) {
 	}
 	t.Fatalf("no read_graph answer in %q", out)
 	return serverGraph{}, false
+}
+
+// serverMemory finds the pinned server .ci/services.sh installs from npm
+// ($MEMSCOPE_CACHE/npm, default ~/.cache/memscope/npm), or the one
+// MEMSCOPE_SERVER_MEMORY names; without it (or node) the test skips, and
+// fails under CI.
+func serverMemory(t *testing.T) string {
+	t.Helper()
+	cache := os.Getenv("MEMSCOPE_CACHE")
+	if cache == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(h, ".cache", "memscope")
+		}
+	}
+	for _, c := range []string{os.Getenv("MEMSCOPE_SERVER_MEMORY"), filepath.Join(cache, "npm", "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")} {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			if _, err := exec.LookPath("node"); err == nil {
+				return c
+			}
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("@modelcontextprotocol/server-memory is not installed (.ci/services.sh installs it into %s/npm)", cache)
+	}
+	t.Skipf("skipping: @modelcontextprotocol/server-memory not installed (run .ci/services.sh, or set MEMSCOPE_SERVER_MEMORY to its dist/index.js)")
+	return ""
 }
