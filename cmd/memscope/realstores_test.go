@@ -22,8 +22,8 @@ import (
 func realStoreCases(t *testing.T) []string {
 	var out []string
 	for _, c := range sharedtest.Cases(t, "") {
-		// Stores recognised only to be refused (LangGraph, MemGPT, Letta)
-		// are TestNewStoresVerify's.
+		// Formats memscope recognises only to refuse them (LangGraph,
+		// MemGPT, Letta) are the refusal tests' business.
 		if f, err := stores.Resolve(c); err == nil && f.Format != refused.Format {
 			out = append(out, c)
 		}

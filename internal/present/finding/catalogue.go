@@ -213,7 +213,7 @@ func (c Catalog) Of(fams ...Family) Catalog {
 
 // Catalogue lists every finding code memscope reports. Names never change
 // once released; docs/FINDINGS.md has one row per entry (tested).
-var Catalogue = Catalog{
+var Catalogue = append(Catalog{
 	{SigInvalid, FamSignatures, SevError, "the record's Ed25519 signature does not verify under the writer's registered key"},
 	{WriterUnregistered, FamSignatures, SevError, "the record's writer (or its key id) is not in the principal registry"},
 	{KeyOutsideValidity, FamSignatures, SevError, "the record was signed with a key outside its registered validity (before registration or after revocation)"},
@@ -333,7 +333,7 @@ var Catalogue = Catalog{
 	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
 	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
 	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
-}
+}, watchCatalogue...)
 
 var index = func() map[Code]Spec {
 	m := make(map[Code]Spec, len(Catalogue))
