@@ -313,7 +313,7 @@ func TestHostileNativeStores(t *testing.T) {
 		names = nil
 	}
 	bin := buildBinary(t)
-	cases, err := GenerateNative(context.Background(), t.TempDir(), "../../readers", names...)
+	cases, err := GenerateNative(context.Background(), t.TempDir(), "../../..", names...)
 	if err != nil {
 		t.Fatal(err)
 	}
