@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/present/finding"
@@ -15,7 +16,7 @@ type Checkpoint struct {
 	Size    uint64 `json:"size"`
 	Root    []byte `json:"root"`
 	// Signature is "verified" (by the user's log key), "unanchored" (no
-	// key given) or "signature invalid".
+	// key given), "signature invalid" or SigNotByPinnedKey.
 	Signature string `json:"signature"`
 	// Problem says why the checkpoint could not be read (Present false).
 	Problem string `json:"problem"`
@@ -48,13 +49,24 @@ func CheckConsistency(ctx context.Context, a, b Checkpoint, proof ProofSource) (
 	if !a.Present || !b.Present {
 		return notChecked(fmt.Sprintf("a checkpoint is missing (A: %s, B: %s)", orNone(a.Problem), orNone(b.Problem)))
 	}
+	// verify's checkpoint rule: under a pinned log key, a checkpoint the
+	// key did not validly sign proves nothing, so nothing is compared.
+	var unsigned []string
 	for _, cp := range []struct {
 		name string
 		c    Checkpoint
 	}{{"A", a}, {"B", b}} {
-		if cp.c.Signature == tlog.SigInvalid.String() {
+		switch cp.c.Signature {
+		case tlog.SigInvalid.String():
 			fs = append(fs, finding.New(finding.CheckpointSigInvalid, "checkpoint of "+cp.name, "the checkpoint's signature does not verify under the log key"))
+			unsigned = append(unsigned, cp.name)
+		case SigNotByPinnedKey:
+			fs = append(fs, finding.New(finding.CheckpointSigInvalid, "checkpoint of "+cp.name, "the checkpoint carries no signature by the pinned log key"))
+			unsigned = append(unsigned, cp.name)
 		}
+	}
+	if len(unsigned) > 0 {
+		return notChecked(fmt.Sprintf("the checkpoint of %s is not validly signed by the pinned log key: it proves nothing, so the two were not compared", strings.Join(unsigned, " and ")))
 	}
 	switch {
 	case b.Size < a.Size:
@@ -83,6 +95,10 @@ func CheckConsistency(ctx context.Context, a, b Checkpoint, proof ProofSource) (
 	c.Status, c.Detail = "consistent", fmt.Sprintf("tree size %d extends %d (proof of %d hashes verified)", b.Size, a.Size, len(p))
 	return c, fs
 }
+
+// SigNotByPinnedKey is a checkpoint's Signature when a log key was pinned
+// and no signature on the checkpoint is by it.
+const SigNotByPinnedKey = "no signature by the pinned log key"
 
 func orNone(s string) string {
 	if s == "" {

@@ -38,6 +38,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
 			pos = idx
 		}
+		v.inFuture(t.TS, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
 		code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS, pos)
 		v.signerFindings(code, msg, t.Writer, t.KID, t.TS, pos, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
 		if v.logOK {
@@ -275,6 +276,7 @@ func (v *verifier) checkEntry(r *loader.EntryRow, pre sigAnswer) {
 	if len(diff) > 0 {
 		flag(finding.ColumnMismatch, "column(s) "+strings.Join(diff, ", ")+" disagree with the signed record")
 	}
+	v.inFuture(e.TS, flag)
 	code, msg := v.checkSignerWith(r.Raw, e.Sig, e.Writer, e.KID, e.TS, f.pos, pre)
 	if v.signerFindings(code, msg, e.Writer, e.KID, e.TS, f.pos, flag) != "" {
 		v.mu.Lock()
@@ -367,6 +369,7 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if r.WID != w.WID.String() || r.Kind != w.Kind || r.Src != w.Src || r.Dst != w.Dst || r.Rel != w.Rel || r.Weight != w.Weight || r.Writer != w.Writer || r.TS != int64(w.TS) {
 		v.add(phaseWrites, r.Seq, finding.ColumnMismatch, subj, "decoded columns disagree with the signed write")
 	}
+	v.inFuture(w.TS, func(c finding.Code, m string) { v.add(phaseWrites, r.Seq, c, subj, m) })
 	code, msg := v.writeSigner(r)
 	if v.signerFindings(code, msg, w.Writer, w.KID, w.TS, v.logPos(w.WID), func(c finding.Code, m string) { v.add(phaseWrites, r.Seq, c, subj, m) }) != "" {
 		bad(code)

@@ -236,6 +236,7 @@ func (v *verifier) checkEvent(rr *loader.RowRecord) {
 		v.add(phaseRows, rr.Seq, finding.ColumnMismatch, subj, fmt.Sprintf("column(s) %s of the %s row disagree with the signed %s record", strings.Join(rr.Mismatch, ", "), eventTable[rr.Kind], rr.Kind))
 		v.markEvent(subj)
 	}
+	v.inFuture(rr.TS, func(c finding.Code, m string) { v.add(phaseRows, rr.Seq, c, subj, m) })
 	pos := v.logPos(rr.ID)
 	if code, msg := v.checkSigner(rr.Raw, rr.Sig, rr.Writer, rr.KID, rr.TS, pos); code != "" {
 		v.signerFindings(code, msg, rr.Writer, rr.KID, rr.TS, pos, func(c finding.Code, m string) { v.add(phaseRows, rr.Seq, c, subj, m) })

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -30,6 +31,9 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 // pass needs only the registry's); tombstone leaves are always kept.
 func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, keep func(record.ID) bool) error {
 	r, err := tlog.OpenWith(ctx, v.opts.Log, v.opts.LogOptions)
+	if errors.Is(err, tlog.ErrDeadline) {
+		return v.deadlineError()
+	}
 	if err != nil {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
 		return nil

@@ -64,6 +64,7 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		return
 	}
 	ev := r.Event
+	v.inFuture(ev.TS, func(c finding.Code, m string) { v.add(phaseRegistry, r.Seq, c, subj, m) })
 	v.addFact(fact{id: ev.RID, subject: subj, writer: fmt.Sprintf("registry root %x", ev.Root[:8]), ts: ev.TS})
 	if r.Principal != ev.Principal || r.Op != ev.Op || r.Channel != ev.Channel || r.TS != int64(ev.TS) || r.RID != ev.RID.String() {
 		v.add(phaseRegistry, r.Seq, finding.ColumnMismatch, subj, "decoded columns (rid, op, principal, channel, ts) disagree with the signed registry event")

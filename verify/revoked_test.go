@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
@@ -75,5 +76,44 @@ func TestRevocationByLogPosition(t *testing.T) {
 	}
 	if got := pv.Report().EntryStatus[eid].Codes; !slices.Contains(got, finding.KeyOutsideValidity) {
 		t.Errorf("provenance pass: the backdated entry's codes are %v", got)
+	}
+}
+
+// A record dated after the verifying clock (plus a day) is TIME_IN_FUTURE
+// (issue 23 item 12): tampered's entry of 2100 is; the clean store is not
+// under today's clock, and every record is under a clock set to 2000.
+func TestTimeInFuture(t *testing.T) {
+	t.Parallel()
+	future := 0
+	for _, f := range baseline(t, "tampered").Findings {
+		if f.Code == finding.TimeInFuture {
+			future++
+			if !strings.Contains(f.Message, "2100-01-01") {
+				t.Errorf("TIME_IN_FUTURE not about the 2100 entry: %+v", f)
+			}
+		}
+	}
+	if future != 1 {
+		t.Errorf("%d TIME_IN_FUTURE findings on tampered, want 1", future)
+	}
+	for _, f := range baseline(t, "clean").Findings {
+		if f.Code == finding.TimeInFuture {
+			t.Errorf("clean store under today's clock: %+v", f)
+		}
+	}
+	opts := scenarioOptions(t, pristine(t, "clean"))
+	opts.Now = func() time.Time { return time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC) }
+	rep, err := verify.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Code == finding.TimeInFuture {
+			n++
+		}
+	}
+	if n < rep.Entries || rep.OK {
+		t.Errorf("under a clock of 2000: %d TIME_IN_FUTURE for %d entries, ok %v", n, rep.Entries, rep.OK)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,9 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
@@ -167,5 +170,35 @@ func TestHTTPLogSplitViewIsAFinding(t *testing.T) {
 	}
 	if rep.OK {
 		t.Error("a split view passed")
+	}
+}
+
+// A log server that answers every request slowly, inside every
+// per-request limit, cannot hold verify past the command's deadline: Run
+// refuses to conclude (the CLI exits 2) instead of passing late (issue 23
+// item 15).
+func TestHTTPLogDeadlineRefuses(t *testing.T) {
+	t.Parallel()
+	dir := pristine(t, "clean")
+	opts := scenarioOptions(t, dir)
+	files := http.FileServer(http.Dir(filepath.Join(dir, evidence.LogDir)))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(150 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	opts.Log = ts.URL
+	opts.LogOptions.Deadline = time.Now().Add(400 * time.Millisecond)
+	start := time.Now()
+	rep, err := verify.Run(context.Background(), opts)
+	if !errors.Is(err, tlog.ErrDeadline) {
+		t.Errorf("verify past the deadline: %v (report ok %v)", err, rep != nil && rep.OK)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the deadline did not stop verify: %v", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/memscope/memscope/internal/present/textscan"
 
@@ -53,7 +54,26 @@ type Options struct {
 	// once instead of twice. It must not modify r; an error stops the run
 	// and is returned.
 	OnEntry func(r *loader.EntryRow) error
+	// Now is the verifying clock (nil: time.Now): a record signed more
+	// than futureSkew after it is TIME_IN_FUTURE.
+	Now func() time.Time
+	// AnchorSources names the anchor files that lie inside the evidence.
+	AnchorSources AnchorSources
 }
+
+// AnchorSources names, for each trust anchor, the file inside the evidence
+// it was read from ("" when it was given otherwise). An anchor the evidence
+// could have supplied pins nothing against whoever wrote the evidence: it
+// is reported "pinned from a file inside the evidence" with an
+// ANCHOR_FROM_EVIDENCE warning, never plain "pinned".
+type AnchorSources struct {
+	LogKey string
+	Trust  string
+}
+
+// PinnedFromEvidence is an anchor's status when its file lies inside the
+// evidence.
+const PinnedFromEvidence = "pinned from a file inside the evidence"
 
 // Families are verify's finding families in the order summaries list them;
 // Report.Families has a count for each.
@@ -62,8 +82,8 @@ var Families = []finding.Family{finding.FamSignatures, finding.FamRegistry, find
 
 // Anchors says whether each trust anchor came from the user.
 type Anchors struct {
-	LogKey   string `json:"log_key"`  // "pinned" or "unanchored"
-	Registry string `json:"registry"` // "pinned" or "unanchored"
+	LogKey   string `json:"log_key"`  // "pinned", PinnedFromEvidence or "unanchored"
+	Registry string `json:"registry"` // "pinned", PinnedFromEvidence or "unanchored"
 }
 
 // EntryStatus is the verification outcome of one entry, for views that show
@@ -232,6 +252,8 @@ type verifier struct {
 	// revocations: the registry revokes a key (the provenance pass then
 	// keeps every leaf's position).
 	revocations bool
+	// future is the latest signed time (ns) that is not TIME_IN_FUTURE.
+	future uint64
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
@@ -285,6 +307,9 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	if err := v.openLog(ctx, logVerifier); err != nil {
 		return nil, false, err
 	}
+	if v.log != nil && v.log.PastDeadline() {
+		return nil, false, v.deadlineError()
+	}
 	if err := v.registry(ctx); err != nil {
 		return nil, false, err
 	}
@@ -312,6 +337,9 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 		return nil, false, err
 	}
 	v.splitViews()
+	if v.log != nil && v.log.PastDeadline() {
+		return nil, false, v.deadlineError()
+	}
 	return v.finish(), false, nil
 }
 
@@ -337,13 +365,26 @@ func newVerifier(ctx context.Context, opts Options, snap *loader.Snapshot, logVe
 		tombLeaves: map[record.ID]uint64{}, tombLeafData: map[record.ID][]byte{}, tombstoned: map[record.ID]bool{}, eventLeafKind: map[uint64]string{},
 		rep: &Report{Snapshot: opts.Snapshot, Log: opts.Log, EntryStatus: map[string]EntryStatus{}, InclusionFailures: map[string]finding.Code{}, WriteStatus: map[string][]finding.Code{},
 			Channels: map[string]string{}, BadRecords: map[string]bool{}, BadEvents: map[string]bool{}, entries: newEntryIndex()}}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	v.future = uint64(now().Add(futureSkew).UnixNano())
 	v.rep.Anchors = Anchors{LogKey: "unanchored", Registry: "unanchored"}
 	v.rep.HMACChecked = opts.HMACKey != nil
 	if logVerifier != nil {
 		v.rep.Anchors.LogKey = "pinned"
+		if f := opts.AnchorSources.LogKey; f != "" {
+			v.rep.Anchors.LogKey = PinnedFromEvidence
+			v.add(phaseLog, 0, finding.AnchorFromEvidence, "log key", "the log key was read from "+f+", inside the evidence: whoever wrote the evidence chose it, so the checkpoint's signature proves nothing against them; give the key from a source you trust")
+		}
 	}
 	if len(opts.TrustRoots) > 0 {
 		v.rep.Anchors.Registry = "pinned"
+		if f := opts.AnchorSources.Trust; f != "" {
+			v.rep.Anchors.Registry = PinnedFromEvidence
+			v.add(phaseRegistry, 0, finding.AnchorFromEvidence, "registry roots", "the registry root keys were read from "+f+", inside the evidence: whoever wrote the evidence chose them; give the roots from a source you trust")
+		}
 	}
 	return v
 }
@@ -404,4 +445,25 @@ func (v *verifier) finish() *Report {
 		}
 	}
 	return rep
+}
+
+// futureSkew is how far past the verifying clock a signed time may be
+// before it is TIME_IN_FUTURE: clocks disagree by seconds, time zones
+// mistaken for UTC by hours; a day covers both.
+const futureSkew = 24 * time.Hour
+
+// inFuture reports a signed time past the verifying clock (plus skew); it
+// says whether it did.
+func (v *verifier) inFuture(ts uint64, flag func(finding.Code, string)) bool {
+	if ts <= v.future {
+		return false
+	}
+	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), after the verifying clock's %s plus a day: the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.RFC3339)))
+	return true
+}
+
+// deadlineError refuses a verification whose log reads ran past their
+// deadline: reads after it all failed, so no verdict is drawn (exit 2).
+func (v *verifier) deadlineError() error {
+	return fmt.Errorf("the log at %s was not read before the deadline (raise it with --log-deadline): %w", v.opts.Log, tlog.ErrDeadline)
 }

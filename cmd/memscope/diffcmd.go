@@ -112,11 +112,11 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if isNativeStore(pos[0]) && isNativeStore(pos[1]) {
 		return runNativeDiff(ctx, stdout, pos[0], pos[1], *queries, ef, *asJSON)
 	}
-	an, err := ef.resolve()
+	an, err := ef.resolveFor(pos[0], pos[1], ef.log)
 	if err != nil {
 		return exitUsage, err
 	}
-	o := assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}
+	o := assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, LogKeyFromEvidence: an.Sources.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}
 	if *inspectMode {
 		if *asJSON {
 			return exitUsage, usagef("--inspect and --json exclude each other")

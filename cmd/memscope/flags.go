@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/verify"
 )
 
 // parseInterleaved parses flags that may come before or after positional
@@ -50,15 +53,22 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 type anchorFlags struct {
 	logKey, trust, anchors, hmacKey string
 	allowRedirects                  bool
+	logDeadline                     time.Duration
 }
 
 func (a *anchorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.logKey, "log-key", "", "the log's note verifier key, or a file containing it (pins the log)")
 	fs.StringVar(&a.trust, "trust", "", "registry root public keys (hex, comma-separated), or a file with one per line (pins the registry)")
-	fs.StringVar(&a.anchors, "anchors", "", "a pinned anchors file: JSON with log_key and trust (a scenario.json works)")
+	fs.StringVar(&a.anchors, "anchors", "", "a pinned anchors file: JSON with log_key and trust, kept outside the evidence (one inside it is reported as such)")
 	fs.StringVar(&a.hmacKey, "hmac-key", "", "file holding the SMSR HMAC key (hex, or raw bytes)")
 	fs.BoolVar(&a.allowRedirects, "allow-cross-origin-redirects", false, "let an http(s) log redirect to another scheme, host or port (refused by default)")
+	fs.DurationVar(&a.logDeadline, "log-deadline", defaultLogDeadline, "the longest the command may spend reading an http(s) log, from its start (0: no limit); past it the command refuses to conclude")
 }
+
+// defaultLogDeadline bounds a command's reads of an http(s) log: a few
+// minutes verify a large log over a decent link; a hostile server that
+// answers each request just inside the per-request limits is cut off.
+const defaultLogDeadline = 5 * time.Minute
 
 // Limits of the files the anchor and policy flags name: a key is under
 // 100 bytes, an anchors file (a scenario.json works) a few kilobytes.
@@ -75,11 +85,18 @@ type anchors struct {
 	Roots  []ed25519.PublicKey
 	HMAC   []byte
 	Log    tlog.Options // read limits and permissions for the log
+	// files the log key and the trust roots were read from ("": given
+	// on the command line), and those of them inside the evidence.
+	logKeyFile, trustFile string
+	Sources               verify.AnchorSources
 }
 
 func (a *anchorFlags) resolve() (anchors, error) {
 	var out anchors
 	out.Log.AllowCrossOriginRedirects = a.allowRedirects
+	if a.logDeadline > 0 {
+		out.Log.Deadline = time.Now().Add(a.logDeadline)
+	}
 	logKey, trust := a.logKey, a.trust
 	if a.anchors != "" {
 		b, err := evidence.ReadFile(a.anchors, maxAnchorsFile)
@@ -100,11 +117,11 @@ func (a *anchorFlags) resolve() (anchors, error) {
 		if file.Anchors != nil {
 			file.LogKey, file.Trust = file.Anchors.LogKey, file.Anchors.Trust
 		}
-		if logKey == "" {
-			logKey = file.LogKey
+		if logKey == "" && file.LogKey != "" {
+			logKey, out.logKeyFile = file.LogKey, a.anchors
 		}
-		if trust == "" {
-			trust = strings.Join(file.Trust, ",")
+		if trust == "" && len(file.Trust) > 0 {
+			trust, out.trustFile = strings.Join(file.Trust, ","), a.anchors
 		}
 	}
 	if logKey != "" {
@@ -118,6 +135,7 @@ func (a *anchorFlags) resolve() (anchors, error) {
 			if _, err := note.NewVerifier(key); err != nil {
 				return out, usagef("--log-key %s: the file does not hold a note verifier key: %v", logKey, err)
 			}
+			out.logKeyFile = logKey
 		}
 		out.LogKey = key
 	}
@@ -130,7 +148,7 @@ func (a *anchorFlags) resolve() (anchors, error) {
 			if err != nil {
 				return out, usagef("--trust: %v", err)
 			}
-			text = string(b)
+			text, out.trustFile = string(b), trust
 		}
 		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' || r == '\r' || r == '\t' }) {
 			k, err := hex.DecodeString(f)
@@ -206,4 +224,53 @@ func (lf *lineageFlags) options() (assemble.Options, error) {
 	var err error
 	opts.GatePolicy, err = readGatePolicy(lf.policyFlag, lf.gatePolicy)
 	return opts, err
+}
+
+// resolveFor is resolve for commands that read the given evidence (snapshot
+// files, a log directory or URL): an anchor read from a file inside the
+// evidence tree is one the evidence could have supplied, and is reported as
+// such (verify.AnchorSources), never as plainly pinned.
+func (a *anchorFlags) resolveFor(evidencePaths ...string) (anchors, error) {
+	out, err := a.resolve()
+	if err != nil {
+		return out, err
+	}
+	if insideEvidence(out.logKeyFile, evidencePaths) {
+		out.Sources.LogKey = out.logKeyFile
+	}
+	if insideEvidence(out.trustFile, evidencePaths) {
+		out.Sources.Trust = out.trustFile
+	}
+	return out, nil
+}
+
+// insideEvidence says whether file lies in the directory of an evidence
+// file or inside an evidence directory (the snapshot's directory holds its
+// log and whatever else its writer left; symlinks resolved).
+func insideEvidence(file string, evidencePaths []string) bool {
+	if file == "" {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return false
+	}
+	real, _ = filepath.Abs(real)
+	for _, p := range evidencePaths {
+		if p == "" || strings.Contains(p, "://") {
+			continue
+		}
+		rp, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		rp, _ = filepath.Abs(rp)
+		if st, err := os.Stat(rp); err == nil && !st.IsDir() {
+			rp = filepath.Dir(rp)
+		}
+		if real == rp || strings.HasPrefix(real, rp+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

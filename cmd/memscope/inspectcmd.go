@@ -88,11 +88,11 @@ func interfaceP() (workers int, restore func()) {
 const inspectHint = "Check that SNAPSHOT is a memscope snapshot (docs/FORMAT.md), that --log names its tlog-tiles directory or URL, and that --log-key and --trust hold the keys you were given (a note verifier key; 64-hex-digit Ed25519 keys or a file of them). memscope inspect -h lists the flags."
 
 func openInspector(ctx context.Context, ef *evidenceFlags, snapshot string, plain bool, workers int) (*tuisource.Source, error) {
-	an, err := ef.resolve()
+	an, err := ef.resolveFor(snapshot, ef.log)
 	if err != nil {
 		return nil, err
 	}
-	return tuisource.New(ctx, assemble.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers}, plain)
+	return tuisource.New(ctx, assemble.Options{Snapshot: snapshot, Log: ef.log, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, Workers: workers, AnchorSources: an.Sources}, plain)
 }
 
 func tuiOptions(plain bool, keysPath string) (tui.Options, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/verify"
 
 	"github.com/memscope/memscope/internal/evidencetest"
 )
@@ -76,10 +77,13 @@ func TestVerifyScenariosJSON(t *testing.T) {
 				t.Errorf("%s: --json lacks %q", spec.Name, k)
 			}
 		}
+		// The manifest's anchor files lie in the scenario directory, beside
+		// the evidence: pinned, but from files the evidence could have
+		// supplied (issue 23 item 10).
 		var anchors map[string]string
 		json.Unmarshal(obj["anchors"], &anchors)
-		if anchors["log_key"] != "pinned" || anchors["registry"] != "pinned" {
-			t.Errorf("%s: anchors %v with pinned files", spec.Name, anchors)
+		if anchors["log_key"] != verify.PinnedFromEvidence || anchors["registry"] != verify.PinnedFromEvidence {
+			t.Errorf("%s: anchors %v with pinned files inside the evidence", spec.Name, anchors)
 		}
 		var findings []map[string]string
 		json.Unmarshal(obj["findings"], &findings)
@@ -92,6 +96,10 @@ func TestVerifyScenariosJSON(t *testing.T) {
 			}
 			codes[f["code"]] = true
 		}
+		if !codes["ANCHOR_FROM_EVIDENCE"] {
+			t.Errorf("%s: no ANCHOR_FROM_EVIDENCE for anchors read from the scenario directory", spec.Name)
+		}
+		delete(codes, "ANCHOR_FROM_EVIDENCE")
 		if len(codes) != len(m.ExpectedFindings) {
 			t.Errorf("%s: codes %v, want %v", spec.Name, codes, m.ExpectedFindings)
 		}

@@ -37,11 +37,11 @@ func (e *evidenceFlags) open(ctx context.Context, snapshot string, opts assemble
 // openSmall opens a snapshot and reads its small tables, without loading
 // the entries (replay's provenance pass reads only those it needs).
 func (e *evidenceFlags) openSmall(ctx context.Context, snapshot string, opts assemble.Options) (*assemble.Session, error) {
-	an, err := e.resolve()
+	an, err := e.resolveFor(snapshot, e.log)
 	if err != nil {
 		return nil, err
 	}
-	opts.Snapshot, opts.Log = snapshot, e.log
+	opts.Snapshot, opts.Log, opts.AnchorSources = snapshot, e.log, an.Sources
 	opts.DeferEntries = true // the CLI reads Entries only after Load
 	opts.LogKey, opts.TrustRoots, opts.HMACKey, opts.LogOptions = an.LogKey, an.Roots, an.HMAC, an.Log
 	return assemble.Open(ctx, opts)

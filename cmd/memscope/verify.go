@@ -11,7 +11,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--json]"
+const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--against [SERVER=]memory.jsonl] [--json]"
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("verify", verifyUsage, stderr)
@@ -22,6 +22,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	var cert certFlags
 	cert.register(fs)
+	against := fs.String("against", "", "reconcile the MCP memory server's file ([SERVER=]memory.jsonl; SERVER defaults to memory) with what memscope record recorded")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -35,13 +36,16 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *logLoc == "" {
 		return exitUsage, usagef("--log is required; usage: %s", verifyUsage)
 	}
-	an, err := af.resolve()
+	an, err := af.resolveFor(pos[0], *logLoc)
 	if err != nil {
 		return exitUsage, err
 	}
-	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log})
+	rep, err := verify.Run(ctx, verify.Options{Snapshot: pos[0], Log: *logLoc, LogKey: an.LogKey, TrustRoots: an.Roots, HMACKey: an.HMAC, LogOptions: an.Log, AnchorSources: an.Sources})
 	if err != nil {
 		return exitUsage, err
+	}
+	if *against != "" {
+		return verifyAgainst(ctx, stdout, rep, *against, *asJSON)
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, rep); err != nil {

@@ -44,6 +44,17 @@ type Options struct {
 	HeaderTimeout  time.Duration // request sent to response headers
 	IdleTimeout    time.Duration // longest pause between body bytes
 	RequestTimeout time.Duration // one whole request, body included
+	// Deadline, when set, bounds every HTTP read of the log: past it each
+	// read fails with ErrDeadline. A command sets it once, at its start,
+	// so that a server staying just inside every per-request limit cannot
+	// hold the command for hours (a 153-leaf log took 570 s).
+	Deadline time.Time
+	// MinThroughput (bytes a second, 0: 1024) is the least average rate
+	// of a response body once ThroughputGrace (0: 10 s) has passed since
+	// the request was sent: a server that trickles a byte a second ends
+	// its request after the grace, not after RequestTimeout.
+	MinThroughput   int
+	ThroughputGrace time.Duration
 	// TileCache is how many hash tiles the reader keeps expanded in
 	// memory, about 16 KiB each (0: 2048). A reader that walks the log in
 	// order (verify) needs only a few.
@@ -55,7 +66,12 @@ const (
 	defaultHeaderTimeout  = 15 * time.Second
 	defaultIdleTimeout    = 15 * time.Second
 	defaultRequestTimeout = 2 * time.Minute
+	defaultMinThroughput  = 1024
+	defaultGrace          = 10 * time.Second
 )
+
+// ErrDeadline says the log's read deadline (Options.Deadline) passed.
+var ErrDeadline = errors.New("the deadline for reading the log passed")
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
@@ -193,10 +209,13 @@ func (d *dirFetcher) bundle(_ context.Context, i uint64, p uint8) ([]byte, error
 
 // httpFetcher reads a log over HTTP with every limit of Options.
 type httpFetcher struct {
-	base   *url.URL
-	client *http.Client
-	idle   time.Duration
-	total  time.Duration
+	base     *url.URL
+	client   *http.Client
+	idle     time.Duration
+	total    time.Duration
+	deadline time.Time
+	minRate  int
+	grace    time.Duration
 }
 
 func newHTTPFetcher(base *url.URL, o Options) *httpFetcher {
@@ -219,7 +238,12 @@ func newHTTPFetcher(base *url.URL, o Options) *httpFetcher {
 		}
 		return nil
 	}}
-	return &httpFetcher{base: base, client: c, idle: orDefault(o.IdleTimeout, defaultIdleTimeout), total: orDefault(o.RequestTimeout, defaultRequestTimeout)}
+	minRate := o.MinThroughput
+	if minRate <= 0 {
+		minRate = defaultMinThroughput
+	}
+	return &httpFetcher{base: base, client: c, idle: orDefault(o.IdleTimeout, defaultIdleTimeout), total: orDefault(o.RequestTimeout, defaultRequestTimeout),
+		deadline: o.Deadline, minRate: minRate, grace: orDefault(o.ThroughputGrace, defaultGrace)}
 }
 
 func origin(u *url.URL) string {
@@ -232,6 +256,14 @@ func origin(u *url.URL) string {
 
 func (h *httpFetcher) get(ctx context.Context, rel string, max int64) ([]byte, error) {
 	u := h.base.JoinPath(rel)
+	if !h.deadline.IsZero() {
+		if !time.Now().Before(h.deadline) {
+			return nil, fmt.Errorf("get %s: %w", u, ErrDeadline)
+		}
+		var stop context.CancelFunc
+		ctx, stop = context.WithDeadline(ctx, h.deadline)
+		defer stop()
+	}
 	ctx, cancel := context.WithTimeout(ctx, h.total)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -256,23 +288,50 @@ func (h *httpFetcher) get(ctx context.Context, rel string, max int64) ([]byte, e
 	// cancels the request when it fires.
 	idle := time.AfterFunc(h.idle, cancel)
 	defer idle.Stop()
-	b, err := readCapped(idleReader{resp.Body, idle, h.idle}, max, "get "+u.String())
-	if err != nil && ctx.Err() != nil {
+	// The rate is the body's, from the headers on (their wait has its own
+	// limit); a body that is complete by its Content-Length is never slow.
+	start := time.Now()
+	body := &idleReader{r: resp.Body, timer: idle, d: h.idle, start: start, grace: h.grace, minRate: h.minRate, length: resp.ContentLength}
+	b, err := readCapped(body, max, "get "+u.String())
+	switch {
+	case err != nil && body.slow:
+		return nil, fmt.Errorf("get %s: %d bytes in %v, under the %d bytes a second a response must average after %v", u, body.n, time.Since(start).Round(time.Millisecond), h.minRate, h.grace)
+	case err != nil && !h.deadline.IsZero() && !time.Now().Before(h.deadline):
+		return nil, fmt.Errorf("get %s: %w", u, ErrDeadline)
+	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("get %s: body stalled for %v or the request took over %v: %w", u, h.idle, h.total, ctx.Err())
 	}
 	return b, err
 }
 
+// idleReader restarts the idle timer on every byte and ends a body whose
+// average rate, once the grace has passed, is under minRate.
 type idleReader struct {
-	r     io.Reader
-	timer *time.Timer
-	d     time.Duration
+	r       io.Reader
+	timer   *time.Timer
+	d       time.Duration
+	start   time.Time
+	grace   time.Duration
+	minRate int
+	length  int64 // Content-Length, or -1
+	n       int64
+	slow    bool
 }
 
-func (i idleReader) Read(p []byte) (int, error) {
+// errSlow ends a body read below the minimum throughput.
+var errSlow = errors.New("response body under the minimum throughput")
+
+func (i *idleReader) Read(p []byte) (int, error) {
 	n, err := i.r.Read(p)
 	if n > 0 {
 		i.timer.Reset(i.d)
+		i.n += int64(n)
+	}
+	if err == nil && (i.length <= 0 || i.n < i.length) {
+		if el := time.Since(i.start); el > i.grace && float64(i.n) < float64(i.minRate)*el.Seconds() {
+			i.slow = true
+			return n, errSlow
+		}
 	}
 	return n, err
 }
@@ -303,4 +362,11 @@ func (r *Reader) Present(ctx context.Context, size uint64) error {
 		return fmt.Errorf("the checkpoint claims %d leaves but leaf %d cannot be read: %w", size, last, err)
 	}
 	return nil
+}
+
+// PastDeadline says whether the reader's deadline (Options.Deadline, HTTP
+// logs only) has passed: every read since failed, so nothing read after it
+// can be relied on and a caller should refuse to conclude.
+func (r *Reader) PastDeadline() bool {
+	return !r.deadline.IsZero() && !time.Now().Before(r.deadline)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
@@ -36,6 +37,7 @@ type Reader struct {
 	bundleWorkers uint
 	tiles         *tileCache
 	seen          *fingerprints // what each tile and bundle read answered
+	deadline      time.Time     // Options.Deadline of an HTTP log
 	repairMu      sync.Mutex
 	repaired      map[tileKey][]byte // see repair
 }
@@ -72,6 +74,7 @@ func OpenWith(ctx context.Context, location string, o Options) (*Reader, error) 
 			return nil, fmt.Errorf("tlog.Open: bad URL %q: %w", location, err)
 		}
 		f := newHTTPFetcher(u, o)
+		r.deadline = o.Deadline
 		r.base = strings.TrimSuffix(location, "/") + "/"
 		r.readCheckpoint, r.readTile, r.readBundle = f.checkpoint, f.tile, f.bundle
 		r.bundleWorkers = 8 // hide network latency

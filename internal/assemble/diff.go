@@ -18,6 +18,9 @@ type DiffOptions struct {
 	A, B   string
 	Log    string // the store's log; "" leaves consistency not checked
 	LogKey string // note verifier key; "" leaves checkpoint signatures unanchored
+	// LogKeyFromEvidence names the file inside the evidence the log key
+	// was read from ("" otherwise): reported, as verify does.
+	LogKeyFromEvidence string
 	// CheckpointA and CheckpointB pick the checkpoint (1-based, in the
 	// snapshot's order) each side is taken at: rows logged after it, and
 	// unlogged rows recorded after it was seen, are left out. 0 takes the
@@ -81,6 +84,9 @@ func openSide(ctx context.Context, path string, which int, verifier note.Verifie
 		return side, nil
 	}
 	side.cp = diff.Checkpoint{Present: true, Size: cp.Size, Root: cp.Root, Signature: cp.Status.String()}
+	if verifier != nil && cp.Status == tlog.Unanchored {
+		side.cp.Signature = diff.SigNotByPinnedKey
+	}
 	if which > 0 {
 		side.horizon = loader.Horizon{MaxLeaves: cp.Size, MaxTS: cps[i].SeenAt}
 		if cp.Size == 0 {
@@ -133,6 +139,8 @@ func DiffSnapshots(ctx context.Context, o DiffOptions, emit func(diff.RowChange)
 	res.Findings = append(res.Findings, fs...)
 	if verifier == nil {
 		res.Findings = append(res.Findings, finding.New(finding.CheckpointUnanchored, "checkpoints", "no log key given: the checkpoints' signatures were not checked"))
+	} else if o.LogKeyFromEvidence != "" {
+		res.Findings = append(res.Findings, finding.New(finding.AnchorFromEvidence, "log key", "the log key was read from "+o.LogKeyFromEvidence+", inside the evidence: whoever wrote the evidence chose it, so the checkpoints' signatures prove nothing against them"))
 	}
 	if res.Report, err = diff.Snapshots(ctx, a.stream, b.stream, loader.KeyedTables, emit); err != nil {
 		return nil, err

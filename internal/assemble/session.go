@@ -31,7 +31,10 @@ type Options struct {
 	TrustRoots []ed25519.PublicKey
 	HMACKey    []byte
 	LogOptions tlog.Options // log read limits and permissions
-	Title      string
+	// AnchorSources names anchor files inside the evidence (verify reports
+	// them as pinned from the evidence).
+	AnchorSources verify.AnchorSources
+	Title         string
 
 	Tau        float64 // lineage threshold
 	FailClosed bool

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -37,7 +38,7 @@ func buildTampered(e *env, _ Options) ([]string, string, error) {
 	var expected []string
 	var revokedTS uint64 // agent:rotating's key revocation
 	cases := append(append(signedRecordCases(e, &revokedTS), logCases(e)...), rowAndCheckpointCases(e, &expected)...)
-	cases = append(cases, backdatedCase(e, &revokedTS, &expected))
+	cases = append(cases, backdatedCase(e, &revokedTS, &expected), futureCase(e, &expected))
 	for _, c := range cases {
 		expected = append(expected, c.code)
 		if err := c.f(); err != nil {
@@ -302,6 +303,30 @@ func backdatedCase(e *env, revokedTS *uint64, expected *[]string) tamperCase {
 			return err
 		}
 		*expected = append(*expected, "TIME_BACKWARDS") // KEY_OUTSIDE_VALIDITY is expected already
+		return e.storeForged(en, raw, e.taggedRow(en))
+	}}
+}
+
+// futureCase signs an entry dated in 2100, after every clock that will
+// verify it (issue 23 item 12), logged last.
+func futureCase(e *env, expected *[]string) tamperCase {
+	return tamperCase{"TIME_IN_FUTURE", func() error {
+		en, _, err := e.signedEntry("session-7", "agent:planner", "Dated in the year 2100.", record.DerivedTrusted, nil, nil)
+		if err != nil {
+			return err
+		}
+		en.TS = uint64(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+		// The LOG_ROLLBACK checkpoint claims 500 leaves more than the log
+		// had, so it "contains" this leaf and was seen before 2100.
+		*expected = append(*expected, "TIME_AFTER_CHECKPOINT")
+		en.EID = e.newID(en.TS)
+		if err := record.Sign(en, e.key("agent:planner")); err != nil {
+			return err
+		}
+		raw, err := record.Encode(en)
+		if err != nil {
+			return err
+		}
 		return e.storeForged(en, raw, e.taggedRow(en))
 	}}
 }

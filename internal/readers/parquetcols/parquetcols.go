@@ -48,6 +48,9 @@ func Open(name string, b []byte) (f *File, err error) {
 	if n := int64(binary.LittleEndian.Uint32(b[len(b)-8:])); n > int64(len(b))-12 {
 		return nil, fmt.Errorf("%s: the footer claims %d bytes, the file holds %d: truncated or forged", name, n, len(b))
 	}
+	if err := checkFooter(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -126,6 +129,9 @@ func checkPages(pf *parquet.File, b []byte) error {
 				if n >= maxPages {
 					return fmt.Errorf("row group %d column %d: more than %d pages", gi, ci, maxPages)
 				}
+				if _, err := skipThrift(b[pos:end]); err != nil {
+					return fmt.Errorf("row group %d column %d: page header at offset %d: %v", gi, ci, pos, err)
+				}
 				r := proto.NewReaderFromBytes(b[pos:end])
 				var h format.PageHeader
 				if err := thrift.NewDecoder(r).Decode(&h); err != nil {
@@ -149,6 +155,9 @@ func checkPages(pf *parquet.File, b []byte) error {
 				}
 				if v := int64(h.DataPageHeaderV2.V.NumValues); h.DataPageHeaderV2.Valid && (v < 0 || v > limit) {
 					return fmt.Errorf("row group %d column %d: page at offset %d claims %d values in %d bytes", gi, ci, pos, v, uncomp)
+				}
+				if err := checkPageData(m.Codec, &h, b[pos:pos+comp]); err != nil {
+					return fmt.Errorf("row group %d column %d: page at offset %d: %v", gi, ci, pos, err)
 				}
 				pos += comp
 			}
