@@ -16,7 +16,7 @@ import (
 )
 
 // Schema names the JSON case file's format.
-const Schema = "memscope-case/2"
+const Schema = "memscope-case/3"
 
 // Text is a string that came from the evidence (content, ids, writers,
 // messages that quote them, file names).
@@ -222,7 +222,7 @@ type ActionsSection struct {
 
 // ActionRow is one action.
 type ActionRow struct {
-	ID         Text     `json:"id"`
+	ID         Text     `json:"action"` // actions --json's key
 	Tool       Text     `json:"tool"`
 	Query      Text     `json:"query"` // the query whose selection it followed
 	Dispatched bool     `json:"dispatched"`
@@ -230,8 +230,8 @@ type ActionRow struct {
 	Verdicts   []string `json:"verdicts"` // one decision per Defences column
 	Reasons    []Text   `json:"reasons"`  // one reason per Defences column
 	RefusedBy  []string `json:"refused_by"`
-	Headline   bool     `json:"ifc_blind"`
-	Alert      bool     `json:"alert"` // dispatched although a defence refuses it
+	Headline   bool     `json:"headline"` // IFC-blind: actions --json's key
+	Alert      bool     `json:"alert"`    // dispatched although a defence refuses it
 	// Coverage is "unsigned" when no signature covers the action row (the
 	// action is a claim); QueryCoverage the same of its query's row.
 	Coverage      string `json:"coverage,omitempty"`
@@ -256,9 +256,11 @@ type ReplaySection struct {
 	CaptureK  int           `json:"capture_k"`
 }
 
-// QueryRow is one query's line in the replay table.
+// QueryRow is one query's line in the replay table. Its keys are those
+// of replay --json's rows (query, coverage, text, class, ifc_blind, tie);
+// culprits is a count here, the list there.
 type QueryRow struct {
-	ID       Text   `json:"id"`
+	ID       Text   `json:"query"`
 	Coverage string `json:"coverage,omitempty"` // "unsigned": the query row is a claim
 	Text     Text   `json:"text"`
 	Class    string `json:"class"`
@@ -267,9 +269,11 @@ type QueryRow struct {
 	Culprits int    `json:"culprits"`
 }
 
-// QueryDetail is a diverging query in full.
+// QueryDetail is a diverging query in full, with replay --json's keys for
+// what both say (query, coverage, text, k, class, ifc_blind, tie, topk_g,
+// topk_auth, culprits_minimal, lemma1).
 type QueryDetail struct {
-	ID       Text       `json:"id"`
+	ID       Text       `json:"query"`
 	Coverage string     `json:"coverage,omitempty"` // as QueryRow.Coverage
 	Text     Text       `json:"text"`
 	K        int        `json:"k"`
