@@ -91,6 +91,10 @@ func TestCaseFileKeysAreTheCLIs(t *testing.T) {
 		Actions struct {
 			Rows []map[string]any
 		} `json:"actions"`
+		Lineage  map[string]any `json:"lineage"`
+		Timeline struct {
+			Events []map[string]any
+		} `json:"timeline"`
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
@@ -106,7 +110,25 @@ func TestCaseFileKeysAreTheCLIs(t *testing.T) {
 		}
 		return rows
 	}
+	object := func(cmd string) map[string]any {
+		code, stdout, errs := runIn(t, sdir, append(append([]string{cmd, "snapshot.db"}, anchors...), "--json")...)
+		if code == exitUsage {
+			t.Fatalf("%s: %s", cmd, errs)
+		}
+		var o map[string]any
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatalf("%s --json: %v", cmd, err)
+		}
+		return o
+	}
 	replayRows, actionRows := cli("replay"), cli("actions")
+	lineageOut, timelineOut := object("lineage"), object("timeline")
+	var timelineEvents []map[string]any
+	if evs, ok := timelineOut["events"].([]any); ok {
+		for _, e := range evs {
+			timelineEvents = append(timelineEvents, e.(map[string]any))
+		}
+	}
 	for _, tc := range []struct {
 		what          string
 		caseRows, cli []map[string]any
@@ -115,6 +137,8 @@ func TestCaseFileKeysAreTheCLIs(t *testing.T) {
 		{"replay rows", c.Replay.Rows, replayRows, nil},
 		{"replay details", c.Replay.Details, replayRows, []string{"culprit_candidates", "recorded"}},
 		{"action rows", c.Actions.Rows, actionRows, []string{"sensitive", "reasons", "refused_by", "alert"}},
+		{"lineage", []map[string]any{c.Lineage}, []map[string]any{lineageOut}, []string{"laundering_total", "refused_total"}},
+		{"timeline events", c.Timeline.Events, timelineEvents, []string{"alert"}},
 	} {
 		if len(tc.caseRows) == 0 || len(tc.cli) == 0 {
 			t.Fatalf("%s: %d case-file rows, %d CLI rows", tc.what, len(tc.caseRows), len(tc.cli))

@@ -328,9 +328,9 @@ type LineageSection struct {
 	Tau        float64          `json:"tau"`
 	FailClosed bool             `json:"fail_closed"`
 	Counts     []FamilyCount    `json:"counts"` // recomputed label -> entries
-	Laundering int              `json:"laundering"`
-	Launder    []LaunderRow     `json:"laundering_shown"`
-	Refused    []RefusedLineage `json:"refused"`
+	Laundering int              `json:"laundering_total"`
+	Launder    []LaunderRow     `json:"laundering"` // the first rows, lineage --json's key
+	Refused    []RefusedLineage `json:"refused_actions"`
 	RefusedAll int              `json:"refused_total"`
 }
 
@@ -421,9 +421,9 @@ type TimelineEvent struct {
 	Time      string `json:"time"` // recorded time, UTC
 	Kind      string `json:"kind"`
 	Placed    string `json:"placed_by"` // log or time
-	Subject   Text   `json:"subject"`
+	Subject   Text   `json:"id"`        // timeline --json's keys: id, summary
 	Principal Text   `json:"principal"`
-	What      Text   `json:"what"`
+	What      Text   `json:"summary"`
 	Alert     bool   `json:"alert"`
 	Coverage  string `json:"coverage,omitempty"` // "unsigned": the event's row is a claim
 }
