@@ -34,7 +34,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		v.tombstoned[t.Target] = true
 		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
 		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
-		pos := uint64(noPos)
+		pos := uint64(NoPosition)
 		if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
 			pos = idx
 		}
@@ -61,6 +61,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	v.rep.entries.reserve(total)
 	// Every row's id (of its eid column) joins the set as the row is
 	// read, before workers see the row: a parent in an earlier row is
 	// found at once, and the few references the set cannot answer yet (a
@@ -374,7 +375,13 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if v.signerFindings(code, msg, w.Writer, w.KID, w.TS, v.logPos(w.WID), func(c finding.Code, m string) { v.add(phaseWrites, r.Seq, c, subj, m) }) != "" {
 		bad(code)
 	}
-	v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
+	// A write the log does not prove is unverified: replay's default label
+	// reads it from InclusionFailures (keyed by id, like the entries').
+	if failed := v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex); len(failed) > 0 {
+		v.mu.Lock()
+		v.rep.InclusionFailures[r.WID] = failed[0]
+		v.mu.Unlock()
+	}
 	for _, s := range w.Sources {
 		if !v.entryIDs.has(s) && !v.tombstoned[s] {
 			v.add(phaseWrites, r.Seq, finding.SourceMissing, subj, fmt.Sprintf("source entry %s does not exist", s))

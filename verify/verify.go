@@ -11,7 +11,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -134,17 +133,12 @@ type Report struct {
 	// snapshot order (empty when the checkpoints table is unreadable).
 	CheckpointVerdicts []CheckpointVerdict `json:"-"`
 	// InclusionFailures names the first inclusion failure of each entry
-	// whose leaf is missing or whose proof fails (see Entry).
+	// or structural write whose leaf is missing or whose proof fails (see
+	// Entry), by record id.
 	InclusionFailures map[string]finding.Code `json:"-"`
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
 	LogChecked bool `json:"-"`
-	// InclusionUnprovable is set when the log's entry bundles do not hash
-	// up to the checkpoint root: no record's inclusion can be proven, so
-	// every record fails it. A consumer may refuse to label rather than
-	// call everything External. (Hash tiles that disagree with intact
-	// bundles do not set it: inclusion is proven from the bundles.)
-	InclusionUnprovable bool `json:"-"`
 	// HMACChecked is false when no HMAC key was given: tags were not
 	// checked, which is not a pass.
 	HMACChecked bool `json:"hmac_checked"`
@@ -191,14 +185,11 @@ type key struct {
 	from      uint64
 	until     uint64 // 0: not revoked
 	// revokedAt is the log position of the key's earliest logged
-	// revocation (noPos: none, or not in the log). It is the authority: a
+	// revocation (NoPosition: none, or not in the log). It is the authority: a
 	// record logged after it is outside the key's validity whatever its
 	// signed timestamp says.
 	revokedAt uint64
 }
-
-// noPos is a log position that is not known (math.MaxUint64, as logPos).
-const noPos = math.MaxUint64
 
 type verifier struct {
 	text *textscan.Scanner // evidence text that would act on a terminal or hide text
@@ -230,9 +221,12 @@ type verifier struct {
 	arena *bigslice.Arena
 	// pf, tombs and seenCheckpoints feed crossChecks (tamper.go); facts
 	// is filled only when pf cannot hold a store's facts (general).
-	pf              posFacts
-	facts           factStore
-	generalOnly     bool // tests: always take the general path
+	pf          posFacts
+	facts       factStore
+	generalOnly bool // tests: always take the general path
+	// provUndecided: the provenance pass met a record whose inclusion it
+	// cannot decide (Provenance.Undecided).
+	provUndecided   bool
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
@@ -476,7 +470,7 @@ func (v *verifier) inFuture(ts uint64, flag func(finding.Code, string)) bool {
 	if ts <= v.future {
 		return false
 	}
-	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), after the verifying clock's %s plus a day: the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.RFC3339)))
+	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), more than a day after the verifying clock's date (%s): the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.DateOnly)))
 	return true
 }
 

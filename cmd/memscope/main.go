@@ -59,6 +59,7 @@ func init() {
 		{"version", "print the version and build of memscope", runVersion},
 		{"record", "MCP gateway that records an agent's memory reads, writes, sources and actions as signed evidence", runRecord},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
+		{"watch", "monitor logs continuously: checkpoints, witness quorum, consistency, new records, selection flips; one log or a fleet", runWatch},
 		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -21,7 +22,9 @@ import (
 func realStoreCases(t *testing.T) []string {
 	var out []string
 	for _, c := range sharedtest.Cases(t, "") {
-		if _, err := stores.Resolve(c); err == nil {
+		// Formats memscope recognises only to refuse them (LangGraph,
+		// MemGPT, Letta) are the refusal tests' business.
+		if f, err := stores.Resolve(c); err == nil && f.Format != refused.Format {
 			out = append(out, c)
 		}
 	}
@@ -128,6 +131,29 @@ func TestPlantedNoSourceEdgeFailsReplay(t *testing.T) {
 	out.Reset()
 	if code := run(ctx, []string{"replay", dir, "--queries", queries}, &out, &errb); code != exitFindings || !strings.Contains(out.String(), "DIVERGE") {
 		t.Fatalf("planted copy: replay exit %d, want 1 with the row diverging:\n%s%s", code, out.String(), errb.String())
+	}
+	// diff of the untouched store and the planted copy: the one added
+	// write, with no source, and the selection it changed.
+	out.Reset()
+	if code := run(ctx, []string{"diff", "--json", "--queries", queries, src, dir}, &out, &errb); code != exitOK {
+		t.Fatalf("diff exit %d: %s", code, errb.String())
+	}
+	var d struct {
+		Diff struct {
+			Edges []struct {
+				Change   string `json:"change"`
+				NoSource bool   `json:"no_source"`
+			} `json:"edges"`
+		} `json:"diff"`
+		Selections []struct {
+			Same bool `json:"same"`
+		} `json:"selections"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Diff.Edges) != 1 || d.Diff.Edges[0].Change != "added" || !d.Diff.Edges[0].NoSource || len(d.Selections) != 1 || d.Selections[0].Same {
+		t.Errorf("diff: edges %+v, selections %+v; want one added no-source write and the selection changed", d.Diff.Edges, d.Selections)
 	}
 	src2, err := openNativeInspector(ctx, dir, "", nativeQueries{file: queries}, evidenceFlags{}, certFlags{}, true)
 	if err != nil {

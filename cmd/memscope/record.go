@@ -27,7 +27,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			pos = append(pos, args[i])
 		}
 		if len(pos) < 1 {
-			return exitUsage, usagef("usage: %s", recordUsage)
+			return exitUsage, usagef("usage: memscope record init DIR [agent:NAME...] [--log-storage mysql://...]")
 		}
 		res, err := recorder.Init(ctx, pos[0], pos[1:], logStorage)
 		if err != nil {
@@ -46,7 +46,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, nil
 	}
 	if *store == "" {
-		return exitUsage, usagef("--store is required; usage: %s", recordUsage)
+		return exitUsage, usagef("--store is required; usage: memscope record --store DIR [--config FILE] [-- CMD [ARGS...]] (memscope help record)")
 	}
 	o := recorder.RunOptions{Store: *store, Command: fs.Args(), Agent: *agent, LogStorage: *logStorage}
 	if *cfgPath != "" {

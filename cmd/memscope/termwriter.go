@@ -57,7 +57,7 @@ func (t *termWriter) Flush() error {
 // rawStdout lists the commands whose stdout is not text lines: the
 // terminal inspector draws with escape sequences of its own; record's
 // stdout is the agent's JSON-RPC channel, forwarded byte for byte.
-var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true, "record": true}
+var rawStdout = map[string]bool{"inspect": true, "demo": true, "report": true, "record": true, "watch": true}
 
 // clipColumns says stdout is a terminal, where table cells are cut to
 // their column (clip); run sets it for each command.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/internal/present/ocsf"
 	"io"
 	"strings"
 
@@ -19,6 +20,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	af.register(fs)
 	logLoc := fs.String("log", "", "the Merkle log: a tlog-tiles directory or an http(s) URL serving one")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the report")
+	outFormat := fs.String("output-format", "", "ocsf: print each finding as an OCSF Detection Finding (class 2004), one JSON line each")
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	var cert certFlags
 	cert.register(fs)
@@ -32,6 +34,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if *format != "" || isNativeStore(pos[0]) {
 		return runNativeVerify(ctx, stdout, pos[0], *format, evidenceFlags{anchorFlags: af, log: *logLoc}, cert, *asJSON)
+	}
+	if *outFormat != outputText && *outFormat != outputOCSF {
+		return exitUsage, usagef("--output-format %q: want ocsf", *outFormat)
 	}
 	if *logLoc == "" {
 		return exitUsage, usagef("--log is required; usage: %s", verifyUsage)
@@ -47,11 +52,16 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *against != "" {
 		return verifyAgainst(ctx, stdout, rep, *against, *asJSON)
 	}
-	if *asJSON {
+	switch {
+	case *outFormat == outputOCSF:
+		if err := writeOCSF(stdout, rep.Findings, ocsf.Context{Source: pos[0], Extra: map[string]any{"log": *logLoc}}); err != nil {
+			return exitUsage, err
+		}
+	case *asJSON:
 		if err := writeJSON(stdout, rep); err != nil {
 			return exitUsage, err
 		}
-	} else {
+	default:
 		writeVerifyReport(stdout, rep)
 	}
 	if !rep.OK {

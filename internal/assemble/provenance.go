@@ -262,6 +262,9 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 		}
 		frontier = next
 	}
+	if pv.Undecided() {
+		return nil, fmt.Errorf("%w: a row claims no log leaf, which only the full verification finds by id", errNeedFull)
+	}
 	// Lineage builds in row order, as Load feeds it.
 	order := make([]int, len(lin))
 	for i := range order {
