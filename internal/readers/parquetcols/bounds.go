@@ -37,103 +37,12 @@ const (
 // skipThrift walks one thrift compact-protocol struct without recursion,
 // refusing nesting deeper than maxThriftDepth, and returns its length.
 func skipThrift(b []byte) (int, error) {
-	type level struct {
-		list     bool
-		left     int64 // list/set/map: elements left
-		elemType byte  // list/set element type; map: key<<4|value
-		isMap    bool
-		keyNext  bool
-	}
-	pos := 0
-	byteAt := func() (byte, error) {
-		if pos >= len(b) {
-			return 0, io.ErrUnexpectedEOF
-		}
-		pos++
-		return b[pos-1], nil
-	}
-	varint := func() (uint64, error) {
-		v, n := binary.Uvarint(b[pos:])
-		if n <= 0 {
-			return 0, errors.New("thrift: bad varint")
-		}
-		pos += n
-		return v, nil
-	}
-	stack := []level{{}} // the outer struct
-	// value skips one value of type t, pushing containers.
-	value := func(t byte) error {
-		switch t {
-		case 1, 2: // bool in a struct field header: no payload
-		case 3:
-			if _, err := byteAt(); err != nil {
-				return err
-			}
-		case 4, 5, 6:
-			if _, err := varint(); err != nil {
-				return err
-			}
-		case 7:
-			if pos+8 > len(b) {
-				return io.ErrUnexpectedEOF
-			}
-			pos += 8
-		case 8:
-			n, err := varint()
-			if err != nil {
-				return err
-			}
-			if n > uint64(len(b)-pos) {
-				return io.ErrUnexpectedEOF
-			}
-			pos += int(n)
-		case 9, 10:
-			h, err := byteAt()
-			if err != nil {
-				return err
-			}
-			n := int64(h >> 4)
-			if n == 15 {
-				v, err := varint()
-				if err != nil {
-					return err
-				}
-				if v > uint64(len(b)) {
-					return errors.New("thrift: list longer than the data")
-				}
-				n = int64(v)
-			}
-			stack = append(stack, level{list: true, left: n, elemType: h & 0x0f})
-		case 11:
-			v, err := varint()
-			if err != nil {
-				return err
-			}
-			if v > uint64(len(b)) {
-				return errors.New("thrift: map longer than the data")
-			}
-			var kv byte
-			if v > 0 {
-				if kv, err = byteAt(); err != nil {
-					return err
-				}
-			}
-			stack = append(stack, level{list: true, isMap: true, left: int64(v) * 2, elemType: kv, keyNext: true})
-		case 12:
-			stack = append(stack, level{})
-		default:
-			return fmt.Errorf("thrift: unknown type %d", t)
-		}
-		if len(stack) > maxThriftDepth {
-			return fmt.Errorf("thrift: structures nest deeper than %d", maxThriftDepth)
-		}
-		return nil
-	}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
+	ts := &thriftSkipper{b: b, stack: []thriftLevel{{}}} // the outer struct
+	for len(ts.stack) > 0 {
+		top := &ts.stack[len(ts.stack)-1]
 		if top.list {
 			if top.left == 0 {
-				stack = stack[:len(stack)-1]
+				ts.stack = ts.stack[:len(ts.stack)-1]
 				continue
 			}
 			top.left--
@@ -147,34 +56,137 @@ func skipThrift(b []byte) (int, error) {
 				top.keyNext = !top.keyNext
 			}
 			if t == 1 || t == 2 { // a bool element is one byte
-				if _, err := byteAt(); err != nil {
+				if _, err := ts.byteAt(); err != nil {
 					return 0, err
 				}
 				continue
 			}
-			if err := value(t); err != nil {
+			if err := ts.value(t); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		h, err := byteAt()
+		h, err := ts.byteAt()
 		if err != nil {
 			return 0, err
 		}
 		if h == 0 { // STOP
-			stack = stack[:len(stack)-1]
+			ts.stack = ts.stack[:len(ts.stack)-1]
 			continue
 		}
 		if h>>4 == 0 { // a long-form field id follows
-			if _, err := varint(); err != nil {
+			if _, err := ts.varint(); err != nil {
 				return 0, err
 			}
 		}
-		if err := value(h & 0x0f); err != nil {
+		if err := ts.value(h & 0x0f); err != nil {
 			return 0, err
 		}
 	}
-	return pos, nil
+	return ts.pos, nil
+}
+
+// thriftLevel is one open container: a struct, or a list, set or map with
+// its elements left.
+type thriftLevel struct {
+	list     bool
+	left     int64 // list/set/map: elements left
+	elemType byte  // list/set element type; map: key<<4|value
+	isMap    bool
+	keyNext  bool
+}
+
+// thriftSkipper is skipThrift's position and open containers.
+type thriftSkipper struct {
+	b     []byte
+	pos   int
+	stack []thriftLevel
+}
+
+func (ts *thriftSkipper) byteAt() (byte, error) {
+	if ts.pos >= len(ts.b) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	ts.pos++
+	return ts.b[ts.pos-1], nil
+}
+
+func (ts *thriftSkipper) varint() (uint64, error) {
+	v, n := binary.Uvarint(ts.b[ts.pos:])
+	if n <= 0 {
+		return 0, errors.New("thrift: bad varint")
+	}
+	ts.pos += n
+	return v, nil
+}
+
+// value skips one value of type t, pushing containers.
+func (ts *thriftSkipper) value(t byte) error {
+	switch t {
+	case 1, 2: // bool in a struct field header: no payload
+	case 3:
+		if _, err := ts.byteAt(); err != nil {
+			return err
+		}
+	case 4, 5, 6:
+		if _, err := ts.varint(); err != nil {
+			return err
+		}
+	case 7:
+		if ts.pos+8 > len(ts.b) {
+			return io.ErrUnexpectedEOF
+		}
+		ts.pos += 8
+	case 8:
+		n, err := ts.varint()
+		if err != nil {
+			return err
+		}
+		if n > uint64(len(ts.b)-ts.pos) {
+			return io.ErrUnexpectedEOF
+		}
+		ts.pos += int(n)
+	case 9, 10:
+		h, err := ts.byteAt()
+		if err != nil {
+			return err
+		}
+		n := int64(h >> 4)
+		if n == 15 {
+			v, err := ts.varint()
+			if err != nil {
+				return err
+			}
+			if v > uint64(len(ts.b)) {
+				return errors.New("thrift: list longer than the data")
+			}
+			n = int64(v)
+		}
+		ts.stack = append(ts.stack, thriftLevel{list: true, left: n, elemType: h & 0x0f})
+	case 11:
+		v, err := ts.varint()
+		if err != nil {
+			return err
+		}
+		if v > uint64(len(ts.b)) {
+			return errors.New("thrift: map longer than the data")
+		}
+		var kv byte
+		if v > 0 {
+			if kv, err = ts.byteAt(); err != nil {
+				return err
+			}
+		}
+		ts.stack = append(ts.stack, thriftLevel{list: true, isMap: true, left: int64(v) * 2, elemType: kv, keyNext: true})
+	case 12:
+		ts.stack = append(ts.stack, thriftLevel{})
+	default:
+		return fmt.Errorf("thrift: unknown type %d", t)
+	}
+	if len(ts.stack) > maxThriftDepth {
+		return fmt.Errorf("thrift: structures nest deeper than %d", maxThriftDepth)
+	}
+	return nil
 }
 
 // checkFooter refuses a footer whose thrift nests too deep or whose schema
