@@ -98,6 +98,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *jsonOut != "" {
 		fmt.Fprintf(stdout, "%s: JSON case file\n", *jsonOut)
 	}
+	// The report's verdict is "compromise indicated" exactly when a
+	// section holds an error: the same exit 1 as the commands it runs.
+	if c.Verdict.Level == report.LevelCompromise {
+		return exitFindings, nil
+	}
 	return exitOK, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
 )
@@ -109,11 +110,21 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	defer s.Close()
 	var rp *replay.Replayer
 	labels := "not checked (no --log)"
+	// The timeline's findings are the verification's it labels the writes
+	// with: the exit code follows them (0 without --log: nothing checked).
+	code := exitOK
+	var verified []finding.Finding
 	if ef.log != "" {
 		if rp, err = s.Replayer(ctx); err != nil {
 			return exitUsage, err
 		}
 		labels = "from verification against the log"
+		rep, err := s.Verify(ctx, nil)
+		if err != nil {
+			return exitUsage, err
+		}
+		verified = rep.Findings
+		code = exitFor(verified)
 	}
 	tl, err := s.Timeline(rp)
 	if err != nil {
@@ -129,7 +140,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitOK, writeTimesketch(stdout, pos[0], out.Events)
 	}
 	if *asJSON {
-		return exitOK, writeJSON(stdout, out)
+		return code, writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "%s: %d events, ordered by %s\n", sanitize.Line(pos[0]), len(tl.Events), orderWords(out.Order))
 	fmt.Fprintf(stdout, "write labels: %s\n", labels)
@@ -163,7 +174,19 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if out.Order != "log" {
 		fmt.Fprintln(stdout, "\n* placed by recorded time (not in the log): the time is the snapshot's claim")
 	}
-	return exitOK, nil
+	if ef.log != "" {
+		errs, warns := 0, 0
+		for _, f := range verified {
+			switch f.Severity {
+			case finding.SevError:
+				errs++
+			case finding.SevWarning:
+				warns++
+			}
+		}
+		fmt.Fprintf(stdout, "\nverification: %d error(s), %d warning(s) (memscope verify lists them; the exit code follows them)\n", errs, warns)
+	}
+	return code, nil
 }
 
 func orderWords(o string) string {
