@@ -102,7 +102,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		return nil, err
 	}
 	gpath := filepath.Join(dir, graphFile)
-	g, err := readGraph(ctx, gpath, st)
+	g, edges, err := readGraph(ctx, gpath, st)
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +113,14 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	nodes := map[string]bool{}
+	nodes := make(map[string]bool, len(ids)+len(g.Nodes))
 	for _, id := range ids {
 		nodes[id] = true
 		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
 	}
 	docs.missingChunks(chunks, st)
-	pairs := map[string]bool{}
+	pairs := make(map[string]bool, len(g.Nodes)+len(edges))
+	st.Nodes = slices.Grow(st.Nodes, len(g.Nodes))
 	for _, n := range g.Nodes {
 		if n.ID == "" || nodes[n.ID] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
@@ -140,28 +141,26 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			}
 		}
 	}
-	for i, e := range g.Edges {
-		subject := fmt.Sprintf("edge %s -- %s", e.Source, e.Target)
-		if !nodes[e.Source] || !nodes[e.Target] {
+	st.Edges = slices.Grow(st.Edges, len(edges))
+	for i := range edges {
+		e := &edges[i]
+		subject := fmt.Sprintf("edge %s -- %s", e.src, e.dst)
+		if !nodes[e.src] || !nodes[e.dst] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
 			continue
 		}
-		w := 1.0
-		if s, ok := e.Get("weight"); ok {
-			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || x < 0 || x != x || x > 1e300 {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", s)})
-				continue
-			}
-			w = x
+		if e.badWeight != "" {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", e.badWeight)})
+			continue
 		}
-		id := storemodel.PairID(e.Source, e.Target)
+		w := e.weight
+		id := storemodel.PairID(e.src, e.dst)
 		if pairs[id] {
 			id = fmt.Sprintf("%s#%d", id, i)
 		}
 		pairs[id] = true
-		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.value("created_at")}
-		for _, c := range split(e.value("source_id")) {
+		ed := storemodel.Edge{ID: id, Src: e.src, Dst: e.dst, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.createdAt}
+		for _, c := range split(e.sourceID) {
 			if !isChunk(c, chunks) {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
 					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
@@ -174,6 +173,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 				Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
 		}
 		st.Edges = append(st.Edges, ed)
+		*e = rawEdge{} // its strings now live in ed, or are garbage
 	}
 	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
@@ -349,24 +349,52 @@ func keptGraphData(name string) bool {
 	return name == "source_id" || name == "weight" || name == "created_at"
 }
 
+// rawEdge is what Open keeps of a GraphML edge while the graph streams
+// past: less than the parser's Element.
+type rawEdge struct {
+	src, dst, sourceID, createdAt string
+	weight                        float64
+	badWeight                     string // the stored text of a weight that is not a finite non-negative number
+}
+
+func newRawEdge(e *Element) rawEdge {
+	r := rawEdge{src: e.Source, dst: e.Target, sourceID: e.value("source_id"), createdAt: e.value("created_at"), weight: 1}
+	if s, ok := e.Get("weight"); ok {
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || x < 0 || x != x || x > 1e300 {
+			r.badWeight = s
+			if r.badWeight == "" {
+				r.badWeight = " "
+			}
+		}
+		r.weight = x
+	}
+	return r
+}
+
 // readGraph streams the GraphML file, reporting what networkx reads
-// differently from what nx.write_graphml writes.
-func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, error) {
+// differently from what nx.write_graphml writes, and returns its nodes and
+// (kept apart, compactly) its edges.
+func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, []rawEdge, error) {
 	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.Close()
-	g, err := ReadGraphML(s, keptGraphData)
+	var edges []rawEdge
+	g, err := StreamGraphML(s, keptGraphData, func(e *Element) error {
+		edges = append(edges, newRawEdge(e))
+		return nil
+	})
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
+			return nil, nil, cerr
 		}
-		return nil, fmt.Errorf("%s: %w", gpath, err)
+		return nil, nil, fmt.Errorf("%s: %w", gpath, err)
 	}
 	f, err := s.File()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st.Files = append(st.Files, f)
 	for _, d := range g.Deviations {
@@ -379,5 +407,5 @@ func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph,
 	if g.Directed {
 		st.Notes = append(st.Notes, "the graph is directed: LightRAG writes undirected graphs; edges are replayed as stored")
 	}
-	return g, nil
+	return g, edges, nil
 }
