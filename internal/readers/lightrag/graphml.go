@@ -49,6 +49,9 @@ const (
 	maxKeys    = 1024
 	maxDataLen = 8 << 20
 	maxAttrs   = 256
+	// MaxGraphElements bounds the nodes and edges kept (about 250 bytes
+	// each once read into the store model): 1M nodes and 5M edges fit.
+	MaxGraphElements = 8_000_000
 )
 
 // Attr is one data value of a node or edge by its key's attr.name.
@@ -260,6 +263,7 @@ type parser struct {
 	counted   *headerCounter
 	attrBuf   attrs
 	onEdge    func(*Element) error
+	elements  int // nodes and edges kept
 	// ends of edges no node had declared when the edge came (in order)
 	early []string
 }
@@ -510,7 +514,7 @@ func (p *parser) child(parent, f *frame, t xml.StartElement, at attrs, inNS bool
 		case inNS && name == "hyperedge":
 			return p.errf("a <hyperedge>: networkx raises \"GraphML reader doesn't support hyperedges\", so LightRAG cannot load this store")
 		case inNS && name == "node":
-			p.node(parent.graph, f, at)
+			return p.node(parent.graph, f, at)
 		case inNS && name == "edge":
 			return p.edge(parent.graph, f, at)
 		case inNS && name == "data":
@@ -634,7 +638,7 @@ func (p *parser) key(f *frame, at attrs) error {
 	return nil
 }
 
-func (p *parser) node(gs *graphState, f *frame, at attrs) {
+func (p *parser) node(gs *graphState, f *frame, at attrs) error {
 	id, ok := pyStr(at, "id")
 	if !ok {
 		p.dev("node", "a node without an id: networkx names it \"None\"")
@@ -642,16 +646,20 @@ func (p *parser) node(gs *graphState, f *frame, at attrs) {
 	f.kind = fNode
 	f.group = at.str("yfiles.foldertype") == "group"
 	if !gs.keep {
-		return
+		return nil
 	}
 	if i, dup := p.nodeIndex[id]; dup {
 		f.node = i
 		p.dev("node "+id, "the node is written twice: networkx merges the second's data into the first; so does memscope")
-		return
+		return nil
 	}
 	f.node = len(p.g.Nodes)
 	p.nodeIndex[id] = f.node
+	if p.elements++; p.elements > MaxGraphElements {
+		return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
+	}
 	p.g.Nodes = append(p.g.Nodes, Element{ID: id})
+	return nil
 }
 
 func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
@@ -670,6 +678,9 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 	}
 	f.kind = fEdge
 	if gs.keep {
+		if p.elements++; p.elements > MaxGraphElements {
+			return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
+		}
 		for _, end := range []string{src, dst} {
 			if _, ok := p.nodeIndex[end]; !ok {
 				p.early = append(p.early, end)
