@@ -119,8 +119,13 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
 	}
 	docs.missingChunks(chunks, st)
-	pairs := make(map[string]bool, len(g.Nodes)+len(edges))
+	pairs := make(map[string]bool, len(g.Nodes)+edges.n)
 	st.Nodes = slices.Grow(st.Nodes, len(g.Nodes))
+	joins := 0
+	for i := range g.Nodes {
+		joins += strings.Count(g.Nodes[i].value("source_id"), Sep) + 1
+	}
+	st.Edges = slices.Grow(st.Edges, joins+edges.n)
 	for _, n := range g.Nodes {
 		if n.ID == "" || nodes[n.ID] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
@@ -141,9 +146,11 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			}
 		}
 	}
-	st.Edges = slices.Grow(st.Edges, len(edges))
-	for i := range edges {
-		e := &edges[i]
+	for i := 0; i < edges.n; i++ {
+		if i > 0 {
+			edges.done(i - 1)
+		}
+		e := edges.at(i)
 		subject := fmt.Sprintf("edge %s -- %s", e.src, e.dst)
 		if !nodes[e.src] || !nodes[e.dst] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
@@ -173,7 +180,6 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 				Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
 		}
 		st.Edges = append(st.Edges, ed)
-		*e = rawEdge{} // its strings now live in ed, or are garbage
 	}
 	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
@@ -372,18 +378,45 @@ func newRawEdge(e *Element) rawEdge {
 	return r
 }
 
+// rawEdges holds the edges in fixed blocks, each released once converted,
+// so the raw records and the store's edges are not all alive at once.
+type rawEdges struct {
+	blocks [][]rawEdge
+	n      int
+}
+
+const rawBlock = 1 << 16
+
+func (r *rawEdges) add(e rawEdge) {
+	if r.n%rawBlock == 0 {
+		r.blocks = append(r.blocks, make([]rawEdge, 0, rawBlock))
+	}
+	b := &r.blocks[len(r.blocks)-1]
+	*b = append(*b, e)
+	r.n++
+}
+
+func (r *rawEdges) at(i int) *rawEdge { return &r.blocks[i/rawBlock][i%rawBlock] }
+
+// done releases edge i's block when i is its last edge.
+func (r *rawEdges) done(i int) {
+	if i%rawBlock == rawBlock-1 {
+		r.blocks[i/rawBlock] = nil
+	}
+}
+
 // readGraph streams the GraphML file, reporting what networkx reads
 // differently from what nx.write_graphml writes, and returns its nodes and
 // (kept apart, compactly) its edges.
-func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, []rawEdge, error) {
+func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, *rawEdges, error) {
 	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.Close()
-	var edges []rawEdge
+	edges := &rawEdges{}
 	g, err := StreamGraphML(s, keptGraphData, func(e *Element) error {
-		edges = append(edges, newRawEdge(e))
+		edges.add(newRawEdge(e))
 		return nil
 	})
 	if err != nil {
