@@ -4,14 +4,18 @@
 # the screen text. On failure it prints the captured screen and exits
 # non-zero.
 #
-# At each size: the picker's help and expect line; a full finding message
+# At each size: the picker's help, expect line and folder; a full finding message
 # read from the preview pane; Enter on a finding and esc back to the same
 # row; Enter on a checkpoint finding selects that checkpoint in the Log
 # view; L switches the label policy everywhere; a jump with : to a short
 # id as the Entries view shows it; c reads and copies one cell of the
 # Detail view; back to the picker; the AuthSelect story step by step, each
-# part on screen. Then `memscope demo --present` at 80x24 and a pass at
-# 250x60, the widest layout. Last, `memscope inspect` on native stores at
+# part on screen; the Actions view (a column per defence, the HEADLINE
+# mark, enter opens the story); e in every view; keys a view does not use
+# say so; help's g/G and / lookup. A pass at 250x60, the widest layout.
+# Then `memscope demo --present` at 80x24 and 200x50 (space, enter, N and
+# the footer that names them), and `memscope demo` piped (progress, each
+# scenario's headline finding). Last, `memscope inspect` on native stores at
 # 120x40: the poisoned HippoRAG 2 fixture (status "checked (unsigned
 # store)", never "verified"; the query DIVERGEs; the Lineage view draws
 # the payee passage's declared provenance with the two injected edges as
@@ -102,9 +106,10 @@ run_at() {
   tmux kill-session -t "$session" 2>/dev/null || true
   tmux new-session -d -s "$session" -x "$1" -y "$2" -c "$work" "TERM=xterm-256color $work/memscope demo; sleep 30"
 
-  step "picker: scenarios, ? help, the expect line"
+  step "picker: scenarios, ? help, the expect line, the folder"
   wait_for "structural-write" 90
   wait_for "expect:"
+  wait_for "folder: "
   keys '?'
   wait_for "Keys in the picker"
   keys x
@@ -259,12 +264,64 @@ run_at() {
   wait_for "vs G"
   wait_for "2 removed"
 
-  step "help scrolls to the glossary; quit"
+  step "Actions: one column per defence, the HEADLINE mark, enter opens the story"
+  keys Escape
+  keys 8
+  wait_for "[8 Actions]"
+  wait_for "AUTHSELECT"
+  wait_for "dispatched that a defence refuses"
+  screen | grep -qF " 0 dispatched that a defence refuses" && fail "the header counts no refused action"
+  keys g
+  for ((i = 0; i < 10; i++)); do
+    if selected | grep -q "act-pay-fowler"; then break; fi
+    keys j
+  done
+  selected | grep -q "! act-pay-fowler" || fail "the payment row has no HEADLINE mark: '$(selected)'"
+  selected | grep -q "substitute" || fail "the payment row lacks AuthSelect's substitute: '$(selected)'"
+  keys Enter
+  wait_for "[6 Replay]" 30
+  wait_for "INJECTED" 30
+  keys Escape
+  wait_for "[8 Actions]"
+
+  step "e exports every view (or says why not); nothing crashes"
+  local v before
+  for v in 1 2 3 4 5 6 7 8 9 0; do
+    keys "$v"
+    case $v in
+      5) wait_for "Lineage of" 30 ;;
+      9) wait_for "Timeline:" 60 ;;
+      0) wait_for "SELECTOR" 120 ;;
+    esac
+    keys e
+    wait_for "exported to" 30
+    keys Escape
+  done
+  [ "$(ls "$work"/memscope-*.json | wc -l)" -ge 10 ] || fail "fewer than 10 export files in $work"
+  rm -f "$work"/memscope-*.json
+  keys 9
+  keys /
+  screen | grep -qF "does nothing in the Timeline view" || fail "/ in the Timeline says nothing"
+  typed "peer" # the issue's crash: e exported the Timeline by accident
+  screen | grep -qF "[9 Timeline]" || fail "typing in the Timeline left it"
+  rm -f "$work"/memscope-*.json
+
+  step "help: g/G top and bottom, / looks a word up, esc closes"
   keys '?'
   wait_for "Keys"
-  keys End
+  keys G
   wait_gone "more lines"
+  screen | grep -qF "looking up" && fail "G in help started a lookup"
+  keys g
+  wait_for "Keys  (effective bindings"
+  keys /
+  typed "S_adv"
+  wait_for "looking up: S_adv"
+  wait_for "heavy budget"
   keys Escape
+  wait_gone "looking up"
+  keys Escape
+  wait_gone "Keys  (effective bindings"
   keys q
   for ((i = 0; i < 50; i++)); do
     if ! screen | grep -qF "[6 Replay]"; then break; fi
@@ -340,13 +397,27 @@ wait_for "DELETED, was: "
 never_verified
 keys q
 
-size=80x24-present
-step "memscope demo --present steps with space"
-tmux kill-session -t "$session" 2>/dev/null || true
-tmux new-session -d -s "$session" -x 80 -y 24 -c "$work" "TERM=xterm-256color $work/memscope demo --present; sleep 30"
-wait_for "story 1/6" 90
-wait_for "INJECTED"
-for n in 2 3 4 5; do keys Space; wait_for "story $n/6" 30; done
-wait_for "restores the G_auth selection" 30
-keys q
+for present_size in 80x24 200x50; do
+  size=$present_size-present
+  step "memscope demo --present steps with space, back with N; the footer names them"
+  tmux kill-session -t "$session" 2>/dev/null || true
+  tmux new-session -d -s "$session" -x "${present_size%x*}" -y "${present_size#*x}" -c "$work" "TERM=xterm-256color $work/memscope demo --present; sleep 30"
+  wait_for "story 1/6" 90
+  wait_for "INJECTED"
+  wait_for "space/enter next step"
+  for n in 2 3 4 5; do keys Space; wait_for "story $n/6" 30; done
+  wait_for "restores the G_auth selection" 30
+  keys N
+  wait_for "story 4/6" 30
+  keys Enter
+  wait_for "story 5/6" 30
+  keys q
+done
+
+size=headless
+step "memscope demo piped: progress on stderr, each scenario's headline finding"
+(cd "$work" && ./memscope demo --scenario structural-write,mwp >demo.out 2>demo.err) || fail "demo exited non-zero: $(cat "$work/demo.err")"
+grep -q "generating scenarios in .*: 1/2 structural-write" "$work/demo.err" || fail "no progress on stderr: $(cat "$work/demo.err")"
+grep -q "headline: ERROR REPLAY_IFC_BLIND" "$work/demo.out" || fail "structural-write's headline is not its IFC-blind divergence"
+grep -q "headline: ERROR MWP_\|headline: ERROR PARENT_MISSING" "$work/demo.out" || fail "mwp has no headline"
 echo "tui e2e: PASS"

@@ -45,9 +45,14 @@ type Lemma1 struct {
 type Eviction struct {
 	Found  bool    `json:"found"`
 	Weight float64 `json:"weight"`
-	Seed   string  `json:"seed"`
-	Sink   string  `json:"sink"`
-	Solves int     `json:"solves"` // PPR solves spent
+	// AnyPositive: the lightest probe tried (minProbeWeight) already
+	// evicts the target, which is then tied at (or within a hair of) the
+	// cut-off: any positive weight evicts it, and Weight is 0 rather than
+	// the search's floor.
+	AnyPositive bool   `json:"any_positive"`
+	Seed        string `json:"seed"`
+	Sink        string `json:"sink"`
+	Solves      int    `json:"solves"` // PPR solves spent
 }
 
 // MaxProbeWeight caps the probe edge's weight: twice the heaviest attack
@@ -59,6 +64,9 @@ const (
 	probeSeeds = 3
 	probeSinks = 3
 	probeSteps = 24 // bisection steps on a log scale: ~1e-4 relative
+	// minProbeWeight is the bisection's lower end: a probe this light that
+	// evicts means any positive weight does (Eviction.AnyPositive).
+	minProbeWeight = 1e-6
 )
 
 // CaptureBound is the paper's constant one-hop capture bound (1-d)*d/k
@@ -77,6 +85,44 @@ func SeedCapture(damping, r float64) float64 { return (1 - damping) * damping * 
 // TeleportFloor is the mass (1-d)*r a target keeps whatever edges are written.
 func TeleportFloor(damping, reset float64) float64 { return (1 - damping) * reset }
 
+// TopSeeds are the two nodes with the largest reset mass (ties by node
+// order), -1 where there is none: all CaptureBoundFor needs of a reset.
+func TopSeeds(reset []float64) (first, second int) {
+	first, second = -1, -1
+	for i, m := range reset {
+		switch {
+		case !(m > 0):
+		case first < 0 || m > reset[first]:
+			first, second = i, first
+		case second < 0 || m > reset[second]:
+			second = i
+		}
+	}
+	return first, second
+}
+
+// CaptureBoundFor is Lemma 1's capture bound for target under a
+// normalised reset whose TopSeeds are first and second: (1-d) d r(s) for
+// the strongest seed s other than the target, and s (-1 and bound 0 when
+// the target is the only seed). It is the one rule for whether a target
+// is evictable (Evictable) that replay's Lemma 1 rows and exposure's
+// anchored targets share (docs/REPLAY.md, docs/EXPOSURE.md).
+func CaptureBoundFor(damping float64, reset []float64, first, second, target int) (float64, int) {
+	s := first
+	if s == target {
+		s = second
+	}
+	if s < 0 {
+		return 0, -1
+	}
+	return SeedCapture(damping, reset[s]), s
+}
+
+// Evictable says whether structure alone can push a target with this
+// teleport floor out of (or into) the top-k: its floor is below the
+// capture bound. Not evictable is what exposure calls anchored.
+func Evictable(floor, bound float64) bool { return floor < bound }
+
 // seedOrder lists node indices with positive reset mass, largest first
 // (ties by node order).
 func seedOrder(reset []float64) []int32 {
@@ -92,7 +138,7 @@ func seedOrder(reset []float64) []int32 {
 
 func (r *Replayer) lemma1(q Query, reset []float64, k int, onG, onAuth []float64, row Row) []Lemma1 {
 	d := r.cfg.Solve.Damping
-	seeds := seedOrder(reset)
+	first, second := TopSeeds(reset)
 	rankG := map[string]int{}
 	for i, it := range row.G.Items {
 		rankG[it.NodeID] = i
@@ -106,13 +152,10 @@ func (r *Replayer) lemma1(q Query, reset []float64, k int, onG, onAuth []float64
 		}
 		seen[id] = true
 		l := Lemma1{NodeID: id, ResetMass: reset[i], Floor: TeleportFloor(d, reset[i]), ScoreG: onG[i], ScoreGAuth: onAuth[i], RankG: -1, Margin: math.NaN()}
-		for _, s := range seeds {
-			if s != i {
-				l.Seed, l.CaptureBound = r.g.nodes[s].ID, SeedCapture(d, reset[s])
-				break
-			}
+		if bound, s := CaptureBoundFor(d, reset, first, second, int(i)); s >= 0 {
+			l.Seed, l.CaptureBound = r.g.nodes[s].ID, bound
 		}
-		l.Evictable = l.Floor < l.CaptureBound
+		l.Evictable = Evictable(l.Floor, l.CaptureBound)
 		if rk, ok := rankG[id]; ok {
 			l.RankG = rk
 			if row.G.Next != nil {
@@ -165,6 +208,9 @@ func (r *Replayer) evictions(ctx context.Context, reset []float64, k int, onG []
 		t.Eviction = ev
 		for _, s := range seeds {
 			for _, c := range sinks {
+				if ev.AnyPositive {
+					break // nothing lighter exists
+				}
 				if s == c {
 					continue
 				}
@@ -191,7 +237,14 @@ func (r *Replayer) evictions(ctx context.Context, reset []float64, k int, onG []
 				if !ok {
 					continue
 				}
-				lo := 1e-6
+				lo := minProbeWeight
+				if ok, err := evicted(lo); err != nil {
+					return err
+				} else if ok {
+					// Tied at the cut-off: no threshold to bisect for.
+					ev.Found, ev.AnyPositive, ev.Weight, ev.Seed, ev.Sink = true, true, 0, r.g.nodes[s].ID, r.g.nodes[c].ID
+					break
+				}
 				for step := 0; step < probeSteps; step++ {
 					mid := math.Sqrt(lo * hi)
 					ok, err := evicted(mid)

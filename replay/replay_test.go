@@ -565,3 +565,42 @@ func TestRandomGraphsAgreeWithDenseSolve(t *testing.T) {
 		}
 	}
 }
+
+// A target tied at the cut-off is evicted by any positive weight: the probe
+// says so instead of reporting its search floor as a threshold (issue 23,
+// item 12).
+func TestEvictionProbeTiedTarget(t *testing.T) {
+	nodes := []Node{{ID: "q", Kind: KindEntity}, {ID: "a", Kind: KindPassage}, {ID: "b", Kind: KindPassage}, {ID: "c", Kind: KindPassage}}
+	edges := []Edge{{ID: "qa", Src: "q", Dst: "a", Weight: 1, Prov: noSource}, {ID: "qb", Src: "q", Dst: "b", Weight: 1, Prov: noSource}, {ID: "qc", Src: "q", Dst: "c", Weight: 1, Prov: noSource}}
+	g, err := NewGraph(nodes, edges, DropSelfLoops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReplayer(g, Config{K: 2, Evictions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := r.Replay(context.Background(), Query{ID: "tie", Reset: map[string]float64{"q": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := 0
+	for _, l := range row.Targets {
+		ev := l.Eviction
+		if l.RankG < 0 || ev == nil {
+			continue
+		}
+		if ev.Found && ev.Weight > 0 && ev.Weight < 1e-5 {
+			t.Errorf("%s: threshold %g is the search floor, not a threshold", l.NodeID, ev.Weight)
+		}
+		if ev.AnyPositive {
+			tied++
+			if !ev.Found || ev.Weight != 0 {
+				t.Errorf("%s: %+v", l.NodeID, ev)
+			}
+		}
+	}
+	if tied == 0 {
+		t.Fatalf("no tied target evicted at any positive weight: %+v", row.Targets)
+	}
+}

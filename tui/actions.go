@@ -263,7 +263,7 @@ func (m *Model) actionPreview() []string {
 	}
 	out := []string{"action: " + m.untrusted(r.Action, 1<<20) + "  tool " + m.untrusted(r.Tool, 1<<20) + "  " + disp + m.coverageMark("actions", r.Action)}
 	if l := m.coverage("actions", r.Action); l != "" {
-		out = append(out, s.Warning.Render("  this action row is "+l+": its tool, parameters, justification and dispatch are claims"))
+		out = append(out, s.Warning.Render("  this action row: "+l+"; its tool, parameters, justification and dispatch are claims"))
 	}
 	if len(r.Governed) > 0 {
 		out = append(out, "governed parameters: "+sanitize.Line(strings.Join(r.Governed, ", ")))

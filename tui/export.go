@@ -2,7 +2,9 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/internal/present/jsonout"
+	"github.com/memscope/memscope/replay"
 )
 
 // exportPath names an export file: memscope-<view>-<time>.<ext> in ExportDir.
@@ -81,7 +84,7 @@ func (m *Model) exportJSON() tea.Cmd {
 			return nil
 		}
 		rv := *m.rep.rv
-		data = func() any { return rv.Rows }
+		data = func() any { return exportReplayRows(rv.Rows) }
 	case ViewLog:
 		src := m.src
 		data = func() any {
@@ -119,10 +122,11 @@ func (m *Model) exportJSON() tea.Cmd {
 		// One schema with the CLI's --json: snake_case keys, every string
 		// sanitised (package jsonout).
 		b, err := jsonout.Marshal(data())
+		written := path
 		if err == nil {
-			err = writeNew(path, b)
+			written, err = writeNew(path, b)
 		}
-		return exportMsg{path: path, err: err}
+		return exportMsg{path: written, err: err}
 	}
 }
 
@@ -138,19 +142,67 @@ func (m *Model) exportDOT() tea.Cmd {
 	}
 	path, dot := m.exportPath("dot"), m.lin.lv.DOT
 	return func() tea.Msg {
-		return exportMsg{path: path, err: writeNew(path, []byte(dot))}
+		written, err := writeNew(path, []byte(dot))
+		return exportMsg{path: written, err: err}
 	}
 }
 
-// writeNew refuses to overwrite an existing file.
-func writeNew(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// writeNew never overwrites an existing file: a second export of a view
+// within the same second is written as NAME-2.json, NAME-3.json...
+// (created exclusively, so a file that appears meanwhile is never
+// touched).
+func writeNew(path string, b []byte) (string, error) {
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	var f *os.File
+	var err error
+	for n := 1; n <= 100; n++ {
+		p := path
+		if n > 1 {
+			p = fmt.Sprintf("%s-%d%s", base, n, ext)
+		}
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, os.ErrExist) {
+			path = p
+			break
+		}
+	}
 	if err != nil {
-		return err
+		return path, err
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
-		return err
+		return path, err
 	}
-	return f.Close()
+	return path, f.Close()
+}
+
+// exportLemma is a Lemma 1 target as memscope replay --json writes it: a
+// passage not selected on G has no margin (null), where replay.Lemma1
+// holds NaN, which JSON cannot carry.
+type exportLemma struct {
+	replay.Lemma1
+	Margin *float64 `json:"margin"`
+}
+
+// exportRow is a replay row with its targets as exportLemma.
+type exportRow struct {
+	replay.Row
+	Targets []exportLemma `json:"targets"`
+}
+
+func exportReplayRows(rows []replay.Row) []exportRow {
+	out := make([]exportRow, len(rows))
+	for i, r := range rows {
+		out[i].Row = r
+		out[i].Targets = make([]exportLemma, len(r.Targets))
+		for j, t := range r.Targets {
+			out[i].Targets[j].Lemma1 = t
+			if !math.IsNaN(t.Margin) && !math.IsInf(t.Margin, 0) {
+				m := t.Margin
+				out[i].Targets[j].Margin = &m
+			}
+		}
+	}
+	return out
 }

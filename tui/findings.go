@@ -268,7 +268,7 @@ func (m *Model) renderFindings(w, h int) []string {
 			}
 			title := fmt.Sprintf("%s %s  %d findings", fold, sanitize.Line(g.title), len(g.members))
 			if g.errs > 0 {
-				title += fmt.Sprintf(" (%d errors)", g.errs)
+				title += " (" + plural(g.errs, "error", "errors") + ")"
 			}
 			if g.why != "" {
 				title += "  " + g.why
@@ -314,7 +314,7 @@ func (m *Model) findingSelected() string {
 func (m *Model) findingPreview() []string {
 	s := m.styles
 	if g, ok := m.fnd.selectedGroup(); ok {
-		out := []string{s.Bold.Render(sanitize.Line(g.title)) + fmt.Sprintf("  %d findings, %d errors", len(g.members), g.errs)}
+		out := []string{s.Bold.Render(sanitize.Line(g.title)) + "  " + plural(len(g.members), "finding", "findings") + ", " + plural(g.errs, "error", "errors")}
 		if g.why != "" {
 			out = append(out, "likely cause: "+sanitize.Line(g.why))
 		}

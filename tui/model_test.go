@@ -79,7 +79,7 @@ func TestOverviewShowsProgressThenFindingsByFamily(t *testing.T) {
 	mustContain(t, screen(m2), "memory number 1")
 	m = drive(t, m2, next)
 	m = press(t, m, "1")
-	mustContain(t, screen(m), "signatures", "1 error", "lineage", "verified: 2 errors, 1 warnings, 0 info  lineage: 1 warnings, 1 info  replay: 1 errors")
+	mustContain(t, screen(m), "signatures", "1 error", "lineage", "verified: 2 errors, 1 warning, 0 info  lineage: 1 warning, 1 info  replay: 1 error")
 }
 
 func TestEntriesScrollAndMouseWheel(t *testing.T) {

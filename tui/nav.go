@@ -107,17 +107,28 @@ func (m *Model) back() tea.Cmd {
 	return nil
 }
 
-// crumb names the current place: the view and its selected item.
-func (m *Model) crumb() string {
+// crumb names the current place: the view and its selected item, the id
+// in its short form (remembered frames, titles).
+func (m *Model) crumb() string { return m.crumbID(true) }
+
+// crumbID is crumb with the id in full when short is false.
+func (m *Model) crumbID(short bool) string {
+	id := func(s string) string {
+		s = sanitize.Line(s)
+		if short {
+			return shortID(s, m.styles.Plain)
+		}
+		return s
+	}
 	name := m.view.String()
 	if m.view == ViewReplay && m.rep.open {
 		if r, ok := m.rep.selectedRow(); ok {
-			return "Query " + shortID(sanitize.Line(r.QueryID), m.styles.Plain)
+			return "Query " + id(r.QueryID)
 		}
 	}
 	if sel := viewDefs[m.view].selected; sel != nil {
-		if id := sel(m); id != "" {
-			return name + " " + shortID(sanitize.Line(id), m.styles.Plain)
+		if s := sel(m); s != "" {
+			return name + " " + id(s)
 		}
 	}
 	return name
@@ -135,12 +146,17 @@ func (m *Model) renderCrumbs(w int) string {
 	for _, f := range m.stack {
 		parts = append(parts, f.label)
 	}
-	parts = append(parts, s.Bold.Render(m.crumb()))
 	state := m.stateLine()
 	if w < 120 {
 		state = strings.ReplaceAll(strings.ReplaceAll(state, "labels: ", ""), "what-if: ", "what-if ")
 	}
 	room := w - ansiWidth(state) - 2
+	// The current place's id in full when it fits, else its short form.
+	cur := m.crumbID(false)
+	if ansiWidth(strings.Join(append(parts, cur), sep)) > room {
+		cur = m.crumb()
+	}
+	parts = append(parts, s.Bold.Render(cur))
 	// Too narrow: older crumbs keep only their view name, then the oldest
 	// go.
 	for i := 0; i < len(parts)-1 && ansiWidth(strings.Join(parts, sep)) > room; i++ {

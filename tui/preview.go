@@ -17,6 +17,10 @@ type previewState struct {
 // narrower windows stack it below.
 const besideMin = 140
 
+// timelineBesideMin is besideMin for the Timeline, whose fixed columns
+// take 60 cells before the event's summary.
+const timelineBesideMin = 200
+
 func ansiWidth(s string) int { return ansi.StringWidth(s) }
 
 // paneLayout says how the body is split for the current view.
@@ -39,7 +43,13 @@ func (m *Model) layout() paneLayout {
 		return l // the query view is a document of its own
 	}
 	l.pane = true
-	if w >= besideMin {
+	beside := besideMin
+	if m.view == ViewTimeline {
+		// Its WHAT column is the event itself: the pane goes beside only
+		// when the list keeps room for it.
+		beside = timelineBesideMin
+	}
+	if w >= beside {
 		l.beside = true
 		l.paneW = max(30, int(float64(w)*m.pv.frac))
 		l.mainW = w - l.paneW - 1

@@ -145,10 +145,11 @@ func progressText(p Progress) string {
 
 // findingsSummary counts the findings by the command that reports them,
 // so the numbers match the CLI's: verification (memscope verify), then
-// lineage and replay, which verify does not report.
+// lineage, replay and the MWP audit (memscope exposure), which verify does
+// not report.
 func (m *Model) findingsSummary() string {
 	type count struct{ e, w, i int }
-	var ver, lin, rep count
+	var ver, lin, rep, mw count
 	for _, f := range m.findings {
 		c := &ver
 		switch f.Family {
@@ -156,6 +157,8 @@ func (m *Model) findingsSummary() string {
 			c = &lin
 		case finding.FamReplay:
 			c = &rep
+		case finding.FamMWP:
+			c = &mw
 		}
 		switch f.Severity {
 		case finding.SevError:
@@ -174,20 +177,20 @@ func (m *Model) findingsSummary() string {
 	if ver.e+ver.w+ver.i == 0 {
 		word += ": " + s.Good.Render("no findings")
 	} else {
-		word += fmt.Sprintf(": %s, %s, %s", s.Error.Render(fmt.Sprintf("%d errors", ver.e)),
-			s.Warning.Render(fmt.Sprintf("%d warnings", ver.w)), s.Info.Render(fmt.Sprintf("%d info", ver.i)))
+		word += fmt.Sprintf(": %s, %s, %s", s.Error.Render(plural(ver.e, "error", "errors")),
+			s.Warning.Render(plural(ver.w, "warning", "warnings")), s.Info.Render(fmt.Sprintf("%d info", ver.i)))
 	}
-	// Lineage and replay: only what they found.
+	// The other analyses: only what they found.
 	for _, x := range []struct {
 		name string
 		c    count
-	}{{"lineage", lin}, {"replay", rep}} {
+	}{{"lineage", lin}, {"replay", rep}, {"mwp", mw}} {
 		var parts []string
 		if x.c.e > 0 {
-			parts = append(parts, s.Error.Render(fmt.Sprintf("%d errors", x.c.e)))
+			parts = append(parts, s.Error.Render(plural(x.c.e, "error", "errors")))
 		}
 		if x.c.w > 0 {
-			parts = append(parts, s.Warning.Render(fmt.Sprintf("%d warnings", x.c.w)))
+			parts = append(parts, s.Warning.Render(plural(x.c.w, "warning", "warnings")))
 		}
 		if x.c.i > 0 {
 			parts = append(parts, s.Info.Render(fmt.Sprintf("%d info", x.c.i)))
@@ -197,6 +200,14 @@ func (m *Model) findingsSummary() string {
 		}
 	}
 	return word
+}
+
+// plural is "1 error", "2 errors".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func (m *Model) renderShortHelp(w int) string {
@@ -267,7 +278,7 @@ func (m *Model) renderOverview(w, h int) []string {
 		fmt.Sprintf("  principals   %d", ov.Principals),
 		fmt.Sprintf("  entries      %d", ov.Entries),
 		fmt.Sprintf("  edges        %d  (structural writes)", ov.Edges),
-		fmt.Sprintf("  queries      %d    actions %d    tombstones %d", ov.Queries, ov.Actions, ov.Tombstones),
+		fmt.Sprintf("  queries      %d    actions %d    tombstones %d", ov.Queries, ov.Actions, ov.Tombstones), // a table of counts: no plural
 		fmt.Sprintf("  log size     %d leaves, %d checkpoints", ov.LogSize, ov.Checkpoints),
 		fmt.Sprintf("  tau          %.2f  (%s/%s change it in every view)", ov.Tau, m.keys.TauDown.Help().Key, m.keys.TauUp.Help().Key),
 	}

@@ -829,7 +829,7 @@ func (m *Model) replayPreview() []string {
 	s := m.styles
 	out := []string{"query: " + m.untrusted(row.QueryID, 1<<20) + "  " + m.classWord(row.Class) + m.coverageMark("queries", row.QueryID)}
 	if l := m.coverage("queries", row.QueryID); l != "" {
-		out = append(out, s.Warning.Render("  this query row is "+l+": its text, reset vector, scores and recorded selection are claims"))
+		out = append(out, s.Warning.Render("  this query row: "+l+"; its text, reset vector, scores and recorded selection are claims"))
 	}
 	out = append(out, m.wrapUntrusted("text: ", r.rv.Texts[row.QueryID])...)
 	out = append(out, "G: "+sanitize.Line(strings.Join(row.G.IDs(), " ")), "G_auth: "+sanitize.Line(strings.Join(row.GAuth.IDs(), " ")))

@@ -45,7 +45,7 @@ func TestTimelineViewScrubs(t *testing.T) {
 	m = send(t, m, tea.WindowSizeMsg{Width: 160, Height: 30})
 	m = press(t, m, "9")
 	s := screen(m)
-	mustContain(t, s, "Timeline: 10 events, ordered by log position", "As of #0: 0 entries, 1 writes (0 unauthenticated)", "Queries diverging then (G vs G_auth as they stood): none")
+	mustContain(t, s, "Timeline: 10 events, ordered by log position", "As of #0: 0 entries, 1 write (0 unauthenticated)", "Queries diverging then (G vs G_auth as they stood): none")
 	m = press(t, m, "down", "down", "down", "down")
 	s = screen(m)
 	mustContain(t, s, "As of #4: 0 entries, 5 writes (1 unauthenticated)", "Queries diverging then (1): q", "UNAUTH")

@@ -145,8 +145,9 @@ func (m *Model) renderTimeline(w, h int) []string {
 	}
 	lines := []string{
 		s.Title.Render(fmt.Sprintf("Timeline: %d events, ordered by %s", n, order)),
-		fit(fmt.Sprintf("As of #%d: %d entries, %d writes (%d unauthenticated), %d tombstones, %d principals, %d queries, %d actions",
-			sel, st.Entries, st.Writes, st.UnauthWrites, st.Tombstones, st.Principals, st.Queries, st.Actions), w),
+		fit(fmt.Sprintf("As of #%d: %s, %s (%d unauthenticated), %s, %s, %s, %s", sel, plural(st.Entries, "entry", "entries"),
+			plural(st.Writes, "write", "writes"), st.UnauthWrites, plural(st.Tombstones, "tombstone", "tombstones"),
+			plural(st.Principals, "principal", "principals"), plural(st.Queries, "query", "queries"), plural(st.Actions, "action", "actions")), w),
 		fit(m.divergingLine(sel+1), w),
 		s.Header.Render(fit(fmt.Sprintf("  %-6s %-6s %-20s %-10s %-16s %s", "#", "LEAF", "TIME (UTC)", "KIND", "PRINCIPAL", "WHAT"), w)),
 	}
@@ -163,7 +164,7 @@ func (m *Model) renderTimeline(w, h int) []string {
 		if e.Placed == timeline.ByTime {
 			when += "*"
 		}
-		what := m.untrusted(e.Summary, max(10, w-70))
+		what := m.untrusted(e.Summary, max(10, w-timelineFixedW))
 		if e.Authenticated != nil && !*e.Authenticated {
 			what = s.Warning.Render("UNAUTH") + " " + what
 		}
@@ -177,6 +178,10 @@ func (m *Model) renderTimeline(w, h int) []string {
 	}
 	return lines
 }
+
+// timelineFixedW is the width of a Timeline row before its WHAT column:
+// marker, #, LEAF, TIME, KIND and PRINCIPAL with their gaps.
+const timelineFixedW = 2 + 7 + 7 + 21 + 11 + 17
 
 func (m *Model) divergingLine(cut int) string {
 	s := m.styles

@@ -458,7 +458,7 @@ func (v *verifier) inFuture(ts uint64, flag func(finding.Code, string)) bool {
 	if ts <= v.future {
 		return false
 	}
-	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), after the verifying clock's %s plus a day: the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.RFC3339)))
+	flag(finding.TimeInFuture, fmt.Sprintf("signed at %s (ts %d), more than a day after the verifying clock's date (%s): the signer's clock was set forward, or the time was chosen", time.Unix(0, int64(ts)).UTC().Format(time.RFC3339), ts, time.Unix(0, int64(v.future-uint64(futureSkew))).UTC().Format(time.DateOnly)))
 	return true
 }
 

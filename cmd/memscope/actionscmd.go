@@ -138,7 +138,7 @@ func writeActions(w io.Writer, rows []jsonActionRow) {
 		if q == "" {
 			q = "-"
 		}
-		fmt.Fprintf(w, "%-2s %-22s %-15s %-14s", mark, clip(r.Action, 22), clip(r.Tool, 15), clip(q, 14))
+		fmt.Fprintf(w, "%-2s %-22s %-15s %-14s", mark, clipShown(r.Action, 22), clipShown(r.Tool, 15), clipShown(q, 14))
 		for _, d := range defences.Names {
 			fmt.Fprintf(w, " %-16s", r.Verdicts[d].Decision)
 		}

@@ -43,6 +43,8 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	eqSort := fs.String("equimem-sort", equimem.SortRho, "order of the EquiMem list in the text output: rho (lowest rho_detect first, triage order), label (culprits, unauthenticated, authenticated) or write (write id); --json keeps store order with triage_rank")
 	eqRev := fs.Bool("equimem-reverse", false, "reverse the EquiMem list's order")
 	asJSON := fs.Bool("json", false, "print JSON")
+	var nq nativeQueries
+	nq.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -50,7 +52,8 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", exposureUsage)
 	}
-	if ef.log == "" {
+	native := isNativeStore(pos[0])
+	if ef.log == "" && !native {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", exposureUsage)
 	}
 	opt := exposure.Options{Seed: *seed, Draws: *draws, Edges: *edges, CleanWeight: *clean, HeavyWeight: *heavy, CurveDraws: *curveDraws, CurveMax: *curveMax, LeidenMode: *leidenMode}
@@ -65,6 +68,9 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	if *sel != "" {
 		opt.Selectors = strings.Split(*sel, ",")
+	}
+	if native {
+		return runNativeExposure(ctx, stdout, stderr, pos[0], nq, ef, opt, *k, *asJSON, *eqSort, *eqRev)
 	}
 	s, err := ef.open(ctx, pos[0], assemble.Options{K: *k})
 	if err != nil {

@@ -57,7 +57,9 @@ func init() {
 		{"certify", "SMSR's ablation certificate: delta for m, k, n, t and the smallest pool for a target", runCertify},
 		{"help", "help on a command, a word the inspector shows (tau, IFC-BLIND...) or a finding code", runHelp},
 		{"version", "print the version and build of memscope", runVersion},
+		{"record", "MCP gateway that records an agent's memory reads, writes, sources and actions as signed evidence", runRecord},
 		{"report", "write the incident report: one self-contained HTML file (and a JSON case file)", runReport},
+		{"watch", "monitor logs continuously: checkpoints, witness quorum, consistency, new records, selection flips; one log or a fleet", runWatch},
 		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
 	}
 }
@@ -145,6 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	errW := &termWriter{w: stderr}
 	defer errW.Flush()
 	stderr = errW
+	clipColumns = isTerminal(stdout)
 	if len(args) > 0 && !rawStdout[args[0]] {
 		outW := &termWriter{w: stdout}
 		defer outW.Flush()

@@ -62,6 +62,7 @@ type jsonStore struct {
 	Versions   int               `json:"versions"`
 	Messages   int               `json:"messages"`
 	Memories   int               `json:"memories"`
+	Vectors    int               `json:"vector_points"`
 	Notes      []string          `json:"notes"`
 }
 
@@ -70,7 +71,7 @@ var notChecked = []string{"signatures", "principal registry", "Merkle log inclus
 
 func describeStore(st *storemodel.Store) jsonStore {
 	j := jsonStore{Format: string(st.Format), Layout: st.Layout, Root: st.Root, Notice: storemodel.Unsigned, NotChecked: notChecked,
-		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Notes: st.Notes}
+		Files: st.Files, Nodes: len(st.Nodes), Edges: len(st.Edges), Versions: len(st.Versions), Messages: len(st.Messages), Memories: len(st.Memories), Vectors: len(st.Vectors), Notes: st.Notes}
 	if j.Files == nil {
 		j.Files = []storemodel.File{}
 	}
@@ -112,6 +113,9 @@ func writeStoreHeader(w io.Writer, j jsonStore) {
 		fmt.Fprintf(w, "  history %d events, %d recent messages\n", j.Versions, j.Messages)
 	case j.Memories > 0:
 		fmt.Fprintf(w, "  memories %d rows\n", j.Memories)
+	}
+	if j.Vectors > 0 {
+		fmt.Fprintf(w, "  vector store %d points\n", j.Vectors)
 	}
 	for _, n := range j.Notes {
 		fmt.Fprintf(w, "  note: %s\n", sanitize.Line(n))

@@ -6,14 +6,19 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"time"
 
+	"github.com/memscope/memscope/internal/analyses/exposure"
 	"github.com/memscope/memscope/internal/analyses/storediff"
 	"github.com/memscope/memscope/internal/analyses/storereplay"
 	"github.com/memscope/memscope/internal/analyses/storetimeline"
+	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/exposurecase"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/internal/report"
 	"github.com/memscope/memscope/replay"
 )
 
@@ -95,6 +100,9 @@ func runNativeDiff(ctx context.Context, stdout io.Writer, a, b, queries string, 
 	if err != nil {
 		return exitUsage, err
 	}
+	if ok, why := stores.Supports(sa, storemodel.CmdDiff); !ok {
+		return exitUsage, usagef("diff: %s", why)
+	}
 	res, err := storediff.Diff(sa, sb)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
@@ -155,11 +163,11 @@ func selectionsThenNow(ctx context.Context, a, b *storemodel.Store, file string)
 	}
 	then, errA, order, err := top(a)
 	if err != nil {
-		return nil, fmt.Errorf("A: %w", err)
+		return nil, fmt.Errorf("copy A: %w", err)
 	}
 	now, errB, _, err := top(b)
 	if err != nil {
-		return nil, fmt.Errorf("B: %w", err)
+		return nil, fmt.Errorf("copy B: %w", err)
 	}
 	var out []jsonSelection
 	for _, q := range order {
@@ -185,6 +193,16 @@ func writeNativeDiff(w io.Writer, d jsonNativeDiff) {
 			fmt.Fprintf(w, "  %-22s %s  %s -> %s\n", m.Change, sanitize.Line(m.Memory), previewOf(m.Before), previewOf(m.After))
 		}
 	}
+	if d.A.Vectors+d.B.Vectors > 0 {
+		vc := map[string]int{}
+		for _, m := range d.Diff.Vectors {
+			vc[m.Change]++
+		}
+		fmt.Fprintf(w, "vector store points: %d added, %d changed, %d removed\n", vc[storediff.Added], vc[storediff.Changed], vc[storediff.Removed])
+		for _, m := range d.Diff.Vectors {
+			fmt.Fprintf(w, "  %-22s %s  %s -> %s\n", m.Change, sanitize.Line(m.Memory), previewOf(m.Before), previewOf(m.After))
+		}
+	}
 	ec := map[string]int{}
 	for _, e := range d.Diff.Edges {
 		ec[e.Change]++
@@ -206,4 +224,87 @@ func writeNativeDiff(w io.Writer, d jsonNativeDiff) {
 	}
 	fmt.Fprintln(w)
 	writeFindingList(w, d.Diff.Findings)
+}
+
+// runNativeExposure is exposure on a native graph store under the user's
+// --queries: S_adv by Monte Carlo over bounded no-source writes, every
+// selector (Leiden among them) and EquiMem's triage of the store's own
+// edges (exposurecase.BuildNative).
+func runNativeExposure(ctx context.Context, stdout, stderr io.Writer, path string, nq nativeQueries, ef evidenceFlags, opt exposure.Options, k int, asJSON bool, eqSort string, eqRev bool) (int, error) {
+	st, err := openStore(ctx, path, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	if ok, why := stores.Supports(st, storemodel.CmdExposure); !ok {
+		return exitUsage, usagef("exposure: %s", why)
+	}
+	if !nq.given() {
+		return exitUsage, usagef("exposure: %s stores keep no queries, and exposure is measured per query: give them with --queries FILE (docs/STORES.md)", st.Format)
+	}
+	g, pol, err := storereplay.Graph(st)
+	if err != nil {
+		return exitUsage, err
+	}
+	rp, err := replay.NewReplayer(g, replay.Config{Policy: pol, Culprits: true, K: k})
+	if err != nil {
+		return exitUsage, err
+	}
+	qs, err := nq.load(ctx, path, st, g)
+	if err != nil {
+		return exitUsage, err
+	}
+	ended := phase(stderr, "exposure", "exposure")
+	ex, err := exposurecase.BuildNative(ctx, st, rp, qs, opt)
+	ended(err)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	out := jsonExposure{Snapshot: st.Root, Exposure: ex.JSON(func(string) string { return assemble.LabelUserInput })}
+	if asJSON {
+		return exitOK, writeJSON(stdout, struct {
+			Store jsonStore `json:"store"`
+			jsonExposure
+		}{describeStore(st), out})
+	}
+	writeStoreHeader(stdout, describeStore(st))
+	writeExposure(stdout, out, ex, eqSort, eqRev)
+	fmt.Fprintf(stdout, "\nnote: %s; \"authenticated\" above means sources declared by the store's own fields (the %s policy), never verified\n", storemodel.Unsigned, storereplay.PolicyName)
+	return exitOK, nil
+}
+
+// runNativeReport writes the report on a native store: one self-contained
+// HTML page, unsigned throughout (report.BuildNative).
+func runNativeReport(ctx context.Context, stdout io.Writer, path, out, title string, now time.Time, nq nativeQueries, ef evidenceFlags, args []string) (int, error) {
+	st, err := openStore(ctx, path, "", ef)
+	if err != nil {
+		return exitUsage, err
+	}
+	var qs []replay.Query
+	if nq.given() {
+		if ok, why := stores.Supports(st, storemodel.CmdReplay); !ok {
+			return exitUsage, usagef("--queries: %s", why)
+		}
+		g, _, err := storereplay.Graph(st)
+		if err != nil {
+			return exitUsage, err
+		}
+		if qs, err = nq.load(ctx, path, st, g); err != nil {
+			return exitUsage, err
+		}
+	}
+	if title == "" {
+		title = defaultTitle(path)
+	}
+	c, err := report.BuildNative(ctx, st, report.NativeOptions{Title: title, Version: toolVersion(), Command: append([]string{"memscope", "report"}, args...), Now: now, Queries: qs})
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := report.NativeFile(c, out); err != nil {
+		return exitUsage, err
+	}
+	fmt.Fprintf(stdout, "wrote %s: unsigned %s store, %d error(s), %d warning(s)\n", sanitize.Line(out), st.Format, c.Errors, c.Warnings)
+	if c.Errors > 0 {
+		return exitFindings, nil
+	}
+	return exitOK, nil
 }

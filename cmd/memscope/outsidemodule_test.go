@@ -113,7 +113,7 @@ func TestOutsideModuleWritesVerifiableStore(t *testing.T) {
 	goLine := regexp.MustCompile(`(?m)^go \S+$`).Find(gomod)
 	mod := t.TempDir()
 	files := map[string]string{
-		"go.mod": "module example.com/agent\n\n" + string(goLine) + "\n\nrequire github.com/memscope/memscope v0.0.0-00010101000000-000000000000\n\nreplace github.com/memscope/memscope => " + root + "\n",
+		"go.mod":  "module example.com/agent\n\n" + string(goLine) + "\n\nrequire github.com/memscope/memscope v0.0.0-00010101000000-000000000000\n\nreplace github.com/memscope/memscope => " + root + "\n",
 		"main.go": agentProgram,
 	}
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -21,7 +22,9 @@ import (
 func realStoreCases(t *testing.T) []string {
 	var out []string
 	for _, c := range sharedtest.Cases(t, "") {
-		if _, err := stores.Resolve(c); err == nil {
+		// Formats memscope recognises only to refuse them (LangGraph,
+		// MemGPT, Letta) are the refusal tests' business.
+		if f, err := stores.Resolve(c); err == nil && f.Format != refused.Format {
 			out = append(out, c)
 		}
 	}
@@ -64,6 +67,20 @@ func TestRealStoresOneCount(t *testing.T) {
 		ie, iw, ii := finding.Count(src.Findings())
 		if ie != e || iw != w || ii != i {
 			t.Errorf("%s: inspector counts %d/%d/%d errors/warnings/info, verify --json %d/%d/%d", name, ie, iw, ii, e, w, i)
+		}
+		html := filepath.Join(t.TempDir(), "r.html")
+		if code := run(ctx, []string{"report", c, "--out", html, "--date", "none"}, &text, &errb); code != exitOK {
+			t.Errorf("%s: report exit %d: %s", name, code, errb.String())
+			continue
+		}
+		page, err := os.ReadFile(html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"UNSIGNED", fmt.Sprintf(`<span class="v">%d</span><span class="l">error findings`, e), fmt.Sprintf(`<span class="v">%d</span><span class="l">warnings`, w), fmt.Sprintf(`<span class="v">%d</span><span class="l">info`, i)} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s: report lacks %q", name, want)
+			}
 		}
 	}
 }
@@ -138,4 +155,77 @@ func errorsOf(fs []finding.Finding) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// The commands that refused native stores run on them: timeline in the
+// store's own order and times, diff of two snapshots of one real Mem0
+// store, exposure of a real LightRAG store under a query, actions refused
+// in one line naming the reason.
+func TestWholeToolOnRealStores(t *testing.T) {
+	ctx := context.Background()
+	exim2, exim4 := sharedtest.Case(t, "mem0-exim-20251102"), sharedtest.Case(t, "mem0-exim-20251104")
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"timeline", "--json", exim4}, &out, &errb); code != exitOK {
+		t.Fatalf("timeline exit %d: %s", code, errb.String())
+	}
+	var tl struct {
+		Timed  bool `json:"timed"`
+		Events []struct {
+			Kind string `json:"kind"`
+			UTC  string `json:"utc"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &tl); err != nil || !tl.Timed || len(tl.Events) != 63 {
+		t.Fatalf("timeline: %v, timed %v, %d events (want the 63 history rows)", err, tl.Timed, len(tl.Events))
+	}
+	out.Reset()
+	run(ctx, []string{"timeline", sharedtest.Case(t, "graphrag-gy-artifacts")}, &out, &errb)
+	if !strings.Contains(out.String(), "records no time") {
+		t.Errorf("a store without times does not say so:\n%.400s", out.String())
+	}
+	out.Reset()
+	if code := run(ctx, []string{"diff", "--json", exim2, exim4}, &out, &errb); code != exitOK {
+		t.Fatalf("diff exit %d: %s", code, errb.String())
+	}
+	var d struct {
+		Diff struct {
+			Memories []struct{ Change string } `json:"memories"`
+		} `json:"diff"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, m := range d.Diff.Memories {
+		n[m.Change]++
+	}
+	// SOURCE.txt: 12 ADD + 1 UPDATE on 11-02; 49 ADD, 13 UPDATE, 1 DELETE
+	// on 11-04 (the same store two days later).
+	if n["added"]+n["added, then deleted"] != 37 || n["deleted"]+n["added, then deleted"] != 1 {
+		t.Errorf("diff: %v; want 37 memories added (49-12 ADD rows) and 1 deleted", n)
+	}
+	out.Reset()
+	q := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(q, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(ctx, []string{"exposure", "--json", "--draws", "20", "--curve-draws", "0", "--queries", q, sharedtest.Case(t, "lightrag-lennyhub")}, &out, &errb); code != exitOK {
+		t.Fatalf("exposure exit %d: %s", code, errb.String())
+	}
+	var ex struct {
+		Store struct {
+			Edges int `json:"edges"`
+		} `json:"store"`
+		EquiMem struct {
+			Writes []json.RawMessage `json:"writes"`
+		} `json:"equimem"`
+		Selectors map[string]json.RawMessage `json:"selectors"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &ex); err != nil || len(ex.EquiMem.Writes) != ex.Store.Edges || ex.Store.Edges == 0 || ex.Selectors["ppr"] == nil || ex.Selectors["leiden"] == nil {
+		t.Errorf("exposure: %v; EquiMem scored %d writes of %d, %d selectors\n%.300s", err, len(ex.EquiMem.Writes), ex.Store.Edges, len(ex.Selectors), out.String())
+	}
+	out.Reset()
+	if code := run(ctx, []string{"actions", exim4}, &out, &errb); code != exitUsage {
+		t.Errorf("actions on a Mem0 store: exit %d, want 2", code)
+	}
 }

@@ -56,11 +56,12 @@ type jsonLemma struct {
 }
 
 type jsonEviction struct {
-	Found  bool    `json:"found"`
-	Weight float64 `json:"weight"`
-	Seed   string  `json:"seed"`
-	Sink   string  `json:"sink"`
-	Max    float64 `json:"max_weight"`
+	Found       bool    `json:"found"`
+	Weight      float64 `json:"weight"`
+	AnyPositive bool    `json:"any_positive"`
+	Seed        string  `json:"seed"`
+	Sink        string  `json:"sink"`
+	Max         float64 `json:"max_weight"`
 }
 
 type jsonImmune struct {
@@ -148,7 +149,7 @@ func toJSONRow(r replay.Row, text string, cov coverageOf) jsonRow {
 			l.Margin = &m
 		}
 		if e := t.Eviction; e != nil {
-			l.Eviction = &jsonEviction{Found: e.Found, Weight: e.Weight, Seed: sanitize.Line(e.Seed), Sink: sanitize.Line(e.Sink), Max: replay.MaxProbeWeight}
+			l.Eviction = &jsonEviction{Found: e.Found, Weight: e.Weight, AnyPositive: e.AnyPositive, Seed: sanitize.Line(e.Seed), Sink: sanitize.Line(e.Sink), Max: replay.MaxProbeWeight}
 		}
 		j.Lemma1 = append(j.Lemma1, l)
 	}
@@ -321,6 +322,11 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 		return exitUsage, err
 	}
 	status := replayStatus(rows)
+	// Names that print alike are said once, on stderr (the JSON answer is
+	// the rows): the table shows each escaped, and each resolves to itself.
+	for _, f := range s.GraphCollisions() {
+		fmt.Fprintf(stderr, "memscope: warning: %s %s: %s\n", f.Code, sanitize.Line(f.Subject), sanitize.Safe(f.Message))
+	}
 	if f.queryID != "" && len(out) == 1 {
 		acts, err := s.ActionVerdicts(ctx)
 		if err != nil {
@@ -479,7 +485,7 @@ func writeReplayTable(w io.Writer, rows []jsonRow) {
 		if r.Error != "" {
 			text = "not replayed: " + r.Error
 		}
-		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %-18s %s\n", clip(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), rowLabel(r.Coverage), text)
+		fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8d %-18s %s\n", clipShown(r.Query, 20), r.Class, asRan, rec, blind, rank1, tie, len(r.Culprits), rowLabel(r.Coverage), text)
 	}
 }
 
@@ -531,7 +537,7 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		if i < len(r.G.Items) {
 			change = changeOf(r.Changes, r.G.Items[i].NodeID)
 		}
-		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clip(a.Node, 34), a.Score, clip(g.Node, 34), g.Score, change)
+		fmt.Fprintf(w, "  %-4d %-34s %-10.6f | %-34s %-10.6f %s\n", i+1, clipShown(a.Node, 34), a.Score, clipShown(g.Node, 34), g.Score, change)
 	}
 	if l := itemsCoverage(j.TopKG, j.TopKAuth); l != "" {
 		fmt.Fprintf(w, "  (%s: which entry each passage is, and so whether it is authenticated)\n", assemble.UnsignedNote("nodes", l))
@@ -550,8 +556,8 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 		}
 	}
 	if len(j.Lemma1) > 0 {
-		fmt.Fprintln(w, "\nLemma 1 (teleport floor vs the capture one injected edge from the strongest other seed allows;")
-		fmt.Fprintln(w, "margin to the (k+1)-th on G; smallest single no-source edge that evicts):")
+		fmt.Fprintln(w, "\nLemma 1 (each passage's teleport floor against the capture that one injected edge from the strongest")
+		fmt.Fprintln(w, "other seed allows; its margin to the (k+1)-th on G; the smallest single no-source edge that evicts it):")
 		for _, t := range j.Lemma1 {
 			ev := "safe"
 			if t.Evictable {
@@ -561,11 +567,13 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 			if t.Margin != nil {
 				margin = fmt.Sprintf("rank %d, margin %.4f", t.RankG, *t.Margin)
 			}
-			fmt.Fprintf(w, "  %-34s floor %.4f  bound %.4f (seed %s)  %-9s  %s", clip(t.Node, 34), t.Floor, t.CaptureBound, clip(t.Seed, 24), ev, margin)
+			fmt.Fprintf(w, "  %-34s floor %.4f  bound %.4f (seed %s)  %-9s  %s", clipShown(t.Node, 34), t.Floor, t.CaptureBound, clipShown(t.Seed, 24), ev, margin)
 			switch e := t.Eviction; {
 			case e == nil:
+			case e.AnyPositive:
+				fmt.Fprintf(w, "; evicted by %s -> %s at any positive weight (tied at the cut-off)", clipShown(e.Seed, 24), clipShown(e.Sink, 24))
 			case e.Found:
-				fmt.Fprintf(w, "; evicted by %s -> %s at weight %.4g", clip(e.Seed, 24), clip(e.Sink, 24), e.Weight)
+				fmt.Fprintf(w, "; evicted by %s -> %s at weight %.4g", clipShown(e.Seed, 24), clipShown(e.Sink, 24), e.Weight)
 			default:
 				fmt.Fprintf(w, "; no single edge up to weight %g evicts it", e.Max)
 			}
@@ -578,7 +586,7 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 	if j.WhatIf != nil {
 		fmt.Fprintf(w, "\nwhat-if (edges absent: %s): vs G %s, vs G_auth %s\n", strings.Join(j.WhatIf.Removed, ","), j.WhatIf.VsG, j.WhatIf.VsGAuth)
 		for _, it := range j.WhatIf.TopK {
-			fmt.Fprintf(w, "  %-4d %-34s %.6f\n", it.Rank, clip(it.Node, 34), it.Score)
+			fmt.Fprintf(w, "  %-4d %-34s %.6f\n", it.Rank, clipShown(it.Node, 34), it.Score)
 		}
 	}
 }
@@ -593,9 +601,18 @@ func changeOf(res diff.Result, node string) string {
 	return ""
 }
 
+// clip fits a table cell to n bytes with a ~ mark, on a terminal only
+// (clipColumns): written to a file or a pipe every cell is whole, since
+// what is read later must not lose an id's or a message's end.
 func clip(s string, n int) string {
-	s = sanitize.Line(s)
-	if len(s) <= n {
+	return clipShown(sanitize.Line(s), n)
+}
+
+// clipShown is clip for text already sanitised (the JSON rows' fields):
+// the sanitiser escapes its own escapes, so a second pass would show a
+// printed id as something else.
+func clipShown(s string, n int) string {
+	if !clipColumns || len(s) <= n {
 		return s
 	}
 	return s[:n-1] + "~"

@@ -36,3 +36,63 @@ func TestReplayFailedQueryExitsOne(t *testing.T) {
 		t.Errorf("replay --json with an unreplayable query: exit %d\n%s", code, out)
 	}
 }
+
+// On structural-write the substitute AuthSelect names for act-pay-fowler
+// is the answer read off the G_auth selection: passage:chatwin, G_auth's
+// rank 1, as in the paper's Figure 4 (issue 23, item 12).
+func TestAuthSelectSubstituteIsChatwin(t *testing.T) {
+	sdir := filepath.Join(demoDir, "structural-write")
+	code, out, errs := runIn(t, sdir, "actions", "snapshot.db", "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile)
+	if code == exitUsage || !strings.Contains(out, "substitute passage:chatwin (rank 1 on G_auth") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+}
+
+// Display collisions (issue 23, item 11): a query id with a zero-width
+// space, one that literally spells "<U+200B>", and the plain one. They
+// print differently, each printed id resolves to its own query (never the
+// decoy), and the look-alike pair is TEXT_CONFUSABLE_ID.
+func TestPrintedIDsAreUnambiguous(t *testing.T) {
+	dst := evidencetest.CopyTree(t, filepath.Join(demoDir, "clean"))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"Acme\u200b", "Acme<U+200B>", "Acme"}
+	texts := map[string]string{}
+	rows, err := db.Query("SELECT seq, text FROM queries ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		var text string
+		rows.Scan(&seq, &text)
+		seqs = append(seqs, seq)
+		texts[ids[len(seqs)-1]] = text
+	}
+	rows.Close()
+	for i, id := range ids {
+		if _, err := db.Exec("UPDATE queries SET id = ? WHERE seq = ?", id, seqs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	anchors := []string{"--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
+	_, out, errs := runIn(t, dst, append([]string{"replay", "snapshot.db"}, anchors...)...)
+	for _, printed := range []string{"Acme<U+200B> ", `Acme\<U+200B> `} {
+		if !strings.Contains(out, "\n"+printed) {
+			t.Errorf("table does not show %q:\n%s", printed, out)
+		}
+	}
+	if !strings.Contains(errs, "TEXT_CONFUSABLE_ID") {
+		t.Errorf("no TEXT_CONFUSABLE_ID warning: %s", errs)
+	}
+	for i, printed := range []string{"Acme<U+200B>", `Acme\<U+200B>`, "Acme"} {
+		code, out, errs := runIn(t, dst, append([]string{"replay", "snapshot.db", "--query", printed}, anchors...)...)
+		if code == exitUsage || !strings.Contains(out, texts[ids[i]]) {
+			t.Errorf("--query %q: exit %d %s; want the query %q (%s)\n%s", printed, code, errs, ids[i], texts[ids[i]], out)
+		}
+	}
+}

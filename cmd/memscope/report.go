@@ -30,6 +30,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	date := fs.String("date", "", "generation time printed in the report: RFC 3339, or none (default: $SOURCE_DATE_EPOCH, else now)")
 	out := fs.String("out", "", "write the HTML report to this new file (required; never overwritten)")
 	jsonOut := fs.String("json", "", "also write the JSON case file to this new file")
+	var nq nativeQueries
+	nq.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -37,11 +39,21 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", reportUsage)
 	}
-	if ef.log == "" {
-		return exitUsage, usagef("--log is required; usage: %s", reportUsage)
-	}
 	if *out == "" {
 		return exitUsage, usagef("--out FILE.html is required; usage: %s", reportUsage)
+	}
+	if isNativeStore(pos[0]) {
+		if *jsonOut != "" {
+			return exitUsage, usagef("--json: the case file is written for memscope's own evidence; a native store's report is the HTML page (its data: verify --json, timeline --json)")
+		}
+		now, err := reportDate(*date)
+		if err != nil {
+			return exitUsage, err
+		}
+		return runNativeReport(ctx, stdout, pos[0], *out, *title, now, nq, ef, args)
+	}
+	if ef.log == "" {
+		return exitUsage, usagef("--log is required; usage: %s", reportUsage)
 	}
 	if *out == *jsonOut {
 		return exitUsage, usagef("--out and --json name the same file")

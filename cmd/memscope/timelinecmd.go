@@ -76,12 +76,16 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	to := fs.String("to", "", "last moment shown (RFC 3339 or ns since the epoch)")
 	principal := fs.String("principal", "", "only events by this principal")
 	asJSON := fs.Bool("json", false, "print JSON")
+	outFormat := fs.String("output-format", "", "timesketch: Timesketch's JSONL import (message, datetime, timestamp_desc and memscope's fields)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", timelineUsage)
+	}
+	if *outFormat != outputText && *outFormat != outputTimesketch {
+		return exitUsage, usagef("--output-format %q: want timesketch", *outFormat)
 	}
 	if isNativeStore(pos[0]) {
 		return runNativeTimeline(ctx, stdout, pos[0], ef, *asJSON)
@@ -120,6 +124,9 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		j := toJSONEvent(i, tl.Events[i])
 		j.Coverage = s.EventCoverage(tl.Events[i].Kind, tl.Events[i].ID)
 		out.Events = append(out.Events, j)
+	}
+	if *outFormat == outputTimesketch {
+		return exitOK, writeTimesketch(stdout, pos[0], out.Events)
 	}
 	if *asJSON {
 		return exitOK, writeJSON(stdout, out)

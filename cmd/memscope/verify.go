@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/internal/present/ocsf"
 	"io"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--json]"
+const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--against [SERVER=]memory.jsonl] [--json]"
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("verify", verifyUsage, stderr)
@@ -19,9 +20,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	af.register(fs)
 	logLoc := fs.String("log", "", "the Merkle log: a tlog-tiles directory or an http(s) URL serving one")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the report")
+	outFormat := fs.String("output-format", "", "ocsf: print each finding as an OCSF Detection Finding (class 2004), one JSON line each")
 	format := fs.String("format", "", "read a native store of this format: "+storeFormats()+" (default: detected from the contents)")
 	var cert certFlags
 	cert.register(fs)
+	against := fs.String("against", "", "reconcile the MCP memory server's file ([SERVER=]memory.jsonl; SERVER defaults to memory) with what memscope record recorded")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -31,6 +34,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if *format != "" || isNativeStore(pos[0]) {
 		return runNativeVerify(ctx, stdout, pos[0], *format, evidenceFlags{anchorFlags: af, log: *logLoc}, cert, *asJSON)
+	}
+	if *outFormat != outputText && *outFormat != outputOCSF {
+		return exitUsage, usagef("--output-format %q: want ocsf", *outFormat)
 	}
 	if *logLoc == "" {
 		return exitUsage, usagef("--log is required; usage: %s", verifyUsage)
@@ -43,11 +49,19 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	if *asJSON {
+	if *against != "" {
+		return verifyAgainst(ctx, stdout, rep, *against, *asJSON)
+	}
+	switch {
+	case *outFormat == outputOCSF:
+		if err := writeOCSF(stdout, rep.Findings, ocsf.Context{Source: pos[0], Extra: map[string]any{"log": *logLoc}}); err != nil {
+			return exitUsage, err
+		}
+	case *asJSON:
 		if err := writeJSON(stdout, rep); err != nil {
 			return exitUsage, err
 		}
-	} else {
+	default:
 		writeVerifyReport(stdout, rep)
 	}
 	if !rep.OK {

@@ -32,6 +32,11 @@ type pendingVector struct {
 // SetMeta writes one meta key. With an operator the value is signed when
 // the store is closed or copied; until then the row is unsigned.
 func (s *Store) SetMeta(key, value string) error {
+	if _, signed := s.metaRev[key]; signed && s.metaSigned[key] == value && s.meta[key] == value {
+		// The row already holds this value, signed: rewriting it would
+		// drop its record (a resumed store closing without a change).
+		return nil
+	}
 	s.meta[key] = value
 	return s.exec("meta", key, value, nil, nil)
 }

@@ -45,6 +45,10 @@ type Config struct {
 	RootKeys     []ed25519.PublicKey
 	Description  string
 	HMACKey      []byte // when set, entries get SMSR-style tags
+	// Durable makes every Commit survive a crash: SQLite keeps a rollback
+	// journal and syncs on commit (durable.go). Without it the snapshot is
+	// written as fast as possible and is only whole once Close returns.
+	Durable bool
 	// Operator, when set, is the registered principal that signs the
 	// store's own rows: its meta values, the checkpoints it saw and its
 	// vector index (record.Config, CheckpointSeen, Vector). They are signed
@@ -96,7 +100,7 @@ func Create(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	// A URL keeps '#' and '?' in the path from cutting the file name short.
-	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"}
+	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: pragmas(cfg.Durable)}
 	db, err := sql.Open("sqlite", dsn.String())
 	if err != nil {
 		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)

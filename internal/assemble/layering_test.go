@@ -21,6 +21,8 @@ func TestReadPathDoesNotLinkWritePath(t *testing.T) {
 		"github.com/memscope/memscope/internal/generators/scenario",
 		"github.com/memscope/memscope/internal/generators/importer",
 		"github.com/memscope/memscope/evidence/tlog/appender",
+		"github.com/memscope/memscope/internal/recorder",
+		"github.com/modelcontextprotocol/go-sdk/",
 		"github.com/transparency-dev/tessera/storage/",
 		"github.com/transparency-dev/tessera", // the appender library itself (exact)
 	}

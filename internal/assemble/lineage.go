@@ -175,6 +175,7 @@ func (s *Session) LineageSummary(tau float64, failClosed bool) (*LineageSummary,
 		sum.RefusedActions = append(sum.RefusedActions, ra)
 	}
 	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), s.tombstoneClaims()...)
+	sum.Findings = append(sum.Findings, s.LineageCollisions()...)
 	sum.Findings = append(sum.Findings, lineage.LaunderingFindings(s.Lineage.Laundering(labels), tau)...)
 	return sum, nil
 }
@@ -194,6 +195,7 @@ func (s *Session) structureOnly(sum *LineageSummary, labels []lineage.Trust, why
 			Dispatched: g.Dispatched, Reason: why, Coverage: s.Coverage(verify.TableActions, g.Action)})
 	}
 	sum.Findings = append(append([]finding.Finding{}, s.Lineage.Findings()...), s.tombstoneClaims()...)
+	sum.Findings = append(sum.Findings, s.LineageCollisions()...)
 	return sum, nil
 }
 

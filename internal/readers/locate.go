@@ -108,11 +108,12 @@ func search(dir string, depth int, budget *int, found *[]Found) {
 }
 
 // storeFileName says whether a file may be a single-file store (SQLite:
-// Mem0's history.db, SMSR's database); only these are sniffed below the
-// named path, so a search never opens every file of a tree.
+// Mem0's history.db, SMSR's database; the MCP memory server's .jsonl; a
+// Letta agent file .af); only these are sniffed below the named path, so a
+// search never opens every file of a tree.
 func storeFileName(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
-	case ".db", ".sqlite", ".sqlite3":
+	case ".db", ".sqlite", ".sqlite3", ".jsonl", ".af":
 		return true
 	}
 	return false

@@ -17,7 +17,11 @@ import (
 	"github.com/memscope/memscope/internal/readers/graphrag"
 	"github.com/memscope/memscope/internal/readers/hipporag"
 	"github.com/memscope/memscope/internal/readers/lightrag"
+	"github.com/memscope/memscope/internal/readers/llamaindex"
+	"github.com/memscope/memscope/internal/readers/mcpmem"
 	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/mem0vec"
+	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -33,6 +37,10 @@ var registry = []storemodel.Reader{
 	graphrag.Reader,
 	smsrdb.Reader,
 	mem0db.Reader,
+	mem0vec.Reader,
+	llamaindex.Reader,
+	mcpmem.Reader,
+	refused.Reader,
 }
 
 // Readers returns the registered formats in detection order.

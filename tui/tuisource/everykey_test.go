@@ -66,6 +66,9 @@ func pressEveryKey(t *testing.T, m tea.Model) {
 			if after == before {
 				t.Errorf("view %s, key %q: nothing changed and the status line says nothing:\n%s", vk, k, after)
 			}
+			if st := statusLine(after); strings.Contains(st, "failed") || strings.Contains(st, "panic") {
+				t.Errorf("view %s, key %q: %s", vk, k, st)
+			}
 		}
 	}
 }

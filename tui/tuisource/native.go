@@ -27,6 +27,7 @@ import (
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/mem0db"
+	"github.com/memscope/memscope/internal/readers/mem0vec"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/lineage"
@@ -53,6 +54,8 @@ type Native struct {
 	queries []replay.Query
 	byNode  map[string][]int // node id -> indices into st.Edges
 	chains  map[string]mem0db.Chain
+	vec     map[string]*mem0vec.State // Mem0 with a vector store
+	vecOnly []mem0vec.State           // memories only the vector store holds
 
 	mu       sync.Mutex
 	tags     map[int64]smsrdb.TagResult // SMSR, after Verify with a key
@@ -107,11 +110,13 @@ func NewNative(st *storemodel.Store, o NativeOptions) (*Native, error) {
 	case n.holds(storemodel.HoldsHistory):
 		chains, fs := mem0db.Chains(st)
 		fs = append(fs, mem0db.MessageFindings(st)...)
+		fs = append(fs, n.reconcile()...)
 		n.chains = map[string]mem0db.Chain{}
 		for _, c := range chains {
 			n.chains[c.MemoryID] = c
 		}
 		n.mem0Rows(fs)
+		n.vectorRows()
 	case n.holds(storemodel.HoldsTaggedRows):
 		n.smsrRows()
 	}
@@ -162,6 +167,8 @@ func (n *Native) mem0Rows(fs []finding.Finding) {
 			problem[id] = "ORDER?"
 		case finding.Mem0EventAfterDelete:
 			problem[id] = "AFTER DEL"
+		default:
+			problem[id] = reconcileProblem(f.Code)
 		}
 	}
 	for _, v := range n.st.Versions {
@@ -235,6 +242,9 @@ func (n *Native) Overview() tui.Overview {
 		}
 	case n.holds(storemodel.HoldsHistory):
 		o.Notes = append(o.Notes, "entries are history events, then the recent messages per scope; actor and role are the store's claims; enter shows a memory's version chain")
+		if st.VectorStore != nil {
+			o.Notes = append(o.Notes, vectorNote)
+		}
 	case n.holds(storemodel.HoldsTaggedRows):
 		if n.hmacKey == nil {
 			o.Notes = append(o.Notes, "no --hmac-key: SMSR tags are not checked",
@@ -366,6 +376,8 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f("edge "+e.ID, fmt.Sprintf("%s, weight %g (%d stored edge(s)), sources: %s", e.Kind, e.Weight, e.Parts, src))
 		}
+	case n.holds(storemodel.HoldsHistory) && i >= len(n.st.Versions)+len(n.st.Messages):
+		n.vectorDetail(i-len(n.st.Versions)-len(n.st.Messages), f)
 	case n.holds(storemodel.HoldsHistory) && i >= len(n.st.Versions):
 		m := n.st.Messages[i-len(n.st.Versions)]
 		for _, kv := range [][2]string{{"message id", m.ID}, {"session_scope", m.Scope}, {"role (claimed)", m.Role}, {"name (claimed)", m.Name},
@@ -387,6 +399,7 @@ func (n *Native) EntryDetail(ctx context.Context, i int) (tui.EntryDetail, error
 			}
 			f(fmt.Sprintf("chain %d", j+1), fmt.Sprintf("%s %s by %s: %s", cv.Event, orDash(cv.UpdatedAt, cv.CreatedAt), claimedBy(cv.Actor, cv.Role), text))
 		}
+		n.vectorFields(v.MemoryID, f)
 	case n.holds(storemodel.HoldsTaggedRows):
 		m := n.st.Memories[i]
 		tag := m.Tag

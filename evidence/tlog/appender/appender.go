@@ -74,6 +74,9 @@ type Writer struct {
 	tree      *compact.Range        // running RFC 6962 tree over every appended leaf
 	closed    bool
 	err       error // sticky: once integration failed, the log is unusable
+	// notDir: the log is not a POSIX directory (OpenDriver on another
+	// driver), so Close has no partial files to remove.
+	notDir bool
 }
 
 var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
@@ -98,15 +101,7 @@ func Create(ctx context.Context, dir string, signer note.Signer) (*Writer, error
 	}
 	// Background tasks (publisher, stats) live until Close.
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	opts := tessera.NewAppendOptions().
-		WithCheckpointSigner(signer).
-		WithBatching(submitChunk, batchMaxAge).
-		WithCheckpointInterval(checkpointInterval).
-		// Republishing an unchanged tree would only rewrite identical bytes.
-		WithCheckpointRepublishInterval(0).
-		// Tessera's GC runs on a timer, so which partial files survive would
-		// depend on timing; Close removes them deterministically instead.
-		WithGarbageCollectionInterval(0)
+	opts := appendOptions(signer, checkpointInterval, batchMaxAge)
 	appender, shutdown, reader, err := tessera.NewAppender(bg, driver, opts)
 	if err != nil {
 		cancel()
@@ -251,6 +246,9 @@ func (w *Writer) Close(ctx context.Context) ([]byte, error) {
 	}
 	if parsed.Size != size || string(parsed.Hash) != string(root) {
 		return nil, fmt.Errorf("tlog: final checkpoint in %s commits to size %d root %x, writer computed size %d root %x", w.dir, parsed.Size, parsed.Hash, size, root)
+	}
+	if w.notDir {
+		return cp, nil
 	}
 	if err := removeStalePartials(w.dir, size); err != nil {
 		return nil, err
@@ -398,4 +396,20 @@ func checkpointBody(cp []byte) (f_log.Checkpoint, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// appendOptions are the Tessera options of every memscope log.
+func appendOptions(signer note.Signer, interval, maxAge time.Duration) *tessera.AppendOptions {
+	if maxAge == 0 {
+		maxAge = batchMaxAge
+	}
+	return tessera.NewAppendOptions().
+		WithCheckpointSigner(signer).
+		WithBatching(submitChunk, maxAge).
+		WithCheckpointInterval(interval).
+		// Republishing an unchanged tree would only rewrite identical bytes.
+		WithCheckpointRepublishInterval(0).
+		// Tessera's GC runs on a timer, so which partial files survive would
+		// depend on timing; Close removes them deterministically instead.
+		WithGarbageCollectionInterval(0)
 }

@@ -324,9 +324,9 @@ func authority(in Input, a Action) string {
 
 // authSelect is AuthSelect's (arXiv:2606.12290) Algorithm 1 for an action: re-select the
 // action's query on G_auth; accept when every justifying passage is still
-// selected there, else substitute the G_auth item that the unauthenticated
-// structure pushed out, or escalate when no authenticated substitute meets
-// the action's authority.
+// selected there, else substitute the answer read off the G_auth selection
+// (its rank 1), or escalate when that item does not meet the action's
+// authority.
 func authSelect(in Input, a Action) Verdict {
 	if a.Query == "" {
 		return Verdict{NotChecked, "the action names no query, so its selection cannot be replayed"}
@@ -367,18 +367,15 @@ func authSelect(in Input, a Action) Verdict {
 	if len(missing) == 0 {
 		return Verdict{Accept, fmt.Sprintf("every justifying passage (%s) is still selected on G_auth (query %s: %s)", strings.Join(passages, ", "), a.Query, class)}
 	}
-	// The substitute: the best G_auth item that G does not select, i.e.
-	// what unauthenticated structure pushed out.
-	onG := map[string]bool{}
-	for _, it := range row.G.Items {
-		onG[it.NodeID] = true
-	}
+	// The substitute is the answer read off the G_auth selection
+	// (AuthSelect, arXiv:2606.12290, Algorithm 1 line 9: return
+	// a_{G_auth}): the passage G_auth's selection is read first, its rank
+	// 1, which in the paper's Figure 4 case is Bruce Chatwin. It is not
+	// "the first G_auth item G lacks", which can be any lower-ranked
+	// passage the attack happened to push out.
 	var sub *replay.Item
-	for i := range row.GAuth.Items {
-		if it := &row.GAuth.Items[i]; !onG[it.NodeID] {
-			sub = it
-			break
-		}
+	if len(row.GAuth.Items) > 0 {
+		sub = &row.GAuth.Items[0]
 	}
 	need := authority(in, a)
 	lead := fmt.Sprintf("query %s is %s: justifying passage %s is not selected on G_auth", a.Query, class, strings.Join(missing, ", "))

@@ -155,3 +155,17 @@ func TestUnlabelledDrawsNoLabelVerdict(t *testing.T) {
 		t.Errorf("none %+v, refused by %v", row.Verdicts[None], row.RefusedBy())
 	}
 }
+
+// The substitute is the answer read off the G_auth selection, its rank 1
+// (AuthSelect, arXiv:2606.12290, Algorithm 1 line 9; Figure 4: Bruce
+// Chatwin, G_auth rank 1), not the first G_auth item G lacks (here p1).
+func TestAuthSelectSubstituteIsGAuthRankOne(t *testing.T) {
+	labels := labelsOf(map[string]record.Trust{"e0": record.Trusted, "e1": record.Trusted, "e3": record.Trusted})
+	entryOf := map[string]string{"p0": "e0", "p1": "e1", "p3": "e3"}
+	q := &QueryView{Row: replay.Row{QueryID: "q", K: 2, G: sel("p3", "p0"), GAuth: sel("p0", "p1"), Class: diff.Diverge}, EntryOf: entryOf, Pool: 3}
+	in := Input{Labels: labels, Queries: map[string]*QueryView{"q": q}, Actions: []Action{{ID: "pay", Tool: "transfer_funds", Justification: []string{"e3"}, Query: "q", Dispatched: true}}}
+	v := Evaluate(in)[0].Verdicts[AuthSelect]
+	if v.Decision != Substitute || !strings.Contains(v.Reason, "substitute p0 (rank 1 on G_auth") {
+		t.Errorf("authselect %+v, want substitute p0 (G_auth rank 1)", v)
+	}
+}

@@ -136,9 +136,11 @@ type Target struct {
 	Node      string
 	ResetMass float64 // normalised r(target)
 	Floor     float64 // (1-d) r(target)
-	// Anchored: the floor is at or above the one-hop capture bound
-	// (1-d) d / k, so no write budget can evict it (Lemma 1); otherwise
-	// it is a low-floor (walk-dominated) target.
+	// Anchored: the floor is at or above the query's one-hop capture
+	// bound (replay.CaptureBoundFor: (1-d) d r(s) for the strongest other
+	// seed s, the bound replay's Lemma 1 rows use), so no write budget can
+	// evict it (Lemma 1); otherwise it is a low-floor (walk-dominated)
+	// target, EVICTABLE in replay.
 	Anchored bool
 	Evicted  float64 // share of heavy draws under PPR that pushed it out
 }

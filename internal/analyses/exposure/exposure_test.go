@@ -281,3 +281,63 @@ func TestSDomWithoutDenseScoresIsNotCheckable(t *testing.T) {
 		t.Errorf("selector S_dom %v over %d queries, want %v over %d", ppr.SDom, ppr.SDomQueries, sum/float64(n), n)
 	}
 }
+
+// One rule for EVICTABLE (replay) and anchored (exposure): on every demo
+// query each PPR target exposure lists is anchored exactly when replay's
+// Lemma 1 row does not call it EVICTABLE. The old constant bound
+// (1-d)d/k disagreed with replay's per-query bound on some target, which
+// the premise checks (issue 23, item 12).
+func TestAnchoredIsNotEvictable(t *testing.T) {
+	for _, name := range []string{"clean", "structural-write", "spread"} {
+		base := name
+		if name == "spread" {
+			base = "structural-write"
+		}
+		rp, qs, _ := open(t, base)
+		if name == "spread" {
+			// Seed mass spread over every node: each seed is light, so the
+			// query's bound is far below the constant's 0.05.
+			qs = append([]replay.Query(nil), qs...)
+			spread := map[string]float64{}
+			for _, n := range rp.Graph().Nodes() {
+				spread[n.ID] = 1
+			}
+			qs[0].Reset = spread
+		}
+		res, err := Analyze(context.Background(), rp, qs, Options{Seed: 1, Draws: 4, CurveDraws: 2, Selectors: []string{PPR}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ppr, _ := res.Selector(PPR)
+		constantDiffers, compared := false, 0
+		for qi, q := range ppr.Queries {
+			row, err := rp.Replay(context.Background(), qs[qi])
+			if err != nil {
+				t.Fatal(err)
+			}
+			evictable := map[string]bool{}
+			for _, l := range row.Targets {
+				evictable[l.NodeID] = l.Evictable
+			}
+			for _, tg := range q.Targets {
+				ev, ok := evictable[tg.Node]
+				if !ok {
+					continue
+				}
+				compared++
+				if tg.Anchored == ev {
+					t.Errorf("%s/%s: %s anchored %v in exposure, evictable %v in replay", name, q.Query, tg.Node, tg.Anchored, ev)
+				}
+				if ev != (tg.Floor < replay.CaptureBound(0.5, 5)) {
+					constantDiffers = true
+				}
+			}
+		}
+		if compared == 0 {
+			t.Fatalf("%s: no target to compare", name)
+		}
+		if name == "spread" && !constantDiffers {
+			t.Errorf("%s: the constant bound agrees with the per-query one on every target: the test cannot tell the rules apart", name)
+		}
+	}
+}

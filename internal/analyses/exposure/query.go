@@ -533,11 +533,14 @@ func (s *qstate) targetedPassage() int32 {
 
 func (s *qstate) targets(evicted map[int32]int, draws int) []Target {
 	d := s.e.opt.Damping
-	bound := replay.CaptureBound(d, s.k)
+	// The same per-query bound replay's Lemma 1 rows use: one rule for
+	// EVICTABLE there and anchored here.
+	first, second := replay.TopSeeds(s.r)
 	var out []Target
 	for _, v := range s.ppr.base() {
 		t := Target{Node: s.e.g.Nodes()[v].ID, ResetMass: s.r[v], Floor: replay.TeleportFloor(d, s.r[v])}
-		t.Anchored = t.Floor >= bound
+		bound, _ := replay.CaptureBoundFor(d, s.r, first, second, int(v))
+		t.Anchored = !replay.Evictable(t.Floor, bound)
 		if draws > 0 {
 			t.Evicted = float64(evicted[v]) / float64(draws)
 		}

@@ -8,7 +8,6 @@ package storediff
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/mem0db"
@@ -48,6 +47,7 @@ type EdgeChange struct {
 // Result is the comparison.
 type Result struct {
 	Memories     []MemoryChange    `json:"memories"`
+	Vectors      []MemoryChange    `json:"vector_points"` // Mem0 vector stores (vectors.go)
 	Edges        []EdgeChange      `json:"edges"`
 	NodesAdded   []string          `json:"nodes_added"`
 	NodesRemoved []string          `json:"nodes_removed"`
@@ -59,8 +59,9 @@ func Diff(a, b *storemodel.Store) (Result, error) {
 	if a.Format != b.Format {
 		return Result{}, fmt.Errorf("a %s store and a %s store are not two copies of one store", a.Format, b.Format)
 	}
-	r := Result{Memories: []MemoryChange{}, Edges: []EdgeChange{}, NodesAdded: []string{}, NodesRemoved: []string{}, Findings: []finding.Finding{}}
+	r := Result{Memories: []MemoryChange{}, Vectors: []MemoryChange{}, Edges: []EdgeChange{}, NodesAdded: []string{}, NodesRemoved: []string{}, Findings: []finding.Finding{}}
 	memories(a, b, &r)
+	vectors(a, b, &r)
 	edges(a, b, &r)
 	nodes(a, b, &r)
 	return r, nil
@@ -120,14 +121,7 @@ func memories(a, b *storemodel.Store, r *Result) {
 		}
 		r.Memories = append(r.Memories, ch)
 	}
-	var gone []string
-	for id := range sa {
-		if _, ok := sb[id]; !ok {
-			gone = append(gone, id)
-		}
-	}
-	sort.Strings(gone)
-	for _, id := range gone {
+	for _, id := range gone(sa, sb) {
 		r.Memories = append(r.Memories, MemoryChange{Memory: id, Change: Removed, Before: sa[id].text})
 		r.Findings = append(r.Findings, finding.New(finding.Mem0HistoryRewritten, "memory "+id,
 			fmt.Sprintf("A's history holds %d row(s) of this memory and B's none: Mem0 only appends history rows, so they were removed between the copies (or the history was reset)", len(sa[id].rows))))

@@ -175,6 +175,12 @@ func triage(ctx context.Context, s *assemble.Session, rp *replay.Replayer, qs []
 	}); err != nil {
 		return nil, fmt.Errorf("equimem: %w", err)
 	}
+	return triageWrites(ctx, ws, rp, qs)
+}
+
+// triageWrites scores the structural writes ws (store order) and ranks
+// them against replay's culprits and the unauthenticated writes.
+func triageWrites(ctx context.Context, ws []equimem.Write, rp *replay.Replayer, qs []replay.Query) (*EquiMemTriage, error) {
 	nodes := len(rp.Graph().Nodes())
 	scores, err := equimem.Analyze(ctx, ws, equimem.Options{Nodes: nodes})
 	if err != nil {

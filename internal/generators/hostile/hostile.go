@@ -33,7 +33,7 @@ type Case struct {
 }
 
 // Base scenarios every case is cut from.
-var Base = []string{"clean", "structural-write", "tombstone"}
+var Base = []string{"clean", "structural-write", "tombstone", "channel-promotion", "tombstone-vouch"}
 
 type edit struct {
 	name, base, about string
@@ -145,7 +145,24 @@ var edits = []edit{
 		os.Remove(snap)
 		return snap, syscall.Mkfifo(snap, 0o600)
 	}},
+	// Labels an adversary tries to earn (issue 23): the stores are signed
+	// honestly; the attack is in what the records say.
+	{"channel-promotion", "channel-promotion", "a principal's writes logged on the unauthenticated channel, then the principal re-registered on the authenticated one", unchanged},
+	{"tombstone-vouch", "tombstone-vouch", "an agent's tombstone calls the External root it laundered a Trusted user entry; another misstates a record still in the store", unchanged},
+	{"confusable-ids", "structural-write", "query ids and entity labels that differ only by a zero-width space or a Cyrillic look-alike, and ones that literally spell <U+200B>", sqlEdit(
+		"UPDATE queries SET id = 'Acme' || char(8203) WHERE seq = (SELECT min(seq) FROM queries)",
+		"UPDATE queries SET id = 'Acme<U+200B>' WHERE seq = (SELECT min(seq) + 1 FROM queries)",
+		"UPDATE queries SET id = 'Acme' WHERE seq = (SELECT max(seq) FROM queries)",
+		"UPDATE nodes SET label = 'Acme Holdings' || char(8203) WHERE seq = (SELECT min(seq) FROM nodes)",
+		"UPDATE nodes SET label = 'Acme Holdings<U+200B>' WHERE seq = (SELECT min(seq) + 1 FROM nodes)",
+		"UPDATE nodes SET label = char(1040) || 'cme Holdings' WHERE seq = (SELECT min(seq) + 2 FROM nodes)")},
+	{"reset-maxfloat", "clean", "every reset mass of one query is 1.7e308 (the sum of finite masses overflows)", sqlEdit(
+		"UPDATE queries SET reset = (SELECT json_group_object(key, 1.7e308) FROM json_each(queries.reset)) WHERE seq = (SELECT min(seq) FROM queries)")},
 }
+
+// unchanged leaves a case's base scenario as generated: the scenario is
+// the adversarial evidence.
+func unchanged(snap, _ string) (string, error) { return snap, nil }
 
 func metaImport(snap, _ string) (string, error) {
 	db, err := sql.Open("sqlite", "file:"+snap)

@@ -144,6 +144,12 @@ const (
 	Mem0MemoryNotInVector   Code = "MEM0_MEMORY_NOT_IN_VECTOR_STORE"
 	MCPMemDuplicate         Code = "MCPMEM_DUPLICATE"
 	MCPMemRelationDangling  Code = "MCPMEM_RELATION_DANGLING"
+	// verify --against: the MCP memory server's file against what
+	// memscope record recorded (internal/analyses/mcpagainst).
+	MCPUnrecorded        Code = "MCP_UNRECORDED_ITEM"
+	MCPDeletedPresent    Code = "MCP_DELETED_PRESENT"
+	MCPRecordedAbsent    Code = "MCP_RECORDED_ABSENT"
+	MCPObservationEdited Code = "MCP_OBSERVATION_EDITED"
 )
 
 // Codes of evidence text (package textscan).
@@ -151,6 +157,7 @@ const (
 	TextControlChars Code = "TEXT_CONTROL_CHARS"
 	TextInertControl Code = "TEXT_INERT_CONTROLS"
 	TextHiddenChars  Code = "TEXT_HIDDEN_CHARS"
+	TextConfusableID Code = "TEXT_CONFUSABLE_ID"
 )
 
 // Spec describes one catalogued code. Severity is the code's usual
@@ -206,7 +213,7 @@ func (c Catalog) Of(fams ...Family) Catalog {
 
 // Catalogue lists every finding code memscope reports. Names never change
 // once released; docs/FINDINGS.md has one row per entry (tested).
-var Catalogue = Catalog{
+var Catalogue = append(Catalog{
 	{SigInvalid, FamSignatures, SevError, "the record's Ed25519 signature does not verify under the writer's registered key"},
 	{WriterUnregistered, FamSignatures, SevError, "the record's writer (or its key id) is not in the principal registry"},
 	{KeyOutsideValidity, FamSignatures, SevError, "the record was signed with a key outside its registered validity (before registration or after revocation)"},
@@ -297,12 +304,18 @@ var Catalogue = Catalog{
 	{Mem0VectorTextDiffers, FamStore, SevError, "a Mem0 memory's text in the vector store (payload data) differs from its last history version: changed outside Mem0's update path"},
 	{Mem0VectorHashMismatch, FamStore, SevError, "a Mem0 vector's stored hash is not md5 of its text, as _create_memory and _update_memory write it: the text or the hash was changed afterwards"},
 	{Mem0MemoryNotInVector, FamStore, SevWarning, "a memory the Mem0 history holds as live (last event ADD or UPDATE) is missing from the vector store: removed outside Mem0's delete path, or the vector store is an older copy"},
+	{MCPUnrecorded, FamStore, SevError, "an item of the MCP memory server's file (entity, observation or relation) that no write recorded by memscope record explains: written around the gateway"},
+	{MCPDeletedPresent, FamStore, SevError, "an item of the MCP memory server's file whose recorded write a signed tombstone deleted: the server did not delete it, or it was restored behind the gateway"},
+	{MCPRecordedAbsent, FamStore, SevError, "an item memscope record recorded and no tombstone deleted is missing from the MCP memory server's file: removed behind the gateway"},
+	{MCPObservationEdited, FamStore, SevError, "an observation in the MCP memory server's file differs from the one recorded for the same entity: edited behind the gateway"},
 	{MCPMemDuplicate, FamStore, SevWarning, "the MCP memory server's file holds two entities of one name or two identical relations: create_entities and create_relations skip duplicates, so the file was written around the server"},
 	{MCPMemRelationDangling, FamStore, SevInfo, "an MCP memory relation names an entity the file does not hold: upstream create_relations does not check its endpoints, so the server itself writes such relations"},
 	{TextControlChars, FamContent, SevError, "a text field of the evidence carries characters a terminal acts on (ESC, C1 controls, BEL, a bare CR, bidi embeddings, overrides or isolates): they start escape sequences, ring, overwrite or reorder what is shown, and ordinary memory text never holds them; shown escaped"},
 	{TextInertControl, FamContent, SevWarning, "a text field of the evidence carries C0 controls or DEL that no terminal acts on (NUL, VT, FF...): text extracted from PDFs and office files carries them, so they are not hostile in themselves; shown escaped"},
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets (on a native store, an error when a culprit is a write the store does not explain: unexplained content changed the selection)"},
+	{TextConfusableID, FamContent, SevWarning, "two ids (or entity names) of one kind differ only by invisible or confusable characters (same Unicode TR39 skeleton): they look alike on a screen; each is printed escaped and resolves only to itself"},
+	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
@@ -321,7 +334,7 @@ var Catalogue = Catalog{
 	{DiffRemovedWithoutTombstone, FamDiff, SevError, "a signed record in A is missing from B and B holds no tombstone for it (a silent deletion)"},
 	{DiffSignedChanged, FamDiff, SevError, "a signed record has different bytes in A and B (a record was modified after signing)"},
 	{DiffUnsignedChanged, FamDiff, SevWarning, "an unsigned row (query, action, gate event) was changed or removed between A and B; nothing proves either version"},
-}
+}, watchCatalogue...)
 
 var index = func() map[Code]Spec {
 	m := make(map[Code]Spec, len(Catalogue))

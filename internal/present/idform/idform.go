@@ -8,11 +8,22 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // MinLen is the shortest prefix or tail accepted: shorter forms match too
 // much to be a deliberate choice.
 const MinLen = 4
+
+// raw is the text a printed form stands for; a form that is not
+// printed output (a lone backslash) stands for itself.
+func raw(form string) string {
+	if r, ok := sanitize.Unescape(form); ok {
+		return r
+	}
+	return form
+}
 
 // split returns the head and tail of a short form, ok false when form has
 // no elision mark.
@@ -28,10 +39,18 @@ func split(form string) (head, tail string, ok bool) {
 // Matches reports whether form names id: equal, or a prefix or tail of at
 // least MinLen characters, or head…tail with id starting with head and
 // ending with tail. Case-insensitive (ids are hex and ASCII words).
+//
+// form is read as memscope prints ids: the sanitiser's escapes stand for
+// what they escape (sanitize.Unescape), so a printed id pasted back names
+// the record that was shown. An id holding a zero-width space prints as
+// "name<U+200B>" and an id literally spelling that prints as
+// "name\<U+200B>": each printed form names its own record, never the
+// other (the decoy).
 func Matches(id, form string) bool {
 	if form == "" {
 		return false
 	}
+	form = raw(form)
 	lid, lf := strings.ToLower(id), strings.ToLower(form)
 	if lid == lf {
 		return true
@@ -68,8 +87,9 @@ func (e *NotFoundError) Error() string {
 func Resolve(ids iter.Seq[string], form string) (string, error) {
 	var found []string
 	count := 0
+	exact := raw(form)
 	for id := range ids {
-		if id == form {
+		if id == exact {
 			return id, nil
 		}
 		if Matches(id, form) {

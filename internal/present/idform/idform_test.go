@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 func TestMatches(t *testing.T) {
@@ -80,5 +82,39 @@ func TestShortFormsMatchBack(t *testing.T) {
 	}
 	if got := Head("abcdef0123456789ffff", 16); got != "abcdef0123456789…" {
 		t.Errorf("Head = %q", got)
+	}
+}
+
+// The printed id names the record that was shown, never a decoy that
+// prints alike: "Acme Holdings" with a zero-width space prints as
+// "Acme Holdings<U+200B>", and an entity literally named that prints as
+// "Acme Holdings\\<U+200B>" (issue 23, item 11).
+func TestPrintedIDResolvesToItsRecord(t *testing.T) {
+	real, decoy := "Acme Holdings\u200b", "Acme Holdings<U+200B>"
+	ids := []string{decoy, real, "Acme Holdings"}
+	for _, id := range ids {
+		printed := sanitize.Line(id)
+		got, err := Resolve(slices.Values(ids), printed)
+		if err != nil || got != id {
+			t.Errorf("printed %q resolves to %q (%v), want %q", printed, got, err, id)
+		}
+	}
+	if sanitize.Line(real) == sanitize.Line(decoy) {
+		t.Fatalf("both print %q", sanitize.Line(real))
+	}
+}
+
+// Ids that differ only by invisible or confusable characters are one
+// display key: a zero-width space, and a Cyrillic "а" (U+0430) for the
+// Latin "a", both collide with "Acme Holdings"; ids that look different
+// do not (issue 23, item 11).
+func TestCollisions(t *testing.T) {
+	ids := []string{"Acme Holdings", "Acme Holdings\u200b", "\u0410cme Holdings", "Acme Holding", "019cadc9-06bf", "Zeta\u202e"}
+	got := Collisions(slices.Values(ids))
+	if len(got) != 1 || !slices.Equal(got[0], []string{"Acme Holdings", "Acme Holdings\u200b", "\u0410cme Holdings"}) {
+		t.Errorf("collisions %q", got)
+	}
+	if c := Collisions(slices.Values([]string{"019cadc9-06bf", "019cadc9-0abc", "O19cadc9-06bf"})); len(c) != 0 {
+		t.Errorf("plain ASCII ids collide: %q", c)
 	}
 }

@@ -49,7 +49,9 @@ func Marshal(v any) ([]byte, error) {
 func sanitizeTree(v any) any {
 	switch x := v.(type) {
 	case string:
-		return sanitize.Line(x)
+		// The second pass over fields the caller sanitised already (with
+		// sanitize.Line): Safe leaves their escapes as they are.
+		return sanitize.Safe(x)
 	case []any:
 		for i := range x {
 			x[i] = sanitizeTree(x[i])
@@ -58,7 +60,7 @@ func sanitizeTree(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			out[sanitize.Line(k)] = sanitizeTree(val)
+			out[sanitize.Safe(k)] = sanitizeTree(val)
 		}
 		return out
 	}

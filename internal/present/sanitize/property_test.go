@@ -73,6 +73,10 @@ func reconstruct(t *testing.T, pieces []Piece) string {
 func unescape(t *testing.T, e string) string {
 	t.Helper()
 	switch e {
+	case `\\`:
+		return `\`
+	case `\<`:
+		return "<"
 	case `\e`:
 		return "\x1b"
 	case `\t`:
@@ -120,6 +124,7 @@ func inputPrintables(in string, block bool) string {
 		r, size := utf8.DecodeRuneInString(in[i:])
 		i += size
 		switch {
+		case r == '\\', r == '<' && strings.HasPrefix(in[i:], "U+"): // escaped literals
 		case r == utf8.RuneError && size == 1:
 		case r == '\n' && block:
 			b.WriteRune(r)
@@ -179,22 +184,31 @@ func checkProperties(t *testing.T, in string, block bool, tabWidth int) {
 	if got, want := verbatimPrintables(pieces), inputPrintables(in, block); got != want {
 		t.Fatalf("verbatim text of %q is %q, want its printable runes %q", in, got, want)
 	}
-	if clean := len(pieces) == 0 || len(pieces) == 1 && pieces[0].Kind == Verbatim; clean != isClean(in, block) {
+	if clean := len(pieces) == 0 || len(pieces) == 1 && pieces[0].Kind == Verbatim; clean != isClean(in, block, true) {
 		t.Fatalf("isClean(%q, %v) = %v, but pieces are %q", in, block, !clean, pieces)
 	}
 	if len(out) > growth*len(in) {
 		t.Fatalf("output of %q grew from %d to %d bytes", in, len(in), len(out))
 	}
 
-	// Idempotent: sanitised text is left alone.
-	var again string
-	if block {
-		again = Block(out, tabWidth)
-	} else {
-		again = Line(out)
+	// Safe is the idempotent second pass: it never changes sanitised text
+	// and makes anything terminal-safe.
+	if !block {
+		if Safe(out) != out {
+			t.Fatalf("Safe changes Line's output %q: %q", out, Safe(out))
+		}
+		safe := Safe(in)
+		checkOutput(t, in, safe, false)
+		if Safe(safe) != safe {
+			t.Fatalf("Safe not idempotent on %q", in)
+		}
 	}
-	if again != out {
-		t.Fatalf("not idempotent on %q: %q then %q", in, out, again)
+	// Unambiguous: the escape characters are escaped too, so the printed
+	// line alone gives the input back (no two inputs print the same).
+	if !block {
+		if back, ok := Unescape(out); !ok || back != in {
+			t.Fatalf("Unescape(Line(%q)) = %q, %v", in, back, ok)
+		}
 	}
 
 	if block {
@@ -271,7 +285,7 @@ func checkFindings(t *testing.T, in string) {
 	// No flag exactly when Line needs no escape beyond layout characters.
 	onlyLayout := !bareCR
 	for _, p := range LinePieces(in) {
-		if p.Kind == Escape && p.Text != `\t` && p.Text != `\n` && p.Text != `\r` {
+		if p.Kind == Escape && p.Text != `\t` && p.Text != `\n` && p.Text != `\r` && p.Text != `\\` && p.Text != `\<` {
 			onlyLayout = false
 		}
 	}

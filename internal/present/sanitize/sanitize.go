@@ -7,15 +7,18 @@
 // else is copied verbatim. The notation (documented in docs/SANITIZE.md):
 //
 //	\e \t \n \r     ESC, TAB, LF, CR
+//	\\ \<           a literal backslash; a literal "<" that begins "<U+"
 //	\xNN            any other C0 control or DEL, or a byte that is not valid UTF-8
 //	<U+XXXX>        a C1 control, bidi control, zero-width or other invisible
 //	                rune, tag character or variation selector
 //
 // A backslash form always stands for exactly one input byte and a <U+...> form
 // for exactly one code point, so the escaped text can be mapped back to the
-// input bytes. Literal text can look like an escape (a memory may contain the
-// four characters `\x1b`); use the Piece functions to style escapes
-// distinctly, and Findings to know whether any were needed.
+// input bytes. The escape characters themselves are escaped (a literal
+// backslash is \\, a literal "<" that begins "<U+" is \<), so literal text
+// never looks like an escape: two different inputs never print the same.
+// Use the Piece functions to style escapes distinctly, and Findings to know
+// whether any suspicious character was there.
 package sanitize
 
 import (
@@ -36,12 +39,39 @@ const MaxTabWidth = 64
 // result is valid UTF-8 with no control, bidi or invisible runes. Clean input
 // is returned as is, without allocating.
 func Line(s string) string {
-	if isClean(s, false) {
+	if isClean(s, false, true) {
 		return s
 	}
 	var b stringSink
 	b.Grow(len(s) + len(s)/4 + 16)
-	walk(s, false, 0, &b)
+	walk(s, false, 0, true, &b)
+	return b.String()
+}
+
+// Safe is Line without escaping the escape characters: it makes any text
+// safe for a terminal and is idempotent, so it is the second pass for text
+// that may already be sanitised (the JSON writer's pass over every string
+// it encodes). It is not unambiguous: first-pass output uses Line.
+func Safe(s string) string {
+	if isClean(s, false, false) {
+		return s
+	}
+	var b stringSink
+	b.Grow(len(s) + len(s)/4 + 16)
+	walk(s, false, 0, false, &b)
+	return b.String()
+}
+
+// SafeBlock is Block without escaping the escape characters: the
+// idempotent last pass over output lines that are sanitised already (the
+// CLI's terminal writer). First-pass text uses Block or Line.
+func SafeBlock(s string, tabWidth int) string {
+	if isClean(s, true, false) {
+		return s
+	}
+	var b stringSink
+	b.Grow(len(s) + len(s)/4 + 16)
+	walk(s, true, clampTabWidth(tabWidth), false, &b)
 	return b.String()
 }
 
@@ -52,12 +82,12 @@ func Line(s string) string {
 // return can never overwrite what came before it. Clean input without tabs is
 // returned as is, without allocating.
 func Block(s string, tabWidth int) string {
-	if isClean(s, true) {
+	if isClean(s, true, true) {
 		return s
 	}
 	var b stringSink
 	b.Grow(len(s) + len(s)/4 + 16)
-	walk(s, true, clampTabWidth(tabWidth), &b)
+	walk(s, true, clampTabWidth(tabWidth), true, &b)
 	return b.String()
 }
 
@@ -85,7 +115,7 @@ type Piece struct {
 // Concatenating the Text fields gives exactly Line(s).
 func LinePieces(s string) []Piece {
 	var p pieceSink
-	walk(s, false, 0, &p)
+	walk(s, false, 0, true, &p)
 	return p.pieces
 }
 
@@ -94,7 +124,7 @@ func LinePieces(s string) []Piece {
 // Block(s, tabWidth).
 func BlockPieces(s string, tabWidth int) []Piece {
 	var p pieceSink
-	walk(s, true, clampTabWidth(tabWidth), &p)
+	walk(s, true, clampTabWidth(tabWidth), true, &p)
 	return p.pieces
 }
 
@@ -107,11 +137,14 @@ func clampTabWidth(w int) int {
 
 // isClean reports whether walk would copy s unchanged. It must agree exactly
 // with walk; the fuzz targets check that it does.
-func isClean(s string, block bool) bool {
+func isClean(s string, block, literals bool) bool {
 	prevVisible := false
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b >= 0x20 && b < 0x7F {
+			if literals && literalEscape(s, i) != "" {
+				return false
+			}
 			i++
 			prevVisible = true
 			continue
@@ -142,8 +175,9 @@ type sink interface {
 var spaces = strings.Repeat(" ", MaxTabWidth)
 
 // walk sanitises s into out. In block mode LF passes and tabs are expanded to
-// tabWidth; otherwise both are escaped.
-func walk(s string, block bool, tabWidth int, out sink) {
+// tabWidth; otherwise both are escaped. literals escapes the escape
+// characters themselves (literalEscape); only Safe leaves them.
+func walk(s string, block bool, tabWidth int, literals bool, out sink) {
 	// Display column, needed only to expand tabs; measuring costs a grapheme
 	// walk, so skip it when there is no tab.
 	measure := block && strings.IndexByte(s, '\t') >= 0
@@ -185,6 +219,18 @@ func walk(s string, block bool, tabWidth int, out sink) {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b >= 0x20 && b < 0x7F {
+			if e := literalEscape(s, i); literals && e != "" {
+				// A literal backslash, or a literal "<" that begins
+				// "<U+": escaped so that no text can print like an
+				// escape of something else. The character is visible.
+				flush(i)
+				out.escape([]byte(e))
+				col += len(e)
+				i++
+				start = i
+				prevVisible = true
+				continue
+			}
 			i++
 			prevVisible = true
 			continue
@@ -215,6 +261,24 @@ func walk(s string, block bool, tabWidth int, out sink) {
 		prevVisible = false
 	}
 	flush(len(s))
+}
+
+// literalEscape is the escape of the printable ASCII byte at s[i] when it
+// could begin an escape itself, else "": every backslash (shown as \\),
+// and a "<" followed by "U+" (shown as \<). With those two, each escape in
+// the output stands for exactly one input unit and literal text never
+// prints like one: "a<U+200B>" typed literally is shown a\<U+200B>, the
+// zero-width space itself a<U+200B>.
+func literalEscape(s string, i int) string {
+	switch s[i] {
+	case '\\':
+		return `\\`
+	case '<':
+		if strings.HasPrefix(s[i+1:], "U+") {
+			return `\<`
+		}
+	}
+	return ""
 }
 
 const hexDigits = "0123456789ABCDEF"

@@ -18,7 +18,7 @@ var payloads = []struct {
 	{"OSC 0 window title", "\x1b]0;pwned\x07", `\e]0;pwned\x07`, Control | TerminalEscape | Bell},
 	{"OSC 52 clipboard write", "\x1b]52;c;Y3VybCBldmlsfHNo\x07", `\e]52;c;Y3VybCBldmlsfHNo\x07`, Control | TerminalEscape | Bell},
 	{"OSC 8 hyperlink", "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\",
-		`\e]8;;https://evil.example/\e\click\e]8;;\e\`, Control | TerminalEscape},
+		`\e]8;;https://evil.example/\e\\click\e]8;;\e\\`, Control | TerminalEscape},
 	{"unterminated OSC", "\x1b]0;never ends", `\e]0;never ends`, Control | TerminalEscape},
 	{"one-byte CSI 0x9B", "\x9b2J", `\x9b2J`, InvalidUTF8 | Control | TerminalEscape},
 	{"one-byte OSC 0x9D", "\x9d0;t\x9c", `\x9d0;t\x9c`, InvalidUTF8 | Control | TerminalEscape},
@@ -58,7 +58,12 @@ var payloads = []struct {
 	{"beyond U+10FFFF", "\xf4\x90\x80\x80", `\xf4\x90\x80\x80`, InvalidUTF8 | Control | TerminalEscape},
 	{"real U+FFFD stays", "\ufffd", "\ufffd", 0},
 	{"clean mixed script", "Grüße, 世界! ❤️ café e\u0301", "Grüße, 世界! ❤️ café e\u0301", 0},
-	{"literal backslash text", `C:\x1b\e`, `C:\x1b\e`, 0},
+	// The escape characters are escaped: literal text never prints like an
+	// escape, so the two inputs below print differently (issue 23, item 11).
+	{"literal backslash text", `C:\x1b\e`, `C:\\x1b\\e`, 0},
+	{"literal code point notation", "Acme Holdings<U+200B>", `Acme Holdings\<U+200B>`, 0},
+	{"real zero-width space", "Acme Holdings\u200b", "Acme Holdings<U+200B>", Invisible},
+	{"a less-than sign alone", "a < b <U b<U", "a < b <U b<U", 0},
 	{"empty", "", "", 0},
 }
 
@@ -120,11 +125,11 @@ func TestPiecesMarkEscapes(t *testing.T) {
 	if !equalPieces(got, want) {
 		t.Fatalf("LinePieces = %q, want %q", got, want)
 	}
-	// A literal backslash sequence is verbatim text, a real ESC is an escape:
-	// the pieces keep them apart even though the strings look alike.
+	// A literal backslash sequence is an escaped backslash and a letter, a
+	// real ESC one escape: they differ as pieces and as strings.
 	literal := LinePieces(`\e`)
 	real := LinePieces("\x1b")
-	if len(literal) != 1 || literal[0].Kind != Verbatim || len(real) != 1 || real[0].Kind != Escape {
+	if len(literal) != 2 || literal[0] != (Piece{Escape, `\\`}) || literal[1] != (Piece{Verbatim, "e"}) || len(real) != 1 || real[0].Kind != Escape {
 		t.Fatalf("literal %q and real %q ESC not distinguished", literal, real)
 	}
 	tabs := BlockPieces("a\tb", 4)
@@ -248,6 +253,29 @@ func TestBlockTabStopsAcrossClusters(t *testing.T) {
 	} {
 		for _, w := range []int{1, 3, 4, 8} {
 			checkProperties(t, s, true, w)
+		}
+	}
+}
+
+// No two inputs print the same: an id with a zero-width space and an id
+// that literally spells the escape differ in print, and each printed form
+// unescapes to its own input only (issue 23, item 11).
+func TestPrintedFormsAreUnambiguous(t *testing.T) {
+	inputs := []string{"Acme Holdings\u200b", "Acme Holdings<U+200B>", `Acme Holdings\<U+200B>`, "a\x1bb", `a\eb`, `a\\eb`, "a\\\x1bb", `\`, `\\`, "<U+", "<U+>"}
+	seen := map[string]string{}
+	for _, in := range inputs {
+		out := Line(in)
+		if prev, dup := seen[out]; dup {
+			t.Errorf("%q and %q both print %q", prev, in, out)
+		}
+		seen[out] = in
+		if back, ok := Unescape(out); !ok || back != in {
+			t.Errorf("Unescape(%q) = %q, %v; want %q", out, back, ok, in)
+		}
+	}
+	for _, bad := range []string{`a\`, `\q`, `\x4`, "<U+ZZZZ>", "<U+110000>"} {
+		if _, ok := Unescape(bad); ok {
+			t.Errorf("Unescape(%q) accepted text Line never prints", bad)
 		}
 	}
 }

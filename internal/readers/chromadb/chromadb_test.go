@@ -7,6 +7,7 @@ import (
 
 	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // pyRecords lists each collection's records with Python's sqlite3: the
@@ -25,7 +26,7 @@ print(json.dumps(out))
 `
 
 func TestRealStores(t *testing.T) {
-	for _, c := range realcases.Cases(t, "mem0-chroma-") {
+	for _, c := range sharedtest.Cases(t, "mem0-chroma-") {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			db, ok := Locate(filepath.Join(c, "mem0_db"))
 			if !ok {

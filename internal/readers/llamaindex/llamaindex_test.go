@@ -8,6 +8,7 @@ import (
 
 	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // pyCounts counts a persist directory with Python's json: passages
@@ -63,7 +64,7 @@ print(json.dumps({'passages': len(passages), 'entities': len(entities - set(pass
 `
 
 func TestRealStores(t *testing.T) {
-	for _, c := range realcases.Cases(t, "llamaindex-") {
+	for _, c := range sharedtest.Cases(t, "llamaindex-") {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			ents, _ := os.ReadDir(c)
 			var dir string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // pyCounts reads a server file as loadGraph does, in Python: split on
@@ -36,7 +37,7 @@ print(json.dumps({'entities': len(names), 'observations': obs, 'relations': len(
 `
 
 func TestRealStores(t *testing.T) {
-	for _, c := range realcases.Cases(t, "mcpmem-") {
+	for _, c := range sharedtest.Cases(t, "mcpmem-") {
 		files, _ := filepath.Glob(filepath.Join(c, "*.json*"))
 		more, _ := filepath.Glob(filepath.Join(c, "memory", "*.jsonl"))
 		for _, f := range append(files, more...) {
@@ -76,7 +77,7 @@ func TestRealStores(t *testing.T) {
 		}
 	}
 	// The directory form finds memory.jsonl or memory.json.
-	dir := filepath.Join(realcases.Dir(t), "mcpmem-vfarcic-nuscripts")
+	dir := filepath.Join(sharedtest.RealStores(t), "mcpmem-vfarcic-nuscripts")
 	if p, ok := Locate(dir); !ok || filepath.Base(p) != "memory.json" {
 		t.Fatalf("Locate(%s) = %q, %v", dir, p, ok)
 	}

@@ -28,6 +28,9 @@ import (
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
+// Format is the --format name of a Mem0 directory with its vector store.
+const Format storemodel.Format = "mem0-vectors"
+
 // Telemetry is the collection Mem0 keeps its own telemetry in
 // (main.py: telemetry collection_name "mem0migrations"): not memories.
 const Telemetry = "mem0migrations"
@@ -43,39 +46,41 @@ type Layout struct {
 	History string // the history database, "" when none
 }
 
-// Locate finds one vector store and at most one history database in dir or
-// its subdirectories (two levels), or tells why it cannot choose.
-func Locate(path string) (Layout, bool, error) {
+// Locate finds one vector store and at most one history database for
+// path: the vector store is path itself or one of its subdirectories (a
+// Qdrant local location other than Mem0's telemetry store, or a directory
+// with chroma.sqlite3), the history an SQLite file with Mem0's history
+// table in path or one of its subdirectories. Deeper layouts are found by
+// the registry's search, which asks again one level down. found with a
+// non-nil error: more than one of either, named so the user can choose.
+func Locate(path string) (l Layout, found bool, err error) {
 	st, err := os.Stat(path)
 	if err != nil || !st.IsDir() {
 		return Layout{}, false, nil
 	}
 	var vec []Layout
 	var hist []string
-	seen := map[string]bool{}
-	walk(path, 0, func(p string, isDir bool) {
-		if isDir {
-			if loc, ok := qdrantlocal.Locate(p); ok && !seen[loc] && within(path, loc) {
-				seen[loc] = true
-				vec = append(vec, Layout{Kind: "qdrant-local", Vector: loc})
-			}
-			return
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".db", ".sqlite", ".sqlite3":
-		default:
-			return
-		}
-		if filepath.Base(p) == chromadb.DBFile {
-			if db, ok := chromadb.Locate(p); ok {
+	visit := func(dir string) {
+		switch {
+		case qdrantlocal.IsLocation(dir) && !qdrantlocal.TelemetryOnly(dir, Telemetry):
+			vec = append(vec, Layout{Kind: "qdrant-local", Vector: dir})
+		case regular(filepath.Join(dir, chromadb.DBFile)):
+			if db, ok := chromadb.Locate(dir); ok {
 				vec = append(vec, Layout{Kind: "chroma", Vector: db})
 			}
-			return
 		}
-		if mem0db.Looks(p) {
-			hist = append(hist, p)
+		for _, f := range entries(dir) {
+			if !f.IsDir() && sqliteName(f.Name()) && f.Name() != chromadb.DBFile && mem0db.Looks(filepath.Join(dir, f.Name())) {
+				hist = append(hist, filepath.Join(dir, f.Name()))
+			}
 		}
-	})
+	}
+	visit(path)
+	for _, e := range entries(path) {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			visit(filepath.Join(path, e.Name()))
+		}
+	}
 	if len(vec) == 0 {
 		return Layout{}, false, nil
 	}
@@ -85,47 +90,46 @@ func Locate(path string) (Layout, bool, error) {
 			names = append(names, v.Vector)
 		}
 		names = append(names, hist...)
-		return Layout{}, true, fmt.Errorf("%s holds %d Mem0 vector stores and %d history databases (%s); name one vector store directory (its history database is found beside it)", path, len(vec), len(hist), strings.Join(names, ", "))
+		return Layout{}, true, fmt.Errorf("%s holds %d Mem0 vector stores and %d history databases (%s); name the directory of one", path, len(vec), len(hist), strings.Join(names, ", "))
 	}
-	l := vec[0]
+	l = vec[0]
 	if len(hist) == 1 {
 		l.History = hist[0]
 	}
 	return l, true, nil
 }
 
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && !strings.HasPrefix(rel, "..")
+func regular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
-func walk(dir string, depth int, visit func(string, bool)) {
-	visit(dir, true)
-	if depth == 2 {
-		return
+func sqliteName(n string) bool {
+	switch strings.ToLower(filepath.Ext(n)) {
+	case ".db", ".sqlite", ".sqlite3":
+		return true
 	}
+	return false
+}
+
+// entries lists at most maxEntries entries of dir, sorted.
+func entries(dir string) []os.DirEntry {
 	f, err := os.Open(dir)
 	if err != nil {
-		return
+		return nil
 	}
 	ents, _ := f.ReadDir(maxEntries)
 	f.Close()
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case e.Type().IsRegular():
-			visit(p, false)
-		case e.IsDir() && !strings.HasPrefix(e.Name(), "."):
-			walk(p, depth+1, visit)
-		}
-	}
+	return ents
 }
 
 // Looks says whether path is a directory holding a Mem0 vector store.
+// An ambiguous directory is not claimed: the registry's search then
+// finds and names each store below it.
 func Looks(path string) bool {
-	_, ok, _ := Locate(path)
-	return ok
+	_, ok, err := Locate(path)
+	return ok && err == nil
 }
 
 // Open reads the history (when present) with mem0db and the vector store.
@@ -137,11 +141,12 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no Mem0 vector store (Qdrant local meta.json + collection/, or Chroma's chroma.sqlite3) in it or two levels below", path)
 	}
-	st := &storemodel.Store{Format: storemodel.Mem0}
+	st := &storemodel.Store{Format: Format}
 	if l.History != "" {
 		if st, err = mem0db.Open(ctx, l.History); err != nil {
 			return nil, err
 		}
+		st.Format = Format
 	}
 	st.Root = path
 	st.VectorStore = &storemodel.VectorStore{Kind: l.Kind, Path: l.Vector, History: l.History}

@@ -2,6 +2,7 @@ package mem0vec
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/realcases"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // TestRealStores: every real Mem0 vector store opens; its point count is
@@ -27,12 +29,12 @@ for db in glob.glob(os.path.join(sys.argv[1], '**', 'chroma.sqlite3'), recursive
 h = glob.glob(os.path.join(sys.argv[1], '**', '*history.db'), recursive=True)
 print(json.dumps({'points': n, 'history': len(h)}))
 `
-	cases := append(realcases.Cases(t, "mem0-qdrant-"), realcases.Cases(t, "mem0-chroma-")...)
+	cases := append(sharedtest.Cases(t, "mem0-qdrant-"), sharedtest.Cases(t, "mem0-chroma-")...)
 	for _, c := range cases {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			var want struct{ Points, History int }
 			realcases.RunPython(t, pyCount, &want, c)
-			st, err := Open(context.Background(), c)
+			st, err := Open(context.Background(), storeDir(t, c))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,46 +53,15 @@ print(json.dumps({'points': n, 'history': len(h)}))
 	}
 }
 
-// plant copies the real store that keeps history and vectors of one Mem0
-// instance (mem0-qdrant-mikolgi-empty) and writes into the copy what
-// Mem0's own paths write (mem0/memory/main.py _create_memory,
-// _delete_memory; storage.py add_history; qdrant_client/local/
-// persistence.py persist) and what they never would.
-const plant = `
-import sys, os, shutil, sqlite3, pickle, base64, hashlib, types
-src, dst = sys.argv[1], sys.argv[2]
-shutil.copytree(src, dst)
-for name in ('qdrant_client', 'qdrant_client.http', 'qdrant_client.http.models', 'qdrant_client.http.models.models'):
-    sys.modules[name] = types.ModuleType(name)
-mod = sys.modules['qdrant_client.http.models.models']
-class PointStruct:
-    def __getstate__(self):
-        return {'__dict__': dict(self.__dict__), '__pydantic_extra__': None, '__pydantic_fields_set__': set(), '__pydantic_private__': None}
-PointStruct.__module__ = mod.__name__
-mod.PointStruct = PointStruct
-md5 = lambda s: hashlib.md5(s.encode()).hexdigest()
-q = sqlite3.connect(os.path.join(dst, 'mem0_qdrant', 'collection', 'resume_copilot_memory', 'storage.sqlite'))
-h = sqlite3.connect(os.path.join(dst, 'mem0_history.db'))
-def point(mid, text, hsh):
-    p = PointStruct(); p.__dict__.update(id=mid, vector=[0.1, 0.2], payload={'data': text, 'hash': hsh, 'user_id': 'u'})
-    q.execute('INSERT INTO points VALUES (?, ?)', (base64.b64encode(pickle.dumps(mid)).decode(), pickle.dumps(p)))
-def hist(n, mid, old, new, ev):
-    h.execute('INSERT INTO history VALUES (?,?,?,?,?,?,?,?,?,?)', ('h%d' % n, mid, old, new, ev, '2026-01-01T00:00:0%d' % n, '2026-01-01T00:00:0%d' % n, 1 if ev == 'DELETE' else 0, None, None))
-point('a', 'likes tea', md5('likes tea')); hist(1, 'a', None, 'likes tea', 'ADD')
-point('b', 'pay attacker', md5('pay attacker'))
-point('c', 'old fact', md5('old fact')); hist(2, 'c', None, 'old fact', 'ADD'); hist(3, 'c', 'old fact', None, 'DELETE')
-point('d', 'edited', md5('edited')); hist(4, 'd', None, 'original', 'ADD')
-point('e', 'z', '0000'); hist(5, 'e', None, 'z', 'ADD')
-hist(6, 'f', None, 'w', 'ADD')
-q.commit(); h.commit()
-print('{}')
-`
-
 func TestReconcile(t *testing.T) {
-	src := filepath.Join(realcases.Dir(t), "mem0-qdrant-mikolgi-empty", "data")
+	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
+	plant, err := os.ReadFile("testdata/plant.py")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var none struct{}
-	realcases.RunPython(t, plant, &none, src, dir)
+	realcases.RunPython(t, string(plant), &none, src, dir)
 	st, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -111,4 +82,20 @@ func TestReconcile(t *testing.T) {
 	if e, _, _ := finding.Count(fs); e != 4 {
 		t.Fatalf("%d errors, want 4 (b, c, d, e)", e)
 	}
+}
+
+// storeDir is the directory a responder would name: the one holding the
+// vector store (Qdrant's meta.json location or chroma's directory).
+func storeDir(t *testing.T, c string) string {
+	var dir string
+	filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (d.Name() == "meta.json" || d.Name() == "chroma.sqlite3") {
+			dir = filepath.Dir(filepath.Dir(p))
+		}
+		return nil
+	})
+	if dir == "" {
+		t.Fatalf("no vector store in %s", c)
+	}
+	return dir
 }

@@ -23,6 +23,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,6 +65,31 @@ func Locate(path string) (string, bool) {
 		dir = filepath.Dir(dir)
 	}
 	return "", false
+}
+
+// IsLocation says whether dir is a local-mode location (meta.json and
+// collection/).
+func IsLocation(dir string) bool { return isLocation(dir) }
+
+// TelemetryOnly says whether the location's meta.json names no collection
+// but telemetry (Mem0 keeps its telemetry collection in a location of its
+// own, ~/.mem0/migrations_qdrant: mem0/memory/main.py).
+func TelemetryOnly(dir, telemetry string) bool {
+	f, err := os.Open(filepath.Join(dir, metaFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m meta
+	if json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&m) != nil || len(m.Collections) == 0 {
+		return false
+	}
+	for n := range m.Collections {
+		if n != telemetry {
+			return false
+		}
+	}
+	return true
 }
 
 func isLocation(dir string) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // pyPoints reads every collection of a local-mode location with Python's
@@ -49,7 +50,7 @@ type pyPoint struct {
 }
 
 func TestRealStores(t *testing.T) {
-	for _, c := range realcases.Cases(t, "mem0-qdrant-") {
+	for _, c := range sharedtest.Cases(t, "mem0-qdrant-") {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			var loc string
 			filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {

@@ -100,7 +100,13 @@ func looksAgentFile(path string) bool {
 		bytes.Contains(head, []byte(`"agents"`)) && bytes.Contains(head, []byte(`"blocks"`))
 }
 
+// detectDir looks at a MemGPT home and at the files in dir; the
+// registry's Resolve searches the levels below.
 func detectDir(dir string) (Known, bool) {
+	return detectIn(dir)
+}
+
+func detectIn(dir string) (Known, bool) {
 	for _, d := range []string{dir, filepath.Join(dir, ".memgpt")} {
 		if regularFile(filepath.Join(d, "config")) && regularFile(filepath.Join(d, "sqlite.db")) {
 			if k, ok := detectFile(filepath.Join(d, "sqlite.db")); ok && k.Format == "memgpt" {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/internal/readers/realcases"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // TestRealStores: every LangGraph, MemGPT and Letta case is recognised,
@@ -14,7 +14,7 @@ import (
 func TestRealStores(t *testing.T) {
 	want := map[string]string{"langgraph-": "langgraph-store", "memgpt-": "memgpt", "letta-af-": "letta-af"}
 	for prefix, format := range want {
-		for _, c := range realcases.Cases(t, prefix) {
+		for _, c := range sharedtest.Cases(t, prefix) {
 			var paths []string
 			filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".db") || strings.HasSuffix(p, ".af")) {
@@ -37,7 +37,7 @@ func TestRealStores(t *testing.T) {
 		}
 	}
 	for _, prefix := range []string{"mcpmem-", "mem0-", "llamaindex-", "lightrag-", "graphrag-", "hippo2", "nanographrag"} {
-		for _, c := range realcases.Cases(t, prefix) {
+		for _, c := range sharedtest.Cases(t, prefix) {
 			filepath.WalkDir(c, func(p string, d os.DirEntry, err error) error {
 				if err == nil {
 					if k, ok := Detect(p); ok {

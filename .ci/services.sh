@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Services memscope record's tests run against (internal/recorder): Debian's
+# mariadb-server (tessera's MySQL driver), node/npm and the reference MCP
+# memory server from npm, pinned, installed into a cache directory the
+# tests read (MEMSCOPE_CACHE, default ~/.cache/memscope).
+set -euo pipefail
+
+SERVER_MEMORY_VERSION=2026.8.31 # @modelcontextprotocol/server-memory, pinned
+cache="${MEMSCOPE_CACHE:-$HOME/.cache/memscope}"
+
+need=()
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+mkdir -p "$cache/npm"
+have=$(cd "$cache/npm" && node -p "require('@modelcontextprotocol/server-memory/package.json').version" 2>/dev/null || true)
+if [ "$have" != "$SERVER_MEMORY_VERSION" ]; then
+  echo "installing @modelcontextprotocol/server-memory@$SERVER_MEMORY_VERSION into $cache/npm"
+  (cd "$cache/npm" && npm install --no-audit --no-fund --silent "@modelcontextprotocol/server-memory@$SERVER_MEMORY_VERSION")
+fi
+echo "server-memory $SERVER_MEMORY_VERSION: $cache/npm/node_modules/.bin/mcp-server-memory"

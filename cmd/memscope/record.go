@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memscope/memscope/internal/recorder"
+)
+
+const recordUsage = `memscope record init DIR [agent:NAME...] [--log-storage mysql://...]
+       memscope record --store DIR [--config FILE] [--agent agent:NAME] [--log-storage mysql://...] [-- CMD [ARGS...]]`
+
+// runRecord is memscope record: the MCP gateway that writes evidence
+// (internal/recorder; docs/RECORD.md).
+func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	if len(args) > 0 && args[0] == "init" {
+		var pos []string
+		logStorage := ""
+		for i := 1; i < len(args); i++ {
+			if args[i] == "--log-storage" && i+1 < len(args) {
+				logStorage = args[i+1]
+				i++
+				continue
+			}
+			pos = append(pos, args[i])
+		}
+		if len(pos) < 1 {
+			return exitUsage, usagef("usage: memscope record init DIR [agent:NAME...] [--log-storage mysql://...]")
+		}
+		res, err := recorder.Init(ctx, pos[0], pos[1:], logStorage)
+		if err != nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stdout, "recorder store %s ready; agents: %v\nthe registry root key is %s/%s: move it offline once every principal is registered\ncheck the store with:\n  %s\n",
+			res.Dir, res.Agents, res.Dir, recorder.RootKeyFile, res.VerifyCmd)
+		return exitOK, nil
+	}
+	fs := newFlagSet("record", recordUsage, stderr)
+	store := fs.String("store", "", "the recorder store (memscope record init DIR makes one)")
+	cfgPath := fs.String("config", "", "JSON config: upstream servers, roles, lineage window (docs/RECORD.md)")
+	agent := fs.String("agent", "", "the agent principal the session records as (default: the store's first)")
+	logStorage := fs.String("log-storage", "", "where the log lives: the store's POSIX directory (default) or mysql://...")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage, nil
+	}
+	if *store == "" {
+		return exitUsage, usagef("--store is required; usage: memscope record --store DIR [--config FILE] [-- CMD [ARGS...]] (memscope help record)")
+	}
+	o := recorder.RunOptions{Store: *store, Command: fs.Args(), Agent: *agent, LogStorage: *logStorage}
+	if *cfgPath != "" {
+		c, err := recorder.LoadConfig(*cfgPath)
+		if err != nil {
+			return exitUsage, err
+		}
+		o.Config = c
+	}
+	if err := recorder.Run(ctx, o, os.Stdin, stdout); err != nil {
+		return exitUsage, err
+	}
+	return exitOK, nil
+}

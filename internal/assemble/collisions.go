@@ -1,0 +1,90 @@
+package assemble
+
+import (
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
+	"github.com/memscope/memscope/internal/present/sanitize"
+)
+
+// idKind is one namespace of ids a responder reads and pastes back.
+type idKind struct {
+	name string
+	ids  iter.Seq[string]
+}
+
+// GraphCollisions are the TEXT_CONFUSABLE_ID findings of the graph
+// memory's names: node ids, node labels (entity names), write ids and
+// query ids. Two of one kind that differ only by invisible or confusable
+// characters print alike at a glance; the finding names both, escaped.
+func (s *Session) GraphCollisions() []finding.Finding {
+	return collisionFindings([]idKind{
+		{"node id", func(yield func(string) bool) {
+			for _, n := range s.Nodes {
+				if !yield(n.ID) {
+					return
+				}
+			}
+		}},
+		{"node label", func(yield func(string) bool) {
+			for _, n := range s.Nodes {
+				if !yield(n.Label) {
+					return
+				}
+			}
+		}},
+		{"write id", func(yield func(string) bool) {
+			for i := range s.WriteCount() {
+				if !yield(s.WriteID(i)) {
+					return
+				}
+			}
+		}},
+		{"query id", func(yield func(string) bool) {
+			for _, q := range s.Queries {
+				if !yield(q.ID) {
+					return
+				}
+			}
+		}},
+	})
+}
+
+// LineageCollisions are the TEXT_CONFUSABLE_ID findings of entry and
+// action ids (what lineage's views name).
+func (s *Session) LineageCollisions() []finding.Finding {
+	return collisionFindings([]idKind{
+		{"entry id", func(yield func(string) bool) {
+			for i := 0; s.Lineage != nil && i < s.Lineage.Len(); i++ {
+				if !yield(s.Lineage.ID(i)) {
+					return
+				}
+			}
+		}},
+		{"action id", func(yield func(string) bool) {
+			for _, a := range s.Actions {
+				if !yield(a.ID) {
+					return
+				}
+			}
+		}},
+	})
+}
+
+func collisionFindings(kinds []idKind) []finding.Finding {
+	var out []finding.Finding
+	for _, k := range kinds {
+		for _, g := range idform.Collisions(k.ids) {
+			shown := make([]string, len(g))
+			for i, id := range g {
+				shown[i] = sanitize.Line(id)
+			}
+			out = append(out, finding.New(finding.TextConfusableID, k.name+" "+g[0],
+				fmt.Sprintf("%d %ss differ only by invisible or confusable characters: %s (each is printed escaped and resolves only to itself)", len(g), k.name, strings.Join(shown, ", "))))
+		}
+	}
+	return out
+}

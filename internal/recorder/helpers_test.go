@@ -1,0 +1,191 @@
+package recorder_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Binaries the tests run: memscope itself and the two testdata servers,
+// built once per test binary.
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func bins(t *testing.T) (memscope, web, pay string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "memscope-record-bins")
+		if buildErr != nil {
+			return
+		}
+		for name, pkg := range map[string]string{"memscope": "./cmd/memscope", "web": "./internal/recorder/testdata/webserver", "pay": "./internal/recorder/testdata/payserver", "notes": "./internal/recorder/testdata/notesserver"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg)
+			cmd.Dir = repoRoot()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "memscope"), filepath.Join(binDir, "web"), filepath.Join(binDir, "pay")
+}
+
+// serverMemory finds the reference memory server .ci/services.sh installs
+// from npm (pinned there), or skips; CI must have it.
+func serverMemory(t *testing.T) string {
+	t.Helper()
+	cands := []string{os.Getenv("MEMSCOPE_SERVER_MEMORY")}
+	cache := os.Getenv("MEMSCOPE_CACHE")
+	if cache == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(h, ".cache", "memscope")
+		}
+	}
+	cands = append(cands, filepath.Join(cache, "npm", "node_modules", ".bin", "mcp-server-memory"))
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			if _, err := exec.LookPath("node"); err == nil {
+				return c
+			}
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("@modelcontextprotocol/server-memory is not installed (.ci/services.sh installs it into %s/npm)", cache)
+	}
+	t.Skipf("skipping: @modelcontextprotocol/server-memory not installed (run .ci/services.sh; looked in %s/npm)", cache)
+	return ""
+}
+
+// initStore runs memscope record init.
+func initStore(t *testing.T, memscope, dir string) {
+	t.Helper()
+	out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("record init: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "memscope verify "+filepath.Join(dir, "snapshot.db")) {
+		t.Fatalf("record init does not print the verify command:\n%s", out)
+	}
+}
+
+// storyConfig writes a config with the real memory server, the web server
+// (untrusted) and the payment server (sensitive).
+func storyConfig(t *testing.T, dir, memServer, web, pay string, extra string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`{"servers":[
+ {"name":"memory","command":[%q],"env":{"MEMORY_FILE_PATH":%q},"role":"memory"},
+ {"name":"web","command":[%q],"role":"source-untrusted"},
+ {"name":"bank","command":[%q],"role":"sensitive"}
+]%s}`, memServer, filepath.Join(dir, "memory.jsonl"), web, pay, extra)
+	p := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// connect starts memscope record as the agent's MCP server and connects
+// the Go SDK's client to it.
+func connect(t *testing.T, ctx context.Context, memscope, store, cfg string) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	return connectArgs(t, ctx, memscope, "record", "--store", store, "--config", cfg)
+}
+
+// connectArgs is connect with the gateway's arguments given.
+func connectArgs(t *testing.T, ctx context.Context, memscope string, args ...string) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(memscope, args...)
+	cmd.Stderr = &testLog{t: t}
+	client := mcp.NewClient(&mcp.Implementation{Name: "scripted-agent", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect through the gateway: %v", err)
+	}
+	return cs, cmd
+}
+
+type testLog struct {
+	t  *testing.T
+	mu sync.Mutex
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.t.Logf("gateway: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func call(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args any) string {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error %v", tool, res.Content)
+	}
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return sb.String()
+}
+
+// memscopeRun runs a memscope command and returns stdout and the exit code.
+func memscopeRun(t *testing.T, memscope string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(memscope, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("memscope %v: %v", args, err)
+	}
+	if code == 2 {
+		t.Logf("memscope %v stderr: %s", args, stderr.String())
+	}
+	return string(out), code
+}
+
+func anchors(store string) []string {
+	return []string{"--log", filepath.Join(store, "log"), "--log-key", filepath.Join(store, "log.vkey"), "--trust", filepath.Join(store, "trust.keys")}
+}
+
+func jsonOf(t *testing.T, s string) any {
+	t.Helper()
+	var m any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("not JSON: %v\n%.2000s", err, s)
+	}
+	return m
+}

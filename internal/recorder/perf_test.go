@@ -1,0 +1,340 @@
+package recorder_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/recorder"
+)
+
+// TestMeasureRecord is the measurement behind docs/PERFORMANCE.md's
+// memscope record rows; it runs only with MEMSCOPE_RECORD_PERF=1 and
+// asserts nothing about time (figures are logged, as ratios and
+// differences inside one run):
+//
+//	MEMSCOPE_RECORD_PERF=1 go test ./internal/recorder -run TestMeasureRecord -v -timeout 30m
+//
+// MEMSCOPE_RECORD_CALLS sets the calls of the memory run (default 100000).
+func TestMeasureRecord(t *testing.T) {
+	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
+		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
+	}
+	memscope, _, _ := bins(t)
+	notes := filepath.Join(filepath.Dir(memscope), "notes")
+	t.Logf("fsync floor: %v median per 4 KiB write+fsync on this disk", fsyncFloor(t, t.TempDir()))
+	t.Logf("durable commit floor: %v median per one-entry Recorder.Do (SQLite commit, synchronous=FULL, then Tessera integration)", commitFloor(t))
+	for _, sessions := range []int{1, 8} {
+		direct, gw := latency(t, notes, sessions, 6, 50)
+		t.Logf("%d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v",
+			sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99))
+	}
+	calls := 100000
+	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_CALLS")); err == nil && n > 0 {
+		calls = n
+	}
+	rate, rss := sustained(t, memscope, notes, calls)
+	t.Logf("sustained: %d recorded writes in one session with %d calls in flight: %.0f writes/s; gateway RSS %s", calls, inFlight, rate, rss)
+}
+
+func q(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+func fsyncFloor(t *testing.T, dir string) time.Duration {
+	f, err := os.Create(filepath.Join(dir, "sync"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	var d []time.Duration
+	for i := 0; i < 200; i++ {
+		start := time.Now()
+		if _, err := f.WriteAt(buf, int64(i)*4096); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	return q(d, 0.5)
+}
+
+func commitFloor(t *testing.T) time.Duration {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close(ctx)
+	var d []time.Duration
+	for i := 0; i < 200; i++ {
+		start := time.Now()
+		err := rec.Do(ctx, func(tx *recorder.Tx) error {
+			_, err := tx.Entry(recorder.EntryIn{Writer: recorder.DefaultAgent, Content: "x" + strconv.Itoa(i), Trust: record.Trusted})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	return q(d, 0.5)
+}
+
+func notesConfig(notes string) *recorder.Config {
+	return &recorder.Config{Servers: []recorder.ServerConfig{{Name: "notes", Command: []string{notes}, Role: recorder.RoleMemory,
+		Mapping: &recorder.Mapping{Writes: []recorder.WriteTool{{Tool: "remember", Content: "text", ID: "id"}}}}}}
+}
+
+// latency times remember calls, direct to the notes server and through
+// an in-process gateway (sessions sharing one recorder and one upstream),
+// alternating blocks so both see the same machine.
+func latency(t *testing.T, notes string, sessions, blocks, perBlock int) (direct, gw []time.Duration) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close(ctx)
+	g, err := recorder.NewGateway(ctx, rec, notesConfig(notes), recorder.DefaultAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var viaGW, viaDirect []*mcp.ClientSession
+	for i := 0; i < sessions; i++ {
+		cr, sw := io.Pipe()
+		sr, cw := io.Pipe()
+		go g.Serve(ctx, sr, sw)
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaGW = append(viaGW, cs)
+		d, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: exec.Command(notes)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaDirect = append(viaDirect, d)
+	}
+	defer func() {
+		for i := range viaGW {
+			viaGW[i].Close()
+			viaDirect[i].Close()
+		}
+	}()
+	run := func(css []*mcp.ClientSession, out *[]time.Duration) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, cs := range css {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < perBlock; i++ {
+					start := time.Now()
+					if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}}); err != nil {
+						t.Error(err)
+						return
+					}
+					el := time.Since(start)
+					mu.Lock()
+					*out = append(*out, el)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for b := 0; b < blocks; b++ {
+		run(viaDirect, &direct)
+		run(viaGW, &gw)
+	}
+	return direct, gw
+}
+
+// inFlight is how many calls the sustained run keeps in flight.
+const inFlight = 64
+
+// sustained drives the memscope binary (one stdio session, inFlight calls
+// in flight) through calls recorded writes and samples its resident memory.
+func sustained(t *testing.T, memscope, notes string, calls int) (float64, string) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	cfg := filepath.Join(filepath.Dir(dir), "notes.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":[{"name":"notes","command":[%q],"role":"memory","mapping":{"writes":[{"tool":"remember","content":"text","id":"id"}]}}]}`, notes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(memscope, "record", "--store", dir, "--config", cfg)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next atomic.Int64
+	var rssMax, rssMin int64 = 0, 1 << 62
+	var samples []string
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				r := rssOf(cmd.Process.Pid)
+				if next.Load() > int64(calls)/10 { // after warm-up
+					rssMax, rssMin = max(rssMax, r), min(rssMin, r)
+				}
+				samples = append(samples, fmt.Sprintf("%d:%dMiB", next.Load(), r>>20))
+			}
+		}
+	}()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < inFlight; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(calls) {
+					return
+				}
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "sustained note " + strconv.FormatInt(i, 10)}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	close(stop)
+	final := rssOf(cmd.Process.Pid)
+	cs.Close()
+	return float64(calls) / el.Seconds(), fmt.Sprintf("after warm-up min %d MiB max %d MiB, final %d MiB; samples %s", rssMin>>20, rssMax>>20, final>>20, strings.Join(samples, " "))
+}
+
+func rssOf(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// TestMeasureVerifyRecorded compares memscope verify's CPU time per record
+// on a recorded store (MEMSCOPE_RECORD_VERIFY_CALLS remember-shaped writes
+// through the recorder: an entry, its passage node) with a generated one
+// (memscope demo --scenario clean --entries N), in the same run:
+//
+//	MEMSCOPE_RECORD_PERF=1 go test ./internal/recorder -run TestMeasureVerifyRecorded -v
+func TestMeasureVerifyRecorded(t *testing.T) {
+	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
+		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
+	}
+	memscope, _, _ := bins(t)
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_VERIFY_CALLS")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 64; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 64 {
+				err := rec.Do(ctx, func(tx *recorder.Tx) error {
+					id, err := tx.Entry(recorder.EntryIn{Writer: recorder.DefaultAgent, Content: "note " + strconv.Itoa(i), Trust: record.Trusted, Session: "bench"})
+					if err != nil {
+						return err
+					}
+					return tx.Node("passage:"+id.String(), "passage", "note "+strconv.Itoa(i), &id, recorder.DefaultAgent)
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := rec.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(t.TempDir(), "gen")
+	if out, err := exec.Command(memscope, "demo", "--out", gen, "--scenario", "clean", "--entries", strconv.Itoa(n)).CombinedOutput(); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	cpu := func(args ...string) (time.Duration, string) {
+		cmd := exec.Command(memscope, args...)
+		out, _ := cmd.Output()
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), string(out)
+	}
+	// Per signed record in the log (every leaf is one signature to check):
+	// verify's "records" line leaves out node declarations and the
+	// store's own rows.
+	recorded := func(out string) int {
+		_, rest, _ := strings.Cut(out, "(tree size ")
+		v, _ := strconv.Atoi(strings.TrimRight(strings.Fields(rest + " x")[0], ","))
+		return v
+	}
+	for round := 0; round < 2; round++ {
+		rc, rout := cpu(append([]string{"verify", filepath.Join(dir, "snapshot.db")}, anchors(dir)...)...)
+		gc, gout := cpu("verify", filepath.Join(gen, "clean", "snapshot.db"), "--log", filepath.Join(gen, "clean", "log"), "--anchors", filepath.Join(gen, "clean", "scenario.json"))
+		rn, gn := recorded(rout), recorded(gout)
+		if rn == 0 || gn == 0 {
+			t.Fatalf("could not read the record counts:\n%s\n%s", rout, gout)
+		}
+		rp, gp := rc/time.Duration(rn), gc/time.Duration(gn)
+		t.Logf("verify CPU per log leaf: recorded store %v (%d leaves, %v), generated %v (%d leaves, %v): ratio %.2f", rp, rn, rc, gp, gn, gc, float64(rp)/float64(gp))
+	}
+}

@@ -1,0 +1,486 @@
+package recorder
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/tlog/appender"
+	"github.com/memscope/memscope/evidence/writer"
+)
+
+// Durability: a job's records are signed, appended to the log buffer and
+// inserted into the snapshot's open transaction by the one committer
+// goroutine; after each group of jobs the snapshot is committed (synced)
+// and then the log flushed (Tessera sequences and integrates, syncing),
+// and only then are the jobs' callers released. The snapshot is always
+// committed before the log, so after a crash the log can only be behind
+// the snapshot, and Open re-appends the missing leaves from the rows.
+
+const (
+	// maxGroup bounds how many jobs share one commit.
+	maxGroup = 256
+	// batchMaxAge is how long Tessera waits for more leaves before it
+	// sequences a short batch: the recorder hands a whole group over at
+	// once, so a short wait suffices.
+	batchMaxAge = 2 * time.Millisecond
+)
+
+// Principal is a principal the recorder signs as, with its channel.
+type Principal struct {
+	Name    string
+	Channel string
+}
+
+// Options open a recorder store.
+type Options struct {
+	Dir string
+	// Principals must be registered before recording starts (the source
+	// servers' external:NAME and tool:NAME); registering a new one needs
+	// the root key file.
+	Principals []Principal
+	// LogStorage is "" (the POSIX log in Dir/log) or a mysql:// URL.
+	LogStorage string
+}
+
+// Recorder writes records to a store, group-committed.
+type Recorder struct {
+	dir        string
+	st         *writer.Store
+	log        *appender.Writer
+	ks         *keyring
+	info       storeInfo
+	registered map[string]bool
+	reqs       chan *job
+	loopDone   chan struct{}
+	closeOnce  sync.Once
+	errMu      sync.Mutex
+	err        error // sticky: once a commit failed, nothing more is recorded
+	// The log flusher's queue; flushedSeq is the last batch integrated.
+	logq       chan *logBatch
+	logWG      sync.WaitGroup
+	flushedSeq atomic.Uint64
+	// Owned by the committer goroutine.
+	leafBuf   [][]byte // leaves whose rows are not committed yet
+	nextLeaf  uint64
+	batchSeq  uint64
+	unflushed map[record.ID]uint64   // entry -> batch whose leaf it is in
+	items     map[[32]byte]record.ID // h_src -> live entry (memory items)
+	keyOf     map[record.ID][32]byte // live entry -> h_src
+	members   map[string][]record.ID // entity node -> entries a delete of it removes
+	nodes     map[string]bool        // declared entity node ids (a passage is new by construction)
+}
+
+type job struct {
+	fn   func(*Tx) error
+	err  error
+	done chan struct{}
+}
+
+// Open resumes a store made by Init, repairing the log after a crash.
+func Open(ctx context.Context, o Options) (*Recorder, error) {
+	info, err := readInfo(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	skey, err := os.ReadFile(filepath.Join(o.Dir, KeysDir, "log.key"))
+	if err != nil {
+		return nil, fmt.Errorf("record: log key: %w", err)
+	}
+	signer, err := note.NewSigner(strings.TrimSpace(string(skey)))
+	if err != nil {
+		return nil, fmt.Errorf("record: log key: %w", err)
+	}
+	if (info.Log == "mysql") != (o.LogStorage != "") {
+		return nil, fmt.Errorf("record: the store's log is %s; give --log-storage exactly when it is mysql", info.Log)
+	}
+	lw, err := openLog(ctx, o, signer)
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{dir: o.Dir, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
+		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, 1),
+		items: map[[32]byte]record.ID{}, keyOf: map[record.ID][32]byte{},
+		members: map[string][]record.ID{}, nodes: map[string]bool{}}
+	go r.flusher(context.WithoutCancel(ctx))
+	if err := r.resume(ctx, signer); err != nil {
+		lw.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := r.ensurePrincipals(ctx, o.Principals); err != nil {
+		r.st.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	go r.loop(context.WithoutCancel(ctx))
+	return r, nil
+}
+
+func (r *Recorder) resume(ctx context.Context, signer note.Signer) error {
+	tree, err := r.log.Range()
+	if err != nil {
+		return err
+	}
+	r.nextLeaf = tree.End()
+	opKey, err := r.ks.key(OperatorPrincipal)
+	if err != nil {
+		return err
+	}
+	r.st, err = writer.Resume(writer.Config{SnapshotPath: filepath.Join(r.dir, evidence.SnapshotFile), Log: logSink{r}, LogSigner: signer,
+		Origin: r.info.Origin, Durable: true, Operator: &writer.Signer{Principal: OperatorPrincipal, Key: opKey, Nonce: newNonce()}},
+		writer.ResumeState{LogSize: tree.End(), Tree: tree})
+	if err != nil {
+		return err
+	}
+	pending, err := r.st.PendingLeaves(tree.End())
+	if err != nil {
+		return err
+	}
+	for _, p := range pending {
+		if err := r.st.ReappendLeaf(ctx, p); err != nil {
+			return fmt.Errorf("record: repairing the log: %w", err)
+		}
+	}
+	if len(pending) > 0 {
+		if err := r.flushNow(ctx); err != nil {
+			return fmt.Errorf("record: repairing the log: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "memscope record: re-appended %d leaves the snapshot held and the log did not (interrupted commit)\n", len(pending))
+	}
+	return r.readIndex()
+}
+
+// readIndex rebuilds, from the snapshot, what the recorder must know of
+// earlier runs: registered principals, live memory items and declared
+// nodes.
+func (r *Recorder) readIndex() error {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(r.dir, evidence.SnapshotFile)+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT principal, op FROM principals ORDER BY seq")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var p, op string
+		if err := rows.Scan(&p, &op); err != nil {
+			rows.Close()
+			return err
+		}
+		r.registered[p] = op == record.OpRegister
+	}
+	rows.Close()
+	if rows, err = db.Query("SELECT record FROM entries"); err != nil {
+		return err
+	}
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			rows.Close()
+			return err
+		}
+		if e, err := record.DecodeEntry(raw); err == nil {
+			r.items[e.HSrc], r.keyOf[e.EID] = e.EID, e.HSrc
+		}
+	}
+	rows.Close()
+	if err := r.readMembers(db); err != nil {
+		return err
+	}
+	if rows, err = db.Query("SELECT id FROM nodes WHERE kind = 'entity'"); err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		r.nodes[id] = true
+	}
+	return rows.Err()
+}
+
+// readMembers rebuilds which entries belong to which entity from the
+// structural writes: an entity's passages hang off it by "has" edges
+// sourced by their entry, and a relation's first source is its entry.
+func (r *Recorder) readMembers(db *sql.DB) error {
+	rows, err := db.Query("SELECT record FROM writes ORDER BY seq")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return err
+		}
+		w, err := record.DecodeWrite(raw)
+		if err != nil || len(w.Sources) == 0 {
+			continue
+		}
+		r.addMember(w.Src, w.Sources[0])
+		if w.Kind == record.KindRelation {
+			r.addMember(w.Dst, w.Sources[0])
+		}
+	}
+	return rows.Err()
+}
+
+func (r *Recorder) addMember(entity string, id record.ID) {
+	if strings.HasPrefix(entity, "entity:") {
+		r.members[entity] = append(r.members[entity], id)
+	}
+}
+
+// ensurePrincipals registers the principals recording needs that the
+// store does not have yet, signed by the registry root.
+func (r *Recorder) ensurePrincipals(ctx context.Context, ps []Principal) error {
+	var root ed25519.PrivateKey
+	for _, p := range ps {
+		if r.registered[p.Name] {
+			continue
+		}
+		if !validName(p.Name) {
+			return fmt.Errorf("record: principal %q is not a valid name (printable ASCII, no spaces, at most 128 bytes)", p.Name)
+		}
+		if root == nil {
+			b, err := os.ReadFile(filepath.Join(r.dir, RootKeyFile))
+			if err != nil {
+				return fmt.Errorf("record: %s must be registered and the registry root key (%s) is not here: %w", p.Name, RootKeyFile, err)
+			}
+			seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
+			if err != nil || len(seed) != ed25519.SeedSize {
+				return fmt.Errorf("record: %s: not a hex Ed25519 seed", RootKeyFile)
+			}
+			root = ed25519.NewKeyFromSeed(seed)
+		}
+		if err := registerPrincipal(ctx, r.st, r.ks, root, p.Name, p.Channel); err != nil {
+			return err
+		}
+		r.registered[p.Name] = true
+	}
+	return r.flushNow(ctx)
+}
+
+// Agents lists the store's agent principals.
+func (r *Recorder) Agents() []string { return append([]string(nil), r.info.Agents...) }
+
+// Registered says whether principal may sign.
+func (r *Recorder) Registered(principal string) bool { return r.registered[principal] }
+
+// Do runs fn in the committer and returns once its records are durable in
+// the snapshot and the log (or fn or the commit failed).
+func (r *Recorder) Do(ctx context.Context, fn func(*Tx) error) error {
+	j := &job{fn: fn, done: make(chan struct{})}
+	select {
+	case r.reqs <- j:
+	case <-r.loopDone:
+		return errors.New("record: the recorder is closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-j.done // the job may already be applied: wait for its fate
+	return j.err
+}
+
+func (r *Recorder) loop(ctx context.Context) {
+	defer close(r.loopDone)
+	for first := range r.reqs {
+		group := []*job{first}
+	drain:
+		for len(group) < maxGroup {
+			select {
+			case j, ok := <-r.reqs:
+				if !ok {
+					break drain
+				}
+				group = append(group, j)
+			default:
+				break drain
+			}
+		}
+		for _, j := range group {
+			if err := r.failed(); err != nil {
+				j.err = err
+				continue
+			}
+			j.err = j.fn(&Tx{r: r})
+		}
+		r.commit(ctx, group)
+	}
+}
+
+// commit makes the group's rows durable in the snapshot and hands its
+// leaves to the log flusher, which releases the group once they are
+// integrated. The next group is applied and committed to the snapshot
+// while the log integrates this one: the snapshot stays ahead of the log,
+// never behind.
+func (r *Recorder) commit(ctx context.Context, group []*job) {
+	if err := r.failed(); err == nil {
+		if err := r.st.Commit(); err != nil {
+			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
+		}
+	}
+	if err := r.failed(); err != nil {
+		r.leafBuf = nil // their rows were not committed: never log them
+		for _, j := range group {
+			if j.err == nil {
+				j.err = err
+			}
+			close(j.done)
+		}
+		return
+	}
+	r.handoff(group)
+}
+
+// handoff sends the leaves buffered so far, whose rows are committed, to
+// the flusher with the jobs it releases after them.
+func (r *Recorder) handoff(group []*job) {
+	r.batchSeq++
+	b := &logBatch{leaves: r.leafBuf, first: r.nextLeaf - uint64(len(r.leafBuf)), jobs: group, seq: r.batchSeq}
+	r.leafBuf = nil
+	r.logWG.Add(1)
+	r.logq <- b
+	if len(r.unflushed) > 4096 {
+		done := r.flushedSeq.Load()
+		for id, seq := range r.unflushed {
+			if seq <= done {
+				delete(r.unflushed, id)
+			}
+		}
+	}
+}
+
+// logBatch is one group's leaves on their way to the log.
+type logBatch struct {
+	leaves [][]byte
+	first  uint64
+	jobs   []*job
+	seq    uint64
+}
+
+// flusher integrates batches in order and releases their jobs.
+func (r *Recorder) flusher(ctx context.Context) {
+	for b := range r.logq {
+		err := r.failed()
+		if err == nil && len(b.leaves) > 0 {
+			var idx []uint64
+			idx, err = r.log.AppendAll(ctx, b.leaves)
+			if err == nil && idx[0] != b.first {
+				err = fmt.Errorf("log assigned index %d to leaf %d", idx[0], b.first)
+			}
+			if err == nil {
+				err = r.log.Flush(ctx)
+			}
+			if err != nil {
+				err = fmt.Errorf("record: log integration failed, recording stopped: %w", err)
+				r.fail(err)
+			}
+		}
+		if err == nil {
+			r.flushedSeq.Store(b.seq)
+		}
+		for _, j := range b.jobs {
+			if err != nil && j.err == nil {
+				j.err = err
+			}
+			close(j.done)
+		}
+		r.logWG.Done()
+	}
+}
+
+// flushNow commits the snapshot and waits until the log holds every leaf
+// appended so far (a barrier, used outside the group rhythm).
+func (r *Recorder) flushNow(ctx context.Context) error {
+	r.commit(ctx, nil)
+	r.logWG.Wait()
+	return r.failed()
+}
+
+func (r *Recorder) failed() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
+func (r *Recorder) fail(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// Close stops recording, signs the store's own rows and closes the log.
+func (r *Recorder) Close(ctx context.Context) error {
+	var err error
+	r.closeOnce.Do(func() {
+		close(r.reqs)
+		<-r.loopDone
+		_, err = r.st.Close(ctx)
+	})
+	return err
+}
+
+// logSink numbers the writer's leaves and buffers them until their rows
+// are committed (commit hands them to the flusher).
+type logSink struct{ r *Recorder }
+
+func (s logSink) Append(_ context.Context, leaf []byte) (uint64, error) {
+	if err := s.r.failed(); err != nil {
+		return 0, err
+	}
+	s.r.leafBuf = append(s.r.leafBuf, leaf)
+	s.r.nextLeaf++
+	return s.r.nextLeaf - 1, nil
+}
+
+// Close runs after the writer committed the snapshot for the last time:
+// the remaining leaves go to the log, then the log closes.
+func (s logSink) Close(ctx context.Context) ([]byte, error) {
+	if err := s.r.failed(); err == nil {
+		s.r.handoff(nil)
+	}
+	s.r.logWG.Wait()
+	if err := s.r.failed(); err != nil {
+		close(s.r.logq)
+		s.r.log.Close(ctx)
+		return nil, err
+	}
+	close(s.r.logq)
+	return s.r.log.Close(ctx)
+}
+
+// itemKey is an entry's h_src for a memory item: the SHA-256 of the
+// server, the item kind and the item's identity (entity name; entity and
+// observation text; relation triple), so a later delete of the item finds
+// its entry, across restarts, from the signed record alone.
+func itemKey(server, kind string, parts ...string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("memscope-record/item\x00" + server + "\x00" + kind))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	var k [32]byte
+	copy(k[:], h.Sum(nil))
+	return k
+}

@@ -1,0 +1,57 @@
+package recorder
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// RunOptions are memscope record's arguments.
+type RunOptions struct {
+	Store      string
+	Config     *Config // may be nil
+	Command    []string
+	Agent      string
+	LogStorage string
+}
+
+// Run records one agent session on stdin/stdout until stdin ends or ctx
+// is done, then closes the store (signing its meta rows).
+func Run(ctx context.Context, o RunOptions, stdin io.Reader, stdout io.Writer) error {
+	cfg := o.Config
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	if len(o.Command) > 0 {
+		cfg.Servers = append([]ServerConfig{{Name: "memory", Command: o.Command, Role: RoleMemory}}, cfg.Servers...)
+	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	info, err := readInfo(o.Store)
+	if err != nil {
+		return err
+	}
+	agent := o.Agent
+	if agent == "" {
+		agent = cfg.Agent
+	}
+	if agent == "" {
+		agent = info.Agents[0]
+	}
+	rec, err := Open(ctx, Options{Dir: o.Store, Principals: cfg.Principals(agent), LogStorage: o.LogStorage})
+	if err != nil {
+		return err
+	}
+	g, err := NewGateway(ctx, rec, cfg, agent)
+	if err != nil {
+		rec.Close(context.WithoutCancel(ctx))
+		return err
+	}
+	serr := g.Serve(ctx, stdin, stdout)
+	g.Close()
+	if cerr := rec.Close(context.WithoutCancel(ctx)); cerr != nil && serr == nil {
+		serr = fmt.Errorf("record: closing the store: %w", cerr)
+	}
+	return serr
+}

@@ -1,0 +1,81 @@
+package loader
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"modernc.org/sqlite"
+)
+
+// CopyLive copies the snapshot at path, which a recorder may be writing
+// at this moment, into a new file dst (created exclusively), and returns
+// when dst holds one consistent state of it. Every analysis opens
+// snapshots immutable, which is right for a copy handed to a responder
+// but would miss what a live writer keeps in its WAL; so a monitor reads a
+// live store through this copy instead. The source is opened read-only
+// (mode=ro, not immutable, so SQLite reads the WAL under a shared lock,
+// as any reader beside a writer does) and copied page for page by
+// SQLite's online backup API in one step: rowids, free pages and row order
+// are as the writer left them, which a VACUUM INTO would not keep.
+func CopyLive(ctx context.Context, path, dst string) error {
+	fail := func(err error) error { return &Error{File: path, Err: err} }
+	st, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
+	}
+	// The destination must not exist: output files are created exclusively.
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fail(err)
+	}
+	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro"}
+	db, err := sql.Open("sqlite", src.String())
+	if err != nil {
+		return fail(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer conn.Close()
+	absDst, err := filepath.Abs(dst)
+	if err != nil {
+		return err
+	}
+	return conn.Raw(func(dc any) error {
+		b, ok := dc.(interface {
+			NewBackup(string) (*sqlite.Backup, error)
+		})
+		if !ok {
+			return errors.New("the SQLite driver has no backup API")
+		}
+		bk, err := b.NewBackup(absDst)
+		if err != nil {
+			return fail(err)
+		}
+		// One step copies every page under one read transaction: a
+		// consistent state even while the writer commits.
+		_, stepErr := bk.Step(-1)
+		if err := bk.Finish(); stepErr == nil {
+			stepErr = err
+		}
+		if stepErr != nil {
+			return fail(fmt.Errorf("copying a consistent state: %w", stepErr))
+		}
+		return nil
+	})
+}

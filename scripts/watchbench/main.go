@@ -1,0 +1,119 @@
+// Command watchbench prepares the logs that docs/PERFORMANCE.md's watch
+// rows are measured on (scripts/watch-measure.sh runs it):
+//
+//	watchbench -dir D -n 1000000 -new 1000
+//
+// writes a tessera log of n+new record-shaped leaves in D/log, its
+// verifier key in D/log.vkey, and a memscope watch state file D/state.json
+// that has verified the first n leaves (root from the log's own tiles), so
+// the next `memscope watch --once` round covers exactly the new ones.
+// With -fleet T it also writes T copies of the log under D/fleet/ with a
+// state each at size n and D/fleet.json listing them.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/tlog"
+	"github.com/memscope/memscope/evidence/tlog/appender"
+	"github.com/memscope/memscope/internal/watch"
+)
+
+func main() {
+	dir := flag.String("dir", "", "output directory (must not exist)")
+	n := flag.Int("n", 1000000, "leaves the state has verified")
+	extra := flag.Int("new", 1000, "leaves after those")
+	fleet := flag.Int("fleet", 0, "also write this many copies as a fleet")
+	flag.Parse()
+	if *dir == "" {
+		log.Fatal("-dir is required")
+	}
+	ctx := context.Background()
+	skey, vkey, err := note.GenerateKey(rand.Reader, "bench.example/watch")
+	check(err)
+	signer, err := note.NewSigner(skey)
+	check(err)
+	logDir := filepath.Join(*dir, "log")
+	w, err := appender.Create(ctx, logDir, signer)
+	check(err)
+	const chunk = 10000
+	total := *n + *extra
+	for i := 0; i < total; i += chunk {
+		leaves := make([][]byte, 0, chunk)
+		for j := i; j < min(i+chunk, total); j++ {
+			leaves = append(leaves, leaf(j))
+		}
+		_, err := w.AppendAll(ctx, leaves)
+		check(err)
+	}
+	_, err = w.Close(ctx)
+	check(err)
+	check(os.WriteFile(filepath.Join(*dir, "log.vkey"), []byte(vkey+"\n"), 0o644))
+	st := stateAt(ctx, logDir, uint64(*n))
+	check(watch.SaveState(filepath.Join(*dir, "state.json"), st))
+	if *fleet > 0 {
+		writeFleet(*dir, logDir, vkey, st, *fleet)
+	}
+	fmt.Printf("log %s: %d leaves; state at %d\n", logDir, total, *n)
+}
+
+// leaf is a record-shaped leaf: a UUIDv7-looking id and 64 bytes.
+func leaf(i int) []byte {
+	b := make([]byte, record.RecordLeafSize)
+	binary.BigEndian.PutUint64(b[0:8], uint64(0x019c_0000_0000_7000)|uint64(i)<<16)
+	b[6] = 0x70 | b[6]&0x0f
+	b[8] = 0x80
+	binary.BigEndian.PutUint64(b[9:], uint64(i))
+	for k := 16; k < len(b); k++ {
+		b[k] = byte(i + k)
+	}
+	return b
+}
+
+func stateAt(ctx context.Context, logDir string, size uint64) *watch.State {
+	r, err := tlog.Open(ctx, logDir)
+	check(err)
+	cp, err := r.PublishedCheckpoint()
+	check(err)
+	root, err := r.RootAt(ctx, size)
+	check(err)
+	return &watch.State{Version: 1, Log: logDir, Origin: cp.Origin, Size: size, Root: root}
+}
+
+func writeFleet(dir, logDir, vkey string, st *watch.State, count int) {
+	var tenants []watch.Tenant
+	for i := 0; i < count; i++ {
+		name := fmt.Sprintf("t%05d", i)
+		d := filepath.Join(dir, "fleet", name)
+		check(os.MkdirAll(filepath.Dir(d), 0o755))
+		out, err := exec.Command("cp", "-r", logDir, d).CombinedOutput()
+		if err != nil {
+			log.Fatalf("cp: %v %s", err, out)
+		}
+		s := *st
+		s.Log = d
+		check(watch.SaveState(d+".state", &s))
+		tenants = append(tenants, watch.Tenant{Name: name, Log: d, LogKey: vkey, State: d + ".state"})
+	}
+	b, err := json.Marshal(tenants)
+	check(err)
+	check(os.WriteFile(filepath.Join(dir, "fleet.json"), b, 0o644))
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
