@@ -315,7 +315,6 @@ var Catalogue = append(Catalog{
 	{TextHiddenChars, FamContent, SevWarning, "a text field of the evidence carries hidden characters (bidi controls, zero-width or format characters, tag characters, variation-selector runs, invalid UTF-8): legitimate in some scripts, also a way to hide text; shown escaped"},
 	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets (on a native store, an error when a culprit is a write the store does not explain: unexplained content changed the selection)"},
 	{TextConfusableID, FamContent, SevWarning, "two ids (or entity names) of one kind differ only by invisible or confusable characters (same Unicode TR39 skeleton): they look alike on a screen; each is printed escaped and resolves only to itself"},
-	{ReplayDiverge, FamReplay, SevWarning, "the top-k on G and on G_auth select different sets"},
 	{ReplayIFCBlind, FamReplay, SevError, "a diverging replay row in which every item selected on G is authenticated: provenance checks pass it, only replay finds it"},
 	{ReplayRecordedMismatch, FamReplay, SevWarning, "the selection the agent recorded differs from the replay on G"},
 	{ReplayUnavailable, FamReplay, SevWarning, "the replay could not run on this evidence (the message says why)"},
