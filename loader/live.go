@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"modernc.org/sqlite"
 )
@@ -78,4 +79,34 @@ func CopyLive(ctx context.Context, path, dst string) error {
 		}
 		return nil
 	})
+}
+
+// liveTables are the record tables LiveCounts counts.
+var liveTables = []string{"entries", "writes", "tombstones", "queries", "actions", "principals"}
+
+// LiveCounts counts the record tables of a snapshot that a recorder may
+// be writing, through a read-only connection that reads the WAL (not
+// immutable, unlike every analysis), so a viewer can say how many records
+// landed since it opened the store. A table the snapshot lacks counts 0.
+func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&_pragma=query_only(1)"}
+	db, err := sql.Open("sqlite", src.String())
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	defer db.Close()
+	out := map[string]int{}
+	for _, t := range liveTables {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n)
+		if err != nil && !strings.Contains(err.Error(), "no such table") {
+			return nil, &Error{File: path, Table: t, Err: err}
+		}
+		out[t] = n
+	}
+	return out, nil
 }

@@ -34,7 +34,7 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		v.tombstoned[t.Target] = true
 		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
 		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
-		pos := uint64(noPos)
+		pos := uint64(NoPosition)
 		if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
 			pos = idx
 		}
@@ -61,6 +61,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	v.rep.entries.reserve(total)
 	// Every row's id (of its eid column) joins the set as the row is
 	// read, before workers see the row: a parent in an earlier row is
 	// found at once, and the few references the set cannot answer yet (a

@@ -21,6 +21,18 @@ type entryIndex struct {
 
 func newEntryIndex() *entryIndex { return &entryIndex{seed: maphash.MakeSeed()} }
 
+// reserve sizes the index for n entries once (the row count): appends
+// would hold the old and the new array at once. Past 16M entries (128 MB)
+// it grows as rows arrive, so a row count is never an allocation alone.
+func (x *entryIndex) reserve(n int) {
+	n = min(n, 1<<24)
+	x.mu.Lock()
+	if cap(x.sums)-len(x.sums) < n {
+		x.sums = append(make([]uint64, 0, len(x.sums)+n), x.sums...)
+	}
+	x.mu.Unlock()
+}
+
 func (x *entryIndex) add(eid string) {
 	h := maphash.String(x.seed, eid)
 	x.mu.Lock()

@@ -95,7 +95,7 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 		if bad {
 			return
 		}
-		k := &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS, revokedAt: noPos}
+		k := &key{principal: ev.Principal, pub: ed25519.PublicKey(append([]byte{}, ev.PublicKey[:]...)), channel: ev.Channel, from: ev.TS, revokedAt: NoPosition}
 		k.ed, _ = newEdKey(k.pub)
 		v.keys[kid] = append(v.keys[kid], k)
 		v.rep.Channels[ev.Principal] = ev.Channel
@@ -122,7 +122,7 @@ func (v *verifier) registryEvent(r *loader.PrincipalRow, roots map[[32]byte]bool
 // finding code and message, or "" when it verifies. raw is the record's
 // canonical encoding (already checked) and sig its signature: the signed
 // bytes are cut from raw rather than re-encoded.
-// pos is the record's log position (noPos when not known).
+// pos is the record's log position (NoPosition when not known).
 func (v *verifier) checkSigner(raw, sig []byte, writer string, kid record.KeyID, ts, pos uint64) (finding.Code, string) {
 	return v.checkSignerWith(raw, sig, writer, kid, ts, pos, sigUnchecked)
 }
@@ -182,7 +182,7 @@ func (v *verifier) checkSignerWith(raw, sig []byte, writer string, kid record.Ke
 	if ts < match.from || (match.until != 0 && ts >= match.until) {
 		return finding.KeyOutsideValidity, fmt.Sprintf("signed at ts %d with %s's key %s, valid from %d%s", ts, writer, kid, match.from, untilText(match.until))
 	}
-	if pos != noPos && match.revokedAt != noPos && pos > match.revokedAt {
+	if pos != NoPosition && match.revokedAt != NoPosition && pos > match.revokedAt {
 		return finding.KeyOutsideValidity, fmt.Sprintf("logged at leaf %d, after the revocation of %s's key %s at leaf %d (its signed ts %d claims an earlier time; the log position decides)", pos, writer, kid, match.revokedAt, ts)
 	}
 	return "", ""
@@ -194,7 +194,7 @@ func (v *verifier) checkSignerWith(raw, sig []byte, writer string, kid record.Ke
 // "" when it was not.
 func (v *verifier) backdated(writer string, kid record.KeyID, ts, pos uint64) string {
 	k := v.signerKey(writer, kid)
-	if k == nil || pos == noPos || k.revokedAt == noPos || pos <= k.revokedAt || k.until == 0 || ts >= k.until {
+	if k == nil || pos == NoPosition || k.revokedAt == NoPosition || pos <= k.revokedAt || k.until == 0 || ts >= k.until {
 		return ""
 	}
 	return fmt.Sprintf("logged at leaf %d, after %s's key %s was revoked at leaf %d (ts %d), but signed with ts %d: the timestamp was set back to before the revocation", pos, writer, kid, k.revokedAt, k.until, ts)

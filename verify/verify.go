@@ -11,7 +11,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -135,12 +134,6 @@ type Report struct {
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
 	LogChecked bool `json:"-"`
-	// InclusionUnprovable is set when the log's entry bundles do not hash
-	// up to the checkpoint root: no record's inclusion can be proven, so
-	// every record fails it. A consumer may refuse to label rather than
-	// call everything External. (Hash tiles that disagree with intact
-	// bundles do not set it: inclusion is proven from the bundles.)
-	InclusionUnprovable bool `json:"-"`
 	// HMACChecked is false when no HMAC key was given: tags were not
 	// checked, which is not a pass.
 	HMACChecked bool `json:"hmac_checked"`
@@ -187,14 +180,11 @@ type key struct {
 	from      uint64
 	until     uint64 // 0: not revoked
 	// revokedAt is the log position of the key's earliest logged
-	// revocation (noPos: none, or not in the log). It is the authority: a
+	// revocation (NoPosition: none, or not in the log). It is the authority: a
 	// record logged after it is outside the key's validity whatever its
 	// signed timestamp says.
 	revokedAt uint64
 }
-
-// noPos is a log position that is not known (math.MaxUint64, as logPos).
-const noPos = math.MaxUint64
 
 type verifier struct {
 	text *textscan.Scanner // evidence text that would act on a terminal or hide text

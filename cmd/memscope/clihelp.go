@@ -53,7 +53,7 @@ func isZeroDefault(f *flag.Flag) bool {
 // lines; a usage error quotes one whole, and run prints it with its line
 // breaks (the rest of an error's text is sanitised to one line).
 var commandUsages = []string{actionsUsage, certifyUsage, demoUsage, diffUsage, exposureUsage, importUsage,
-	inspectUsage, lineageUsage, replayUsage, reportUsage, timelineUsage, verifyUsage}
+	inspectUsage, lineageUsage, recordUsage, replayUsage, reportUsage, timelineUsage, verifyUsage}
 
 // usageLines restores the line breaks of the usage lines a sanitised
 // message quotes.

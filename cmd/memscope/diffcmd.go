@@ -116,7 +116,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return exitUsage, err
 	}
-	o := assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, LogKeyFromEvidence: an.Sources.LogKey, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}
+	o := assemble.DiffOptions{A: pos[0], B: pos[1], Log: ef.log, LogKey: an.LogKey, LogKeyFromEvidence: an.Sources.LogKey, LogOptions: an.Log, CheckpointA: *cpA, CheckpointB: *cpB, K: *k}
 	if *inspectMode {
 		if *asJSON {
 			return exitUsage, usagef("--inspect and --json exclude each other")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 // A server that stays inside the idle limit by trickling a byte at a time
@@ -19,23 +21,13 @@ func TestHTTPMinimumThroughput(t *testing.T) {
 	signer, _ := testKey(t, testOrigin, 1)
 	dir, _ := writeLog(t, signer, testLeaves(300))
 	files := http.FileServer(http.Dir(dir))
+	trickle := evidencetest.Trickle(50 * time.Millisecond) // inside the idle limit
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("mode") != "trickle" {
 			files.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "text/plain")
-		for {
-			if _, err := w.Write([]byte("x")); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			select {
-			case <-time.After(50 * time.Millisecond): // inside the idle limit
-			case <-r.Context().Done():
-				return
-			}
-		}
+		trickle(w, r)
 	}))
 	defer srv.Close()
 	o := Options{IdleTimeout: time.Second, RequestTimeout: time.Minute, MinThroughput: 1000, ThroughputGrace: 300 * time.Millisecond}

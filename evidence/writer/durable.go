@@ -37,6 +37,27 @@ func pragmas(durable bool) string {
 	return "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 }
 
+// openDB opens the snapshot for writing, one connection.
+func openDB(cfg Config) (*sql.DB, error) {
+	abs, err := filepath.Abs(cfg.SnapshotPath)
+	if err != nil {
+		return nil, err
+	}
+	// A URL keeps '#' and '?' in the path from cutting the file name short.
+	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: pragmas(cfg.Durable)}
+	db, err := sql.Open("sqlite", dsn.String())
+	if err != nil {
+		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+func newStore(cfg Config, db *sql.DB) *Store {
+	return &Store{cfg: cfg, db: db, stmts: map[string]*sql.Stmt{}, seq: map[string]int64{},
+		meta: map[string]string{}, metaSigned: map[string]string{}, metaRev: map[string]uint64{}}
+}
+
 // Commit makes every row written so far durable (with Config.Durable) and
 // starts a new transaction.
 func (s *Store) Commit() error {
@@ -72,18 +93,11 @@ func Resume(cfg Config, st ResumeState) (*Store, error) {
 	if _, err := os.Stat(cfg.SnapshotPath); err != nil {
 		return nil, fmt.Errorf("writer: resume: %w", err)
 	}
-	abs, err := filepath.Abs(cfg.SnapshotPath)
+	db, err := openDB(cfg)
 	if err != nil {
 		return nil, err
 	}
-	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: pragmas(cfg.Durable)}
-	db, err := sql.Open("sqlite", dsn.String())
-	if err != nil {
-		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)
-	}
-	db.SetMaxOpenConns(1)
-	s := &Store{cfg: cfg, db: db, stmts: map[string]*sql.Stmt{}, seq: map[string]int64{},
-		meta: map[string]string{}, metaSigned: map[string]string{}, metaRev: map[string]uint64{}}
+	s := newStore(cfg, db)
 	if err := s.readCounters(st); err != nil {
 		db.Close()
 		return nil, err

@@ -14,9 +14,7 @@ import (
 	"crypto/ed25519"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -95,23 +93,16 @@ func Create(cfg Config) (*Store, error) {
 	if _, err := os.Stat(cfg.SnapshotPath); err == nil {
 		return nil, fmt.Errorf("writer: %s already exists; evidence is never overwritten", cfg.SnapshotPath)
 	}
-	abs, err := filepath.Abs(cfg.SnapshotPath)
+	db, err := openDB(cfg)
 	if err != nil {
 		return nil, err
 	}
-	// A URL keeps '#' and '?' in the path from cutting the file name short.
-	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: pragmas(cfg.Durable)}
-	db, err := sql.Open("sqlite", dsn.String())
-	if err != nil {
-		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)
-	}
-	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(snapshot.Schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("writer: %s: create schema: %w", cfg.SnapshotPath, err)
 	}
-	s := &Store{cfg: cfg, db: db, stmts: map[string]*sql.Stmt{}, seq: map[string]int64{}, tree: factory.NewEmptyRange(0),
-		meta: map[string]string{}, metaSigned: map[string]string{}, metaRev: map[string]uint64{}}
+	s := newStore(cfg, db)
+	s.tree = factory.NewEmptyRange(0)
 	if err := s.begin(); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ type DiffOptions struct {
 	// LogKeyFromEvidence names the file inside the evidence the log key
 	// was read from ("" otherwise): reported, as verify does.
 	LogKeyFromEvidence string
+	// LogOptions bound the log reads (HTTP limits, the command's deadline,
+	// redirects), as for verify.
+	LogOptions tlog.Options
 	// CheckpointA and CheckpointB pick the checkpoint (1-based, in the
 	// snapshot's order) each side is taken at: rows logged after it, and
 	// unlogged rows recorded after it was seen, are left out. 0 takes the
@@ -128,7 +131,7 @@ func DiffSnapshots(ctx context.Context, o DiffOptions, emit func(diff.RowChange)
 	res := &DiffResult{}
 	var proof diff.ProofSource
 	if o.Log != "" {
-		r, err := tlog.Open(ctx, o.Log)
+		r, err := tlog.OpenWith(ctx, o.Log, o.LogOptions)
 		if err != nil {
 			return nil, err
 		}

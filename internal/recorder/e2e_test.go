@@ -19,12 +19,7 @@ import (
 // session 2 (a new gateway process on the same store) searches memory and
 // pays. memscope's own read path then judges the recorded evidence.
 func TestPoisoningStory(t *testing.T) {
-	memServer := serverMemory(t)
-	memscope, web, pay := bins(t)
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	initStore(t, memscope, store)
-	cfg := storyConfig(t, dir, memServer, web, pay, "")
+	memscope, dir, store, cfg := storySetup(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -52,6 +47,12 @@ func TestPoisoningStory(t *testing.T) {
 	}})
 	call(t, ctx, cs, "create_relations", map[string]any{"relations": []map[string]any{{"from": "Acme Ltd", "to": "Karen Joy Fowler", "relationType": "payee"}}})
 	call(t, ctx, cs, "add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Acme Ltd", "contents": []string{"Payee for Acme invoices: Karen Joy Fowler, account 7731"}}}})
+	// The snapshot is readable while the gateway runs: verify opens it
+	// (read-only, immutable) and reads every record written so far.
+	live, code := memscopeRun(t, memscope, append([]string{"verify", filepath.Join(store, "snapshot.db")}, anchors(store)...)...)
+	if code == 2 || !strings.Contains(live, "entries                  6/6") {
+		t.Errorf("verify of the live store (exit %d) does not read the six entries written so far:\n%s", code, live)
+	}
 	if err := cs.Close(); err != nil {
 		t.Logf("close session 1: %v", err)
 	}
@@ -104,6 +105,13 @@ func TestPoisoningStory(t *testing.T) {
 
 	out, code = memscopeRun(t, memscope, append([]string{"timeline", snap}, anchors(store)...)...)
 	t.Logf("timeline (exit %d):\n%.4000s", code, out)
+	html := filepath.Join(dir, "report.html")
+	if out, code := memscopeRun(t, memscope, append([]string{"report", snap, "--out", html, "--date", "none"}, anchors(store)...)...); code == 2 {
+		t.Errorf("report could not run on the recorded store:\n%s", out)
+	} else if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "transfer_funds") || !strings.Contains(string(b), "external:web") {
+		t.Errorf("the report does not show the payment and the External source (%v)", err)
+	}
+
 	reconcileStory(t, memscope, store, filepath.Join(dir, "memory.jsonl"))
 
 	first := ""
@@ -202,14 +210,21 @@ func reconcileStory(t *testing.T, memscope, store, file string) {
 	edited := strings.Replace(string(b), "account 7731", "account 9999", 1)
 	// and the deleted observation is back
 	edited = strings.Replace(edited, `"observations":["Payee`, `"observations":["Invoice 2291 is due on Friday","Payee`, 1)
-	edited = strings.TrimRight(edited, "\n") +
+	// and the relation is gone
+	var kept []string
+	for _, line := range strings.Split(edited, "\n") {
+		if !strings.Contains(line, `"relationType":"payee"`) {
+			kept = append(kept, line)
+		}
+	}
+	edited = strings.TrimRight(strings.Join(kept, "\n"), "\n") +
 		"\n" + `{"type":"entity","name":"Mallory","entityType":"person","observations":[]}`
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, code = memscopeRun(t, memscope, args...)
 	t.Logf("verify --against after the edit (exit %d):\n%s", code, out)
-	if code != 1 || !strings.Contains(out, "MCP_OBSERVATION_EDITED") || !strings.Contains(out, "account 9999") || !strings.Contains(out, "MCP_UNRECORDED_ITEM") || !strings.Contains(out, "Mallory") || !strings.Contains(out, "MCP_DELETED_PRESENT") {
+	if code != 1 || !strings.Contains(out, "MCP_OBSERVATION_EDITED") || !strings.Contains(out, "account 9999") || !strings.Contains(out, "MCP_UNRECORDED_ITEM") || !strings.Contains(out, "Mallory") || !strings.Contains(out, "MCP_DELETED_PRESENT") || !strings.Contains(out, "MCP_RECORDED_ABSENT") {
 		t.Errorf("the edit behind the gateway is not found")
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memscope/memscope/internal/recorder"
 )
 
 // Binaries the tests run: memscope itself and the two testdata servers,
@@ -188,4 +190,31 @@ func jsonOf(t *testing.T, s string) any {
 		t.Fatalf("not JSON: %v\n%.2000s", err, s)
 	}
 	return m
+}
+
+// storySetup builds the binaries, makes a store and the story's config
+// (real memory server, web, bank); extra is appended to the config.
+func storySetup(t *testing.T, extra string) (memscope, dir, store, cfg string) {
+	t.Helper()
+	memServer := serverMemory(t)
+	memscope, web, pay := bins(t)
+	dir = t.TempDir()
+	store = filepath.Join(dir, "store")
+	initStore(t, memscope, store)
+	return memscope, dir, store, storyConfig(t, dir, memServer, web, pay, extra)
+}
+
+// openRecorder makes a fresh store and opens it in process.
+func openRecorder(t *testing.T) (*recorder.Recorder, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, dir
 }

@@ -13,12 +13,7 @@ import (
 // the snapshot holds them byte for byte, memscope's outputs never print
 // them raw.
 func TestHostileContentVerbatimShownSanitised(t *testing.T) {
-	memServer := serverMemory(t)
-	memscope, web, pay := bins(t)
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	initStore(t, memscope, store)
-	cfg := storyConfig(t, dir, memServer, web, pay, "")
+	memscope, _, store, cfg := storySetup(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, _ := connect(t, ctx, memscope, store, cfg)

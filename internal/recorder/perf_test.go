@@ -82,14 +82,7 @@ func fsyncFloor(t *testing.T, dir string) time.Duration {
 
 func commitFloor(t *testing.T) time.Duration {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "store")
-	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := openRecorder(t)
 	defer rec.Close(ctx)
 	var d []time.Duration
 	for i := 0; i < 200; i++ {
@@ -116,14 +109,7 @@ func notesConfig(notes string) *recorder.Config {
 // alternating blocks so both see the same machine.
 func latency(t *testing.T, notes string, sessions, blocks, perBlock int) (direct, gw []time.Duration) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "store")
-	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := openRecorder(t)
 	defer rec.Close(ctx)
 	g, err := recorder.NewGateway(ctx, rec, notesConfig(notes), recorder.DefaultAgent)
 	if err != nil {
@@ -278,14 +264,7 @@ func TestMeasureVerifyRecorded(t *testing.T) {
 		n = v
 	}
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "store")
-	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, dir := openRecorder(t)
 	var wg sync.WaitGroup
 	for w := 0; w < 64; w++ {
 		wg.Add(1)

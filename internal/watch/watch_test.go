@@ -64,6 +64,11 @@ func recordLeaves(seed byte, n int) [][]byte {
 // writeLog writes a fresh tessera log of leaves into dir.
 func writeLog(t *testing.T, dir string, k logKey, leaves [][]byte) {
 	t.Helper()
+	writeLogB(t, dir, k, leaves)
+}
+
+func writeLogB(t testing.TB, dir string, k logKey, leaves [][]byte) {
+	t.Helper()
 	ctx := context.Background()
 	w, err := appender.Create(ctx, dir, k.signer)
 	if err != nil {

@@ -37,6 +37,9 @@ type Source struct {
 	// expCase is the Exposure view's analysis, once.
 	expCase exposureCase
 
+	// live is what Live keeps between the inspector's polls.
+	live liveState
+
 	// verdicts are the per-action defence verdicts (after Verify), one set
 	// per tau and label policy the inspector has asked for.
 	verdicts map[labelKey][]defences.Row

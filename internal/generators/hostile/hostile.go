@@ -134,6 +134,21 @@ var edits = []edit{
 		os.Remove(b)
 		return "", os.Symlink(outside, b)
 	}},
+	// A flipped hash in a stored hash tile over intact entry bundles: the
+	// tile is TILE_MISMATCH, and records are proven from the bundles
+	// (issue 23 item 5), not all failed.
+	{"hash-tile-flipped", "clean", "one hash of the level-0 hash tile flipped", func(_, log string) (string, error) {
+		return "", flipInFirst(filepath.Join(log, "tile", "0"), 5*32)
+	}},
+	// A flipped hash tile and a flipped bundle byte: the bundles no longer
+	// reach the checkpoint root, so the tile cannot be repaired from them,
+	// and the proofs through it fail: the log proves no record.
+	{"tile-and-bundle-flipped", "clean", "one hash of the level-0 tile and one byte of a leaf in the entry bundle flipped", func(_, log string) (string, error) {
+		if err := flipInFirst(filepath.Join(log, "tile", "0"), 5*32); err != nil {
+			return "", err
+		}
+		return "", flipInFirst(filepath.Join(log, "tile", "entries"), 40)
+	}},
 	{"escape-file-name", "clean", "the snapshot's file name holds a terminal escape", func(snap, _ string) (string, error) {
 		p := filepath.Join(filepath.Dir(snap), "snap"+"\x1b[2J\x1b]0;x\x07"+".db")
 		return p, os.Rename(snap, p)
@@ -302,4 +317,27 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
+}
+
+// flipInFirst inverts the byte at offset of the first file under dir.
+func flipInFirst(dir string, offset int) error {
+	var first string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && first == "" {
+			first = p
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(first)
+	if err != nil {
+		return err
+	}
+	if len(b) <= offset {
+		return fmt.Errorf("%s: %d bytes, nothing at offset %d", first, len(b), offset)
+	}
+	b[offset] ^= 0xff
+	return os.WriteFile(first, b, 0o644)
 }
