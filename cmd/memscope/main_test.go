@@ -183,8 +183,10 @@ func TestLineageJSON(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^session session-\d+ \[not checked\]$`).MatchString(out) {
 		t.Errorf("entry view without --log: no labelled session\n%s", out)
 	}
+	// Verified, the laundered entry is an error finding: exit 1, as the
+	// store-wide summary exits (one exit-code contract).
 	code, out, errs = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry}, anchors...)...)
-	if code != exitOK || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
+	if code != exitFindings || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
 		t.Errorf("entry view verified: exit %d %s\n%s", code, errs, out)
 	}
 	code, out, _ = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry, "--json"}, anchors...)...)
@@ -192,7 +194,7 @@ func TestLineageJSON(t *testing.T) {
 		Session         *string `json:"session"`
 		SessionCoverage *string `json:"session_coverage"`
 	}
-	if err := json.Unmarshal([]byte(out), &ev); code != exitOK || err != nil || ev.Session == nil || *ev.Session == "" || ev.SessionCoverage == nil || *ev.SessionCoverage != "" {
+	if err := json.Unmarshal([]byte(out), &ev); code != exitFindings || err != nil || ev.Session == nil || *ev.Session == "" || ev.SessionCoverage == nil || *ev.SessionCoverage != "" {
 		t.Errorf("entry JSON: exit %d, %v, %+v", code, err, ev)
 	}
 	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db", entry, "--dot")

@@ -11,6 +11,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/memscope/memscope/internal/present/finding"
 
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
@@ -59,6 +60,10 @@ type Case struct {
 	Timeline  *TimelineSection `json:"timeline,omitempty"`
 	Exposure  *ExposureSection `json:"exposure,omitempty"`
 	Glossary  []Term           `json:"glossary"`
+	// Findings are every finding the case rests on (verification's,
+	// lineage's and replay's, the one finding type), for the outputs other
+	// tools ingest (report --ocsf); the case file shows them grouped.
+	Findings []finding.Finding `json:"-"`
 }
 
 // Tool identifies the memscope build that wrote the report.

@@ -34,60 +34,7 @@ const (
 	zstdSlack      = 16 << 20
 )
 
-// skipThrift walks one thrift compact-protocol struct without recursion,
-// refusing nesting deeper than maxThriftDepth, and returns its length.
-func skipThrift(b []byte) (int, error) {
-	ts := &thriftSkipper{b: b, stack: []thriftLevel{{}}} // the outer struct
-	for len(ts.stack) > 0 {
-		top := &ts.stack[len(ts.stack)-1]
-		if top.list {
-			if top.left == 0 {
-				ts.stack = ts.stack[:len(ts.stack)-1]
-				continue
-			}
-			top.left--
-			t := top.elemType
-			if top.isMap {
-				if top.keyNext {
-					t = top.elemType >> 4
-				} else {
-					t = top.elemType & 0x0f
-				}
-				top.keyNext = !top.keyNext
-			}
-			if t == 1 || t == 2 { // a bool element is one byte
-				if _, err := ts.byteAt(); err != nil {
-					return 0, err
-				}
-				continue
-			}
-			if err := ts.value(t); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		h, err := ts.byteAt()
-		if err != nil {
-			return 0, err
-		}
-		if h == 0 { // STOP
-			ts.stack = ts.stack[:len(ts.stack)-1]
-			continue
-		}
-		if h>>4 == 0 { // a long-form field id follows
-			if _, err := ts.varint(); err != nil {
-				return 0, err
-			}
-		}
-		if err := ts.value(h & 0x0f); err != nil {
-			return 0, err
-		}
-	}
-	return ts.pos, nil
-}
-
-// thriftLevel is one open container: a struct, or a list, set or map with
-// its elements left.
+// thriftLevel is one open container of a thrift value being skipped.
 type thriftLevel struct {
 	list     bool
 	left     int64 // list/set/map: elements left
@@ -96,97 +43,160 @@ type thriftLevel struct {
 	keyNext  bool
 }
 
-// thriftSkipper is skipThrift's position and open containers.
-type thriftSkipper struct {
+// thriftWalker skips thrift compact-protocol values with an explicit
+// stack instead of recursion.
+type thriftWalker struct {
 	b     []byte
 	pos   int
 	stack []thriftLevel
 }
 
-func (ts *thriftSkipper) byteAt() (byte, error) {
-	if ts.pos >= len(ts.b) {
+func (w *thriftWalker) byteAt() (byte, error) {
+	if w.pos >= len(w.b) {
 		return 0, io.ErrUnexpectedEOF
 	}
-	ts.pos++
-	return ts.b[ts.pos-1], nil
+	w.pos++
+	return w.b[w.pos-1], nil
 }
 
-func (ts *thriftSkipper) varint() (uint64, error) {
-	v, n := binary.Uvarint(ts.b[ts.pos:])
+func (w *thriftWalker) varint() (uint64, error) {
+	v, n := binary.Uvarint(w.b[w.pos:])
 	if n <= 0 {
 		return 0, errors.New("thrift: bad varint")
 	}
-	ts.pos += n
+	w.pos += n
 	return v, nil
 }
 
-// value skips one value of type t, pushing containers.
-func (ts *thriftSkipper) value(t byte) error {
+// length reads a container length, which cannot exceed the data left.
+func (w *thriftWalker) length(v uint64) (int64, error) {
+	if v > uint64(len(w.b)) {
+		return 0, errors.New("thrift: a container longer than the data")
+	}
+	return int64(v), nil
+}
+
+// value skips one value of type t, opening containers on the stack.
+func (w *thriftWalker) value(t byte) error {
+	var err error
 	switch t {
 	case 1, 2: // bool in a struct field header: no payload
 	case 3:
-		if _, err := ts.byteAt(); err != nil {
-			return err
-		}
+		_, err = w.byteAt()
 	case 4, 5, 6:
-		if _, err := ts.varint(); err != nil {
-			return err
-		}
+		_, err = w.varint()
 	case 7:
-		if ts.pos+8 > len(ts.b) {
+		if w.pos+8 > len(w.b) {
 			return io.ErrUnexpectedEOF
 		}
-		ts.pos += 8
+		w.pos += 8
 	case 8:
-		n, err := ts.varint()
-		if err != nil {
-			return err
+		var n uint64
+		if n, err = w.varint(); err == nil {
+			if n > uint64(len(w.b)-w.pos) {
+				return io.ErrUnexpectedEOF
+			}
+			w.pos += int(n)
 		}
-		if n > uint64(len(ts.b)-ts.pos) {
-			return io.ErrUnexpectedEOF
-		}
-		ts.pos += int(n)
 	case 9, 10:
-		h, err := ts.byteAt()
-		if err != nil {
+		var h byte
+		if h, err = w.byteAt(); err != nil {
 			return err
 		}
 		n := int64(h >> 4)
 		if n == 15 {
-			v, err := ts.varint()
+			v, err := w.varint()
 			if err != nil {
 				return err
 			}
-			if v > uint64(len(ts.b)) {
-				return errors.New("thrift: list longer than the data")
-			}
-			n = int64(v)
-		}
-		ts.stack = append(ts.stack, thriftLevel{list: true, left: n, elemType: h & 0x0f})
-	case 11:
-		v, err := ts.varint()
-		if err != nil {
-			return err
-		}
-		if v > uint64(len(ts.b)) {
-			return errors.New("thrift: map longer than the data")
-		}
-		var kv byte
-		if v > 0 {
-			if kv, err = ts.byteAt(); err != nil {
+			if n, err = w.length(v); err != nil {
 				return err
 			}
 		}
-		ts.stack = append(ts.stack, thriftLevel{list: true, isMap: true, left: int64(v) * 2, elemType: kv, keyNext: true})
+		w.stack = append(w.stack, thriftLevel{list: true, left: n, elemType: h & 0x0f})
+	case 11:
+		v, err := w.varint()
+		if err != nil {
+			return err
+		}
+		n, err := w.length(v)
+		if err != nil {
+			return err
+		}
+		var kv byte
+		if n > 0 {
+			if kv, err = w.byteAt(); err != nil {
+				return err
+			}
+		}
+		w.stack = append(w.stack, thriftLevel{list: true, isMap: true, left: n * 2, elemType: kv, keyNext: true})
 	case 12:
-		ts.stack = append(ts.stack, thriftLevel{})
+		w.stack = append(w.stack, thriftLevel{})
 	default:
 		return fmt.Errorf("thrift: unknown type %d", t)
 	}
-	if len(ts.stack) > maxThriftDepth {
+	if err != nil {
+		return err
+	}
+	if len(w.stack) > maxThriftDepth {
 		return fmt.Errorf("thrift: structures nest deeper than %d", maxThriftDepth)
 	}
 	return nil
+}
+
+// element skips the next element of the open container top.
+func (w *thriftWalker) element(top *thriftLevel) error {
+	top.left--
+	t := top.elemType
+	if top.isMap {
+		if top.keyNext {
+			t = top.elemType >> 4
+		} else {
+			t = top.elemType & 0x0f
+		}
+		top.keyNext = !top.keyNext
+	}
+	if t == 1 || t == 2 { // a bool element is one byte
+		_, err := w.byteAt()
+		return err
+	}
+	return w.value(t)
+}
+
+// skipThrift walks one thrift compact-protocol struct without recursion,
+// refusing nesting deeper than maxThriftDepth, and returns its length.
+func skipThrift(b []byte) (int, error) {
+	w := &thriftWalker{b: b, stack: []thriftLevel{{}}}
+	for len(w.stack) > 0 {
+		top := &w.stack[len(w.stack)-1]
+		if top.list {
+			if top.left == 0 {
+				w.stack = w.stack[:len(w.stack)-1]
+				continue
+			}
+			if err := w.element(top); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		h, err := w.byteAt()
+		if err != nil {
+			return 0, err
+		}
+		if h == 0 { // STOP
+			w.stack = w.stack[:len(w.stack)-1]
+			continue
+		}
+		if h>>4 == 0 { // a long-form field id follows
+			if _, err := w.varint(); err != nil {
+				return 0, err
+			}
+		}
+		if err := w.value(h & 0x0f); err != nil {
+			return 0, err
+		}
+	}
+	return w.pos, nil
 }
 
 // checkFooter refuses a footer whose thrift nests too deep or whose schema
