@@ -155,9 +155,32 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if labelled {
 		fmt.Fprintf(stdout, "[unsigned]: the event's row is covered by no signature or tag, a claim; [not checked]: verification did not run (no --log)\n")
 	}
+	writeTimelineTable(stdout, out.Events)
+	if out.Order != "log" {
+		fmt.Fprintln(stdout, "\n* placed by recorded time (not in the log): the time is the snapshot's claim")
+	}
+	if ef.log != "" {
+		errs, warns := 0, 0
+		for _, f := range verified {
+			switch f.Severity {
+			case finding.SevError:
+				errs++
+			case finding.SevWarning:
+				warns++
+			}
+		}
+		fmt.Fprintf(stdout, "\nverification: %d error(s), %d warning(s) (memscope verify lists them; the exit code follows them)\n", errs, warns)
+	}
+	return code, nil
+}
+
+// writeTimelineTable prints the events, one line each: a time placed by
+// the recorded time (not the log) is starred, an unauthenticated write and
+// an event's coverage label lead its summary.
+func writeTimelineTable(stdout io.Writer, events []jsonEvent) {
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "%-5s %-6s %-24s %-10s %-36s %-16s %s\n", "#", "LEAF", "TIME", "KIND", "ID", "PRINCIPAL", "WHAT")
-	for _, e := range out.Events {
+	for _, e := range events {
 		leaf := "-"
 		if e.Leaf != nil {
 			leaf = strconv.FormatInt(*e.Leaf, 10)
@@ -175,22 +198,6 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		fmt.Fprintf(stdout, "%-5d %-6s %-24s %-10s %-36s %-16s %s\n", e.Index, leaf, when, e.Kind, clip(e.ID, 36), clip(e.Principal, 16), sanitize.Line(what))
 	}
-	if out.Order != "log" {
-		fmt.Fprintln(stdout, "\n* placed by recorded time (not in the log): the time is the snapshot's claim")
-	}
-	if ef.log != "" {
-		errs, warns := 0, 0
-		for _, f := range verified {
-			switch f.Severity {
-			case finding.SevError:
-				errs++
-			case finding.SevWarning:
-				warns++
-			}
-		}
-		fmt.Fprintf(stdout, "\nverification: %d error(s), %d warning(s) (memscope verify lists them; the exit code follows them)\n", errs, warns)
-	}
-	return code, nil
 }
 
 func orderWords(o string) string {
