@@ -349,7 +349,7 @@ never_verified() {
 
 size=120x40-native
 step "memscope inspect on a native store: the poisoned HippoRAG 2 fixture"
-hippo=$(pwd)/internal/readers/hipporag/testdata
+hippo=$(pwd)/testdata/hipporag
 tmux kill-session -t "$session" 2>/dev/null || true
 tmux new-session -d -s "$session" -x 120 -y 40 -c "$work" "TERM=xterm-256color $work/memscope inspect $hippo/poisoned --queries $hippo/queries.jsonl; sleep 30"
 wait_for "[1 Overview]" 60
@@ -390,7 +390,7 @@ keys q
 size=120x40-mem0
 step "memscope inspect on a Mem0 history.db: a version chain with its DELETE"
 tmux kill-session -t "$session" 2>/dev/null || true
-tmux new-session -d -s "$session" -x 120 -y 40 -c "$work" "TERM=xterm-256color $work/memscope inspect $(pwd)/internal/readers/mem0db/testdata/history.db; sleep 30"
+tmux new-session -d -s "$session" -x 120 -y 40 -c "$work" "TERM=xterm-256color $work/memscope inspect $(pwd)/testdata/mem0db/history.db; sleep 30"
 wait_for "checked (unsigned store):" 60
 never_verified
 keys 3

@@ -33,7 +33,7 @@ func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer v.snap.Close()
+	defer v.closeSnap()
 	v.rep.Partial = true
 	if err := v.registryLog(ctx, logVerifier); err != nil {
 		return nil, err

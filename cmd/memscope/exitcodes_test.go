@@ -146,7 +146,7 @@ func TestExitCodeContract(t *testing.T) {
 		}
 	}
 	// A native store: the poisoned HippoRAG 2 fixture.
-	hippo, _ := filepath.Abs(filepath.Join("..", "..", "internal", "readers", "hipporag", "testdata"))
+	hippo, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "hipporag"))
 	for _, args := range [][]string{
 		{"verify", filepath.Join(hippo, "poisoned")},
 		{"lineage", filepath.Join(hippo, "poisoned")},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 
@@ -23,18 +24,16 @@ import (
 var demoDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memscope-cmd-")
+	// Every demo scenario (what `memscope demo` writes, seed 1), from the
+	// scenario cache shared with the other packages' tests; tests that
+	// edit evidence copy it first. TestDemoWritesTheCachedScenarios checks
+	// the command writes the same.
+	dir, err := scenariocache.Path(1)
 	if err != nil {
 		panic(err)
 	}
 	demoDir = dir
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"demo", "--out", dir}, &out, &errb); code != exitOK {
-		panic("demo --out failed: " + errb.String())
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
@@ -470,4 +469,24 @@ func replayLabels(t *testing.T, sdir string) []edgeLabel {
 		t.Fatal(err)
 	}
 	return labels
+}
+
+// memscope demo writes, byte for byte, the scenarios the tests read from
+// the cache.
+func TestDemoWritesTheCachedScenarios(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	if code, _, errs := runIn(t, demoDir, "demo", "--out", out, "--scenario", "clean,tampered"); code != exitOK {
+		t.Fatalf("demo: exit %d: %s", code, errs)
+	}
+	for _, name := range []string{"clean", "tampered"} {
+		got, want := evidencetest.HashTree(t, filepath.Join(out, name)), evidencetest.HashTree(t, filepath.Join(demoDir, name))
+		if len(got) != len(want) {
+			t.Fatalf("%s: demo wrote %d files, the cache holds %d", name, len(got), len(want))
+		}
+		for f, h := range want {
+			if got[f] != h {
+				t.Errorf("%s/%s differs from the cache's", name, f)
+			}
+		}
+	}
 }

@@ -62,11 +62,11 @@ func TestNewStoresVerify(t *testing.T) {
 
 // memscope verify DIR on a copy of a real Mem0 store with a planted
 // vector, a deleted-yet-retrievable memory, an edited text and a broken
-// hash (internal/readers/mem0vec/testdata/plant.py): exit 1 with each.
+// hash (testdata/mem0vec/plant.py): exit 1 with each.
 func TestVerifyReconcilesMem0(t *testing.T) {
 	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
-	script, err := os.ReadFile("../../internal/readers/mem0vec/testdata/plant.py")
+	script, err := os.ReadFile("../../testdata/mem0vec/plant.py")
 	if err != nil {
 		t.Fatal(err)
 	}

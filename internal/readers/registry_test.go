@@ -147,7 +147,7 @@ func TestResolveAmbiguous(t *testing.T) {
 // LightRAG with a workspace writes working_dir/<workspace>/...: a working
 // directory with one workspace opens it; with two, both are named.
 func TestLightRAGWorkspaces(t *testing.T) {
-	src := filepath.Join("lightrag", "testdata", "clean")
+	src := filepath.Join("..", "..", "testdata", "lightrag", "clean")
 	work := t.TempDir()
 	copyDir := func(ws string) {
 		ents, err := os.ReadDir(src)

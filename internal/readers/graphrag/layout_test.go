@@ -74,7 +74,7 @@ func TestNameKeyedEntities(t *testing.T) {
 // The fixtures follow 3.x's schemas.py (text_units.document_id, one
 // value); the real michaelto20 store (2.x) keeps document_ids, a list.
 func TestThreeXTextUnitsDocumentID(t *testing.T) {
-	st, err := Open(context.Background(), filepath.Join("testdata", "clean"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "clean"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,9 @@ const (
 	maxKeys    = 1024
 	maxDataLen = 8 << 20
 	maxAttrs   = 256
+	// MaxGraphElements bounds the nodes and edges kept (about 250 bytes
+	// each once read into the store model): 1M nodes and 5M edges fit.
+	MaxGraphElements = 8_000_000
 )
 
 // Attr is one data value of a node or edge by its key's attr.name.
@@ -117,8 +120,19 @@ func ParseGraphML(b []byte) (*Graph, error) {
 // entities and billion-laughs expansion) is refused; encoding/xml expands
 // no entity but the five predefined ones anyway.
 func ReadGraphML(r io.Reader, keep func(name string) bool) (*Graph, error) {
+	return StreamGraphML(r, keep, nil)
+}
+
+// StreamGraphML is ReadGraphML handing each edge of the graph read to edge
+// as its element ends, instead of keeping it in Graph.Edges, so that a
+// caller keeping less than an Element per edge holds less than the parser
+// would. Edges come in document order, which is networkx's except inside
+// yEd groups (a deviation). The element is the caller's to keep. On
+// networkx's header fallback (a second pass) edges of the first pass were
+// not handed over: there were none in the GraphML namespace.
+func StreamGraphML(r io.Reader, keep func(name string) bool, edge func(*Element) error) (*Graph, error) {
 	counted := &headerCounter{r: r}
-	g, err := readGraphML(counted, keep, "")
+	g, err := readGraphML(counted, keep, "", edge)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +153,7 @@ func ReadGraphML(r io.Reader, keep func(name string) bool) (*Graph, error) {
 	if _, err := s.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("graphml: %w", err)
 	}
-	g, err = readGraphML(r, keep, NS)
+	g, err = readGraphML(r, keep, NS, edge)
 	if err != nil {
 		return nil, err
 	}
@@ -248,10 +262,14 @@ type parser struct {
 	rootDone  bool
 	counted   *headerCounter
 	attrBuf   attrs
+	onEdge    func(*Element) error
+	elements  int // nodes and edges kept
+	// ends of edges no node had declared when the edge came (in order)
+	early []string
 }
 
-func readGraphML(r io.Reader, keep func(string) bool, defaultNS string) (*Graph, error) {
-	p := &parser{d: xml.NewDecoder(r), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}}
+func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Element) error) (*Graph, error) {
+	p := &parser{d: xml.NewDecoder(r), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge}
 	p.counted, _ = r.(*headerCounter)
 	p.d.Strict = true
 	if defaultNS != "" {
@@ -288,17 +306,14 @@ func readGraphML(r io.Reader, keep func(string) bool, defaultNS string) (*Graph,
 // implicitNodes adds the ends of edges that no node declares, as
 // networkx's add_edges_from does (a node without data).
 func (p *parser) implicitNodes() {
-	for i := range p.g.Edges {
-		e := &p.g.Edges[i]
-		for _, end := range []*string{&e.Source, &e.Target} {
-			if _, ok := p.nodeIndex[*end]; ok {
-				continue
-			}
-			p.nodeIndex[*end] = len(p.g.Nodes)
-			p.g.Nodes = append(p.g.Nodes, Element{ID: *end})
-			p.g.Deviations = append(p.g.Deviations, Deviation{Subject: fmt.Sprintf("edge %s -- %s", e.Source, e.Target),
-				Message: fmt.Sprintf("endpoint %q is not a declared node: networkx adds it as a node without data, and so does memscope", *end)})
+	for _, end := range p.early {
+		if _, ok := p.nodeIndex[end]; ok {
+			continue
 		}
+		p.nodeIndex[end] = len(p.g.Nodes)
+		p.g.Nodes = append(p.g.Nodes, Element{ID: end})
+		p.g.Deviations = append(p.g.Deviations, Deviation{Subject: "edge end " + end,
+			Message: fmt.Sprintf("endpoint %q is not a declared node: networkx adds it as a node without data, and so does memscope", end)})
 	}
 }
 
@@ -499,7 +514,7 @@ func (p *parser) child(parent, f *frame, t xml.StartElement, at attrs, inNS bool
 		case inNS && name == "hyperedge":
 			return p.errf("a <hyperedge>: networkx raises \"GraphML reader doesn't support hyperedges\", so LightRAG cannot load this store")
 		case inNS && name == "node":
-			p.node(parent.graph, f, at)
+			return p.node(parent.graph, f, at)
 		case inNS && name == "edge":
 			return p.edge(parent.graph, f, at)
 		case inNS && name == "data":
@@ -623,7 +638,7 @@ func (p *parser) key(f *frame, at attrs) error {
 	return nil
 }
 
-func (p *parser) node(gs *graphState, f *frame, at attrs) {
+func (p *parser) node(gs *graphState, f *frame, at attrs) error {
 	id, ok := pyStr(at, "id")
 	if !ok {
 		p.dev("node", "a node without an id: networkx names it \"None\"")
@@ -631,16 +646,20 @@ func (p *parser) node(gs *graphState, f *frame, at attrs) {
 	f.kind = fNode
 	f.group = at.str("yfiles.foldertype") == "group"
 	if !gs.keep {
-		return
+		return nil
 	}
 	if i, dup := p.nodeIndex[id]; dup {
 		f.node = i
 		p.dev("node "+id, "the node is written twice: networkx merges the second's data into the first; so does memscope")
-		return
+		return nil
 	}
 	f.node = len(p.g.Nodes)
 	p.nodeIndex[id] = f.node
+	if p.elements++; p.elements > MaxGraphElements {
+		return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
+	}
 	p.g.Nodes = append(p.g.Nodes, Element{ID: id})
+	return nil
 }
 
 func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
@@ -658,6 +677,16 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 		p.dev(fmt.Sprintf("edge %s -- %s", src, dst), "an edge without an unqualified source or target attribute: networkx names the missing end \"None\"")
 	}
 	f.kind = fEdge
+	if gs.keep {
+		if p.elements++; p.elements > MaxGraphElements {
+			return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
+		}
+		for _, end := range []string{src, dst} {
+			if _, ok := p.nodeIndex[end]; !ok {
+				p.early = append(p.early, end)
+			}
+		}
+	}
 	e := &Element{Source: p.intern(src), Target: p.intern(dst)}
 	if id, ok := at.get("id"); ok {
 		e.ID = id
@@ -710,7 +739,12 @@ func (p *parser) end(t xml.EndElement) error {
 		return p.endData(f.data)
 	case fEdge:
 		gs := p.enclosingGraph()
-		if gs.keep {
+		switch {
+		case gs.keep && p.onEdge != nil:
+			if err := p.onEdge(f.edge); err != nil {
+				return err
+			}
+		case gs.keep:
 			gs.edges = append(gs.edges, *f.edge)
 		}
 	case fNode:

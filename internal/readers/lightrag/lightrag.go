@@ -68,13 +68,109 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	}
 	st := &storemodel.Store{Format: storemodel.LightRAG, Root: dir,
 		Notes: []string{"LightRAG retrieves by vector search plus one hop, not PPR: replay here is a what-if of HippoRAG 2's selector over LightRAG's graph"}}
-	chunks := map[string]string{}
-	chunkDoc := map[string]string{} // chunk id -> full_doc_id
+	chunks, chunkDoc, err := readChunks(ctx, dir, st)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := readDocs(ctx, dir, st)
+	if err != nil {
+		return nil, err
+	}
+	gpath := filepath.Join(dir, graphFile)
+	g, edges, err := readGraph(ctx, gpath, st)
+	if err != nil {
+		return nil, err
+	}
+	// Passages: the listed chunks (sorted for a stable node order), then
+	// entities in file order.
+	ids := make([]string, 0, len(chunks))
+	for id := range chunks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	nodes := make(map[string]bool, len(ids)+len(g.Nodes))
+	for _, id := range ids {
+		nodes[id] = true
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
+	}
+	docs.missingChunks(chunks, st)
+	pairs := make(map[string]bool, len(g.Nodes)+edges.n)
+	st.Nodes = slices.Grow(st.Nodes, len(g.Nodes))
+	joins := 0
+	for i := range g.Nodes {
+		joins += strings.Count(g.Nodes[i].value("source_id"), Sep) + 1
+	}
+	st.Edges = slices.Grow(st.Edges, joins+edges.n)
+	for _, n := range g.Nodes {
+		if n.ID == "" || nodes[n.ID] {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
+			continue
+		}
+		nodes[n.ID] = true
+		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
+		for _, c := range split(n.value("source_id")) {
+			if !isChunk(c, chunks) {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
+					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
+				continue
+			}
+			id := storemodel.PairID(c, n.ID)
+			if !pairs[id] {
+				pairs[id] = true
+				st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: c, Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: []string{c}, Expected: 1})
+			}
+		}
+	}
+	for i := 0; i < edges.n; i++ {
+		if i > 0 {
+			edges.done(i - 1)
+		}
+		e := edges.at(i)
+		subject := fmt.Sprintf("edge %s -- %s", e.src, e.dst)
+		if !nodes[e.src] || !nodes[e.dst] {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
+			continue
+		}
+		if e.badWeight != "" {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", e.badWeight)})
+			continue
+		}
+		w := e.weight
+		id := storemodel.PairID(e.src, e.dst)
+		if pairs[id] {
+			id = fmt.Sprintf("%s#%d", id, i)
+		}
+		pairs[id] = true
+		ed := storemodel.Edge{ID: id, Src: e.src, Dst: e.dst, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.createdAt}
+		for _, c := range split(e.sourceID) {
+			if !isChunk(c, chunks) {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
+					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
+			}
+			ed.Sources = append(ed.Sources, c)
+		}
+		if len(ed.Sources) == 0 {
+			ed.Kind = storemodel.EdgeUnexplained
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreEdgeUnexplained, File: gpath, Subject: subject,
+				Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
+		}
+		st.Edges = append(st.Edges, ed)
+	}
+	st.Layout = layoutOf(dir, docs, quotedNames(g))
+	return st, nil
+}
+
+// readChunks reads the text chunks file, when there is one: each chunk's
+// content and full_doc_id, by chunk id; a malformed chunk is an issue and
+// skipped.
+func readChunks(ctx context.Context, dir string, st *storemodel.Store) (chunks, chunkDoc map[string]string, err error) {
+	chunks = map[string]string{}
+	chunkDoc = map[string]string{} // chunk id -> full_doc_id
 	cpath := filepath.Join(dir, chunksFile)
 	if _, err := os.Stat(cpath); err == nil {
 		raw, err := readKV(ctx, cpath, "text chunks (JSON)", st)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, id := range raw.order {
 			c, err := readPyObject(raw.members[id])
@@ -97,86 +193,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	} else {
 		st.Notes = append(st.Notes, chunksFile+" is absent: chunks named by source_id are kept as passages the store does not list, so no edge is sourced")
 	}
-	docs, err := readDocs(ctx, dir, st)
-	if err != nil {
-		return nil, err
-	}
-	gpath := filepath.Join(dir, graphFile)
-	g, err := readGraph(ctx, gpath, st)
-	if err != nil {
-		return nil, err
-	}
-	// Passages: the listed chunks (sorted for a stable node order), then
-	// entities in file order.
-	ids := make([]string, 0, len(chunks))
-	for id := range chunks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	nodes := map[string]bool{}
-	for _, id := range ids {
-		nodes[id] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
-	}
-	docs.missingChunks(chunks, st)
-	pairs := map[string]bool{}
-	for _, n := range g.Nodes {
-		if n.ID == "" || nodes[n.ID] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
-			continue
-		}
-		nodes[n.ID] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
-		for _, c := range split(n.value("source_id")) {
-			if !isChunk(c, chunks) {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
-					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
-				continue
-			}
-			id := storemodel.PairID(c, n.ID)
-			if !pairs[id] {
-				pairs[id] = true
-				st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: c, Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: []string{c}, Expected: 1})
-			}
-		}
-	}
-	for i, e := range g.Edges {
-		subject := fmt.Sprintf("edge %s -- %s", e.Source, e.Target)
-		if !nodes[e.Source] || !nodes[e.Target] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
-			continue
-		}
-		w := 1.0
-		if s, ok := e.Get("weight"); ok {
-			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || x < 0 || x != x || x > 1e300 {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", s)})
-				continue
-			}
-			w = x
-		}
-		id := storemodel.PairID(e.Source, e.Target)
-		if pairs[id] {
-			id = fmt.Sprintf("%s#%d", id, i)
-		}
-		pairs[id] = true
-		ed := storemodel.Edge{ID: id, Src: e.Source, Dst: e.Target, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.value("created_at")}
-		for _, c := range split(e.value("source_id")) {
-			if !isChunk(c, chunks) {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
-					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
-			}
-			ed.Sources = append(ed.Sources, c)
-		}
-		if len(ed.Sources) == 0 {
-			ed.Kind = storemodel.EdgeUnexplained
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreEdgeUnexplained, File: gpath, Subject: subject,
-				Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
-		}
-		st.Edges = append(st.Edges, ed)
-	}
-	st.Layout = layoutOf(dir, docs, quotedNames(g))
-	return st, nil
+	return chunks, chunkDoc, nil
 }
 
 func isChunk(id string, chunks map[string]string) bool {
@@ -349,24 +366,79 @@ func keptGraphData(name string) bool {
 	return name == "source_id" || name == "weight" || name == "created_at"
 }
 
+// rawEdge is what Open keeps of a GraphML edge while the graph streams
+// past: less than the parser's Element.
+type rawEdge struct {
+	src, dst, sourceID, createdAt string
+	weight                        float64
+	badWeight                     string // the stored text of a weight that is not a finite non-negative number
+}
+
+func newRawEdge(e *Element) rawEdge {
+	r := rawEdge{src: e.Source, dst: e.Target, sourceID: e.value("source_id"), createdAt: e.value("created_at"), weight: 1}
+	if s, ok := e.Get("weight"); ok {
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || x < 0 || x != x || x > 1e300 {
+			r.badWeight = s
+			if r.badWeight == "" {
+				r.badWeight = " "
+			}
+		}
+		r.weight = x
+	}
+	return r
+}
+
+// rawEdges holds the edges in fixed blocks, each released once converted,
+// so the raw records and the store's edges are not all alive at once.
+type rawEdges struct {
+	blocks [][]rawEdge
+	n      int
+}
+
+const rawBlock = 1 << 16
+
+func (r *rawEdges) add(e rawEdge) {
+	if r.n%rawBlock == 0 {
+		r.blocks = append(r.blocks, make([]rawEdge, 0, rawBlock))
+	}
+	b := &r.blocks[len(r.blocks)-1]
+	*b = append(*b, e)
+	r.n++
+}
+
+func (r *rawEdges) at(i int) *rawEdge { return &r.blocks[i/rawBlock][i%rawBlock] }
+
+// done releases edge i's block when i is its last edge.
+func (r *rawEdges) done(i int) {
+	if i%rawBlock == rawBlock-1 {
+		r.blocks[i/rawBlock] = nil
+	}
+}
+
 // readGraph streams the GraphML file, reporting what networkx reads
-// differently from what nx.write_graphml writes.
-func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, error) {
+// differently from what nx.write_graphml writes, and returns its nodes and
+// (kept apart, compactly) its edges.
+func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, *rawEdges, error) {
 	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.Close()
-	g, err := ReadGraphML(s, keptGraphData)
+	edges := &rawEdges{}
+	g, err := StreamGraphML(s, keptGraphData, func(e *Element) error {
+		edges.add(newRawEdge(e))
+		return nil
+	})
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
+			return nil, nil, cerr
 		}
-		return nil, fmt.Errorf("%s: %w", gpath, err)
+		return nil, nil, fmt.Errorf("%s: %w", gpath, err)
 	}
 	f, err := s.File()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st.Files = append(st.Files, f)
 	for _, d := range g.Deviations {
@@ -379,5 +451,5 @@ func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph,
 	if g.Directed {
 		st.Notes = append(st.Notes, "the graph is directed: LightRAG writes undirected graphs; edges are replayed as stored")
 	}
-	return g, nil
+	return g, edges, nil
 }

@@ -56,7 +56,7 @@ print(json.dumps({'points': n, 'history': len(h)}))
 func TestReconcile(t *testing.T) {
 	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
-	plant, err := os.ReadFile("testdata/plant.py")
+	plant, err := os.ReadFile("../../../testdata/mem0vec/plant.py")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,147 +34,169 @@ const (
 	zstdSlack      = 16 << 20
 )
 
+// thriftLevel is one open container of a thrift value being skipped.
+type thriftLevel struct {
+	list     bool
+	left     int64 // list/set/map: elements left
+	elemType byte  // list/set element type; map: key<<4|value
+	isMap    bool
+	keyNext  bool
+}
+
+// thriftWalker skips thrift compact-protocol values with an explicit
+// stack instead of recursion.
+type thriftWalker struct {
+	b     []byte
+	pos   int
+	stack []thriftLevel
+}
+
+func (w *thriftWalker) byteAt() (byte, error) {
+	if w.pos >= len(w.b) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	w.pos++
+	return w.b[w.pos-1], nil
+}
+
+func (w *thriftWalker) varint() (uint64, error) {
+	v, n := binary.Uvarint(w.b[w.pos:])
+	if n <= 0 {
+		return 0, errors.New("thrift: bad varint")
+	}
+	w.pos += n
+	return v, nil
+}
+
+// length reads a container length, which cannot exceed the data left.
+func (w *thriftWalker) length(v uint64) (int64, error) {
+	if v > uint64(len(w.b)) {
+		return 0, errors.New("thrift: a container longer than the data")
+	}
+	return int64(v), nil
+}
+
+// value skips one value of type t, opening containers on the stack.
+func (w *thriftWalker) value(t byte) error {
+	var err error
+	switch t {
+	case 1, 2: // bool in a struct field header: no payload
+	case 3:
+		_, err = w.byteAt()
+	case 4, 5, 6:
+		_, err = w.varint()
+	case 7:
+		if w.pos+8 > len(w.b) {
+			return io.ErrUnexpectedEOF
+		}
+		w.pos += 8
+	case 8:
+		var n uint64
+		if n, err = w.varint(); err == nil {
+			if n > uint64(len(w.b)-w.pos) {
+				return io.ErrUnexpectedEOF
+			}
+			w.pos += int(n)
+		}
+	case 9, 10:
+		var h byte
+		if h, err = w.byteAt(); err != nil {
+			return err
+		}
+		n := int64(h >> 4)
+		if n == 15 {
+			v, err := w.varint()
+			if err != nil {
+				return err
+			}
+			if n, err = w.length(v); err != nil {
+				return err
+			}
+		}
+		w.stack = append(w.stack, thriftLevel{list: true, left: n, elemType: h & 0x0f})
+	case 11:
+		v, err := w.varint()
+		if err != nil {
+			return err
+		}
+		n, err := w.length(v)
+		if err != nil {
+			return err
+		}
+		var kv byte
+		if n > 0 {
+			if kv, err = w.byteAt(); err != nil {
+				return err
+			}
+		}
+		w.stack = append(w.stack, thriftLevel{list: true, isMap: true, left: n * 2, elemType: kv, keyNext: true})
+	case 12:
+		w.stack = append(w.stack, thriftLevel{})
+	default:
+		return fmt.Errorf("thrift: unknown type %d", t)
+	}
+	if err != nil {
+		return err
+	}
+	if len(w.stack) > maxThriftDepth {
+		return fmt.Errorf("thrift: structures nest deeper than %d", maxThriftDepth)
+	}
+	return nil
+}
+
+// element skips the next element of the open container top.
+func (w *thriftWalker) element(top *thriftLevel) error {
+	top.left--
+	t := top.elemType
+	if top.isMap {
+		if top.keyNext {
+			t = top.elemType >> 4
+		} else {
+			t = top.elemType & 0x0f
+		}
+		top.keyNext = !top.keyNext
+	}
+	if t == 1 || t == 2 { // a bool element is one byte
+		_, err := w.byteAt()
+		return err
+	}
+	return w.value(t)
+}
+
 // skipThrift walks one thrift compact-protocol struct without recursion,
 // refusing nesting deeper than maxThriftDepth, and returns its length.
 func skipThrift(b []byte) (int, error) {
-	type level struct {
-		list     bool
-		left     int64 // list/set/map: elements left
-		elemType byte  // list/set element type; map: key<<4|value
-		isMap    bool
-		keyNext  bool
-	}
-	pos := 0
-	byteAt := func() (byte, error) {
-		if pos >= len(b) {
-			return 0, io.ErrUnexpectedEOF
-		}
-		pos++
-		return b[pos-1], nil
-	}
-	varint := func() (uint64, error) {
-		v, n := binary.Uvarint(b[pos:])
-		if n <= 0 {
-			return 0, errors.New("thrift: bad varint")
-		}
-		pos += n
-		return v, nil
-	}
-	stack := []level{{}} // the outer struct
-	// value skips one value of type t, pushing containers.
-	value := func(t byte) error {
-		switch t {
-		case 1, 2: // bool in a struct field header: no payload
-		case 3:
-			if _, err := byteAt(); err != nil {
-				return err
-			}
-		case 4, 5, 6:
-			if _, err := varint(); err != nil {
-				return err
-			}
-		case 7:
-			if pos+8 > len(b) {
-				return io.ErrUnexpectedEOF
-			}
-			pos += 8
-		case 8:
-			n, err := varint()
-			if err != nil {
-				return err
-			}
-			if n > uint64(len(b)-pos) {
-				return io.ErrUnexpectedEOF
-			}
-			pos += int(n)
-		case 9, 10:
-			h, err := byteAt()
-			if err != nil {
-				return err
-			}
-			n := int64(h >> 4)
-			if n == 15 {
-				v, err := varint()
-				if err != nil {
-					return err
-				}
-				if v > uint64(len(b)) {
-					return errors.New("thrift: list longer than the data")
-				}
-				n = int64(v)
-			}
-			stack = append(stack, level{list: true, left: n, elemType: h & 0x0f})
-		case 11:
-			v, err := varint()
-			if err != nil {
-				return err
-			}
-			if v > uint64(len(b)) {
-				return errors.New("thrift: map longer than the data")
-			}
-			var kv byte
-			if v > 0 {
-				if kv, err = byteAt(); err != nil {
-					return err
-				}
-			}
-			stack = append(stack, level{list: true, isMap: true, left: int64(v) * 2, elemType: kv, keyNext: true})
-		case 12:
-			stack = append(stack, level{})
-		default:
-			return fmt.Errorf("thrift: unknown type %d", t)
-		}
-		if len(stack) > maxThriftDepth {
-			return fmt.Errorf("thrift: structures nest deeper than %d", maxThriftDepth)
-		}
-		return nil
-	}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
+	w := &thriftWalker{b: b, stack: []thriftLevel{{}}}
+	for len(w.stack) > 0 {
+		top := &w.stack[len(w.stack)-1]
 		if top.list {
 			if top.left == 0 {
-				stack = stack[:len(stack)-1]
+				w.stack = w.stack[:len(w.stack)-1]
 				continue
 			}
-			top.left--
-			t := top.elemType
-			if top.isMap {
-				if top.keyNext {
-					t = top.elemType >> 4
-				} else {
-					t = top.elemType & 0x0f
-				}
-				top.keyNext = !top.keyNext
-			}
-			if t == 1 || t == 2 { // a bool element is one byte
-				if _, err := byteAt(); err != nil {
-					return 0, err
-				}
-				continue
-			}
-			if err := value(t); err != nil {
+			if err := w.element(top); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		h, err := byteAt()
+		h, err := w.byteAt()
 		if err != nil {
 			return 0, err
 		}
 		if h == 0 { // STOP
-			stack = stack[:len(stack)-1]
+			w.stack = w.stack[:len(w.stack)-1]
 			continue
 		}
 		if h>>4 == 0 { // a long-form field id follows
-			if _, err := varint(); err != nil {
+			if _, err := w.varint(); err != nil {
 				return 0, err
 			}
 		}
-		if err := value(h & 0x0f); err != nil {
+		if err := w.value(h & 0x0f); err != nil {
 			return 0, err
 		}
 	}
-	return pos, nil
+	return w.pos, nil
 }
 
 // checkFooter refuses a footer whose thrift nests too deep or whose schema

@@ -21,7 +21,9 @@ const (
 	MaxJSON    = 1 << 30
 	MaxPickle  = 1 << 30
 	MaxParquet = 2 << 30
-	MaxGraphML = 1 << 30
+	// GraphML is streamed, never held: its limit bounds reading time, and
+	// lightrag bounds the graph kept (MaxGraphElements).
+	MaxGraphML = 2 << 30
 )
 
 // ReadAll reads a whole regular file of at most max bytes, read-only, and
