@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/memscope/memscope/internal/sharedtest"
 	"io"
 	"os"
 	"os/exec"
@@ -22,7 +23,7 @@ import (
 // from loadGraph) and with Parse, and asks that both see the same
 // entities and relations, or both refuse the file.
 func TestAgainstServer(t *testing.T) {
-	server := serverMemory(t)
+	server := sharedtest.ServerMemory(t).Script
 	files := map[string]string{
 		"duplicate keys, case": `{"type":"entity","name":"A","entityType":"t","observations":["x"],"name":"B"}
 {"type":"entity","Name":"C","name":"D","entityType":"t","observations":["y","y"]}
@@ -138,35 +139,6 @@ func readGraph(t *testing.T, server, path string, calls ...[2]string) (serverGra
 	return r.Result.Structured, r.Result.IsError || r.Error != nil
 }
 
-// serverMemory finds the pinned server .ci/services.sh installs from npm
-// ($MEMSCOPE_CACHE/npm, default ~/.cache/memscope/npm), or the one
-// MEMSCOPE_SERVER_MEMORY names; without it (or node) the test skips, and
-// fails under CI.
-func serverMemory(t *testing.T) string {
-	t.Helper()
-	cache := os.Getenv("MEMSCOPE_CACHE")
-	if cache == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(h, ".cache", "memscope")
-		}
-	}
-	for _, c := range []string{os.Getenv("MEMSCOPE_SERVER_MEMORY"), filepath.Join(cache, "npm", "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")} {
-		if c == "" {
-			continue
-		}
-		if _, err := os.Stat(c); err == nil {
-			if _, err := exec.LookPath("node"); err == nil {
-				return c
-			}
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("@modelcontextprotocol/server-memory is not installed (.ci/services.sh installs it into %s/npm)", cache)
-	}
-	t.Skipf("skipping: @modelcontextprotocol/server-memory not installed (run .ci/services.sh, or set MEMSCOPE_SERVER_MEMORY to its dist/index.js)")
-	return ""
-}
-
 // TestServerWrites drives the real server's write tools (create_entities
 // with a client key order and an extra key, create_relations with a
 // duplicate and a dangling end, add_observations, delete_observations)
@@ -175,7 +147,7 @@ func serverMemory(t *testing.T) string {
 // one call carries the same item twice (it checks only against the file)
 // and a relation to an entity it does not hold: all three are info.
 func TestServerWrites(t *testing.T) {
-	server := serverMemory(t)
+	server := sharedtest.ServerMemory(t).Script
 	path := filepath.Join(t.TempDir(), "memory.jsonl")
 	want, refused := readGraph(t, server, path,
 		[2]string{"create_entities", `{"entities":[{"observations":["likes tea","lives in Lyon"],"entityType":"person","name":"Ana"},{"name":"Lyon","entityType":"city","observations":[]},{"name":"Lyon","entityType":"town","observations":["old"]}]}`},
