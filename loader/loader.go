@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite"
 
@@ -77,6 +78,13 @@ func DSN(path string) (string, error) {
 	return u.String(), nil
 }
 
+// opened counts the handles OpenContext made in this process.
+var opened atomic.Int64
+
+// Opened is the number of snapshot handles this process has opened: a
+// test of a session proves with it that the session opens its file once.
+func Opened() int64 { return opened.Load() }
+
 // Open opens a snapshot for reading without a deadline; see OpenContext.
 func Open(path string) (*Snapshot, error) { return OpenContext(context.Background(), path) }
 
@@ -113,7 +121,13 @@ func OpenContext(ctx context.Context, path string) (*Snapshot, error) {
 	if err != nil {
 		return fail(err)
 	}
-	db.SetMaxOpenConns(2)
+	// No cap on connections: one handle serves a session's load,
+	// verification, provenance pass and content reads at once, each of
+	// which may hold a streaming scan while it queries again; a cap would
+	// make them wait on each other (or deadlock). Connections are
+	// read-only and immutable, so each is cheap.
+	db.SetMaxIdleConns(4)
+	opened.Add(1)
 	s := &Snapshot{Path: path, db: db, Meta: map[string]string{}, refused: map[string]string{}}
 	if err := s.init(ctx); err != nil {
 		return nil, err

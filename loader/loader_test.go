@@ -8,50 +8,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	_ "modernc.org/sqlite"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/verify"
 
 	"github.com/memscope/memscope/internal/evidencetest"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 )
 
-var (
-	genOnce sync.Once
-	genDir  string
-	genErr  error
-)
-
-// scenarios generated once per test binary: clean, the tampered store
-// (every finding) and the tombstone and smsr stores.
+// scenarios these tests read: clean, the tampered store (every finding)
+// and the tombstone and smsr stores, from the shared scenario cache.
 var scenarioNames = []string{"clean", "tampered", "tombstone", "smsr"}
 
 func generated(t testing.TB) string {
 	t.Helper()
-	genOnce.Do(func() {
-		if genDir, genErr = os.MkdirTemp("", "loader-test-"); genErr != nil {
-			return
-		}
-		_, genErr = scenario.GenerateAll(context.Background(), genDir, scenarioNames, scenario.Options{Seed: 1})
-	})
-	if genErr != nil {
-		t.Fatal(genErr)
-	}
-	return genDir
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if genDir != "" {
-		os.RemoveAll(genDir)
-	}
-	os.Exit(code)
+	return scenariocache.Dir(t, 1)
 }
 
 // copyFile copies a pristine file into a fresh temp dir for a test to edit.

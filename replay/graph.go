@@ -48,6 +48,11 @@ type Provenance struct {
 	// closure min-inheritance (AuthSelect, arXiv:2606.12290, section 4) one such source makes
 	// the write unauthenticated.
 	SourceProblems []string `json:"source_problems"`
+	// NotInLog is the inclusion failure of the write's record
+	// (RECORD_NOT_IN_LOG, INCLUSION_FAILED), "" when the log proves it or
+	// was not read: a write the log does not prove is unverified, and so
+	// not authenticated under the default policy.
+	NotInLog string `json:"not_in_log,omitempty"`
 }
 
 // Write channels.
@@ -124,6 +129,7 @@ type Graph struct {
 // every write has its own of).
 type provRow struct {
 	writer, channel string
+	notInLog        string
 	sigValid, reg   bool
 	declared        int8 // -1: nil, 0: false, 1: true
 	problems        []string
@@ -132,6 +138,7 @@ type provRow struct {
 // provKey identifies a provRow for sharing.
 type provKey struct {
 	writer, channel string
+	notInLog        string
 	sigValid, reg   bool
 	declared        int8
 	problems        string // joined by NUL; problemsSet says non-nil
@@ -279,7 +286,7 @@ func (b *GraphBuilder) Add(e Edge) error {
 	g.weight = append(g.weight, e.Weight)
 	b.maxW = max(b.maxW, e.Weight)
 	p := e.Prov
-	k := provKey{writer: p.Writer, channel: p.Channel, sigValid: p.SignatureValid, reg: p.WriterRegistered, declared: -1,
+	k := provKey{writer: p.Writer, channel: p.Channel, notInLog: p.NotInLog, sigValid: p.SignatureValid, reg: p.WriterRegistered, declared: -1,
 		problems: joinLengths(p.SourceProblems), problemsSet: p.SourceProblems != nil}
 	if p.Declared != nil {
 		k.declared = 0
@@ -290,7 +297,7 @@ func (b *GraphBuilder) Add(e Edge) error {
 	code, ok := b.provs[k]
 	if !ok {
 		code = int32(len(g.provs))
-		row := provRow{writer: p.Writer, channel: p.Channel, sigValid: p.SignatureValid, reg: p.WriterRegistered, declared: k.declared}
+		row := provRow{writer: p.Writer, channel: p.Channel, notInLog: p.NotInLog, sigValid: p.SignatureValid, reg: p.WriterRegistered, declared: k.declared}
 		if p.SourceProblems != nil {
 			row.problems = slices.Clone(p.SourceProblems)
 		}
@@ -443,7 +450,7 @@ func (g *Graph) EdgeCount() int { return len(g.ends) }
 func (g *Graph) Edge(i int) Edge {
 	e := Edge{ID: g.ids.At(i), Src: g.nodes[g.ends[i][0]].ID, Dst: g.nodes[g.ends[i][1]].ID, Weight: g.weight[i]}
 	p := &g.provs[g.prov[i]]
-	e.Prov = Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems}
+	e.Prov = Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems, NotInLog: p.notInLog}
 	if p.declared >= 0 {
 		d := p.declared == 1
 		e.Prov.Declared = &d

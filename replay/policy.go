@@ -13,6 +13,7 @@ const (
 	RuleNoSource            = "no-source write"
 	RuleSourceUntrusted     = "source untrusted"
 	RuleSignatureInvalid    = "signature invalid"
+	RuleNotInLog            = "not in the log"
 	RuleWriterUnregistered  = "writer unregistered"
 	RuleChannelUnauthentic  = "channel unauthenticated"
 	RuleChannelUnknown      = "channel unknown"
@@ -84,6 +85,9 @@ func (verifiedPolicy) Label(e Edge) EdgeLabel {
 	}
 	if !e.Prov.SignatureValid {
 		failed = append(failed, RuleSignatureInvalid)
+	}
+	if e.Prov.NotInLog != "" {
+		failed = append(failed, RuleNotInLog)
 	}
 	if !e.Prov.WriterRegistered {
 		failed = append(failed, RuleWriterUnregistered)

@@ -16,28 +16,28 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The Go generators are built from the module, then run in the copy.
-go build -o "$tmp/gen_parquet" ./internal/readers/hipporag/testdata/gen_parquet.go
-go build -o "$tmp/gen_graphrag" ./internal/readers/graphrag/testdata/gen_fixtures.go
+go build -o "$tmp/gen_parquet" ./testdata/hipporag/gen_parquet.go
+go build -o "$tmp/gen_graphrag" ./testdata/graphrag/gen_fixtures.go
 
 fail=0
-regen() { # regen PKG COMMAND...: copy PKG's generator scripts, run COMMAND there, compare
+regen() { # regen DIR COMMAND...: copy DIR's generator scripts, run COMMAND there, compare
   local pkg=$1; shift
-  local src="$repo/internal/readers/$pkg/testdata" dst="$tmp/$pkg"
+  local src="$repo/$pkg" dst="$tmp/$(basename "$pkg")"
   mkdir -p "$dst"
   find "$src" -maxdepth 1 -type f \( -name '*.py' -o -name '*.go' \) -exec cp {} "$dst/" \;
-  if ! (cd "$dst" && "$@" >"$tmp/$pkg.log" 2>&1); then
-    echo "FIXTURE GENERATOR FAILED: internal/readers/$pkg/testdata: $*"; cat "$tmp/$pkg.log"; fail=1; return
+  if ! (cd "$dst" && "$@" >"$tmp/$(basename "$pkg").log" 2>&1); then
+    echo "FIXTURE GENERATOR FAILED: $pkg: $*"; cat "$tmp/$(basename "$pkg").log"; fail=1; return
   fi
   rm -rf "$dst/__pycache__"
   "$py" "$repo/scripts/compare_fixtures.py" "$src" "$dst" || fail=1
 }
 
-regen hipporag sh -c "$py make_fixtures.py && $py make_query_embeddings.py && $tmp/gen_parquet"
-regen lightrag "$py" make_fixtures.py
-regen mem0db "$py" make_fixture.py
-regen smsrdb "$py" make_fixture.py
-regen igraphpickle "$py" make_seeds.py
-regen graphrag "$tmp/gen_graphrag"
+regen testdata/hipporag sh -c "$py make_fixtures.py && $py make_query_embeddings.py && $tmp/gen_parquet"
+regen testdata/lightrag "$py" make_fixtures.py
+regen testdata/mem0db "$py" make_fixture.py
+regen testdata/smsrdb "$py" make_fixture.py
+regen internal/readers/igraphpickle/testdata "$py" make_seeds.py
+regen testdata/graphrag "$tmp/gen_graphrag"
 
-(cd internal/readers/hipporag/testdata && PYTHONDONTWRITEBYTECODE=1 "$py" crosscheck_igraph.py) || fail=1
+(cd testdata/hipporag && PYTHONDONTWRITEBYTECODE=1 "$py" crosscheck_igraph.py) || fail=1
 exit $fail

@@ -44,13 +44,13 @@ func (m *Model) detailLines(w int) []string {
 		name := padRight(sanitize.Line(f.Name), 10)
 		if f.Name == "content" {
 			// Content is multi-line: Block keeps line breaks real but
-			// escapes everything else.
-			block := sanitize.Block(f.Value, 4)
-			for j, l := range strings.Split(block, "\n") {
+			// escapes everything else, in one pass (a second would
+			// escape the escapes).
+			for j, l := range strings.Split(m.styleBlock(f.Value), "\n") {
 				if j == 0 {
-					lines = append(lines, "  "+name+" "+m.styleEscapes(l))
+					lines = append(lines, "  "+name+" "+l)
 				} else {
-					lines = append(lines, "  "+strings.Repeat(" ", 10)+" "+m.styleEscapes(l))
+					lines = append(lines, "  "+strings.Repeat(" ", 10)+" "+l)
 				}
 			}
 			continue
@@ -107,9 +107,18 @@ func (m *Model) detailLines(w int) []string {
 	return lines
 }
 
-// styleEscapes styles the escapes of an already sanitised line.
-func (m *Model) styleEscapes(clean string) string {
-	return m.untrusted(clean, 1<<20)
+// styleBlock is sanitize.Block of raw evidence text with its escapes drawn
+// in the escape style; line breaks stay real.
+func (m *Model) styleBlock(raw string) string {
+	var b strings.Builder
+	for _, p := range sanitize.BlockPieces(raw, 4) {
+		if p.Kind == sanitize.Escape {
+			b.WriteString(m.styles.Escape.Render(p.Text))
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // hexDump renders bytes as offset, hex and printable ASCII columns.

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // LiveSource is a Source over a store that may still be written (memscope
@@ -15,6 +16,9 @@ import (
 // shows stays the store as opened, and the status line says what landed
 // since, without a reload.
 type LiveSource interface {
+	// Following says whether the store is being written now (the
+	// inspector polls only then).
+	Following() bool
 	// Live reports the records that landed since the store was opened and
 	// the error events a monitor round (memscope watch's) raised on the
 	// log since then. It may read the disk: the model calls it from a
@@ -68,4 +72,38 @@ func liveStatus(l Live, err error) string {
 		return fmt.Sprintf("live: +%d records since open (log size %d); the views show the store as opened", l.NewRecords, l.LogSize)
 	}
 	return ""
+}
+
+// liveView is the model's record of the last live report.
+type liveView struct {
+	last Live
+	err  error
+}
+
+// startLive starts polling a source over a store being written.
+func (m *Model) startLive() tea.Cmd {
+	if ls, ok := m.src.(LiveSource); !ok || !ls.Following() || m.opts.Static {
+		return nil
+	}
+	return livePollCmd(m.src, 0)
+}
+
+// onLive keeps the report and asks again after livePoll.
+func (m *Model) onLive(msg liveMsg) tea.Cmd {
+	m.live = liveView{last: msg.live, err: msg.err}
+	return livePollCmd(m.src, livePoll)
+}
+
+// liveRight is the status line's live part: a red marker with the count
+// of error events, or the count of new records; "" for a store that is not
+// being written or has not changed.
+func (m *Model) liveRight() string {
+	text := liveStatus(m.live.last, m.live.err)
+	if text == "" {
+		return ""
+	}
+	if len(m.live.last.Errors) > 0 {
+		return m.styles.Error.Render(sanitize.Line(text)) + "  "
+	}
+	return m.styles.Dim.Render(sanitize.Line(text)) + "  "
 }

@@ -88,6 +88,7 @@ type Model struct {
 	lookingUp     bool   // help: a glossary word is being typed (after /)
 	keyUsed       bool   // set by unused() when a view handler passes
 	status        string
+	live          liveView // what a store being written reported last (live.go)
 	statusIsErr   bool
 	spin          int
 	ticking       bool
@@ -256,6 +257,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.Present {
 		cmds = append(cmds, m.switchTo(ViewReplay))
 	}
+	if c := m.startLive(); c != nil {
+		cmds = append(cmds, c)
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -323,6 +327,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.ticking = false
 		return m, nil
+	case liveMsg:
+		return m, m.onLive(msg)
 	case verifyMsg:
 		return m, m.onVerifyMsg(msg)
 	case cmdEntriesMsg:

@@ -128,7 +128,7 @@ func (m *Model) renderStatus(w int) string {
 	case m.verifyDone:
 		left = m.findingsSummary()
 	}
-	right := s.Dim.Render(sanitize.Line(m.ov.Title))
+	right := m.liveRight() + s.Dim.Render(sanitize.Line(m.ov.Title))
 	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if gap < 1 {
 		return left

@@ -375,7 +375,13 @@ func (v *verifier) checkWrite(r *loader.WriteRow) {
 	if v.signerFindings(code, msg, w.Writer, w.KID, w.TS, v.logPos(w.WID), func(c finding.Code, m string) { v.add(phaseWrites, r.Seq, c, subj, m) }) != "" {
 		bad(code)
 	}
-	v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex)
+	// A write the log does not prove is unverified: replay's default label
+	// reads it from InclusionFailures (keyed by id, like the entries').
+	if failed := v.inLog(phaseWrites, r.Seq, w.WID, subj, record.RecordLeaf(w.WID, w.Sig), r.LeafIndex); len(failed) > 0 {
+		v.mu.Lock()
+		v.rep.InclusionFailures[r.WID] = failed[0]
+		v.mu.Unlock()
+	}
 	for _, s := range w.Sources {
 		if !v.entryIDs.has(s) && !v.tombstoned[s] {
 			v.add(phaseWrites, r.Seq, finding.SourceMissing, subj, fmt.Sprintf("source entry %s does not exist", s))

@@ -16,43 +16,26 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/evidencetest"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 
 	"golang.org/x/mod/sumdb/note"
 	_ "modernc.org/sqlite"
 
 	"github.com/memscope/memscope/evidence/tlog"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
 
-var (
-	genOnce sync.Once
-	genDir  string
-	genErr  error
-)
-
-// pristine returns the directory of a freshly generated scenario. Tests
-// never touch it: every mutation works on a copy (mutableCopy).
+// pristine returns the directory of a generated scenario, shared by every
+// package's tests (the scenario cache). Tests never touch it: every
+// mutation works on a copy (mutableCopy).
 func pristine(t *testing.T, name string) string {
 	t.Helper()
-	genOnce.Do(func() {
-		if genDir, genErr = os.MkdirTemp("", "verify-test-"); genErr != nil {
-			return
-		}
-		_, genErr = scenario.GenerateAll(context.Background(), genDir, []string{"clean", "tombstone", "lategate", "smsr", "tampered", "tampered-reset", "mwp"}, scenario.Options{Seed: 1})
-	})
-	if genErr != nil {
-		t.Fatal(genErr)
-	}
-	return filepath.Join(genDir, name)
+	return filepath.Join(scenariocache.Dir(t, 1), name)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if genDir != "" {
-		os.RemoveAll(genDir)
-	}
 	verify.RemoveBenchStores()
 	os.Exit(code)
 }
@@ -140,7 +123,7 @@ func findingsDiff(a, b []finding.Finding) string {
 // withDB opens the copy's snapshot read-write (never the pristine one).
 func withDB(t *testing.T, dir string, f func(db *sql.DB)) {
 	t.Helper()
-	if strings.HasPrefix(dir, genDir) {
+	if strings.HasPrefix(dir, scenariocache.Dir(t, 1)) {
 		t.Fatal("refusing to open the pristine scenario read-write")
 	}
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, evidence.SnapshotFile))

@@ -1,7 +1,6 @@
 package verify_test
 
 import (
-	"context"
 	"crypto/ed25519"
 	"database/sql"
 	"path/filepath"
@@ -10,7 +9,9 @@ import (
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/seedgen"
+	"github.com/memscope/memscope/internal/evidencetest"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 )
@@ -92,11 +93,7 @@ func TestOperatorNeedsAuthority(t *testing.T) {
 // holds a later revision no row claims.
 func TestMetaRollback(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"incident"}, scenario.Options{Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sc := filepath.Join(dir, "incident")
+	sc := evidencetest.CopyTree(t, filepath.Join(scenariocache.Dir(t, 1), "incident"))
 	old, err := sql.Open("sqlite", "file:"+filepath.Join(sc, scenario.IncidentPhaseFile(0))+"?mode=ro&immutable=1")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -22,18 +23,15 @@ func TestCrossPathsAgreeOnEveryScenario(t *testing.T) {
 		t.Skip("generates every scenario and verifies each twice")
 	}
 	dir := t.TempDir()
-	ms, err := scenario.GenerateAll(context.Background(), dir, nil, scenario.Options{Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	shared := scenariocache.Dir(t, 3)
 	bulk, _ := scenario.Lookup("clean")
 	m, err := scenario.Generate(context.Background(), filepath.Join(dir, "bulk"), bulk, scenario.Options{Seed: 3, Entries: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dirs := map[string]string{"bulk clean": filepath.Join(dir, "bulk", m.Name)}
-	for _, m := range ms {
-		dirs[m.Name] = filepath.Join(dir, m.Name)
+	for _, spec := range scenario.Specs {
+		dirs[spec.Name] = filepath.Join(shared, spec.Name)
 	}
 	for name, d := range dirs {
 		t.Run(name, func(t *testing.T) {

@@ -33,7 +33,7 @@ func OpenProvenance(ctx context.Context, opts Options) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer v.snap.Close()
+	defer v.closeSnap()
 	v.rep.Partial = true
 	if err := v.registryLog(ctx, logVerifier); err != nil {
 		return nil, err
@@ -151,6 +151,10 @@ func (v *verifier) writeSignatures(ctx context.Context) error {
 			return yield(r)
 		})
 	}, func(r *loader.WriteRow) {
+		// Replay's labels read a write's inclusion as Run gives it.
+		if r.DecodeErr == nil && r.Write != nil {
+			v.provInclusion(r.WID, record.RecordLeaf(r.Write.WID, r.Write.Sig), r.LeafIndex)
+		}
 		if code, _ := v.writeSigner(r); code != "" {
 			v.mu.Lock()
 			v.rep.BadRecords[r.WID] = true

@@ -30,7 +30,11 @@ import (
 // Options says what to verify and against which anchors.
 type Options struct {
 	Snapshot string
-	Log      string // directory or http(s) URL
+	// Snap, when set, is the caller's open handle of Snapshot: verify reads
+	// through it and leaves it open, so a session that already opened the
+	// file does not open it again.
+	Snap *loader.Snapshot
+	Log  string // directory or http(s) URL
 	// LogKey is the log's note verifier key, supplied by the user. Empty
 	// means unanchored: the checkpoint is parsed but proves nothing.
 	LogKey string
@@ -129,7 +133,8 @@ type Report struct {
 	// snapshot order (empty when the checkpoints table is unreadable).
 	CheckpointVerdicts []CheckpointVerdict `json:"-"`
 	// InclusionFailures names the first inclusion failure of each entry
-	// whose leaf is missing or whose proof fails (see Entry).
+	// or structural write whose leaf is missing or whose proof fails (see
+	// Entry), by record id.
 	InclusionFailures map[string]finding.Code `json:"-"`
 	// LogChecked is set when the log and its published checkpoint were
 	// read, so that inclusion was checked for every record.
@@ -216,9 +221,12 @@ type verifier struct {
 	arena *bigslice.Arena
 	// pf, tombs and seenCheckpoints feed crossChecks (tamper.go); facts
 	// is filled only when pf cannot hold a store's facts (general).
-	pf              posFacts
-	facts           factStore
-	generalOnly     bool // tests: always take the general path
+	pf          posFacts
+	facts       factStore
+	generalOnly bool // tests: always take the general path
+	// provUndecided: the provenance pass met a record whose inclusion it
+	// cannot decide (Provenance.Undecided).
+	provUndecided   bool
 	tombs           []tombFact
 	seenCheckpoints []seenCheckpoint
 	tombLeafData    map[record.ID][]byte // ts: leaf bytes after the prefix
@@ -281,7 +289,7 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 		return nil, false, err
 	}
 	defer func() { tookGeneral = v.pf.general || !v.logOK }()
-	defer v.snap.Close()
+	defer v.closeSnap()
 	v.arena = &bigslice.Arena{}
 	defer v.arena.Free()
 	if v.opts.LogOptions.TileCache == 0 {
@@ -333,17 +341,31 @@ func run(ctx context.Context, opts Options, general bool) (rep *Report, tookGene
 	return v.finish(), false, nil
 }
 
-// openVerifier opens the snapshot and parses the log key (the caller
-// closes v.snap).
+// closeSnap closes the snapshot handle verify opened itself (not the
+// caller's Options.Snap).
+func (v *verifier) closeSnap() {
+	if v.opts.Snap == nil {
+		v.snap.Close()
+	}
+}
+
+// openVerifier opens the snapshot (or takes Options.Snap) and parses the
+// log key (the caller calls v.closeSnap).
 func openVerifier(ctx context.Context, opts Options) (*verifier, note.Verifier, error) {
-	snap, err := loader.OpenContext(ctx, opts.Snapshot)
-	if err != nil {
-		return nil, nil, err
+	snap := opts.Snap
+	if snap == nil {
+		var err error
+		if snap, err = loader.OpenContext(ctx, opts.Snapshot); err != nil {
+			return nil, nil, err
+		}
 	}
 	var logVerifier note.Verifier
 	if opts.LogKey != "" {
+		var err error
 		if logVerifier, err = note.NewVerifier(opts.LogKey); err != nil {
-			snap.Close()
+			if opts.Snap == nil {
+				snap.Close()
+			}
 			return nil, nil, fmt.Errorf("--log-key: not a note verifier key: %v", err)
 		}
 	}

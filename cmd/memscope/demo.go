@@ -130,7 +130,7 @@ func writeHeadline(ctx context.Context, w io.Writer, opts assemble.Options) erro
 	var head *finding.Finding
 	for i, f := range last.Findings {
 		count[f.Severity]++
-		if head == nil || sevRank(f.Severity) < sevRank(head.Severity) {
+		if head == nil || f.Severity.Rank() < head.Severity.Rank() {
 			head = &last.Findings[i]
 		}
 	}
@@ -141,17 +141,6 @@ func writeHeadline(ctx context.Context, w io.Writer, opts assemble.Options) erro
 			sanitize.Line(head.Subject), sanitize.Line(head.Message))
 	}
 	return nil
-}
-
-// sevRank orders severities, most severe first.
-func sevRank(s finding.Severity) int {
-	switch s {
-	case finding.SevError:
-		return 0
-	case finding.SevWarning:
-		return 1
-	}
-	return 2
 }
 
 // verifyOptionsFor builds verify options from a scenario manifest's anchors.

@@ -84,11 +84,14 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, usagef("%v", err)
 	}
 	out := jsonExposure{Snapshot: pos[0], Exposure: ex.JSON(func(id string) string { return s.Coverage(verify.TableQueries, id) })}
+	// The findings exposure reports are the MWP audit's; rows it could
+	// not read are warned about and make it exit 1 too (warnLoadIssues).
+	code := warnLoadIssues(stderr, s, exitFor(ex.MWP.Findings))
 	if *asJSON {
-		return exitOK, writeJSON(stdout, out)
+		return code, writeJSON(stdout, out)
 	}
 	writeExposure(stdout, out, ex, *eqSort, *eqRev)
-	return exitOK, nil
+	return code, nil
 }
 
 func orEmpty(s []string) []string {

@@ -31,7 +31,12 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			if len(pos) > 0 && isNativeStore(pos[0]) {
+				// A native store has no log, and its --k is SMSR's:
+				// the command's own checks say so.
+				return pos, nil
+			}
+			return pos, checkInputFlags(fs)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

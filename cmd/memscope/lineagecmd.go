@@ -83,7 +83,7 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		if err != nil {
 			return exitUsage, err
 		}
-		status := lineageStatus(assemble.LineageFindings(sum))
+		status := exitFor(assemble.LineageFindings(sum))
 		if *asJSON {
 			return status, writeJSON(stdout, sum)
 		}
@@ -101,33 +101,43 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if r, err := s.Snap.EntryByID(ctx, id); err == nil && r.SessionID != "" {
 		view.Session, view.SessionCoverage = r.SessionID, s.Coverage(verify.TableSessions, id)
 	}
+	// The entry's exit code is the summary's for the findings about it: a
+	// laundered entry is exit 1 here as in the store-wide summary.
+	status, err := entryStatus(s, id, lf.tau, lf.failClosed)
+	if err != nil {
+		return exitUsage, err
+	}
 	switch {
 	case *asJSON:
-		return exitOK, writeJSON(stdout, view)
+		return status, writeJSON(stdout, view)
 	case *asDOT:
 		_, err := io.WriteString(stdout, view.DOT)
-		return exitOK, err
+		return status, err
 	case *svg != "":
 		if err := assemble.RenderSVG(ctx, view.DOT, *svg); err != nil {
 			return exitUsage, err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *svg)
-		return exitOK, nil
+		return status, nil
 	}
 	writeEntryLineage(stdout, view)
-	return exitOK, nil
+	return status, nil
 }
 
-// lineageStatus is exit 1 when lineage reports an error-severity finding,
-// such as laundering that lets an untrusted entry pass the gate or a
-// dispatched action the gate refuses, as verify does for its errors.
-func lineageStatus(fs []finding.Finding) int {
-	for _, f := range fs {
-		if f.Severity == finding.SevError {
-			return exitFindings
+// entryStatus is the exit code of memscope lineage SNAPSHOT ENTRY: that of
+// the store-wide summary's findings whose subject is the entry.
+func entryStatus(s *assemble.Session, id string, tau float64, failClosed bool) (int, error) {
+	sum, err := s.LineageSummary(tau, failClosed)
+	if err != nil {
+		return exitUsage, err
+	}
+	var about []finding.Finding
+	for _, f := range assemble.LineageFindings(sum) {
+		if f.Subject == id || f.Subject == "entry "+id {
+			about = append(about, f)
 		}
 	}
-	return exitOK
+	return exitFor(about), nil
 }
 
 func writeLineageSummary(w io.Writer, s *assemble.LineageSummary) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/verify"
 
@@ -23,18 +24,16 @@ import (
 var demoDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memscope-cmd-")
+	// Every demo scenario (what `memscope demo` writes, seed 1), from the
+	// scenario cache shared with the other packages' tests; tests that
+	// edit evidence copy it first. TestDemoWritesTheCachedScenarios checks
+	// the command writes the same.
+	dir, err := scenariocache.Path(1)
 	if err != nil {
 		panic(err)
 	}
 	demoDir = dir
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"demo", "--out", dir}, &out, &errb); code != exitOK {
-		panic("demo --out failed: " + errb.String())
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
@@ -184,8 +183,10 @@ func TestLineageJSON(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^session session-\d+ \[not checked\]$`).MatchString(out) {
 		t.Errorf("entry view without --log: no labelled session\n%s", out)
 	}
+	// Verified, the laundered entry is an error finding: exit 1, as the
+	// store-wide summary exits (one exit-code contract).
 	code, out, errs = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry}, anchors...)...)
-	if code != exitOK || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
+	if code != exitFindings || !regexp.MustCompile(`(?m)^session session-\d+$`).MatchString(out) {
 		t.Errorf("entry view verified: exit %d %s\n%s", code, errs, out)
 	}
 	code, out, _ = runIn(t, sdir, append([]string{"lineage", "snapshot.db", entry, "--json"}, anchors...)...)
@@ -193,7 +194,7 @@ func TestLineageJSON(t *testing.T) {
 		Session         *string `json:"session"`
 		SessionCoverage *string `json:"session_coverage"`
 	}
-	if err := json.Unmarshal([]byte(out), &ev); code != exitOK || err != nil || ev.Session == nil || *ev.Session == "" || ev.SessionCoverage == nil || *ev.SessionCoverage != "" {
+	if err := json.Unmarshal([]byte(out), &ev); code != exitFindings || err != nil || ev.Session == nil || *ev.Session == "" || ev.SessionCoverage == nil || *ev.SessionCoverage != "" {
 		t.Errorf("entry JSON: exit %d, %v, %+v", code, err, ev)
 	}
 	code, out, _ = runIn(t, sdir, "lineage", "snapshot.db", entry, "--dot")
@@ -468,4 +469,24 @@ func replayLabels(t *testing.T, sdir string) []edgeLabel {
 		t.Fatal(err)
 	}
 	return labels
+}
+
+// memscope demo writes, byte for byte, the scenarios the tests read from
+// the cache.
+func TestDemoWritesTheCachedScenarios(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	if code, _, errs := runIn(t, demoDir, "demo", "--out", out, "--scenario", "clean,tampered"); code != exitOK {
+		t.Fatalf("demo: exit %d: %s", code, errs)
+	}
+	for _, name := range []string{"clean", "tampered"} {
+		got, want := evidencetest.HashTree(t, filepath.Join(out, name)), evidencetest.HashTree(t, filepath.Join(demoDir, name))
+		if len(got) != len(want) {
+			t.Fatalf("%s: demo wrote %d files, the cache holds %d", name, len(got), len(want))
+		}
+		for f, h := range want {
+			if got[f] != h {
+				t.Errorf("%s/%s differs from the cache's", name, f)
+			}
+		}
+	}
 }

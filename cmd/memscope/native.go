@@ -358,17 +358,8 @@ func openNativeInspector(ctx context.Context, path, format string, nq nativeQuer
 		}
 		o.HMACKey = an.HMAC
 	}
-	if nq.given() {
-		if ok, why := stores.Supports(st, storemodel.CmdReplay); !ok {
-			return nil, usagef("--queries: %s", why)
-		}
-		g, _, err := storereplay.Graph(st)
-		if err != nil {
-			return nil, err
-		}
-		if o.Queries, err = nq.load(ctx, path, st, g); err != nil {
-			return nil, err
-		}
+	if o.Queries, err = nq.loadFor(ctx, path, st); err != nil {
+		return nil, err
 	}
 	return tuisource.NewNative(st, o)
 }
@@ -382,6 +373,22 @@ func (q *nativeQueries) register(fs *flag.FlagSet) {
 }
 
 func (q nativeQueries) given() bool { return q.file != "" || q.embeddings != "" }
+
+// loadFor reads the queries, when given, against st's graph (none: nil),
+// refusing a store that keeps no graph with the registry's reason.
+func (q nativeQueries) loadFor(ctx context.Context, path string, st *storemodel.Store) ([]replay.Query, error) {
+	if !q.given() {
+		return nil, nil
+	}
+	if ok, why := stores.Supports(st, storemodel.CmdReplay); !ok {
+		return nil, usagef("--queries: %s", why)
+	}
+	g, _, err := storereplay.Graph(st)
+	if err != nil {
+		return nil, err
+	}
+	return q.load(ctx, path, st, g)
+}
 
 // load reads the queries; with --query-embeddings the reset vectors are
 // HippoRAG 2's, built from the store's fact and passage embeddings, and the

@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-const hippoFixtures = "../../internal/readers/hipporag/testdata"
+const hippoFixtures = "../../testdata/hipporag"
 
 // treeDigest hashes every file under dir (names, modes and contents), so a
 // test can prove a command wrote nothing next to the evidence.
@@ -124,10 +124,10 @@ func TestNativeReplayUsage(t *testing.T) {
 // Every format is detected by its contents and analysed; the injected
 // no-source write is the one culprit in each poisoned graph store.
 func TestNativeFormats(t *testing.T) {
-	stores := "../../internal/readers"
+	stores := "../../testdata"
 	for _, c := range []struct{ format, dir, culprit string }{
-		{"graphrag", "graphrag/testdata", "injected-fowler-acme"},
-		{"lightrag", "lightrag/testdata", "Acme Holdings--Karen Joy Fowler"},
+		{"graphrag", "graphrag", "injected-fowler-acme"},
+		{"lightrag", "lightrag", "Acme Holdings--Karen Joy Fowler"},
 	} {
 		base := filepath.Join(stores, c.dir)
 		code, out, errs := runCmd("replay", filepath.Join(base, "poisoned"), "--queries", filepath.Join(base, "queries.jsonl"), "--json")
@@ -148,7 +148,7 @@ func TestNativeFormats(t *testing.T) {
 			t.Errorf("%s: %+v", c.format, doc)
 		}
 	}
-	smsrDir := filepath.Join(stores, "smsrdb/testdata")
+	smsrDir := filepath.Join(stores, "smsrdb")
 	code, out, _ := runCmd("verify", filepath.Join(smsrDir, "memories.db"), "--hmac-key", filepath.Join(smsrDir, "hmac.key"))
 	if code != exitFindings || !strings.Contains(out, "SMSR_TAG_AT_OTHER_TIME") || !strings.Contains(out, "HMAC_WRONG") || !strings.Contains(out, "certificate: m=20 k=5 n=5 t=2") {
 		t.Errorf("smsr verify: exit %d\n%s", code, out)
@@ -157,7 +157,7 @@ func TestNativeFormats(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "no --hmac-key given: tags not checked") {
 		t.Errorf("smsr verify without a key: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCmd("lineage", filepath.Join(stores, "mem0db/testdata/history.db"), "m1")
+	code, out, _ = runCmd("lineage", filepath.Join(stores, "mem0db/history.db"), "m1")
 	if code != exitOK || !strings.Contains(out, "memory m1 (DELETED)") || strings.Contains(out, "memory m2") {
 		t.Errorf("mem0 lineage m1: exit %d\n%s", code, out)
 	}
@@ -232,7 +232,7 @@ func TestInspectNativeStore(t *testing.T) {
 	}{
 		{"hmac key on a graph store", "", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{anchorFlags: anchorFlags{hmacKey: "00"}}, "carry no HMAC tags"},
 		{"log on a native store", "", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{log: "x"}, "no Merkle log"},
-		{"queries on mem0", "", "../../internal/readers/mem0db/testdata/history.db", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{}, "keep no graph"},
+		{"queries on mem0", "", "../../testdata/mem0db/history.db", filepath.Join(hippoFixtures, "queries.jsonl"), evidenceFlags{}, "keep no graph"},
 		{"wrong format forced", "smsr", filepath.Join(hippoFixtures, "clean"), "", evidenceFlags{}, ""},
 	} {
 		_, err := openNativeInspector(ctx, c.path, c.format, nativeQueries{file: c.queries}, c.ef, certFlags{}, false)
@@ -274,7 +274,7 @@ func TestReplayQueryEmbeddings(t *testing.T) {
 	}
 	for _, c := range [][]string{
 		{"replay", filepath.Join(hippoFixtures, "poisoned"), "--query-embeddings", qe, "--queries", filepath.Join(hippoFixtures, "queries.jsonl")},
-		{"replay", "../../internal/readers/lightrag/testdata/clean", "--query-embeddings", qe},
+		{"replay", "../../testdata/lightrag/clean", "--query-embeddings", qe},
 	} {
 		if code, _, errs := runCmd(c...); code != exitUsage || errs == "" {
 			t.Errorf("%v: exit %d", c, code)
@@ -286,7 +286,7 @@ func TestReplayQueryEmbeddings(t *testing.T) {
 // and certify's --m/--k/--n, refuse them for other stores and refuse
 // values the certificate is not defined for, before any screen opens.
 func TestSMSRCertFlags(t *testing.T) {
-	dir := filepath.Join("..", "..", "internal", "readers", "smsrdb", "testdata")
+	dir := filepath.Join("..", "..", "testdata", "smsrdb")
 	db, key := filepath.Join(dir, "memories.db"), filepath.Join(dir, "hmac.key")
 	for _, c := range []struct {
 		args []string
@@ -394,7 +394,7 @@ func TestGraphStoreLineage(t *testing.T) {
 	if code, _, errs := runCmd("lineage", store, "no-such-node"); code != exitUsage || !strings.Contains(errs, "no node") {
 		t.Errorf("unknown node: exit %d, %s", code, errs)
 	}
-	if code, _, errs := runCmd("lineage", filepath.Join("../../internal/readers/smsrdb/testdata", "memories.db")); code != exitUsage || !strings.Contains(errs, "SMSR") {
+	if code, _, errs := runCmd("lineage", filepath.Join("../../testdata/smsrdb", "memories.db")); code != exitUsage || !strings.Contains(errs, "SMSR") {
 		t.Errorf("smsr lineage: exit %d, %s", code, errs)
 	}
 }

@@ -279,18 +279,9 @@ func runNativeReport(ctx context.Context, stdout io.Writer, path, out, title str
 	if err != nil {
 		return exitUsage, err
 	}
-	var qs []replay.Query
-	if nq.given() {
-		if ok, why := stores.Supports(st, storemodel.CmdReplay); !ok {
-			return exitUsage, usagef("--queries: %s", why)
-		}
-		g, _, err := storereplay.Graph(st)
-		if err != nil {
-			return exitUsage, err
-		}
-		if qs, err = nq.load(ctx, path, st, g); err != nil {
-			return exitUsage, err
-		}
+	qs, err := nq.loadFor(ctx, path, st)
+	if err != nil {
+		return exitUsage, err
 	}
 	if title == "" {
 		title = defaultTitle(path)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,11 +62,11 @@ func TestNewStoresVerify(t *testing.T) {
 
 // memscope verify DIR on a copy of a real Mem0 store with a planted
 // vector, a deleted-yet-retrievable memory, an edited text and a broken
-// hash (internal/readers/mem0vec/testdata/plant.py): exit 1 with each.
+// hash (testdata/mem0vec/plant.py): exit 1 with each.
 func TestVerifyReconcilesMem0(t *testing.T) {
 	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
-	script, err := os.ReadFile("../../internal/readers/mem0vec/testdata/plant.py")
+	script, err := os.ReadFile("../../testdata/mem0vec/plant.py")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +80,35 @@ func TestVerifyReconcilesMem0(t *testing.T) {
 		if !strings.Contains(out, c) {
 			t.Errorf("no %s in\n%s", c, out)
 		}
+	}
+}
+
+// memscope exposure on a real MCP memory store: exposure and EquiMem run
+// on its graph, and EquiMem's triage counts every write and every
+// relation as unauthenticated (the server records no source), as Python
+// counts them from the file (observations + distinct entity pairs).
+func TestExposureOnMCPMemory(t *testing.T) {
+	store := filepath.Join(sharedtest.Case(t, "mcpmem-shutovks-20251210"), "memory.jsonl")
+	var want struct{ Writes, Relations int }
+	realcases.RunPython(t, `
+import sys, json
+obs, pairs = 0, set()
+for line in open(sys.argv[1], encoding='utf-8').read().split('\n'):
+    if not line.strip(): continue
+    it = json.loads(line)
+    if it.get('type') == 'entity': obs += len(it['observations'])
+    elif it.get('type') == 'relation' and it['from'] != it['to']: pairs.add(frozenset((it['from'], it['to'])))
+print(json.dumps({'writes': obs + len(pairs), 'relations': len(pairs)}))
+`, &want, store)
+	q := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(q, []byte(`{"id":"q1","text":"backend","k":3,"reset":{"entity:Backend":1}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd("exposure", store, "--queries", q, "--draws", "50", "--curve-draws", "5", "--curve-max", "4")
+	if code == 2 {
+		t.Fatalf("exit 2: %s", errs)
+	}
+	if !strings.Contains(out, fmt.Sprintf("EquiMem rho_detect over %d structural writes", want.Writes)) || !strings.Contains(out, fmt.Sprintf("of %d unauthenticated writes", want.Relations)) {
+		t.Fatalf("python %+v; output:\n%s", want, out)
 	}
 }

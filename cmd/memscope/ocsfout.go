@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"time"
 
 	"github.com/memscope/memscope/internal/present/finding"
@@ -36,4 +37,19 @@ func writeOCSF(w io.Writer, fs []finding.Finding, ctx ocsf.Context) error {
 		}
 	}
 	return nil
+}
+
+// writeOCSFFile writes findings as OCSF lines to a new file (never
+// overwritten).
+func writeOCSFFile(path string, fs []finding.Finding, source, log string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := writeOCSF(f, fs, ocsf.Context{Source: source, Extra: map[string]any{"log": log}}); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
 }

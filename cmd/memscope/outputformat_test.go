@@ -35,7 +35,8 @@ func TestTimelineTimesketchImports(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errs := runIn(t, sdir, append([]string{"timeline", "--output-format", "timesketch"}, m.VerifyArgs...)...)
-		if code != exitOK {
+		// The exit code follows the findings (tampered has errors).
+		if want := map[bool]int{true: exitFindings, false: exitOK}[name == "tampered"]; code != want {
 			t.Fatalf("%s: exit %d: %s", name, code, errs)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -103,5 +104,46 @@ func TestVerifyOCSFOneEventPerFinding(t *testing.T) {
 		if ev.ClassUID != 2004 || ev.Unmapped["code"] != rep.Findings[i].Code || ev.Unmapped["memscope_severity"] != rep.Findings[i].Severity {
 			t.Fatalf("event %d: class %d code %v severity %v, want 2004 %s %s", i, ev.ClassUID, ev.Unmapped["code"], ev.Unmapped["memscope_severity"], rep.Findings[i].Code, rep.Findings[i].Severity)
 		}
+	}
+}
+
+// TestTimelineAndReportOCSF: timeline --output-format ocsf writes the
+// findings its exit code follows (verification's), and report --ocsf
+// every finding the case rests on: at least verification's, in a new file
+// that is never overwritten; both exit 1 on tampered evidence.
+func TestTimelineAndReportOCSF(t *testing.T) {
+	sdir := filepath.Join(demoDir, "tampered")
+	m, err := evidence.ReadManifest(sdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vout, _ := runIn(t, sdir, append([]string{"verify", "--output-format", "ocsf"}, m.VerifyArgs...)...)
+	want := len(strings.Split(strings.TrimSpace(vout), "\n"))
+	code, tout, errs := runIn(t, sdir, append([]string{"timeline", "--output-format", "ocsf"}, m.VerifyArgs...)...)
+	if code != exitFindings || len(strings.Split(strings.TrimSpace(tout), "\n")) != want {
+		t.Fatalf("timeline ocsf: exit %d, %d lines for verify's %d: %s", code, len(strings.Split(strings.TrimSpace(tout), "\n")), want, errs)
+	}
+	dir := t.TempDir()
+	ocsfPath := filepath.Join(dir, "case.ocsf.jsonl")
+	code, _, errs = runIn(t, sdir, append([]string{"report", "--out", filepath.Join(dir, "r.html"), "--ocsf", ocsfPath}, m.VerifyArgs...)...)
+	if code != exitFindings {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	raw, err := os.ReadFile(ocsfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) < want {
+		t.Fatalf("report --ocsf: %d events, fewer than verify's %d findings", len(lines), want)
+	}
+	for _, l := range lines {
+		var ev ocsf.DetectionFinding
+		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.ClassUID != 2004 {
+			t.Fatalf("not a Detection Finding: %v %s", err, l)
+		}
+	}
+	if code, _, _ := runIn(t, sdir, append([]string{"report", "--out", filepath.Join(dir, "r2.html"), "--ocsf", ocsfPath}, m.VerifyArgs...)...); code != exitUsage {
+		t.Fatalf("report --ocsf over an existing file: exit %d", code)
 	}
 }

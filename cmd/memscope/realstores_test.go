@@ -132,6 +132,29 @@ func TestPlantedNoSourceEdgeFailsReplay(t *testing.T) {
 	if code := run(ctx, []string{"replay", dir, "--queries", queries}, &out, &errb); code != exitFindings || !strings.Contains(out.String(), "DIVERGE") {
 		t.Fatalf("planted copy: replay exit %d, want 1 with the row diverging:\n%s%s", code, out.String(), errb.String())
 	}
+	// diff of the untouched store and the planted copy: the one added
+	// write, with no source, and the selection it changed.
+	out.Reset()
+	if code := run(ctx, []string{"diff", "--json", "--queries", queries, src, dir}, &out, &errb); code != exitOK {
+		t.Fatalf("diff exit %d: %s", code, errb.String())
+	}
+	var d struct {
+		Diff struct {
+			Edges []struct {
+				Change   string `json:"change"`
+				NoSource bool   `json:"no_source"`
+			} `json:"edges"`
+		} `json:"diff"`
+		Selections []struct {
+			Same bool `json:"same"`
+		} `json:"selections"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Diff.Edges) != 1 || d.Diff.Edges[0].Change != "added" || !d.Diff.Edges[0].NoSource || len(d.Selections) != 1 || d.Selections[0].Same {
+		t.Errorf("diff: edges %+v, selections %+v; want one added no-source write and the selection changed", d.Diff.Edges, d.Selections)
+	}
 	src2, err := openNativeInspector(ctx, dir, "", nativeQueries{file: queries}, evidenceFlags{}, certFlags{}, true)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
@@ -299,6 +298,14 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 	if err != nil {
 		return exitUsage, err
 	}
+	if f.blast != "" && !strings.HasPrefix(f.blast, "principal:") {
+		// Any form of a write id the views print (package idform).
+		id, err := idform.Resolve(writeIDs(s), f.blast)
+		if err != nil {
+			return exitUsage, usagef("--blast: %v", err)
+		}
+		f.blast = id
+	}
 	if f.blast != "" || f.assume != "" {
 		return runTimeQuestion(ctx, s, rp, tr, f.blast, f.blastFrom, f.assume, f.asJSON, stdout)
 	}
@@ -359,7 +366,20 @@ func (f *replayFlags) placeRows(ctx context.Context, tr *timeline.Replay, qs []r
 	}
 	c, err := parseMoment(tr.Timeline(), f.asOf)
 	if err != nil {
-		return nil, nil, err
+		// A query named in any form the views print (package idform).
+		id, rerr := idform.Resolve(func(yield func(string) bool) {
+			for _, q := range qs {
+				if !yield(q.ID) {
+					return
+				}
+			}
+		}, f.asOf)
+		if rerr != nil {
+			return nil, nil, err
+		}
+		if c, err = parseMoment(tr.Timeline(), id); err != nil {
+			return nil, nil, err
+		}
 	}
 	for i, q := range qs {
 		if rows[i].Err != nil {
@@ -421,7 +441,11 @@ func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *r
 // detail), first flips, what-ifs and the actions that followed --query.
 func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out []jsonRow, cut *timeline.Cut, whatIf bool) {
 	if cut != nil {
-		fmt.Fprintf(stdout, "as of %s (placed by %s)\n\n", cut.Desc, cut.Placed)
+		desc := cut.Desc
+		if placed := fmt.Sprintf("(placed by %s)", cut.Placed); !strings.Contains(desc, placed) {
+			desc += " " + placed // some moments already say how they were placed
+		}
+		fmt.Fprintf(stdout, "as of %s\n\n", desc)
 	}
 	if f.queryID == "" {
 		writeReplayTable(stdout, out)
@@ -447,14 +471,7 @@ func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out [
 // replayStatus is exit 1 when the rows carry an error-severity finding
 // (an IFC-blind divergence), as verify does for its errors; the findings
 // are the ones the inspector lists.
-func replayStatus(rows []replay.Row) int {
-	for _, f := range assemble.ReplayFindings(rows) {
-		if f.Severity == finding.SevError {
-			return exitFindings
-		}
-	}
-	return exitOK
-}
+func replayStatus(rows []replay.Row) int { return exitFor(assemble.ReplayFindings(rows)) }
 
 func writeReplayTable(w io.Writer, rows []jsonRow) {
 	writeCoverageNote(w, "queries", rows, func(r jsonRow) string { return r.Coverage })

@@ -30,6 +30,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	date := fs.String("date", "", "generation time printed in the report: RFC 3339, or none (default: $SOURCE_DATE_EPOCH, else now)")
 	out := fs.String("out", "", "write the HTML report to this new file (required; never overwritten)")
 	jsonOut := fs.String("json", "", "also write the JSON case file to this new file")
+	ocsfOut := fs.String("ocsf", "", "also write every finding of the case as OCSF Detection Findings (JSON lines) to this new file")
 	var nq nativeQueries
 	nq.register(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -55,8 +56,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required; usage: %s", reportUsage)
 	}
-	if *out == *jsonOut {
-		return exitUsage, usagef("--out and --json name the same file")
+	if *out == *jsonOut || *ocsfOut != "" && (*ocsfOut == *out || *ocsfOut == *jsonOut) {
+		return exitUsage, usagef("--out, --json and --ocsf must name different files")
 	}
 	opts, err := lf.options()
 	if err != nil {
@@ -94,9 +95,20 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := report.Files(c, *out, *jsonOut); err != nil {
 		return exitUsage, err
 	}
+	if *ocsfOut != "" {
+		if err := writeOCSFFile(*ocsfOut, c.Findings, pos[0], ef.log); err != nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stdout, "%s: %d findings as OCSF Detection Findings\n", *ocsfOut, len(c.Findings))
+	}
 	fmt.Fprintf(stdout, "%s: %s\n", *out, c.Verdict.Headline)
 	if *jsonOut != "" {
 		fmt.Fprintf(stdout, "%s: JSON case file\n", *jsonOut)
+	}
+	// The report's verdict is "compromise indicated" exactly when a
+	// section holds an error: the same exit 1 as the commands it runs.
+	if c.Verdict.Level == report.LevelCompromise {
+		return exitFindings, nil
 	}
 	return exitOK, nil
 }

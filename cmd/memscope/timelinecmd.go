@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memscope/memscope/internal/present/ocsf"
 	"io"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
 )
@@ -76,7 +78,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	to := fs.String("to", "", "last moment shown (RFC 3339 or ns since the epoch)")
 	principal := fs.String("principal", "", "only events by this principal")
 	asJSON := fs.Bool("json", false, "print JSON")
-	outFormat := fs.String("output-format", "", "timesketch: Timesketch's JSONL import (message, datetime, timestamp_desc and memscope's fields)")
+	outFormat := fs.String("output-format", "", "timesketch: Timesketch's JSONL import (message, datetime, timestamp_desc and memscope's fields); ocsf: the timeline's findings as OCSF Detection Findings")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage, nil
@@ -84,8 +86,8 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", timelineUsage)
 	}
-	if *outFormat != outputText && *outFormat != outputTimesketch {
-		return exitUsage, usagef("--output-format %q: want timesketch", *outFormat)
+	if *outFormat != outputText && *outFormat != outputTimesketch && *outFormat != outputOCSF {
+		return exitUsage, usagef("--output-format %q: want timesketch or ocsf", *outFormat)
 	}
 	if isNativeStore(pos[0]) {
 		return runNativeTimeline(ctx, stdout, pos[0], ef, *asJSON)
@@ -109,11 +111,21 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	defer s.Close()
 	var rp *replay.Replayer
 	labels := "not checked (no --log)"
+	// The timeline's findings are the verification's it labels the writes
+	// with: the exit code follows them (0 without --log: nothing checked).
+	code := exitOK
+	var verified []finding.Finding
 	if ef.log != "" {
 		if rp, err = s.Replayer(ctx); err != nil {
 			return exitUsage, err
 		}
 		labels = "from verification against the log"
+		rep, err := s.Verify(ctx, nil)
+		if err != nil {
+			return exitUsage, err
+		}
+		verified = rep.Findings
+		code = exitFor(verified)
 	}
 	tl, err := s.Timeline(rp)
 	if err != nil {
@@ -125,11 +137,14 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		j.Coverage = s.EventCoverage(tl.Events[i].Kind, tl.Events[i].ID)
 		out.Events = append(out.Events, j)
 	}
-	if *outFormat == outputTimesketch {
-		return exitOK, writeTimesketch(stdout, pos[0], out.Events)
+	switch *outFormat {
+	case outputTimesketch:
+		return code, writeTimesketch(stdout, pos[0], out.Events)
+	case outputOCSF:
+		return code, writeOCSF(stdout, verified, ocsf.Context{Source: pos[0], Extra: map[string]any{"log": ef.log}})
 	}
 	if *asJSON {
-		return exitOK, writeJSON(stdout, out)
+		return code, writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "%s: %d events, ordered by %s\n", sanitize.Line(pos[0]), len(tl.Events), orderWords(out.Order))
 	fmt.Fprintf(stdout, "write labels: %s\n", labels)
@@ -140,9 +155,32 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if labelled {
 		fmt.Fprintf(stdout, "[unsigned]: the event's row is covered by no signature or tag, a claim; [not checked]: verification did not run (no --log)\n")
 	}
+	writeTimelineTable(stdout, out.Events)
+	if out.Order != "log" {
+		fmt.Fprintln(stdout, "\n* placed by recorded time (not in the log): the time is the snapshot's claim")
+	}
+	if ef.log != "" {
+		errs, warns := 0, 0
+		for _, f := range verified {
+			switch f.Severity {
+			case finding.SevError:
+				errs++
+			case finding.SevWarning:
+				warns++
+			}
+		}
+		fmt.Fprintf(stdout, "\nverification: %d error(s), %d warning(s) (memscope verify lists them; the exit code follows them)\n", errs, warns)
+	}
+	return code, nil
+}
+
+// writeTimelineTable prints the events, one line each: a time placed by
+// the recorded time (not the log) is starred, an unauthenticated write and
+// an event's coverage label lead its summary.
+func writeTimelineTable(stdout io.Writer, events []jsonEvent) {
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "%-5s %-6s %-24s %-10s %-36s %-16s %s\n", "#", "LEAF", "TIME", "KIND", "ID", "PRINCIPAL", "WHAT")
-	for _, e := range out.Events {
+	for _, e := range events {
 		leaf := "-"
 		if e.Leaf != nil {
 			leaf = strconv.FormatInt(*e.Leaf, 10)
@@ -160,10 +198,6 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		fmt.Fprintf(stdout, "%-5d %-6s %-24s %-10s %-36s %-16s %s\n", e.Index, leaf, when, e.Kind, clip(e.ID, 36), clip(e.Principal, 16), sanitize.Line(what))
 	}
-	if out.Order != "log" {
-		fmt.Fprintln(stdout, "\n* placed by recorded time (not in the log): the time is the snapshot's claim")
-	}
-	return exitOK, nil
 }
 
 func orderWords(o string) string {

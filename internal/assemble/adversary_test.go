@@ -2,8 +2,14 @@ package assemble
 
 import (
 	"context"
+	"database/sql"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/analyses/defences"
@@ -129,6 +135,61 @@ func TestTombstoneVouchRule(t *testing.T) {
 		got, why := tombstoneVouches(rep, TombstoneRec{Writer: r.by, Leaf: r.leaf, Ghost: ghost(r.claim)})
 		if got != r.want {
 			t.Errorf("%s vouching for %s at leaf %d: %v (%s), want %v", r.by, r.claim, r.leaf, got, why, r.want)
+		}
+	}
+}
+
+// A structural write the log does not prove is unverified, so it is not
+// in G_auth: one write row of clean claims another write's leaf (its own
+// leaf then proves nothing about it). Both the full verification and the
+// provenance pass replay uses give it the rule "not in the log" (issue
+// 23, item 5).
+func TestWriteNotInLogIsUnauthenticated(t *testing.T) {
+	src := filepath.Join(scenarioDir, "clean")
+	dst := evidencetest.CopyTree(t, src)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wid string
+	if err := db.QueryRow("SELECT wid FROM writes ORDER BY seq LIMIT 1").Scan(&wid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE writes SET leaf_index = (SELECT leaf_index FROM writes ORDER BY seq LIMIT 1 OFFSET 1) WHERE wid = ?", wid); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	m, err := evidence.ReadManifest(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{true, false} {
+		s := openStore(t, dst, filepath.Join(dst, m.Snapshot), m, "")
+		if full {
+			if err := s.Load(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			mustVerify(t, s)
+		}
+		rp, err := s.Replayer(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := rp.Graph()
+		found := false
+		for i := range g.EdgeCount() {
+			e := g.Edge(i)
+			if e.ID != wid {
+				continue
+			}
+			found = true
+			l := rp.Label(i)
+			if l.Authenticated || !slices.Contains(l.Failed, replay.RuleNotInLog) {
+				t.Errorf("full %v: write %s label %+v, want unauthenticated: not in the log", full, wid, l)
+			}
+		}
+		if !found {
+			t.Fatalf("write %s not in the replay graph", wid)
 		}
 	}
 }

@@ -248,6 +248,6 @@ func (s *Session) endVerify(done chan struct{}, rep *verify.Report, err error) {
 // verifyOptions are the session's evidence and anchors as verify takes
 // them.
 func (s *Session) verifyOptions(progress func(done, total int)) verify.Options {
-	return verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
+	return verify.Options{Snapshot: s.Opts.Snapshot, Snap: s.Snap, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
 		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, Progress: progress, Workers: s.Opts.Workers, AnchorSources: s.Opts.AnchorSources}
 }

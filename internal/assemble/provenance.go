@@ -192,7 +192,7 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 		defer close(scanned)
 		table, tableErr = readEntryTable(ctx, s.Snap, s.EntryTotal())
 	}()
-	pv, err := verify.OpenProvenance(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
+	pv, err := verify.OpenProvenance(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Snap: s.Snap, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
 		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey})
 	<-scanned
 	if err != nil {
@@ -261,6 +261,9 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 			return nil, err
 		}
 		frontier = next
+	}
+	if pv.Undecided() {
+		return nil, fmt.Errorf("%w: a row claims no log leaf, which only the full verification finds by id", errNeedFull)
 	}
 	// Lineage builds in row order, as Load feeds it.
 	order := make([]int, len(lin))

@@ -14,20 +14,14 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
 )
 
-// allScenarios generates every demo scenario once for the provenance tests
-// (TestMain's set lacks some).
-var allScenarios = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "memscope-provenance-")
-	if err != nil {
-		return "", err
-	}
-	_, err = scenario.GenerateAll(context.Background(), dir, nil, scenario.Options{Seed: 3})
-	return dir, err
-})
+// allScenarios is every demo scenario of seed 3, from the shared cache
+// (TestMain's set is seed 1's).
+var allScenarios = sync.OnceValues(func() (string, error) { return scenariocache.Path(3) })
 
 // openStore opens a snapshot with its scenario's pinned anchors.
 func openStore(t *testing.T, sdir, snap string, m *evidence.Manifest, policy string) *Session {

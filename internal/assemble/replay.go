@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -78,6 +79,13 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 				status[int32(j)] = codes
 			}
 		}
+		// Inclusion failures are kept apart from WriteStatus (by id, with
+		// the entries'); a write the log does not prove is unverified.
+		for id, c := range rep.InclusionFailures {
+			if j, ok := s.writes.ids.Find(id); ok {
+				status[int32(j)] = append(slices.Clone(status[int32(j)]), c)
+			}
+		}
 		for i := range s.WriteCount() {
 			t := s.writes
 			w := Write{Src: t.strs[t.src[i]], Dst: t.strs[t.dst[i]], Weight: t.weight[i], Writer: t.strs[t.wrtr[i]], Leaf: t.leaf[i], Bad: t.bad[int32(i)]}
@@ -103,7 +111,11 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		if b.Has(w.ID) {
 			continue
 		}
-		if err := b.Add(writeEdge(v, w, rep.WriteStatus[w.ID], declared)); err != nil {
+		codes := rep.WriteStatus[w.ID]
+		if c, ok := rep.InclusionFailures[w.ID]; ok {
+			codes = append(slices.Clone(codes), c)
+		}
+		if err := b.Add(writeEdge(v, w, codes, declared)); err != nil {
 			return nil, err
 		}
 	}
@@ -126,6 +138,9 @@ func writeEdge(v provenanceView, w Write, codes []finding.Code, declared map[str
 	for _, c := range codes {
 		if verify.SignatureFailed(c) {
 			prov.SignatureValid = false
+		}
+		if c == finding.RecordNotInLog || c == finding.InclusionFailed {
+			prov.NotInLog = string(c)
 		}
 		if c == finding.WriterUnregistered {
 			prov.WriterRegistered = false

@@ -95,14 +95,14 @@ func GroupFindings(fs []finding.Finding, principals int) []FindingGroup {
 			groups = append(groups, FindingGroup{Code: f.Code, Severity: f.Severity, Headline: head})
 		}
 		groups[k].Findings = append(groups[k].Findings, f)
-		if sevRank(f.Severity) < sevRank(groups[k].Severity) {
+		if f.Severity.Rank() < groups[k].Severity.Rank() {
 			groups[k].Severity = f.Severity
 		}
 	}
 	sort.SliceStable(groups, func(a, b int) bool {
 		ga, gb := groups[a], groups[b]
-		if sevRank(ga.Severity) != sevRank(gb.Severity) {
-			return sevRank(ga.Severity) < sevRank(gb.Severity)
+		if ga.Severity.Rank() != gb.Severity.Rank() {
+			return ga.Severity.Rank() < gb.Severity.Rank()
 		}
 		if (ga.Cause != nil) != (gb.Cause != nil) {
 			return ga.Cause != nil
@@ -113,16 +113,6 @@ func GroupFindings(fs []finding.Finding, principals int) []FindingGroup {
 		return ga.Code < gb.Code
 	})
 	return groups
-}
-
-func sevRank(s finding.Severity) int {
-	switch s {
-	case finding.SevError:
-		return 0
-	case finding.SevWarning:
-		return 1
-	}
-	return 2
 }
 
 // tileLeaves returns the leaf range [lo, hi) a tlog-tiles hash tile covers,

@@ -16,6 +16,7 @@ import (
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/importer"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/verify"
@@ -24,19 +25,13 @@ import (
 var scenarioDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memscope-inspect-")
+	dir, err := scenariocache.Path(1)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"clean", "memorygraft", "sleeper", "structural-write", "tombstone", "incident", "unregistered-justifies", "tombstoned-root", "tampered", "channel-promotion", "tombstone-vouch"}, scenario.Options{Seed: 1}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
 	scenarioDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // open loads a generated scenario with its pinned anchors.

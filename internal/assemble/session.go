@@ -137,12 +137,8 @@ type Session struct {
 	// publishes the rows.
 	seqLo int64
 	seqs  []int64
-	// pager is a second handle for reading contents back (Contents): the
-	// loader's own connections may be busy with a whole-table scan.
-	pagerMu sync.Mutex
-	pager   *loader.Snapshot
-	seqMu   sync.RWMutex
-	rowOf   []int32 // lineage node index -> row in Entries
+	seqMu sync.RWMutex
+	rowOf []int32 // lineage node index -> row in Entries
 
 	// writes are the structural write rows in stored order (WriteCount,
 	// WriteAt): held by column, a million of them being most of what a
@@ -195,7 +191,9 @@ type Session struct {
 }
 
 // Open opens the snapshot and reads its small tables. Entries are read by
-// Load, which is the slow part on big stores.
+// Load, which is the slow part on big stores. The session's handle is the
+// only one: verification, the provenance pass and Contents read through it
+// (nothing reopens the path).
 func Open(ctx context.Context, opts Options) (*Session, error) {
 	snap, err := loader.OpenContext(ctx, opts.Snapshot)
 	if err != nil {
@@ -538,19 +536,9 @@ func (s *Session) Contents(ctx context.Context, from, to int) ([]string, error) 
 	return out, nil
 }
 
-// pagerSnap opens (once) the handle Contents reads with.
-func (s *Session) pagerSnap(ctx context.Context) (*loader.Snapshot, error) {
-	s.pagerMu.Lock()
-	defer s.pagerMu.Unlock()
-	if s.pager == nil {
-		p, err := loader.OpenContext(ctx, s.Opts.Snapshot)
-		if err != nil {
-			return nil, err
-		}
-		s.pager = p
-	}
-	return s.pager, nil
-}
+// pagerSnap is the handle Contents reads with: the session's one handle,
+// whose connection pool grows while a whole-table scan holds a connection.
+func (s *Session) pagerSnap(context.Context) (*loader.Snapshot, error) { return s.Snap, nil }
 
 // lineageOf is the lineage view of an entry row: the signed record's
 // fields when it decoded, the row's columns otherwise.
@@ -639,12 +627,6 @@ func (s *Session) Report() *verify.Report {
 
 // Close releases the snapshot.
 func (s *Session) Close() error {
-	s.pagerMu.Lock()
-	if s.pager != nil {
-		s.pager.Close()
-		s.pager = nil
-	}
-	s.pagerMu.Unlock()
 	return s.Snap.Close()
 }
 

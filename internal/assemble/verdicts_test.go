@@ -1,9 +1,18 @@
 package assemble
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
@@ -109,6 +118,56 @@ func TestLineageFindingOrderIsStable(t *testing.T) {
 			first = got
 		} else if !slices.Equal(first, got) {
 			t.Fatalf("finding order differs between runs:\n%v\n%v", first, got)
+		}
+	}
+}
+
+// A log that proves no entry (here the published checkpoint's root is
+// flipped, so no inclusion proof reaches it) labels nothing: the summary
+// and the label-reading defences say not checked instead of denying
+// everything on labels the rule made External.
+func TestLogProvingNothingLabelsNothing(t *testing.T) {
+	dst := evidencetest.CopyTree(t, filepath.Join(scenarioDir, "clean"))
+	cp := filepath.Join(dst, evidence.LogDir, "checkpoint")
+	raw, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	root, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	root[0] ^= 1
+	lines[2] = base64.StdEncoding.EncodeToString(root)
+	if err := os.WriteFile(cp, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := evidence.ReadManifest(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, dst, filepath.Join(dst, m.Snapshot), m, "")
+	if err := s.Load(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, s)
+	sum, err := s.LineageSummary(0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdicts != NotChecked || !strings.Contains(sum.VerdictsWhy, "proves no entry") || len(sum.RefusedActions) != 0 {
+		t.Errorf("summary verdicts %q (%s), refused %v", sum.Verdicts, sum.VerdictsWhy, sum.RefusedActions)
+	}
+	rows, err := s.ActionVerdicts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		for _, d := range []string{defences.IFC, defences.MemLineage, defences.AuthSelect} {
+			if r.Verdicts[d].Decision != defences.NotChecked {
+				t.Errorf("%s: %s says %+v", r.Action, d, r.Verdicts[d])
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package stores
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -9,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/memscope/memscope/internal/readers/lightrag"
 	"github.com/memscope/memscope/internal/readers/refused"
@@ -144,7 +147,7 @@ func TestResolveAmbiguous(t *testing.T) {
 // LightRAG with a workspace writes working_dir/<workspace>/...: a working
 // directory with one workspace opens it; with two, both are named.
 func TestLightRAGWorkspaces(t *testing.T) {
-	src := filepath.Join("lightrag", "testdata", "clean")
+	src := filepath.Join("..", "..", "testdata", "lightrag", "clean")
 	work := t.TempDir()
 	copyDir := func(ws string) {
 		ents, err := os.ReadDir(src)
@@ -173,5 +176,32 @@ func TestLightRAGWorkspaces(t *testing.T) {
 	_, err = Resolve(work)
 	if err == nil || !strings.Contains(err.Error(), "legal_docs") || !strings.Contains(err.Error(), "tech_docs") {
 		t.Fatalf("two workspaces: %v", err)
+	}
+}
+
+// The search below a named folder is bounded: a tree of thousands of
+// directories is not walked (only searchDirs are examined), and a FIFO
+// named like a store file is never opened.
+func TestResolveIsBounded(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 40; j++ {
+			if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("d%02d", i), fmt.Sprintf("e%02d", j)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "history.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Resolve(root); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no store memscope can read") {
+			t.Fatalf("err %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Resolve did not return: it opened the FIFO or walked the whole tree")
 	}
 }

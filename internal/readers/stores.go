@@ -110,6 +110,13 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown store format %q", path, f)
 	}
+	// A named format with the folder the store came in: the one store of
+	// that format below it.
+	if !r.Looks(path) {
+		if found, err := Resolve(path); err == nil && found.Format == f {
+			path = found.Path
+		}
+	}
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		path = abs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/memscope/memscope/internal/sharedtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,36 +54,10 @@ func bins(t *testing.T) (memscope, web, pay string) {
 	return filepath.Join(binDir, "memscope"), filepath.Join(binDir, "web"), filepath.Join(binDir, "pay")
 }
 
-// serverMemory finds the reference memory server .ci/services.sh installs
-// from npm (pinned there), or skips; CI must have it.
-func serverMemory(t *testing.T) string {
-	t.Helper()
-	cands := []string{os.Getenv("MEMSCOPE_SERVER_MEMORY")}
-	cache := os.Getenv("MEMSCOPE_CACHE")
-	if cache == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(h, ".cache", "memscope")
-		}
-	}
-	cands = append(cands, filepath.Join(cache, "npm", "node_modules", ".bin", "mcp-server-memory"))
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if _, err := os.Stat(c); err == nil {
-			if _, err := exec.LookPath("node"); err == nil {
-				return c
-			}
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("@modelcontextprotocol/server-memory is not installed (.ci/services.sh installs it into %s/npm)", cache)
-	}
-	t.Skipf("skipping: @modelcontextprotocol/server-memory not installed (run .ci/services.sh; looked in %s/npm)", cache)
-	return ""
-}
+// serverMemory is the reference memory server .ci/services.sh installs
+// (pinned there); the test skips without it, and CI must have it.
+func serverMemory(t *testing.T) string { return sharedtest.ServerMemory(t).Bin }
 
-// initStore runs memscope record init.
 func initStore(t *testing.T, memscope, dir string) {
 	t.Helper()
 	out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput()

@@ -60,6 +60,7 @@ type Options struct {
 // Recorder writes records to a store, group-committed.
 type Recorder struct {
 	dir        string
+	lock       *os.File // the store's flock (lock.go), held until Close
 	st         *writer.Store
 	log        *appender.Writer
 	ks         *keyring
@@ -108,21 +109,28 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 	if (info.Log == "mysql") != (o.LogStorage != "") {
 		return nil, fmt.Errorf("record: the store's log is %s; give --log-storage exactly when it is mysql", info.Log)
 	}
-	lw, err := openLog(ctx, o, signer)
+	lock, err := lockStore(o.Dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{dir: o.Dir, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
+	lw, err := openLog(ctx, o, signer)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	r := &Recorder{dir: o.Dir, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
 		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, 1),
 		items: map[[32]byte]record.ID{}, keyOf: map[record.ID][32]byte{},
 		members: map[string][]record.ID{}, nodes: map[string]bool{}}
 	go r.flusher(context.WithoutCancel(ctx))
 	if err := r.resume(ctx, signer); err != nil {
 		lw.Close(context.WithoutCancel(ctx))
+		lock.Close()
 		return nil, err
 	}
 	if err := r.ensurePrincipals(ctx, o.Principals); err != nil {
 		r.st.Close(context.WithoutCancel(ctx))
+		lock.Close()
 		return nil, err
 	}
 	go r.loop(context.WithoutCancel(ctx))
@@ -436,6 +444,7 @@ func (r *Recorder) Close(ctx context.Context) error {
 		close(r.reqs)
 		<-r.loopDone
 		_, err = r.st.Close(ctx)
+		r.lock.Close() // releases the flock
 	})
 	return err
 }

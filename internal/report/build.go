@@ -96,6 +96,7 @@ func Build(ctx context.Context, s *assemble.Session, opt Options) (*Case, error)
 		return nil, err
 	}
 	buildIntegrity(c, s, rep, lim)
+	c.Findings = append(c.Findings, rep.Findings...)
 	if err := buildLineageAndActions(ctx, c, s, lim); err != nil {
 		return nil, err
 	}
@@ -103,6 +104,7 @@ func Build(ctx context.Context, s *assemble.Session, opt Options) (*Case, error)
 	if err != nil {
 		return nil, err
 	}
+	c.Findings = append(c.Findings, assemble.ReplayFindings(rows)...)
 	if err := buildTimeline(c, s, rr, rows, lim); err != nil {
 		return nil, err
 	}
@@ -213,6 +215,7 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 	if err != nil {
 		return err
 	}
+	c.Findings = append(c.Findings, assemble.LineageFindings(sum)...)
 	labels, err := s.Labels(tau, fc)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,20 +17,14 @@ import (
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 )
 
 // fixedClock is the generation time every test passes.
 var fixedClock = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 
-var scen struct {
-	once sync.Once
-	dir  string
-	mans map[string]*evidence.Manifest
-	err  error
-}
-
 // scenarioNames are the scenarios the tests read: every demo scenario
-// (generated once, on first use).
+// (from the shared scenario cache).
 var scenarioNames = func() []string {
 	var out []string
 	for _, s := range scenario.Specs {
@@ -44,31 +37,12 @@ func TestMain(m *testing.M) {
 	// Tessera logs its lifecycle through klog while scenarios are written.
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
-	code := m.Run()
-	if scen.dir != "" {
-		os.RemoveAll(scen.dir)
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 func scenarioDir(t testing.TB, name string) (string, *evidence.Manifest) {
 	t.Helper()
-	scen.once.Do(func() {
-		scen.dir, scen.err = os.MkdirTemp("", "memscope-report-test-")
-		if scen.err != nil {
-			return
-		}
-		var mans []*evidence.Manifest
-		mans, scen.err = scenario.GenerateAll(context.Background(), scen.dir, scenarioNames, scenario.Options{Seed: 1})
-		scen.mans = map[string]*evidence.Manifest{}
-		for _, m := range mans {
-			scen.mans[m.Name] = m
-		}
-	})
-	if scen.err != nil {
-		t.Fatal(scen.err)
-	}
-	return filepath.Join(scen.dir, name), scen.mans[name]
+	return scenariocache.Scenario(t, 1, name)
 }
 
 // anchored opens a scenario with its manifest's anchors pinned (and its

@@ -11,12 +11,13 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/memscope/memscope/internal/present/finding"
 
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // Schema names the JSON case file's format.
-const Schema = "memscope-case/2"
+const Schema = "memscope-case/3"
 
 // Text is a string that came from the evidence (content, ids, writers,
 // messages that quote them, file names).
@@ -59,6 +60,10 @@ type Case struct {
 	Timeline  *TimelineSection `json:"timeline,omitempty"`
 	Exposure  *ExposureSection `json:"exposure,omitempty"`
 	Glossary  []Term           `json:"glossary"`
+	// Findings are every finding the case rests on (verification's,
+	// lineage's and replay's, the one finding type), for the outputs other
+	// tools ingest (report --ocsf); the case file shows them grouped.
+	Findings []finding.Finding `json:"-"`
 }
 
 // Tool identifies the memscope build that wrote the report.
@@ -222,7 +227,7 @@ type ActionsSection struct {
 
 // ActionRow is one action.
 type ActionRow struct {
-	ID         Text     `json:"id"`
+	ID         Text     `json:"action"` // actions --json's key
 	Tool       Text     `json:"tool"`
 	Query      Text     `json:"query"` // the query whose selection it followed
 	Dispatched bool     `json:"dispatched"`
@@ -230,8 +235,8 @@ type ActionRow struct {
 	Verdicts   []string `json:"verdicts"` // one decision per Defences column
 	Reasons    []Text   `json:"reasons"`  // one reason per Defences column
 	RefusedBy  []string `json:"refused_by"`
-	Headline   bool     `json:"ifc_blind"`
-	Alert      bool     `json:"alert"` // dispatched although a defence refuses it
+	Headline   bool     `json:"headline"` // IFC-blind: actions --json's key
+	Alert      bool     `json:"alert"`    // dispatched although a defence refuses it
 	// Coverage is "unsigned" when no signature covers the action row (the
 	// action is a claim); QueryCoverage the same of its query's row.
 	Coverage      string `json:"coverage,omitempty"`
@@ -256,9 +261,11 @@ type ReplaySection struct {
 	CaptureK  int           `json:"capture_k"`
 }
 
-// QueryRow is one query's line in the replay table.
+// QueryRow is one query's line in the replay table. Its keys are those
+// of replay --json's rows (query, coverage, text, class, ifc_blind, tie);
+// culprits is a count here, the list there.
 type QueryRow struct {
-	ID       Text   `json:"id"`
+	ID       Text   `json:"query"`
 	Coverage string `json:"coverage,omitempty"` // "unsigned": the query row is a claim
 	Text     Text   `json:"text"`
 	Class    string `json:"class"`
@@ -267,9 +274,11 @@ type QueryRow struct {
 	Culprits int    `json:"culprits"`
 }
 
-// QueryDetail is a diverging query in full.
+// QueryDetail is a diverging query in full, with replay --json's keys for
+// what both say (query, coverage, text, k, class, ifc_blind, tie, topk_g,
+// topk_auth, culprits_minimal, lemma1).
 type QueryDetail struct {
-	ID       Text       `json:"id"`
+	ID       Text       `json:"query"`
 	Coverage string     `json:"coverage,omitempty"` // as QueryRow.Coverage
 	Text     Text       `json:"text"`
 	K        int        `json:"k"`
@@ -324,9 +333,9 @@ type LineageSection struct {
 	Tau        float64          `json:"tau"`
 	FailClosed bool             `json:"fail_closed"`
 	Counts     []FamilyCount    `json:"counts"` // recomputed label -> entries
-	Laundering int              `json:"laundering"`
-	Launder    []LaunderRow     `json:"laundering_shown"`
-	Refused    []RefusedLineage `json:"refused"`
+	Laundering int              `json:"laundering_total"`
+	Launder    []LaunderRow     `json:"laundering"` // the first rows, lineage --json's key
+	Refused    []RefusedLineage `json:"refused_actions"`
 	RefusedAll int              `json:"refused_total"`
 }
 
@@ -417,9 +426,9 @@ type TimelineEvent struct {
 	Time      string `json:"time"` // recorded time, UTC
 	Kind      string `json:"kind"`
 	Placed    string `json:"placed_by"` // log or time
-	Subject   Text   `json:"subject"`
+	Subject   Text   `json:"id"`        // timeline --json's keys: id, summary
 	Principal Text   `json:"principal"`
-	What      Text   `json:"what"`
+	What      Text   `json:"summary"`
 	Alert     bool   `json:"alert"`
 	Coverage  string `json:"coverage,omitempty"` // "unsigned": the event's row is a claim
 }

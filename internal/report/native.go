@@ -221,14 +221,7 @@ func nativeChains(c *NativeCase, st *storemodel.Store, lim Limits) {
 		}
 		nc := NativeChain{Memory: sanitize.Line(ch.MemoryID), Deleted: ch.Deleted}
 		for _, v := range ch.Versions {
-			t := v.UpdatedAt
-			if t == "" {
-				t = v.CreatedAt
-			}
-			text := v.New
-			if v.Event == "DELETE" {
-				text = v.Old
-			}
+			t, text := v.When(), v.Text()
 			actor := v.Actor
 			if v.Role != "" {
 				actor += "/" + v.Role

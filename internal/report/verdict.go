@@ -191,6 +191,14 @@ func verdictCertaintyAndTodo(v *Verdict, c *Case, pinned bool, unanchored []stri
 		v.Certainty += " At least one diverging query has a near-tie at the top-k cut-off, where node order rather than score decided."
 	}
 
+	// Evidence first: whatever else is done, this copy is what the findings
+	// rest on.
+	switch {
+	case in.Errors > 0:
+		v.Todo = append(v.Todo, "Preserve this copy unchanged, obtain another copy from the source system, and do not rely on the records named in section 3.")
+	case rp.Diverge > 0 || ac.Refused > 0 || ln.Laundering > 0:
+		v.Todo = append(v.Todo, "Preserve this copy unchanged: the SHA-256 values in section 2 tie this report to its files.")
+	}
 	if rp.Diverge > 0 {
 		v.Todo = append(v.Todo, "Remove or quarantine the culprit structural writes listed in section 5, and revoke or rotate the keys of the principals that wrote them.")
 	}
@@ -199,9 +207,6 @@ func verdictCertaintyAndTodo(v *Verdict, c *Case, pinned bool, unanchored []stri
 	}
 	if ln.Laundering > 0 {
 		v.Todo = append(v.Todo, "Relabel the laundered memories listed in section 6 and find how they were recorded as trusted.")
-	}
-	if in.Errors > 0 {
-		v.Todo = append(v.Todo, "Preserve this copy unchanged, obtain another copy from the source system, and do not rely on the records named in section 3.")
 	}
 	if !pinned {
 		v.Todo = append(v.Todo, "Obtain the log key and registry root from the system's owner and rerun the command in section 2 with them.")

@@ -187,6 +187,7 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		src.cpStatus = src.parseCheckpoints(rep)
 		src.mu.Unlock()
 		src.status.Store(src.statusByRow(rep))
+		audit := src.startMWPAudit(ctx, rep)
 		// The defence verdicts at the opening tau and policy, so that the
 		// Actions view only reads them (later pairs: RelabelPolicy).
 		if err := src.computeVerdicts(ctx, labelKey{tau: src.currentTau(), failClosed: src.failClosed()}); err != nil {
@@ -199,16 +200,6 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		if err == nil {
 			findings = append(findings, assemble.LineageFindings(sum)...)
 		}
-		// The MWP non-formation audit memscope exposure and the report
-		// print: cheap (no draws), so its findings are listed with the
-		// others rather than only after the Exposure view computes.
-		// It fails only when the snapshot cannot be read, as exposure does.
-		in, err := mwp.Collect(ctx, src.s.Snap, nil, rep)
-		if err != nil {
-			fail(fmt.Errorf("MWP audit: %w", err))
-			return
-		}
-		findings = append(findings, mwp.Audit(in).Findings...)
 		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
 		if res, err := src.replay(ctx); err == nil {
 			// Recordings are checked against the graph each query ran on.
@@ -220,12 +211,42 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		} else {
 			findings = append(findings, finding.New(finding.ReplayUnavailable, "replay", err.Error()))
 		}
+		a := <-audit
+		if a.err != nil {
+			fail(a.err)
+			return
+		}
+		findings = append(findings, a.findings...)
 		for i := range findings {
 			findings[i].Subject = jumpSubject(findings[i].Subject)
 		}
 		ch <- tui.Progress{Finished: true, Findings: findings}
 	}()
 	return ch
+}
+
+// mwpResult is the MWP audit's findings, or why it could not run.
+type mwpResult struct {
+	findings []finding.Finding
+	err      error
+}
+
+// startMWPAudit runs the MWP non-formation audit that memscope exposure and
+// the report print, beside lineage and replay rather than after them (it
+// reads the snapshot once more; no draws), so its findings are listed with
+// the others without delaying "verified". It fails only when the snapshot
+// cannot be read, as exposure does.
+func (src *Source) startMWPAudit(ctx context.Context, rep *verify.Report) <-chan mwpResult {
+	out := make(chan mwpResult, 1)
+	go func() {
+		in, err := mwp.Collect(ctx, src.s.Snap, nil, rep)
+		if err != nil {
+			out <- mwpResult{err: fmt.Errorf("MWP audit: %w", err)}
+			return
+		}
+		out <- mwpResult{findings: mwp.Audit(in).Findings}
+	}()
+	return out
 }
 
 func isClosed(c chan struct{}) bool {

@@ -90,7 +90,7 @@ func TestEveryKeyOnEveryView(t *testing.T) {
 		})
 	}
 	t.Run("native-hipporag", func(t *testing.T) {
-		dir := filepath.Join("..", "..", "internal", "readers", "hipporag", "testdata")
+		dir := filepath.Join("..", "..", "testdata", "hipporag")
 		n := openNative(t, filepath.Join(dir, "poisoned"), filepath.Join(dir, "queries.jsonl"), NativeOptions{})
 		var m tea.Model = tui.New(n, tui.Options{Static: true, ExportDir: t.TempDir()})
 		m = tuitest.Drive(t, m, m.Init())

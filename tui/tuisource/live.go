@@ -3,7 +3,9 @@ package tuisource
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/memscope/memscope/internal/present/finding"
@@ -21,13 +23,26 @@ type liveState struct {
 	errors []finding.Finding
 }
 
-// IsLive says whether the snapshot looks written right now: a -wal file
-// beside it (memscope record keeps its snapshot in WAL mode). A copy
-// handed to a responder has none, and the inspector polls nothing.
+// IsLive says whether a gateway is writing the store right now: memscope
+// record holds an exclusive flock on record.lock beside the snapshot
+// (internal/recorder, lock.go). The file is opened read-only and only a
+// shared lock is tried, which changes nothing on disk; a copy handed to a
+// responder has no lock held, and the inspector then polls nothing.
 func IsLive(snapshot string) bool {
-	st, err := os.Stat(snapshot + "-wal")
-	return err == nil && st.Mode().IsRegular()
+	f, err := os.Open(filepath.Join(filepath.Dir(snapshot), "record.lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return true // another process holds it exclusively: the gateway
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
 }
+
+// Following implements tui.LiveSource: the snapshot is being written.
+func (src *Source) Following() bool { return IsLive(src.s.Opts.Snapshot) }
 
 // Live implements tui.LiveSource: the records added since the first call
 // (counted through a read-only connection that reads the WAL) and the

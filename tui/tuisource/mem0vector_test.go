@@ -13,13 +13,13 @@ import (
 )
 
 // The inspector on a copy of a real Mem0 store with planted rows
-// (mem0vec/testdata/plant.py): history rows carry their memory's vector
+// (testdata/mem0vec/plant.py): history rows carry their memory's vector
 // state, the planted vector has a row of its own flagged NOT IN HIST, and
 // the findings are the CLI's (same codes, same count).
 func TestInspectorMem0VectorState(t *testing.T) {
 	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
-	script, err := os.ReadFile("../../internal/readers/mem0vec/testdata/plant.py")
+	script, err := os.ReadFile("../../testdata/mem0vec/plant.py")
 	if err != nil {
 		t.Fatal(err)
 	}

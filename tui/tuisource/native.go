@@ -234,6 +234,9 @@ func (n *Native) Overview() tui.Overview {
 	o.Notes = append(o.Notes, storemodel.Unsigned,
 		"not checked (the store has none): signatures, principal registry, Merkle log inclusion, checkpoints, tombstones",
 		"labels: no entry carries a trust label of its own, so every entry is shown External (fail-closed)")
+	if st.Layout != "" {
+		o.Notes = append(o.Notes, "layout: "+st.Layout+" (told from the store's files and columns)")
+	}
 	switch {
 	case n.rp != nil:
 		o.Notes = append(o.Notes, "entries are the graph's nodes; replay: "+n.reader.Replay())

@@ -87,7 +87,7 @@ func codes(fs []finding.Finding) map[finding.Code]int {
 // with the two injected edges as culprits, and the what-if restoring G_auth.
 func TestNativeHippoRAG(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join("..", "..", "internal", "readers", "hipporag", "testdata")
+	dir := filepath.Join("..", "..", "testdata", "hipporag")
 	n := openNative(t, filepath.Join(dir, "poisoned"), filepath.Join(dir, "queries.jsonl"), NativeOptions{})
 	ov := n.Overview()
 	if !ov.Unsigned || ov.LogSize != 0 || len(ov.Anchors) != 0 || !strings.Contains(strings.Join(ov.Notes, "\n"), storemodel.Unsigned) {
@@ -167,7 +167,7 @@ func TestNativeHippoRAG(t *testing.T) {
 // claimed actor, chains with warnings flagged, the chain in the detail.
 func TestNativeMem0(t *testing.T) {
 	t.Parallel()
-	n := openNative(t, filepath.Join("..", "..", "internal", "readers", "mem0db", "testdata", "history.db"), "", NativeOptions{})
+	n := openNative(t, filepath.Join("..", "..", "testdata", "mem0db", "history.db"), "", NativeOptions{})
 	if n.EntryCount() != 8+22 {
 		t.Fatalf("%d rows", n.EntryCount())
 	}
@@ -208,7 +208,7 @@ func TestNativeMem0(t *testing.T) {
 // given, and the quirk rows count as intact.
 func TestNativeSMSR(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "..", "internal", "readers", "smsrdb", "testdata", "memories.db")
+	path := filepath.Join("..", "..", "testdata", "smsrdb", "memories.db")
 	n := openNative(t, path, "", NativeOptions{})
 	finishNative(t, n)
 	for i := 0; i < n.EntryCount(); i++ {

@@ -19,7 +19,7 @@ import (
 // its side; re-centring rows name real entries.
 func TestNativeLineageGraph(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join("..", "..", "internal", "readers", "hipporag", "testdata")
+	dir := filepath.Join("..", "..", "testdata", "hipporag")
 	var exp struct {
 		Payee    string   `json:"payee"`
 		Injected []string `json:"injected_edges"`
@@ -84,7 +84,7 @@ func TestNativeLineageGraph(t *testing.T) {
 // deleted; messages and SMSR rows say why there is nothing to draw.
 func TestNativeLineageMem0AndSMSR(t *testing.T) {
 	t.Parallel()
-	n := openNative(t, filepath.Join("..", "..", "internal", "readers", "mem0db", "testdata", "history.db"), "", NativeOptions{})
+	n := openNative(t, filepath.Join("..", "..", "testdata", "mem0db", "history.db"), "", NativeOptions{})
 	var m1 []string
 	for _, v := range n.st.Versions {
 		if v.MemoryID == "m1" {
@@ -132,7 +132,7 @@ func TestNativeLineageMem0AndSMSR(t *testing.T) {
 		t.Errorf("message lineage %+v, %v", lv, err)
 	}
 	key, _ := hex.DecodeString("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
-	s := openNative(t, filepath.Join("..", "..", "internal", "readers", "smsrdb", "testdata", "memories.db"), "", NativeOptions{HMACKey: key})
+	s := openNative(t, filepath.Join("..", "..", "testdata", "smsrdb", "memories.db"), "", NativeOptions{HMACKey: key})
 	lv, err = s.Lineage(context.Background(), s.Entry(0).ID, 0.5)
 	if err != nil || len(lv.Rows) != 0 || !strings.Contains(strings.Join(lv.Notes, ""), "no column names an earlier version") {
 		t.Errorf("smsr lineage %+v, %v", lv, err)

@@ -15,26 +15,20 @@ import (
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/replay"
 )
 
 var scenarioDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memscope-exposure-")
+	dir, err := scenariocache.Path(1)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if _, err := scenario.GenerateAll(context.Background(), dir, []string{"clean", "structural-write"}, scenario.Options{Seed: 1}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
 	scenarioDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 func open(t *testing.T, name string) (*replay.Replayer, []replay.Query, *evidence.Manifest) {

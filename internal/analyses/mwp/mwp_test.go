@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/evidencetest"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/verify"
@@ -21,16 +22,13 @@ func audit(t *testing.T, name string) Report {
 	return r
 }
 
-// auditWith generates a scenario, applies edit (in SQL) to its snapshot,
+// auditWith copies a generated scenario, applies edit (in SQL) to its snapshot,
 // verifies it with its anchors when verified is set, and audits it with
 // that report; it returns the report too.
 func auditWith(t *testing.T, name string, edit func(db *sql.DB), verified bool) (Report, *verify.Report) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := scenario.GenerateAll(context.Background(), dir, []string{name}, scenario.Options{Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	sc := filepath.Join(dir, name)
+	// A copy of the shared scenario: edit changes it.
+	sc := evidencetest.CopyTree(t, filepath.Join(scenariocache.Dir(t, 3), name))
 	snap := filepath.Join(sc, "snapshot.db")
 	if edit != nil {
 		db, err := sql.Open("sqlite", "file:"+snap)

@@ -41,7 +41,7 @@ func benchStore(b *testing.B) (string, *igraphTimes) {
 		b.Skip("/usr/bin/python3 with igraph and numpy is needed to write the store (apt-get install python3-igraph python3-numpy)")
 	}
 	dir := b.TempDir()
-	script, err := filepath.Abs(filepath.Join("..", "..", "readers", "hipporag", "testdata", "make_bench.py"))
+	script, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "hipporag", "make_bench.py"))
 	if err != nil {
 		b.Fatal(err)
 	}

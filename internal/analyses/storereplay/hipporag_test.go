@@ -16,7 +16,7 @@ import (
 	"github.com/memscope/memscope/replay"
 )
 
-const fixtures = "../../readers/hipporag/testdata"
+const fixtures = "../../../testdata/hipporag"
 
 // expected.json is written by testdata/make_fixtures.py from python-igraph's
 // own personalized_pagerank on the pickles it saved.

@@ -50,15 +50,7 @@ func Build(st *storemodel.Store) Timeline {
 		ev = append(ev, e)
 	}
 	for _, v := range st.Versions {
-		t := v.UpdatedAt
-		if t == "" {
-			t = v.CreatedAt
-		}
-		text := v.New
-		if v.Event == "DELETE" {
-			text = v.Old
-		}
-		add(Event{Time: t, Kind: v.Event, Subject: v.MemoryID, Actor: claim(v.Actor, v.Role), Text: text})
+		add(Event{Time: v.When(), Kind: v.Event, Subject: v.MemoryID, Actor: claim(v.Actor, v.Role), Text: v.Text()})
 	}
 	for _, m := range st.Messages {
 		add(Event{Time: m.CreatedAt, Kind: "message", Subject: m.Scope, Actor: claim(m.Name, m.Role), Text: m.Content})
@@ -78,6 +70,15 @@ func Build(st *storemodel.Store) Timeline {
 			continue
 		}
 		add(Event{Time: e.CreatedAt, Kind: "edge " + e.Kind, Subject: e.ID})
+	}
+	for _, v := range st.Vectors {
+		// A Mem0 vector point's payload times (main.py: created_at,
+		// updated_at on UPDATE); the claimed user is its user_id.
+		t := v.UpdatedAt
+		if t == "" {
+			t = v.CreatedAt
+		}
+		add(Event{Time: t, Kind: "vector point", Subject: v.ID, Actor: v.UserID, Text: v.Text})
 	}
 	for _, m := range st.Memories {
 		add(Event{Time: strconv.FormatFloat(m.Timestamp, 'f', 6, 64), Kind: "memory", Subject: strconv.FormatInt(m.ID, 10), Actor: m.Session, Text: m.Content})
@@ -99,7 +100,7 @@ func Build(st *storemodel.Store) Timeline {
 		// its times are shown beside it, and disagreements are the
 		// MEM0_EVENTS_OUT_OF_ORDER findings.
 		tl.Timed = true
-		tl.Order = "storage order (history rowid, then messages), with the store's own times; events dated out of that order are MEM0_EVENTS_OUT_OF_ORDER findings"
+		tl.Order = "storage order (history rowid, then messages, then any vector store's points), with the store's own times; events dated out of that order are MEM0_EVENTS_OUT_OF_ORDER findings"
 	default:
 		tl.Timed = true
 		sort.SliceStable(tl.Events, func(i, j int) bool {

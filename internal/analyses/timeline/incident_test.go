@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/memscope/memscope/diff"
@@ -14,39 +12,15 @@ import (
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/replay"
 )
 
-var (
-	genOnce sync.Once
-	genDir  string
-	genMan  *evidence.Manifest
-	genErr  error
-)
-
-// incident generates the phased incident scenario once per test binary.
+// incident is the phased incident scenario of seed 3, from the shared
+// scenario cache.
 func incident(t *testing.T) (string, *evidence.Manifest) {
 	t.Helper()
-	genOnce.Do(func() {
-		genDir, genErr = os.MkdirTemp("", "timeline-test-")
-		if genErr != nil {
-			return
-		}
-		spec, _ := scenario.Lookup("incident")
-		genMan, genErr = scenario.Generate(context.Background(), genDir, spec, scenario.Options{Seed: 3})
-	})
-	if genErr != nil {
-		t.Fatal(genErr)
-	}
-	return filepath.Join(genDir, "incident"), genMan
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if genDir != "" {
-		os.RemoveAll(genDir)
-	}
-	os.Exit(code)
+	return scenariocache.Scenario(t, 3, "incident")
 }
 
 func open(t *testing.T, dir string, m *evidence.Manifest, snap string) (*assemble.Session, *replay.Replayer, *timeline.Replay) {

@@ -353,7 +353,7 @@ func TestHostileNativeStores(t *testing.T) {
 		names, full = strings.Split(only, ","), true
 	}
 	bin := buildBinary(t)
-	cases, err := GenerateNative(context.Background(), t.TempDir(), "../../readers", names...)
+	cases, err := GenerateNative(context.Background(), t.TempDir(), "../../..", names...)
 	if err != nil {
 		t.Fatal(err)
 	}

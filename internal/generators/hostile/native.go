@@ -23,7 +23,7 @@ type NativeCase struct {
 type nativeEdit struct {
 	name, format, fixture, about string
 	// apply edits the copy at store (the fixture's directory or file).
-	apply func(store string, fixtures string) error
+	apply func(store string, root string) error
 }
 
 // escapes in a form every text format carries: bidi overrides are legal
@@ -31,28 +31,28 @@ type nativeEdit struct {
 const bidi = "\u202e\u2066"
 
 var nativeEdits = []nativeEdit{
-	{"lightrag-escapes", "lightrag", "lightrag/testdata/poisoned", "bidi controls and a character reference to ESC in entity ids and descriptions", func(store, _ string) error {
+	{"lightrag-escapes", "lightrag", "lightrag/poisoned", "bidi controls and a character reference to ESC in entity ids and descriptions", func(store, _ string) error {
 		return rewrite(filepath.Join(store, "graph_chunk_entity_relation.graphml"), func(s string) string {
 			return strings.ReplaceAll(strings.ReplaceAll(s, "Acme Holdings", "Acme"+bidi+"&#27;[31m Holdings"), "an entity", "an entity"+bidi)
 		})
 	}},
-	{"lightrag-billion-laughs", "lightrag", "lightrag/testdata/clean", "the graph is an entity-expansion bomb", func(store, fixtures string) error {
-		return copyFile(filepath.Join(fixtures, "lightrag/testdata/hostile/billion_laughs.graphml"), filepath.Join(store, "graph_chunk_entity_relation.graphml"))
+	{"lightrag-billion-laughs", "lightrag", "lightrag/clean", "the graph is an entity-expansion bomb", func(store, root string) error {
+		return copyFile(filepath.Join(root, "testdata", "lightrag/hostile/billion_laughs.graphml"), filepath.Join(store, "graph_chunk_entity_relation.graphml"))
 	}},
-	{"lightrag-graphml-fifo", "lightrag", "lightrag/testdata/clean", "the graph file is a FIFO nobody writes", func(store, _ string) error {
+	{"lightrag-graphml-fifo", "lightrag", "lightrag/clean", "the graph file is a FIFO nobody writes", func(store, _ string) error {
 		p := filepath.Join(store, "graph_chunk_entity_relation.graphml")
 		os.Remove(p)
 		return syscall.Mkfifo(p, 0o600)
 	}},
-	{"lightrag-chunks-escapes", "lightrag", "lightrag/testdata/poisoned", "terminal escapes (JSON \\u001b) in every text chunk", func(store, _ string) error {
+	{"lightrag-chunks-escapes", "lightrag", "lightrag/poisoned", "terminal escapes (JSON \\u001b) in every text chunk", func(store, _ string) error {
 		return rewrite(filepath.Join(store, "kv_store_text_chunks.json"), func(s string) string {
 			return strings.ReplaceAll(s, `"content": "`, `"content": "\u001b]0;owned\u0007\u001b[2J`)
 		})
 	}},
-	{"hipporag-pickle-os-system", "hipporag", "hipporag/testdata/poisoned", "graph.pickle is a pickle that calls os.system", func(store, fixtures string) error {
-		return copyFile(filepath.Join(fixtures, "igraphpickle/testdata/os_system.pickle"), filepath.Join(store, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle"))
+	{"hipporag-pickle-os-system", "hipporag", "hipporag/poisoned", "graph.pickle is a pickle that calls os.system", func(store, root string) error {
+		return copyFile(filepath.Join(root, "internal/readers/igraphpickle/testdata/os_system.pickle"), filepath.Join(store, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle"))
 	}},
-	{"hipporag-pickle-truncated", "hipporag", "hipporag/testdata/poisoned", "graph.pickle cut in half", func(store, _ string) error {
+	{"hipporag-pickle-truncated", "hipporag", "hipporag/poisoned", "graph.pickle cut in half", func(store, _ string) error {
 		p := filepath.Join(store, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle")
 		st, err := os.Stat(p)
 		if err != nil {
@@ -60,29 +60,29 @@ var nativeEdits = []nativeEdit{
 		}
 		return os.Truncate(p, st.Size()/2)
 	}},
-	{"hipporag-openie-dev-zero", "hipporag", "hipporag/testdata/poisoned", "the OpenIE results are a symlink to /dev/zero", func(store, _ string) error {
+	{"hipporag-openie-dev-zero", "hipporag", "hipporag/poisoned", "the OpenIE results are a symlink to /dev/zero", func(store, _ string) error {
 		p := filepath.Join(store, "openie_results_ner_gpt-4o-mini.json")
 		os.Remove(p)
 		return os.Symlink("/dev/zero", p)
 	}},
-	{"graphrag-garbage-parquet", "graphrag", "graphrag/testdata/poisoned", "entities.parquet is random bytes with a parquet magic", func(store, _ string) error {
+	{"graphrag-garbage-parquet", "graphrag", "graphrag/poisoned", "entities.parquet is random bytes with a parquet magic", func(store, _ string) error {
 		return os.WriteFile(filepath.Join(store, "output", "entities.parquet"), []byte("PAR1"+strings.Repeat("\xff\x1b[2J", 4000)+"PAR1"), 0o644)
 	}},
-	{"mem0-recursive-view", "mem0", "mem0db/testdata/history.db", "history is a recursive view that never ends", sqlFileEdit(
+	{"mem0-recursive-view", "mem0", "mem0db/history.db", "history is a recursive view that never ends", sqlFileEdit(
 		"ALTER TABLE history RENAME TO history_real",
 		"CREATE VIEW history AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT 'id' || n AS id, 'm' AS memory_id, NULL AS old_memory, 'x' AS new_memory, 'ADD' AS event, '2025-01-01' AS created_at, NULL AS updated_at, 0 AS is_deleted, NULL AS actor_id, NULL AS role FROM r")},
 	// The 5 MB cell is over mem0db's 1 MiB cap: it is reported from its
 	// length in SQL and never fetched.
-	{"mem0-escapes-bad-rows", "mem0", "mem0db/testdata/history.db", "escapes in memories, an unknown event, NULL ids and a 5 MB cell", sqlFileEdit(
+	{"mem0-escapes-bad-rows", "mem0", "mem0db/history.db", "escapes in memories, an unknown event, NULL ids and a 5 MB cell", sqlFileEdit(
 		"UPDATE history SET new_memory = new_memory || '"+esc+"', actor_id = 'actor"+esc+"'",
 		"UPDATE history SET event = 'EXPLODE"+esc+"' WHERE rowid = (SELECT min(rowid) FROM history)",
 		"UPDATE history SET memory_id = NULL WHERE rowid = (SELECT max(rowid) FROM history)",
 		"INSERT INTO history(id, memory_id, new_memory, event, created_at, is_deleted) VALUES ('big', 'm-big', zeroblob(5000000), 'ADD', '2025-01-01', 0)")},
-	{"smsr-view-and-escapes", "smsr", "smsrdb/testdata/memories.db", "memories is a view over an escaped, oversized table", sqlFileEdit(
+	{"smsr-view-and-escapes", "smsr", "smsrdb/memories.db", "memories is a view over an escaped, oversized table", sqlFileEdit(
 		"UPDATE memories SET content = content || '"+esc+"', session_id = session_id || '"+esc+"'",
 		"ALTER TABLE memories RENAME TO memories_real",
 		"CREATE VIEW memories AS SELECT * FROM memories_real UNION ALL SELECT id || 'x', zeroblob(50000000), session_id, timestamp, hmac_tag, embedding FROM memories_real")},
-	{"smsr-bad-cells", "smsr", "smsrdb/testdata/memories.db", "text in the timestamp, NULL content, a 5 MB tag (NOT NULL dropped)", sqlFileEdit(
+	{"smsr-bad-cells", "smsr", "smsrdb/memories.db", "text in the timestamp, NULL content, a 5 MB tag (NOT NULL dropped)", sqlFileEdit(
 		"ALTER TABLE memories RENAME TO memories_old",
 		"CREATE TABLE memories (id INTEGER PRIMARY KEY, content TEXT, session_id TEXT, timestamp REAL, hmac_tag TEXT, embedding BLOB)",
 		"INSERT INTO memories SELECT * FROM memories_old",
@@ -117,9 +117,10 @@ func copyFile(src, dst string) error {
 }
 
 // GenerateNative writes every native case under dir, each a copy of a
-// fixture under fixtures (the repository's stores directory), and returns
-// them. names, when given, limits the cases.
-func GenerateNative(_ context.Context, dir, fixtures string, names ...string) ([]NativeCase, error) {
+// foreign-store fixture under root's testdata (root is the repository's
+// root), and returns them. names, when given, limits the cases.
+func GenerateNative(_ context.Context, dir, root string, names ...string) ([]NativeCase, error) {
+	fixtures := filepath.Join(root, "testdata")
 	var out []NativeCase
 	for _, e := range nativeEdits {
 		if len(names) > 0 && !contains(names, e.name) {
@@ -143,11 +144,11 @@ func GenerateNative(_ context.Context, dir, fixtures string, names ...string) ([
 		if err != nil {
 			return nil, err
 		}
-		if err := e.apply(store, fixtures); err != nil {
+		if err := e.apply(store, root); err != nil {
 			return nil, fmt.Errorf("native case %s: %w", e.name, err)
 		}
 		c := NativeCase{Name: e.name, Store: store, About: e.about}
-		q := filepath.Join(fixtures, e.format, "testdata", "queries.jsonl")
+		q := filepath.Join(fixtures, e.format, "queries.jsonl")
 		if _, err := os.Stat(q); err == nil {
 			c.Queries = filepath.Join(cdir, "queries.jsonl")
 			if err := copyFile(q, c.Queries); err != nil {

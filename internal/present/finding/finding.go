@@ -14,6 +14,17 @@ const (
 	SevInfo    Severity = "info"
 )
 
+// Rank orders severities, most severe first (error 0, warning 1, info 2).
+func (s Severity) Rank() int {
+	switch s {
+	case SevError:
+		return 0
+	case SevWarning:
+		return 1
+	}
+	return 2
+}
+
 // Family groups finding codes for summary lines and filters.
 type Family string
 

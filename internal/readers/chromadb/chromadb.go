@@ -31,7 +31,6 @@ import (
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
-	"github.com/memscope/memscope/loader"
 )
 
 // DBFile is Chroma's SQLite file in a persist directory.
@@ -72,11 +71,7 @@ func Read(ctx context.Context, path string, st *storemodel.Store) error {
 		return err
 	}
 	st.Files = append(st.Files, desc)
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return err
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitecols.Open(path)
 	if err != nil {
 		return err
 	}
@@ -293,4 +288,25 @@ func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *
 		st.Vectors[o.i].Payload = append(st.Vectors[o.i].Payload, storemodel.PayloadValue{Key: o.key, Value: "[" + strings.Join(arrays[o.i][o.key], ", ") + "]"})
 	}
 	return rows.Err()
+}
+
+// HasCollectionOrKeys says whether the database holds a collection of
+// that name, or a record carrying every one of keys as metadata (one
+// indexed lookup per key).
+func HasCollectionOrKeys(ctx context.Context, path, collection string, keys ...string) bool {
+	db, err := sqlitecols.Open(path)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	var n int
+	if db.QueryRowContext(ctx, "SELECT COUNT(*) FROM collections WHERE name = ?", collection).Scan(&n) == nil && n > 0 {
+		return true
+	}
+	for _, k := range keys {
+		if db.QueryRowContext(ctx, "SELECT 1 FROM embedding_metadata WHERE key = ? LIMIT 1", k).Scan(&n) != nil {
+			return false
+		}
+	}
+	return len(keys) > 0
 }

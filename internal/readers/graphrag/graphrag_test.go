@@ -13,7 +13,7 @@ import (
 
 func TestOpenPoisoned(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "poisoned"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "poisoned"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestTruncatedParquet(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range tables {
-		b, err := os.ReadFile(filepath.Join("testdata", "clean", "output", name))
+		b, err := os.ReadFile(filepath.Join(fixtures, "clean", "output", name))
 		if err != nil {
 			t.Fatal(err)
 		}

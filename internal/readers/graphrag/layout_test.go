@@ -70,3 +70,22 @@ func TestNameKeyedEntities(t *testing.T) {
 		t.Fatal("no relationship read")
 	}
 }
+
+// The fixtures follow 3.x's schemas.py (text_units.document_id, one
+// value); the real michaelto20 store (2.x) keeps document_ids, a list.
+func TestThreeXTextUnitsDocumentID(t *testing.T) {
+	st, err := Open(context.Background(), filepath.Join(fixtures, "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(st.Layout, "GraphRAG 3.x") {
+		t.Errorf("layout %q, want GraphRAG 3.x", st.Layout)
+	}
+	st, err = Open(context.Background(), sharedtest.Case(t, "graphrag-michaelto20"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(st.Layout, "GraphRAG 2.x") {
+		t.Errorf("layout %q, want GraphRAG 2.x", st.Layout)
+	}
+}

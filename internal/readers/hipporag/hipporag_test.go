@@ -25,7 +25,7 @@ func kinds(st *storemodel.Store) map[string][]string {
 // synonym pair, by the stored entity embeddings; no issue.
 func TestCleanProvenance(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "clean"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "clean"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestCleanProvenance(t *testing.T) {
 // The poisoned store: exactly the two appended edges are unexplained.
 func TestPoisonedProvenance(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "poisoned"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "poisoned"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestWithoutEntityEmbeddings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"openie_results_ner_gpt-4o-mini.json", filepath.Join(wd, "graph.pickle")} {
-		b, err := os.ReadFile(filepath.Join("testdata", "clean", p))
+		b, err := os.ReadFile(filepath.Join(fixtures, "clean", p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestTextProcessingAndIDs(t *testing.T) {
 // intact file explains.
 func TestOpenIEBadDocReadDocByDoc(t *testing.T) {
 	t.Parallel()
-	src := filepath.Join("testdata", "clean")
+	src := filepath.Join(fixtures, "clean")
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)

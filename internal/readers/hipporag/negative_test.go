@@ -45,7 +45,7 @@ func TestNegativeWeight(t *testing.T) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import igraph").Run(); err != nil {
 		sharedtest.Missing(t, "python3-igraph")
 	}
-	dir := evidencetest.CopyTree(t, filepath.Join("testdata", "clean"))
+	dir := evidencetest.CopyTree(t, filepath.Join(fixtures, "clean"))
 	pickle := filepath.Join(dir, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle")
 	out, err := exec.Command("/usr/bin/python3", "-c", negate, pickle).Output()
 	if err != nil {
@@ -60,7 +60,7 @@ func TestNegativeWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := Open(context.Background(), filepath.Join("testdata", "clean"))
+	base, err := Open(context.Background(), filepath.Join(fixtures, "clean"))
 	if err != nil {
 		t.Fatal(err)
 	}

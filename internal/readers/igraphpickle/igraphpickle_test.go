@@ -106,7 +106,7 @@ func TestFastMatchesGeneral(t *testing.T) {
 	t.Parallel()
 	paths := []string{filepath.Join("testdata", "small.pickle")}
 	for _, s := range []string{"clean", "poisoned"} {
-		paths = append(paths, filepath.Join("..", "hipporag", "testdata", s, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle"))
+		paths = append(paths, filepath.Join("..", "..", "..", "testdata", "hipporag", s, "gpt-4o-mini_nvidia_NV-Embed-v2", "graph.pickle"))
 	}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)

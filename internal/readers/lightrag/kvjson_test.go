@@ -41,7 +41,7 @@ print(json.dumps({k: v.get("content") for k, v in d.items()}))`, path).Output()
 func TestChunkKeysAsPython(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	src := filepath.Join("testdata", "poisoned")
+	src := filepath.Join(fixtures, "poisoned")
 	for _, f := range []string{graphFile, fullDocsFile, docStatusFile} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
@@ -138,7 +138,7 @@ func TestReadPyObject(t *testing.T) {
 
 func FuzzReadPyObject(f *testing.F) {
 	for _, p := range []string{"clean/" + chunksFile, "clean/" + docStatusFile, "planted/" + docStatusFile} {
-		b, err := os.ReadFile(filepath.Join("testdata", p))
+		b, err := os.ReadFile(filepath.Join(fixtures, p))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -68,34 +68,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	}
 	st := &storemodel.Store{Format: storemodel.LightRAG, Root: dir,
 		Notes: []string{"LightRAG retrieves by vector search plus one hop, not PPR: replay here is a what-if of HippoRAG 2's selector over LightRAG's graph"}}
-	chunks := map[string]string{}
-	chunkDoc := map[string]string{} // chunk id -> full_doc_id
-	cpath := filepath.Join(dir, chunksFile)
-	if _, err := os.Stat(cpath); err == nil {
-		raw, err := readKV(ctx, cpath, "text chunks (JSON)", st)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range raw.order {
-			c, err := readPyObject(raw.members[id])
-			if err != nil {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
-				continue
-			}
-			if msg := c.keyIssues(); msg != "" {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: cpath, Subject: "chunk " + id, Message: msg})
-			}
-			content, _, err1 := c.str("content")
-			doc, _, err2 := c.str("full_doc_id")
-			if err := errors.Join(err1, err2); err != nil {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
-				continue
-			}
-			chunks[id] = content
-			chunkDoc[id] = doc
-		}
-	} else {
-		st.Notes = append(st.Notes, chunksFile+" is absent: chunks named by source_id are kept as passages the store does not list, so no edge is sourced")
+	chunks, chunkDoc, err := readChunks(ctx, dir, st)
+	if err != nil {
+		return nil, err
 	}
 	docs, err := readDocs(ctx, dir, st)
 	if err != nil {
@@ -183,6 +158,42 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	}
 	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
+}
+
+// readChunks reads the text chunks file, when there is one: each chunk's
+// content and full_doc_id, by chunk id; a malformed chunk is an issue and
+// skipped.
+func readChunks(ctx context.Context, dir string, st *storemodel.Store) (chunks, chunkDoc map[string]string, err error) {
+	chunks = map[string]string{}
+	chunkDoc = map[string]string{} // chunk id -> full_doc_id
+	cpath := filepath.Join(dir, chunksFile)
+	if _, err := os.Stat(cpath); err == nil {
+		raw, err := readKV(ctx, cpath, "text chunks (JSON)", st)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, id := range raw.order {
+			c, err := readPyObject(raw.members[id])
+			if err != nil {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
+				continue
+			}
+			if msg := c.keyIssues(); msg != "" {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: cpath, Subject: "chunk " + id, Message: msg})
+			}
+			content, _, err1 := c.str("content")
+			doc, _, err2 := c.str("full_doc_id")
+			if err := errors.Join(err1, err2); err != nil {
+				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: cpath, Subject: "chunk " + id, Message: err.Error()})
+				continue
+			}
+			chunks[id] = content
+			chunkDoc[id] = doc
+		}
+	} else {
+		st.Notes = append(st.Notes, chunksFile+" is absent: chunks named by source_id are kept as passages the store does not list, so no edge is sourced")
+	}
+	return chunks, chunkDoc, nil
 }
 
 func isChunk(id string, chunks map[string]string) bool {

@@ -13,7 +13,7 @@ import (
 
 func TestOpenPoisoned(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "poisoned"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "poisoned"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestHostileGraphML(t *testing.T) {
 		"billion_laughs.graphml":    "DOCTYPE",
 		"undeclared_entity.graphml": "entity",
 	} {
-		b, err := os.ReadFile(filepath.Join("testdata", "hostile", name))
+		b, err := os.ReadFile(filepath.Join(fixtures, "hostile", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,13 +62,13 @@ func TestHostileGraphML(t *testing.T) {
 func FuzzParseGraphML(f *testing.F) {
 	for _, p := range []string{"clean/graph_chunk_entity_relation.graphml", "poisoned/graph_chunk_entity_relation.graphml",
 		"hostile/external_entity.graphml", "hostile/billion_laughs.graphml", "hostile/undeclared_entity.graphml"} {
-		b, err := os.ReadFile(filepath.Join("testdata", p))
+		b, err := os.ReadFile(filepath.Join(fixtures, p))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 	}
-	clean, err := os.ReadFile(filepath.Join("testdata", "poisoned", graphFile))
+	clean, err := os.ReadFile(filepath.Join(fixtures, "poisoned", graphFile))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func FuzzParseGraphML(f *testing.F) {
 // listed.
 func TestPlantedChunks(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "planted"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "planted"))
 	if err != nil {
 		t.Fatal(err)
 	}

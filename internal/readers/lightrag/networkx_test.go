@@ -248,7 +248,7 @@ var variants = []struct {
 }
 
 func TestVariantsAgainstNetworkx(t *testing.T) {
-	clean, err := os.ReadFile(filepath.Join("testdata", "poisoned", graphFile))
+	clean, err := os.ReadFile(filepath.Join(fixtures, "poisoned", graphFile))
 	if err != nil {
 		t.Fatal(err)
 	}

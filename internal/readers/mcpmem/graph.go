@@ -8,8 +8,10 @@ import (
 )
 
 // Build turns the parsed file into nodes and edges. Entities of one name
-// are one node (the server's own writes never make two: createEntities
-// skips a name it holds); relations of one node pair are one write.
+// are one node: the server writes two when one create_entities call
+// carries a name twice (it filters against the file only), and
+// add_observations then reaches the first; relations of one node pair are
+// one write.
 func Build(g *Graph, file string, st *storemodel.Store) {
 	issue := func(code finding.Code, subject, msg string) {
 		st.Issues = append(st.Issues, storemodel.Issue{Code: code, File: file, Subject: subject, Message: msg})

@@ -13,7 +13,7 @@ import (
 // every other row is still read.
 func TestOversizedCellsAreFindings(t *testing.T) {
 	t.Parallel()
-	path := evidencetest.EditedSQLiteCopy(t, filepath.Join("testdata", "history.db"),
+	path := evidencetest.EditedSQLiteCopy(t, filepath.Join(fixtures, "history.db"),
 		"UPDATE history SET new_memory = printf('%.*c', 2000000, 'x') WHERE rowid = (SELECT min(rowid) FROM history)",
 		"UPDATE messages SET content = printf('%.*c', 2000000, 'x') WHERE rowid = (SELECT min(rowid) FROM messages)")
 	st, err := Open(context.Background(), path)

@@ -12,7 +12,7 @@ import (
 // FuzzOpen: any bytes as history.db open or fail with an error, never a
 // panic; rows that open come in strictly increasing storage order.
 func FuzzOpen(f *testing.F) {
-	orig := filepath.Join("testdata", "history.db")
+	orig := filepath.Join(fixtures, "history.db")
 	b, err := os.ReadFile(orig)
 	if err != nil {
 		f.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 func TestChains(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "history.db"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "history.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestChains(t *testing.T) {
 // stay), mallory's eleven rows did not, and only her scope is reported.
 func TestMessages(t *testing.T) {
 	t.Parallel()
-	st, err := Open(context.Background(), filepath.Join("testdata", "history.db"))
+	st, err := Open(context.Background(), filepath.Join(fixtures, "history.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // rowid, _rowid_ and oid are all shadowed (a table scan is rowid order).
 func TestShadowedRowid(t *testing.T) {
 	t.Parallel()
-	orig := filepath.Join("testdata", "history.db")
+	orig := filepath.Join(fixtures, "history.db")
 	base, err := Open(context.Background(), orig)
 	if err != nil {
 		t.Fatal(err)

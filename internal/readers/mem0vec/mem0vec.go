@@ -96,7 +96,24 @@ func Locate(path string) (l Layout, found bool, err error) {
 	if len(hist) == 1 {
 		l.History = hist[0]
 	}
+	if l.History == "" && !mem0Shaped(l) {
+		// A vector store some other application wrote: not claimed.
+		return Layout{}, false, nil
+	}
 	return l, true, nil
+}
+
+// mem0Shaped: without a history database beside it, a vector store is
+// Mem0's when its points carry Mem0's payload (data and hash, main.py
+// _create_memory), for Qdrant when a collection has Mem0's default name
+// "mem0" (mem0/configs/vector_stores/qdrant.py), or, for Chroma, when Mem0's telemetry collection sits
+// in the same database.
+func mem0Shaped(l Layout) bool {
+	ctx := context.Background()
+	if l.Kind == "chroma" {
+		return chromadb.HasCollectionOrKeys(ctx, l.Vector, Telemetry, "data", "hash")
+	}
+	return qdrantlocal.HasCollection(l.Vector, "mem0") || qdrantlocal.AnyPointHas(ctx, l.Vector, "data", "hash")
 }
 
 func regular(p string) bool {
@@ -226,8 +243,11 @@ func judge(s *State, history bool) []finding.Finding {
 	v := s.Vector
 	if v != nil {
 		switch {
+		case !v.HasText && !v.HasHash:
+			// Not a point Mem0 wrote (neither of its payload keys): no
+			// hash to check; history still says whether Mem0 knows it.
 		case !v.HasText:
-			add(finding.Mem0VectorHashMismatch, fmt.Sprintf("%s point has no payload data (Mem0 always writes the text there): nothing to check its hash against", v.Collection))
+			add(finding.Mem0VectorHashMismatch, fmt.Sprintf("%s point has a hash but no payload data (Mem0 writes both): nothing to check the hash against", v.Collection))
 		case !v.HasHash:
 			add(finding.Mem0VectorHashMismatch, "no stored hash (Mem0 writes md5 of the text beside it)")
 		case Hash(v.Text) != v.Hash:

@@ -56,7 +56,7 @@ print(json.dumps({'points': n, 'history': len(h)}))
 func TestReconcile(t *testing.T) {
 	src := filepath.Join(sharedtest.RealStores(t), "mem0-qdrant-mikolgi-empty", "data")
 	dir := filepath.Join(t.TempDir(), "data")
-	plant, err := os.ReadFile("testdata/plant.py")
+	plant, err := os.ReadFile("../../../testdata/mem0vec/plant.py")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,4 +98,36 @@ func storeDir(t *testing.T, c string) string {
 		t.Fatalf("no vector store in %s", c)
 	}
 	return dir
+}
+
+// A Qdrant location another application wrote (collection "docs", points
+// without Mem0's data and hash) and no history beside it is not taken for
+// a Mem0 store; the same location with Mem0's payload is.
+func TestOnlyMem0VectorStoresClaimed(t *testing.T) {
+	const mk = `
+import sys, os, json, sqlite3, pickle, base64, types
+loc, key = sys.argv[1], sys.argv[2]
+for name in ('qdrant_client', 'qdrant_client.http', 'qdrant_client.http.models', 'qdrant_client.http.models.models'):
+    sys.modules[name] = types.ModuleType(name)
+mod = sys.modules['qdrant_client.http.models.models']
+class PointStruct: pass
+PointStruct.__module__ = mod.__name__
+mod.PointStruct = PointStruct
+os.makedirs(os.path.join(loc, 'collection', 'docs'))
+json.dump({'collections': {'docs': {'vectors': {'size': 2, 'distance': 'Cosine'}}}, 'aliases': {}}, open(os.path.join(loc, 'meta.json'), 'w'))
+c = sqlite3.connect(os.path.join(loc, 'collection', 'docs', 'storage.sqlite'))
+c.execute('CREATE TABLE points (id TEXT PRIMARY KEY, point BLOB)')
+p = PointStruct(); p.__dict__.update(id='p1', vector=[0.1, 0.2], payload={key: 'a page', 'hash': 'x'} if key == 'data' else {key: 'a page'})
+c.execute('INSERT INTO points VALUES (?, ?)', (base64.b64encode(pickle.dumps('p1')).decode(), pickle.dumps(p)))
+c.commit()
+print('{}')
+`
+	for key, want := range map[string]bool{"text": false, "data": true} {
+		dir := t.TempDir()
+		var none struct{}
+		realcases.RunPython(t, mk, &none, filepath.Join(dir, "qdrant"), key)
+		if got := Looks(dir); got != want {
+			t.Errorf("payload key %q: claimed %v, want %v", key, got, want)
+		}
+	}
 }

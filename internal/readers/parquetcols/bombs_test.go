@@ -160,7 +160,7 @@ func TestParquetTestingCorpus(t *testing.T) {
 func TestSkipThriftMeasuresFooters(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"relationships.parquet", "entities.parquet", "text_units.parquet"} {
-		b, err := os.ReadFile(filepath.Join("../graphrag/testdata/clean/output", name))
+		b, err := os.ReadFile(filepath.Join("../../../testdata/graphrag/clean/output", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const fixture = "../graphrag/testdata/clean/output/relationships.parquet"
+const fixture = "../../../testdata/graphrag/clean/output/relationships.parquet"
 
 func TestReadColumns(t *testing.T) {
 	t.Parallel()
@@ -42,7 +42,7 @@ func TestReadColumns(t *testing.T) {
 
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"relationships.parquet", "entities.parquet", "text_units.parquet"} {
-		b, err := os.ReadFile(filepath.Join("../graphrag/testdata/clean/output", name))
+		b, err := os.ReadFile(filepath.Join("../../../testdata/graphrag/clean/output", name))
 		if err != nil {
 			f.Fatal(err)
 		}

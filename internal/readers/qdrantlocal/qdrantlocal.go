@@ -33,7 +33,6 @@ import (
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
-	"github.com/memscope/memscope/loader"
 )
 
 const (
@@ -71,20 +70,38 @@ func Locate(path string) (string, bool) {
 // collection/).
 func IsLocation(dir string) bool { return isLocation(dir) }
 
+// HasCollection says whether the location's meta.json names collection.
+func HasCollection(dir, collection string) bool {
+	names, ok := collections(dir)
+	return ok && names[collection]
+}
+
+func collections(dir string) (map[string]bool, bool) {
+	f, err := os.Open(filepath.Join(dir, metaFile))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var m meta
+	if json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&m) != nil {
+		return nil, false
+	}
+	out := map[string]bool{}
+	for n := range m.Collections {
+		out[n] = true
+	}
+	return out, true
+}
+
 // TelemetryOnly says whether the location's meta.json names no collection
 // but telemetry (Mem0 keeps its telemetry collection in a location of its
 // own, ~/.mem0/migrations_qdrant: mem0/memory/main.py).
 func TelemetryOnly(dir, telemetry string) bool {
-	f, err := os.Open(filepath.Join(dir, metaFile))
-	if err != nil {
+	names, ok := collections(dir)
+	if !ok || len(names) == 0 {
 		return false
 	}
-	defer f.Close()
-	var m meta
-	if json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&m) != nil || len(m.Collections) == 0 {
-		return false
-	}
-	for n := range m.Collections {
+	for n := range names {
 		if n != telemetry {
 			return false
 		}
@@ -160,11 +177,7 @@ func readCollection(ctx context.Context, path, name string, st *storemodel.Store
 		return err
 	}
 	st.Files = append(st.Files, desc)
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return err
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitecols.Open(path)
 	if err != nil {
 		return err
 	}
@@ -235,4 +248,60 @@ func toVector(p *Point, collection string, row int64) storemodel.VectorPoint {
 		}
 	}
 	return v
+}
+
+// AnyPointHas says whether the first point of some collection of the
+// location carries every one of keys in its payload (one row decoded per
+// collection: enough to tell whose points these are).
+func AnyPointHas(ctx context.Context, location string, keys ...string) bool {
+	b, _, err := storefile.ReadAll(ctx, filepath.Join(location, metaFile), "Qdrant local meta.json", maxMeta)
+	if err != nil {
+		return false
+	}
+	var m meta
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	for name := range m.Collections {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+			continue
+		}
+		if p := firstPoint(ctx, filepath.Join(location, "collection", name, storageFile)); p != nil && hasKeys(p.Payload, keys) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstPoint(ctx context.Context, path string) *Point {
+	if !sqlitecols.Has(path, "points", "id", "point") {
+		return nil
+	}
+	db, err := sqlitecols.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	var blob []byte
+	if db.QueryRowContext(ctx, "SELECT point FROM points WHERE octet_length(point) <= ? ORDER BY rowid LIMIT 1", MaxPoint).Scan(&blob) != nil {
+		return nil
+	}
+	p, err := DecodePoint(blob)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+func hasKeys(kvs []KV, keys []string) bool {
+	for _, k := range keys {
+		found := false
+		for _, kv := range kvs {
+			found = found || kv.Key == k
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

@@ -13,7 +13,7 @@ import (
 // fetched; the other memories are still read.
 func TestOversizedCellsAreFindings(t *testing.T) {
 	t.Parallel()
-	path := evidencetest.EditedSQLiteCopy(t, filepath.Join("testdata", "memories.db"),
+	path := evidencetest.EditedSQLiteCopy(t, filepath.Join(fixtures, "memories.db"),
 		"UPDATE memories SET session_id = printf('%.*c', 100000, 's') WHERE id = (SELECT min(id) FROM memories)",
 		"UPDATE memories SET hmac_tag = printf('%.*c', 100000, 't') WHERE id = (SELECT max(id) FROM memories)")
 	st, err := Open(context.Background(), path)

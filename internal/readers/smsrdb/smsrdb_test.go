@@ -12,7 +12,7 @@ import (
 
 func TestCheckTags(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("testdata", "memories.db")
+	path := filepath.Join(fixtures, "memories.db")
 	before, _ := os.ReadFile(path)
 	st, err := Open(context.Background(), path)
 	if err != nil {

@@ -25,11 +25,7 @@ func Has(path, table string, cols ...string) bool {
 	if n < 16 || !bytes.Equal(head, []byte("SQLite format 3\x00")) {
 		return false
 	}
-	dsn, err := loader.DSN(path)
-	if err != nil {
-		return false
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := Open(path)
 	if err != nil {
 		return false
 	}
@@ -44,6 +40,16 @@ func Has(path, table string, cols ...string) bool {
 		}
 	}
 	return true
+}
+
+// Open opens an SQLite file read-only and immutable (loader.DSN): the
+// evidence is never written, not even a journal.
+func Open(path string) (*sql.DB, error) {
+	dsn, err := loader.DSN(path)
+	if err != nil {
+		return nil, err
+	}
+	return sql.Open("sqlite", dsn)
 }
 
 // Columns returns the column names of a table.

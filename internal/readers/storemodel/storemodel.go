@@ -107,6 +107,25 @@ type Version struct {
 	Row       int64 // rowid, the order rows were written
 }
 
+// When is the event's time as stored: updated_at when set (UPDATE and
+// DELETE keep the memory's created_at and stamp the event there), else
+// created_at.
+func (v Version) When() string {
+	if v.UpdatedAt != "" {
+		return v.UpdatedAt
+	}
+	return v.CreatedAt
+}
+
+// Text is what the event is about: the text a DELETE removed, else the
+// new text.
+func (v Version) Text() string {
+	if v.Event == "DELETE" {
+		return v.Old
+	}
+	return v.New
+}
+
 // Message is one row of Mem0's messages table: the recent conversation of
 // a session scope, which Mem0 hands to the next add() in that scope as
 // context (get_last_messages).
