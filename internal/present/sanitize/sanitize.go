@@ -39,13 +39,7 @@ const MaxTabWidth = 64
 // result is valid UTF-8 with no control, bidi or invisible runes. Clean input
 // is returned as is, without allocating.
 func Line(s string) string {
-	if isClean(s, false, true) {
-		return s
-	}
-	var b stringSink
-	b.Grow(len(s) + len(s)/4 + 16)
-	walk(s, false, 0, true, &b)
-	return b.String()
+	return sanitise(s, false, 0, true)
 }
 
 // Safe is Line without escaping the escape characters: it makes any text
@@ -53,26 +47,14 @@ func Line(s string) string {
 // that may already be sanitised (the JSON writer's pass over every string
 // it encodes). It is not unambiguous: first-pass output uses Line.
 func Safe(s string) string {
-	if isClean(s, false, false) {
-		return s
-	}
-	var b stringSink
-	b.Grow(len(s) + len(s)/4 + 16)
-	walk(s, false, 0, false, &b)
-	return b.String()
+	return sanitise(s, false, 0, false)
 }
 
 // SafeBlock is Block without escaping the escape characters: the
 // idempotent last pass over output lines that are sanitised already (the
 // CLI's terminal writer). First-pass text uses Block or Line.
 func SafeBlock(s string, tabWidth int) string {
-	if isClean(s, true, false) {
-		return s
-	}
-	var b stringSink
-	b.Grow(len(s) + len(s)/4 + 16)
-	walk(s, true, clampTabWidth(tabWidth), false, &b)
-	return b.String()
+	return sanitise(s, true, clampTabWidth(tabWidth), false)
 }
 
 // Block sanitises s for a multi-line view: LF stays a real line break and tabs
@@ -82,12 +64,18 @@ func SafeBlock(s string, tabWidth int) string {
 // return can never overwrite what came before it. Clean input without tabs is
 // returned as is, without allocating.
 func Block(s string, tabWidth int) string {
-	if isClean(s, true, true) {
+	return sanitise(s, true, clampTabWidth(tabWidth), true)
+}
+
+// sanitise is every entry point's one body: clean input is returned as is,
+// without allocating; anything else is walked once into a new string.
+func sanitise(s string, block bool, tabWidth int, literals bool) string {
+	if isClean(s, block, literals) {
 		return s
 	}
 	var b stringSink
 	b.Grow(len(s) + len(s)/4 + 16)
-	walk(s, true, clampTabWidth(tabWidth), true, &b)
+	walk(s, block, tabWidth, literals, &b)
 	return b.String()
 }
 
