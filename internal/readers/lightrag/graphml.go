@@ -36,8 +36,9 @@ import (
 // lightrag/kg/networkx_impl.py NetworkXStorage.write_nx_graph) would never
 // emit is reported as a Deviation even when networkx reads it.
 //
-// The document is streamed (encoding/xml RawToken, namespaces resolved
-// here), never held whole: memory is proportional to the graph kept, not
+// The document is streamed (encoding/xml's raw tokens, most of them read
+// by a faster scanner that yields the same ones: graphmltok.go; namespaces
+// resolved here), never held whole: memory is proportional to the graph kept, not
 // to the XML.
 
 // NS is the GraphML namespace networkx matches (GraphML.NS_GRAPHML).
@@ -251,7 +252,7 @@ type keyDef struct {
 type binding struct{ prefix, uri string }
 
 type parser struct {
-	d         *xml.Decoder
+	d         *tokenizer
 	keep      func(string) bool
 	g         *Graph
 	keys      map[string]*keyDef
@@ -269,14 +270,13 @@ type parser struct {
 }
 
 func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Element) error) (*Graph, error) {
-	p := &parser{d: xml.NewDecoder(r), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge}
+	p := &parser{d: newTokenizer(r, tokBuffer, tokMaxScan), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge}
 	p.counted, _ = r.(*headerCounter)
-	p.d.Strict = true
 	if defaultNS != "" {
 		p.ns = append(p.ns, binding{"", defaultNS})
 	}
 	for {
-		tok, err := p.d.RawToken()
+		tok, err := p.d.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -318,8 +318,7 @@ func (p *parser) implicitNodes() {
 }
 
 func (p *parser) line() int {
-	l, _ := p.d.InputPos()
-	return l
+	return p.d.Line()
 }
 
 func (p *parser) dev(subject, msg string) {
