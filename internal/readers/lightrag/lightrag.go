@@ -76,8 +76,14 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every source list names chunks by the chunk table's own id strings,
+	// so a million edges naming a few thousand chunks hold no copies.
+	canon := make(map[string]string, len(chunks))
+	for id := range chunks {
+		canon[id] = id
+	}
 	gpath := filepath.Join(dir, graphFile)
-	g, edges, err := readGraph(ctx, gpath, st)
+	g, edges, err := readGraph(ctx, gpath, canon, st)
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +100,14 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
 	}
 	docs.missingChunks(chunks, st)
-	pairs := make(map[string]bool, len(g.Nodes)+edges.n)
 	st.Nodes = slices.Grow(st.Nodes, len(g.Nodes))
 	joins := 0
 	for i := range g.Nodes {
 		joins += strings.Count(g.Nodes[i].value("source_id"), Sep) + 1
 	}
 	st.Edges = slices.Grow(st.Edges, joins+edges.n)
+	pairs := make(map[string]bool, joins+edges.n)
+	var lists sourceLists
 	for _, n := range g.Nodes {
 		if n.ID == "" || nodes[n.ID] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
@@ -109,7 +116,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		nodes[n.ID] = true
 		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
 		for _, c := range split(n.value("source_id")) {
-			if !isChunk(c, chunks) {
+			if _, ok := canon[c]; !ok {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
 					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
 				continue
@@ -117,7 +124,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			id := storemodel.PairID(c, n.ID)
 			if !pairs[id] {
 				pairs[id] = true
-				st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: c, Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: []string{c}, Expected: 1})
+				st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: canon[c], Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: lists.of(canon[c]), Expected: 1})
 			}
 		}
 	}
@@ -142,12 +149,12 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		}
 		pairs[id] = true
 		ed := storemodel.Edge{ID: id, Src: e.src, Dst: e.dst, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.createdAt}
-		for _, c := range split(e.sourceID) {
-			if !isChunk(c, chunks) {
+		ed.Sources = lists.split(e.sourceID, canon)
+		for _, c := range ed.Sources {
+			if _, ok := canon[c]; !ok {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
 					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
 			}
-			ed.Sources = append(ed.Sources, c)
 		}
 		if len(ed.Sources) == 0 {
 			ed.Kind = storemodel.EdgeUnexplained
@@ -196,19 +203,64 @@ func readChunks(ctx context.Context, dir string, st *storemodel.Store) (chunks, 
 	return chunks, chunkDoc, nil
 }
 
-func isChunk(id string, chunks map[string]string) bool {
-	_, ok := chunks[id]
-	return ok
+// split is a GRAPH_FIELD_SEP-joined field's values, trimmed, without the
+// empty ones.
+func split(s string) []string { return splitInto(nil, s) }
+
+func splitInto(dst []string, s string) []string {
+	for s != "" {
+		part, rest, found := strings.Cut(s, Sep)
+		if p := strings.TrimSpace(part); p != "" {
+			dst = append(dst, p)
+		}
+		if !found {
+			break
+		}
+		s = rest
+	}
+	return dst
 }
 
-func split(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, Sep) {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+// sourceLists holds the edges' source lists in shared blocks: a million
+// one-source edges then cost 16 bytes each rather than an allocation each.
+type sourceLists struct{ block []string }
+
+// room makes room for a list of up to n names in the current block.
+func (l *sourceLists) room(n int) {
+	if cap(l.block)-len(l.block) < n {
+		l.block = make([]string, 0, max(n, 1<<16))
+	}
+}
+
+// seal returns the names appended since mark as a list of its own (nil
+// when none), full to capacity so that appending to it copies.
+func (l *sourceLists) seal(mark int) []string {
+	if len(l.block) == mark {
+		return nil
+	}
+	return l.block[mark:len(l.block):len(l.block)]
+}
+
+// of is the one-name list {c}.
+func (l *sourceLists) of(c string) []string {
+	l.room(1)
+	mark := len(l.block)
+	l.block = append(l.block, c)
+	return l.seal(mark)
+}
+
+// split is split(s) with every name of a chunk in canon replaced by the
+// chunk table's own string.
+func (l *sourceLists) split(s string, canon map[string]string) []string {
+	l.room(strings.Count(s, Sep) + 1)
+	mark := len(l.block)
+	l.block = splitInto(l.block, s)
+	for i := mark; i < len(l.block); i++ {
+		if c, ok := canon[l.block[i]]; ok {
+			l.block[i] = c
 		}
 	}
-	return out
+	return l.seal(mark)
 }
 
 func fileExists(p string) bool {
@@ -419,7 +471,7 @@ func (r *rawEdges) done(i int) {
 // readGraph streams the GraphML file, reporting what networkx reads
 // differently from what nx.write_graphml writes, and returns its nodes and
 // (kept apart, compactly) its edges.
-func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, *rawEdges, error) {
+func readGraph(ctx context.Context, gpath string, canon map[string]string, st *storemodel.Store) (*Graph, *rawEdges, error) {
 	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
 	if err != nil {
 		return nil, nil, err
@@ -427,7 +479,13 @@ func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph,
 	defer s.Close()
 	edges := &rawEdges{}
 	g, err := StreamGraphML(s, keptGraphData, func(e *Element) error {
-		edges.add(newRawEdge(e))
+		r := newRawEdge(e)
+		// The stored source_id is most often one chunk's id: keep the
+		// chunk table's string and let the parsed copy go.
+		if c, ok := canon[r.sourceID]; ok {
+			r.sourceID = c
+		}
+		edges.add(r)
 		return nil
 	})
 	if err != nil {
