@@ -132,8 +132,26 @@ func ReadGraphML(r io.Reader, keep func(name string) bool) (*Graph, error) {
 // networkx's header fallback (a second pass) edges of the first pass were
 // not handed over: there were none in the GraphML namespace.
 func StreamGraphML(r io.Reader, keep func(name string) bool, edge func(*Element) error) (*Graph, error) {
+	var withGraph func(*Graph, *Element) error
+	if edge != nil {
+		withGraph = func(_ *Graph, e *Element) error { return edge(e) }
+	}
+	return streamGraphML(r, keep, withGraph, false)
+}
+
+// errNodesAfterEdges: with nodesFirst, a node (or a yEd group) came after
+// an edge.
+var errNodesAfterEdges = errors.New("graphml: a node after an edge")
+
+// streamGraphML is StreamGraphML, edge also getting the graph read so far
+// (its nodes); with nodesFirst it stops with
+// errNodesAfterEdges at a node declared after the first edge (or at a yEd
+// group, whose nested edges networkx adds out of document order), so that
+// a caller may act on the graph's nodes when the first edge comes, as
+// it can on what nx.write_graphml writes (every node, then every edge).
+func streamGraphML(r io.Reader, keep func(name string) bool, edge func(*Graph, *Element) error, nodesFirst bool) (*Graph, error) {
 	counted := &headerCounter{r: r}
-	g, err := readGraphML(counted, keep, "", edge)
+	g, err := readGraphML(counted, keep, "", edge, nodesFirst)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +172,7 @@ func StreamGraphML(r io.Reader, keep func(name string) bool, edge func(*Element)
 	if _, err := s.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("graphml: %w", err)
 	}
-	g, err = readGraphML(r, keep, NS, edge)
+	g, err = readGraphML(r, keep, NS, edge, nodesFirst)
 	if err != nil {
 		return nil, err
 	}
@@ -263,14 +281,16 @@ type parser struct {
 	rootDone  bool
 	counted   *headerCounter
 	attrBuf   attrs
-	onEdge    func(*Element) error
+	onEdge    func(*Graph, *Element) error
 	elements  int // nodes and edges kept
 	// ends of edges no node had declared when the edge came (in order)
 	early []string
+	// nodesFirst: a kept node after a kept edge is errNodesAfterEdges.
+	nodesFirst, edgeMet bool
 }
 
-func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Element) error) (*Graph, error) {
-	p := &parser{d: newTokenizer(r, tokBuffer, tokMaxScan), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge}
+func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Graph, *Element) error, nodesFirst bool) (*Graph, error) {
+	p := &parser{d: newTokenizer(r, tokBuffer, tokMaxScan), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge, nodesFirst: nodesFirst}
 	p.counted, _ = r.(*headerCounter)
 	if defaultNS != "" {
 		p.ns = append(p.ns, binding{"", defaultNS})
@@ -647,6 +667,9 @@ func (p *parser) node(gs *graphState, f *frame, at attrs) error {
 	if !gs.keep {
 		return nil
 	}
+	if p.nodesFirst && (p.edgeMet || f.group) {
+		return errNodesAfterEdges
+	}
 	if i, dup := p.nodeIndex[id]; dup {
 		f.node = i
 		p.dev("node "+id, "the node is written twice: networkx merges the second's data into the first; so does memscope")
@@ -677,6 +700,7 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 	}
 	f.kind = fEdge
 	if gs.keep {
+		p.edgeMet = true
 		if p.elements++; p.elements > MaxGraphElements {
 			return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
 		}
@@ -740,7 +764,7 @@ func (p *parser) end(t xml.EndElement) error {
 		gs := p.enclosingGraph()
 		switch {
 		case gs.keep && p.onEdge != nil:
-			if err := p.onEdge(f.edge); err != nil {
+			if err := p.onEdge(p.g, f.edge); err != nil {
 				return err
 			}
 		case gs.keep:
