@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -106,13 +107,13 @@ func (b *build) isNode(end string) bool { return b.nodes[end] || end != "" }
 func (b *build) edge(e *rawEdge) {
 	i := b.edges
 	b.edges++
-	subject := fmt.Sprintf("edge %s -- %s", e.src, e.dst)
+	subject := func() string { return "edge " + e.src + " -- " + e.dst } // only for an issue
 	if !b.isNode(e.src) || !b.isNode(e.dst) {
-		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
+		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject(), Message: "an endpoint is a skipped node; skipped"})
 		return
 	}
 	if e.badWeight != "" {
-		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", e.badWeight)})
+		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject() + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", e.badWeight)})
 		return
 	}
 	w := e.weight
@@ -125,13 +126,13 @@ func (b *build) edge(e *rawEdge) {
 	ed.Sources = b.lists.split(e.sourceID, b.canon)
 	for _, c := range ed.Sources {
 		if _, ok := b.canon[c]; !ok {
-			b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.SourceMissing, File: b.gpath, Subject: subject,
+			b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.SourceMissing, File: b.gpath, Subject: subject(),
 				Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
 		}
 	}
 	if len(ed.Sources) == 0 {
 		ed.Kind = storemodel.EdgeUnexplained
-		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreEdgeUnexplained, File: b.gpath, Subject: subject,
+		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreEdgeUnexplained, File: b.gpath, Subject: subject(),
 			Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
 	}
 	b.st.Edges = append(b.st.Edges, ed)
@@ -156,12 +157,19 @@ func (b *build) streamGraph(ctx context.Context) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := readGraph(ctx, b.gpath, b.st, true, func(g *Graph, e *Element) error {
+	g, err := readGraph(ctx, b.gpath, b.st, streamOptions{nodesFirst: true, reuseEdges: true}, func(g *Graph, e *Element) error {
 		if !b.begun {
 			b.begin(g, hint)
 		}
 		r := newRawEdge(e)
 		b.edge(&r)
+		if b.edges%collectEvery == 0 {
+			// The store's edges were sized at the first edge, so the
+			// collector's pacing counts them whole from the start and
+			// would let the parse's garbage grow to about their size
+			// before collecting: collect every so many edges instead.
+			runtime.GC()
+		}
 		return nil
 	})
 	if err != nil {
@@ -171,11 +179,15 @@ func (b *build) streamGraph(ctx context.Context) (*Graph, error) {
 	return g, nil
 }
 
+// collectEvery edges the streaming build collects garbage (a few hundred
+// bytes of it an edge).
+const collectEvery = 1 << 20
+
 // wholeGraph builds the store after the whole graph is read, its edges
 // kept compactly meanwhile.
 func (b *build) wholeGraph(ctx context.Context) (*Graph, error) {
 	edges := &rawEdges{}
-	g, err := readGraph(ctx, b.gpath, b.st, false, func(_ *Graph, e *Element) error {
+	g, err := readGraph(ctx, b.gpath, b.st, streamOptions{reuseEdges: true}, func(_ *Graph, e *Element) error {
 		r := newRawEdge(e)
 		// The stored source_id is most often one chunk's id: keep the
 		// chunk table's string and let the parsed copy go.

@@ -37,6 +37,14 @@ type tokenizer struct {
 	text       []byte // entity-decoded text or value
 	pendingEnd *xml.Name
 	names      map[string]string
+	// The element and text tokens are returned as pointers to these,
+	// valid until the next token: no allocation for the interface.
+	startTok xml.StartElement
+	endTok   xml.EndElement
+	charTok  xml.CharData
+	// value, when set, may return a string equal to an attribute value
+	// that the caller holds already (no allocation for it).
+	value func([]byte) (string, bool)
 }
 
 const (
@@ -134,12 +142,32 @@ const (
 	scanOther        // not one the fast path takes: encoding/xml reads it
 )
 
-// Token returns the next raw token (io.EOF at the end).
+// byPointer returns an element or text token of the decoder as the fast
+// path does.
+func (t *tokenizer) byPointer(tok xml.Token) xml.Token {
+	switch v := tok.(type) {
+	case xml.StartElement:
+		t.startTok = v
+		return &t.startTok
+	case xml.EndElement:
+		t.endTok = v
+		return &t.endTok
+	case xml.CharData:
+		t.charTok = v
+		return &t.charTok
+	}
+	return tok
+}
+
+// Token returns the next raw token (io.EOF at the end): what RawToken
+// returns, except that a StartElement, EndElement or CharData comes as a
+// pointer to it, valid until the next call.
 func (t *tokenizer) Token() (xml.Token, error) {
 	if t.pendingEnd != nil {
 		n := *t.pendingEnd
 		t.pendingEnd = nil
-		return xml.EndElement{Name: n}, nil
+		t.endTok = xml.EndElement{Name: n}
+		return &t.endTok, nil
 	}
 	if t.decOwes {
 		return t.fromDecoder()
@@ -183,7 +211,7 @@ func (t *tokenizer) fromDecoder() (xml.Token, error) {
 	// text) or will close the self-closing tag it just returned.
 	_, start := tok.(xml.StartElement)
 	t.decOwes = t.dec.InputOffset() != t.handed || (start && t.last == [2]byte{'/', '>'})
-	return tok, err
+	return t.byPointer(tok), err
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\r' || c == '\n' || c == '\t' }
@@ -199,7 +227,8 @@ func (t *tokenizer) scan(b []byte) (xml.Token, int, int) {
 		if res != scanDone {
 			return nil, 0, res
 		}
-		return xml.CharData(data), n, scanDone
+		t.charTok = data
+		return &t.charTok, n, scanDone
 	}
 	if len(b) < 2 {
 		return nil, 0, scanMore
@@ -219,7 +248,8 @@ func (t *tokenizer) scan(b []byte) (xml.Token, int, int) {
 		if b[i] != '>' {
 			return nil, 0, scanOther
 		}
-		return xml.EndElement{Name: name}, i + 1, scanDone
+		t.endTok = xml.EndElement{Name: name}
+		return &t.endTok, i + 1, scanDone
 	}
 	name, i, res := t.name(b, 1)
 	if res != scanDone {
@@ -240,9 +270,11 @@ func (t *tokenizer) scan(b []byte) (xml.Token, int, int) {
 				return nil, 0, scanOther
 			}
 			t.pendingEnd = &name
-			return xml.StartElement{Name: name, Attr: t.attrs}, i + 2, scanDone
+			t.startTok = xml.StartElement{Name: name, Attr: t.attrs}
+			return &t.startTok, i + 2, scanDone
 		case '>':
-			return xml.StartElement{Name: name, Attr: t.attrs}, i + 1, scanDone
+			t.startTok = xml.StartElement{Name: name, Attr: t.attrs}
+			return &t.startTok, i + 1, scanDone
 		}
 		var a xml.Attr
 		if a.Name, i, res = t.name(b, i); res != scanDone {
@@ -266,7 +298,11 @@ func (t *tokenizer) scan(b []byte) (xml.Token, int, int) {
 		if res != scanDone {
 			return nil, 0, res
 		}
-		a.Value = string(v)
+		if s, ok := t.known(v); ok {
+			a.Value = s
+		} else {
+			a.Value = string(v)
+		}
 		i += 1 + n
 		t.attrs = append(t.attrs, a)
 	}
@@ -325,6 +361,13 @@ func (t *tokenizer) intern(b []byte) string {
 		t.names[s] = s
 	}
 	return s
+}
+
+func (t *tokenizer) known(v []byte) (string, bool) {
+	if t.value == nil {
+		return "", false
+	}
+	return t.value(v)
 }
 
 // entities are the five encoding/xml expands (its entity map); any other

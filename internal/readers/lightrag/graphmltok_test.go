@@ -46,6 +46,14 @@ func fastTokens(r io.Reader, size int) ([]string, error) {
 		if err != nil {
 			return out, err
 		}
+		switch v := tok.(type) { // the fast path's pointers, as RawToken's values
+		case *xml.StartElement:
+			tok = *v
+		case *xml.EndElement:
+			tok = *v
+		case *xml.CharData:
+			tok = *v
+		}
 		out = append(out, fmt.Sprintf("%d %#v", t.Line(), tok))
 	}
 }

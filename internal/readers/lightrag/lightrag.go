@@ -408,15 +408,14 @@ func (r *rawEdges) done(i int) {
 
 // readGraph streams the GraphML file, handing each edge to edge (with the
 // graph read so far), reporting what networkx reads differently from what
-// nx.write_graphml writes, and returns the graph's nodes. nodesFirst: see
-// streamGraphML.
-func readGraph(ctx context.Context, gpath string, st *storemodel.Store, nodesFirst bool, edge func(*Graph, *Element) error) (*Graph, error) {
+// nx.write_graphml writes, and returns the graph's nodes.
+func readGraph(ctx context.Context, gpath string, st *storemodel.Store, o streamOptions, edge func(*Graph, *Element) error) (*Graph, error) {
 	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	g, err := streamGraphML(s, keptGraphData, edge, nodesFirst)
+	g, err := streamGraphML(s, keptGraphData, edge, o)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
