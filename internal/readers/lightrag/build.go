@@ -30,13 +30,16 @@ type build struct {
 	gpath                   string
 	chunks, chunkDoc, canon map[string]string
 	docs                    *docTables
-	nodes                   map[string]bool
-	pairs                   map[string]bool
-	lists                   sourceLists
-	nodeIssues, edgeIssues  []storemodel.Issue
-	begun                   bool
-	entities                int // graph nodes added
-	edges                   int // graph edges met (valid or not)
+	nodes                   map[string]int32 // store node ids -> position
+	// The pair ids used: by node positions where that is exact (pairKey),
+	// as strings otherwise.
+	pairKeys               map[uint64]struct{}
+	pairs                  map[string]bool
+	lists                  sourceLists
+	nodeIssues, edgeIssues []storemodel.Issue
+	begun                  bool
+	entities               int // graph nodes added
+	edges                  int // graph edges met (valid or not)
 }
 
 // passages adds the listed chunks as passage nodes.
@@ -46,10 +49,10 @@ func (b *build) passages(graphNodes int) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	b.nodes = make(map[string]bool, len(ids)+graphNodes)
+	b.nodes = make(map[string]int32, len(ids)+graphNodes)
 	scratch := &storemodel.Store{Root: b.st.Root} // collects the issues
 	for _, id := range ids {
-		b.nodes[id] = true
+		b.nodes[id] = int32(len(b.st.Nodes))
 		b.st.Nodes = append(b.st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: b.chunks[id], Listed: b.docs.explains(id, b.chunkDoc[id], scratch)})
 	}
 	b.docs.missingChunks(b.chunks, scratch)
@@ -66,7 +69,8 @@ func (b *build) begin(g *Graph, edgeHint int) {
 		joins += strings.Count(g.Nodes[i].value("source_id"), Sep) + 1
 	}
 	b.st.Edges = slices.Grow(b.st.Edges, joins+edgeHint)
-	b.pairs = make(map[string]bool, joins+edgeHint)
+	b.pairKeys = make(map[uint64]struct{}, joins+edgeHint)
+	b.pairs = map[string]bool{}
 	b.addNodes(g)
 }
 
@@ -74,11 +78,11 @@ func (b *build) begin(g *Graph, edgeHint int) {
 func (b *build) addNodes(g *Graph) {
 	b.st.Nodes = slices.Grow(b.st.Nodes, len(g.Nodes)-b.entities)
 	for _, n := range g.Nodes[b.entities:] {
-		if n.ID == "" || b.nodes[n.ID] {
+		if _, dup := b.nodes[n.ID]; n.ID == "" || dup {
 			b.nodeIssues = append(b.nodeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
 			continue
 		}
-		b.nodes[n.ID] = true
+		b.nodes[n.ID] = int32(len(b.st.Nodes))
 		b.st.Nodes = append(b.st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
 		for _, c := range split(n.value("source_id")) {
 			if _, ok := b.canon[c]; !ok {
@@ -87,8 +91,7 @@ func (b *build) addNodes(g *Graph) {
 				continue
 			}
 			id := storemodel.PairID(c, n.ID)
-			if !b.pairs[id] {
-				b.pairs[id] = true
+			if !b.used(c, n.ID, id) {
 				b.st.Edges = append(b.st.Edges, storemodel.Edge{ID: id, Src: b.canon[c], Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: b.lists.of(b.canon[c]), Expected: 1})
 			}
 		}
@@ -101,7 +104,34 @@ func (b *build) addNodes(g *Graph) {
 // node networkx's add_edge creates, or a node declared later, which the
 // streaming order refuses): every other graph node, empty ids aside, is a
 // store node by then.
-func (b *build) isNode(end string) bool { return b.nodes[end] || end != "" }
+func (b *build) isNode(end string) bool {
+	_, ok := b.nodes[end]
+	return ok || end != ""
+}
+
+// plainID says whether an id can only ever be read back from a pair id
+// "A--B" as itself: no "--", no '-' at either end, no '#' (the mark of a
+// repeated pair's id). Then "A--B" of two plain ids is no other pair's id,
+// repeated or not, and the pair can be tracked by its node positions.
+func plainID(s string) bool {
+	return s != "" && s[0] != '-' && s[len(s)-1] != '-' && !strings.Contains(s, "--") && strings.IndexByte(s, '#') < 0
+}
+
+// used records the pair id of a--b (id) and says whether it was used
+// before.
+func (b *build) used(a, c, id string) bool {
+	i, okA := b.nodes[a]
+	j, okC := b.nodes[c]
+	if !okA || !okC || !plainID(a) || !plainID(c) {
+		seen := b.pairs[id]
+		b.pairs[id] = true
+		return seen
+	}
+	k := uint64(uint32(min(i, j)))<<32 | uint64(uint32(max(i, j)))
+	_, seen := b.pairKeys[k]
+	b.pairKeys[k] = struct{}{}
+	return seen
+}
 
 // edge adds a graph edge.
 func (b *build) edge(e *rawEdge) {
@@ -118,10 +148,10 @@ func (b *build) edge(e *rawEdge) {
 	}
 	w := e.weight
 	id := storemodel.PairID(e.src, e.dst)
-	if b.pairs[id] {
+	if b.used(e.src, e.dst, id) {
 		id = fmt.Sprintf("%s#%d", id, i)
+		b.pairs[id] = true
 	}
-	b.pairs[id] = true
 	ed := storemodel.Edge{ID: id, Src: e.src, Dst: e.dst, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.createdAt}
 	ed.Sources = b.lists.split(e.sourceID, b.canon)
 	for _, c := range ed.Sources {

@@ -26,6 +26,10 @@ func TestStreamingBuildsTheWholeGraphStore(t *testing.T) {
 		{"edge-to-undeclared-chunk", `</graph>`, `<edge source="chunk-400e77c300c86f19b9484c6a753496ed" target="Karen Joy Fowler"/><edge source="Ghost" target="Karen Joy Fowler"><data key="d7">chunk-forged&lt;SEP&gt; chunk-400e77c300c86f19b9484c6a753496ed </data></edge></graph>`},
 		{"repeated-pair", `</graph>`, `<edge source="Karen Joy Fowler" target="Sarah Canary"/><edge source="Sarah Canary" target="Karen Joy Fowler"><data key="d8">-1</data></edge></graph>`},
 		{"no-edges", `<edge `, `<x:edge xmlns:x="urn:none" `},
+		// ids whose pair ids collide as strings ("a--a--b" twice, "x---y"
+		// twice) or carry a repeated pair's mark
+		{"colliding-pair-ids", `<graph edgedefault="undirected">`, `<graph edgedefault="undirected"><node id="a"/><node id="a--b"/><node id="a--a"/><node id="b"/><node id="x-"/><node id="y"/><node id="x"/><node id="-y"/><node id="Karen Joy Fowler--Sarah Canary#0"/>` +
+			`<edge source="a" target="a--b"/><edge source="a--a" target="b"/><edge source="x-" target="y"/><edge source="x" target="-y"/><edge source="Karen Joy Fowler" target="Sarah Canary#0"/><edge source="Karen Joy Fowler" target="Sarah Canary"/><edge source="Sarah Canary" target="Karen Joy Fowler"/>`},
 	}
 	for _, v := range variants {
 		edits = append(edits, edit{v.name, v.from, v.to})
@@ -57,6 +61,13 @@ func TestStreamingBuildsTheWholeGraphStore(t *testing.T) {
 		}
 		if !reflect.DeepEqual(streamed, whole) {
 			t.Errorf("%s: the streamed store differs from the whole-graph one:\nstreamed %+v\nwhole    %+v", name, streamed, whole)
+		}
+		ids := map[string]bool{}
+		for _, e := range whole.Edges {
+			if ids[e.ID] {
+				t.Errorf("%s: edge id %q twice", name, e.ID)
+			}
+			ids[e.ID] = true
 		}
 		if len(whole.Edges) == 0 && name != "no-edges" {
 			t.Errorf("%s: no edges read", name)
