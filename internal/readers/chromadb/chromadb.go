@@ -199,21 +199,8 @@ func setKey(v *storemodel.VectorPoint, key, jsonValue string, isText bool) {
 	if !isText {
 		return
 	}
-	s, err := strconv.Unquote(jsonValue)
-	if err != nil {
-		return
-	}
-	switch key {
-	case "data":
-		v.Text, v.HasText = s, true
-	case "hash":
-		v.Hash, v.HasHash = s, true
-	case "created_at":
-		v.CreatedAt = s
-	case "updated_at":
-		v.UpdatedAt = s
-	case "user_id":
-		v.UserID = s
+	if s, err := strconv.Unquote(jsonValue); err == nil {
+		v.SetMem0Field(key, s)
 	}
 }
 

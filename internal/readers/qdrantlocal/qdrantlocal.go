@@ -220,18 +220,8 @@ func toVector(p *Point, collection string, row int64) storemodel.VectorPoint {
 	v := storemodel.VectorPoint{ID: p.ID, Collection: collection, Dims: p.Dims, Row: row}
 	for _, kv := range p.Payload {
 		v.Payload = append(v.Payload, storemodel.PayloadValue{Key: kv.Key, Value: JSON(kv.Value)})
-		s, isStr := kv.Value.(string)
-		switch kv.Key {
-		case "data":
-			v.Text, v.HasText = s, isStr
-		case "hash":
-			v.Hash, v.HasHash = s, isStr
-		case "created_at":
-			v.CreatedAt = s
-		case "updated_at":
-			v.UpdatedAt = s
-		case "user_id":
-			v.UserID = s
+		if s, isStr := kv.Value.(string); isStr {
+			v.SetMem0Field(kv.Key, s)
 		}
 	}
 	return v
