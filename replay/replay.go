@@ -188,10 +188,10 @@ func (r *Replayer) UnauthenticatedEdges() []string {
 
 // Row is the replay of one query.
 type Row struct {
-	QueryID string     `json:"query_id"`
+	QueryID string     `json:"query"`
 	K       int        `json:"k"`
-	G       Selection  `json:"g"`      // top-k on the full graph
-	GAuth   Selection  `json:"g_auth"` // top-k on the authenticated subgraph
+	G       Selection  `json:"topk_g"`    // top-k on the full graph
+	GAuth   Selection  `json:"topk_auth"` // top-k on the authenticated subgraph
 	Class   diff.Class `json:"class"`
 	// Changes compares G_auth (before) with G (after): "new" items are the
 	// ones unauthenticated structure brought in, "dropped" the ones it pushed out.
