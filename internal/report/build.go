@@ -511,6 +511,15 @@ func buildReplay(ctx context.Context, c *Case, s *assemble.Session, lim Limits) 
 		if r.Class == diff.Diverge && len(rp.Details) < lim.QueryDetails {
 			d := queryDetail(r, q, writes)
 			d.Coverage = s.Coverage(verify.TableQueries, r.QueryID)
+			if d.Recorded != nil {
+				// Compared as replay does: with the graph the query ran
+				// on, where the log places it.
+				against := *d.Recorded + " the replay on G"
+				if answer[i].AsRan != nil {
+					against += " as the query ran"
+				}
+				d.Recorded = &against
+			}
 			rp.Details = append(rp.Details, d)
 		}
 	}
@@ -658,7 +667,7 @@ func queryDetail(r replay.Row, q replay.Query, writes map[string]*assemble.Write
 	if r.Recorded != nil {
 		m := "matches"
 		if r.Recorded.Mismatch {
-			m = "differs"
+			m = "differs from"
 		}
 		d.Recorded = &m
 	}

@@ -305,7 +305,7 @@ type QueryDetail struct {
 	CulpritsMinimal bool
 	Candidates      int
 	// Recorded is the agent's recorded selection compared with G.
-	Recorded *string // "matches" or "differs"
+	Recorded *string // "matches" or "differs from" the replay on G, and which one
 	Lemma    []Lemma1
 }
 
