@@ -237,6 +237,8 @@ type verifier struct {
 	// orphan messages); gate events as gate() read them.
 	eventLeaves   int
 	eventLeafKind map[uint64]string
+	// import notes' leaves, which eventLeaves leaves out (importnotes.go).
+	importNoteLeaves int
 	gateEvents    []loader.GateEvent
 	gateErr       error
 	// entries whose record signs their session, and those whose session
