@@ -239,8 +239,8 @@ type verifier struct {
 	eventLeafKind map[uint64]string
 	// import notes' leaves, which eventLeaves leaves out (importnotes.go).
 	importNoteLeaves int
-	gateEvents    []loader.GateEvent
-	gateErr       error
+	gateEvents       []loader.GateEvent
+	gateErr          error
 	// entries whose record signs their session, and those whose session
 	// column is set but whose record predates signed sessions.
 	sessionUnsigned []string
