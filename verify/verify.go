@@ -237,10 +237,8 @@ type verifier struct {
 	// orphan messages); gate events as gate() read them.
 	eventLeaves   int
 	eventLeafKind map[uint64]string
-	// import notes' leaves, which eventLeaves leaves out (importnotes.go).
-	importNoteLeaves int
-	gateEvents       []loader.GateEvent
-	gateErr          error
+	gateEvents    []loader.GateEvent
+	gateErr       error
 	// entries whose record signs their session, and those whose session
 	// column is set but whose record predates signed sessions.
 	sessionUnsigned []string
@@ -254,6 +252,10 @@ type verifier struct {
 	revocations bool
 	// future is the latest signed time (ns) that is not TIME_IN_FUTURE.
 	future uint64
+
+	// importNoteLeaves counts the import notes' leaves, which eventLeaves
+	// leaves out (importnotes.go).
+	importNoteLeaves int
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.
