@@ -7,6 +7,7 @@ import (
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/textscan"
 	"github.com/memscope/memscope/loader"
 )
 
@@ -19,6 +20,10 @@ import (
 // every row, so an unsigned row is an inserted one; the notes do not make
 // a store one "that signs its event tables" (signsEvents), since imports
 // sign no node or query rows.
+
+// importNoteTextOrder orders the notes' text findings after the node and
+// query rows' (rowsAfterEntries + their row index).
+const importNoteTextOrder = 1 << 60
 
 // TableImportNotes is the coverage name of the import notes table.
 const TableImportNotes = snapshot.ImportNoteTable
@@ -47,6 +52,9 @@ func (v *verifier) importNoteRows(ctx context.Context, er *eventRows, count func
 	}
 	for i := range notes {
 		n := &notes[i]
+		// Input ids are shown (replay --labels): scanned like node labels,
+		// ordered after them.
+		v.text.CheckAt(rowsAfterEntries+importNoteTextOrder+int64(i), textscan.Field{Record: record.KindImportNote + " " + n.WID, Name: "input_id", Text: n.InputID})
 		if !n.Record.Signed() {
 			v.add(phaseRows, n.Seq, finding.RowUnsigned, record.KindImportNote+" "+n.WID,
 				"the import_notes row carries no signed record; imports sign every row of this table: an inserted row, or one whose record was removed")
