@@ -60,6 +60,9 @@ func TestImportEveryRealStore(t *testing.T) {
 			overMeta++
 		}
 		t.Logf("%s: imported, verify exit %d, input ids %d bytes as a meta map", name, code, n)
+		if name == "graphrag-michaelto20" {
+			checkLabelInputIDs(t, name, out, st)
+		}
 		if treeDigest(t, c) != before {
 			t.Errorf("%s: importing changed the store", name)
 		}
@@ -108,4 +111,37 @@ func checkNotes(t *testing.T, name, path string) int {
 		t.Errorf("%s: no input ids kept", name)
 	}
 	return len(j)
+}
+
+// checkLabelInputIDs requires replay --labels to show, for every write of
+// an imported GraphRAG store, the id the store gave it, signed: each
+// relationship's own id from relationships.parquet among them.
+func checkLabelInputIDs(t *testing.T, name, out string, st *storemodel.Store) {
+	t.Helper()
+	var so, se bytes.Buffer
+	code := run(context.Background(), []string{"replay", filepath.Join(out, evidence.SnapshotFile), "--log", filepath.Join(out, evidence.LogDir),
+		"--anchors", filepath.Join(out, evidence.ManifestFile), "--labels", "--json"}, &so, &se)
+	var labels []struct {
+		InputID  string `json:"input_id"`
+		Coverage string `json:"input_id_coverage"`
+	}
+	if err := json.Unmarshal(so.Bytes(), &labels); err != nil || code != exitOK {
+		t.Fatalf("%s: replay --labels exit %d: %v %s", name, code, err, se.String())
+	}
+	shown := map[string]bool{}
+	for _, l := range labels {
+		if l.InputID == "" || l.Coverage != "" {
+			t.Fatalf("%s: label %+v: want every write's input id, signed", name, l)
+		}
+		shown[l.InputID] = true
+	}
+	for _, e := range st.Edges {
+		if !shown[e.ID] {
+			t.Errorf("%s: the store's edge %q is not shown as an input id", name, e.ID)
+			break
+		}
+	}
+	if len(labels) != len(st.Edges) {
+		t.Errorf("%s: %d labels for %d edges", name, len(labels), len(st.Edges))
+	}
 }
