@@ -33,11 +33,12 @@ func noteWIDs(t *testing.T, out string) map[string]string {
 	return by
 }
 
-// findingsOf lists the findings of code whose subject is subject.
+// findingsOf lists the findings of code ("": any error) whose subject is
+// subject ("": any).
 func findingsOf(rep *verify.Report, code finding.Code, subject string) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range rep.Findings {
-		if f.Code == code && (subject == "" || f.Subject == subject) {
+		if (f.Code == code || code == "" && f.Severity == finding.SevError) && (subject == "" || f.Subject == subject) {
 			out = append(out, f)
 		}
 	}
@@ -95,6 +96,15 @@ func TestImportNotesTamper(t *testing.T) {
 			"UPDATE import_notes SET record = (SELECT record FROM import_notes WHERE input_id = 'x1') WHERE input_id = 'm1'"},
 			[]want{{finding.ColumnMismatch, subj("m1"), []string{"wid", "input_id", "declared"}, 1},
 				{finding.ImportNoteUnbound, subj("m1"), []string{"agent:peer", "agent:indexer"}, 1}}},
+		{"write id altered", []string{"UPDATE import_notes SET wid = '01900000-0000-7000-8000-000000000001' WHERE input_id = 'm3'"},
+			[]want{{finding.ColumnMismatch, "importnote 01900000-0000-7000-8000-000000000001", []string{"wid", "import_notes"}, 1},
+				{finding.LeafWithoutRecord, subj("m3"), []string{"import_notes"}, 1}}},
+		{"leaf index altered", []string{"UPDATE import_notes SET leaf_index = leaf_index + 1 WHERE input_id = 'm4'"},
+			[]want{{"", subj("m4"), nil, 0}}},
+		{"record corrupted", []string{"UPDATE import_notes SET record = substr(record, 1, length(record) - 1) || X'00' WHERE input_id = 'm6'"},
+			[]want{{finding.SigInvalid, subj("m6"), nil, 1}}},
+		{"rows reordered", []string{"UPDATE import_notes SET seq = 1000 WHERE input_id = 'm1'"},
+			[]want{{finding.RowOrder, "import_notes seq 1000", []string{"the log"}, 1}}},
 		{"write removed", []string{"DELETE FROM writes WHERE wid = (SELECT wid FROM import_notes WHERE input_id = 'm2')"},
 			[]want{{finding.ImportNoteUnbound, subj("m2"), []string{"writes table"}, 1}}},
 	}
