@@ -105,6 +105,8 @@ func TestImportNotesTamper(t *testing.T) {
 			[]want{{finding.SigInvalid, subj("m6"), nil, 1}}},
 		{"rows reordered", []string{"UPDATE import_notes SET seq = 1000 WHERE input_id = 'm1'"},
 			[]want{{finding.RowOrder, "import_notes seq 1000", []string{"the log"}, 1}}},
+		{"malformed row", []string{"UPDATE import_notes SET declared = 'trusted' WHERE input_id = 'x2'"},
+			[]want{{finding.RowMalformed, "import_notes " + wid["x2"], []string{"declared", "trusted"}, 1}}},
 		{"write removed", []string{"DELETE FROM writes WHERE wid = (SELECT wid FROM import_notes WHERE input_id = 'm2')"},
 			[]want{{finding.ImportNoteUnbound, subj("m2"), []string{"writes table"}, 1}}},
 	}
@@ -136,6 +138,9 @@ func TestImportNotesTamper(t *testing.T) {
 						t.Errorf("%s message %q does not name %q", w.code, got[0].Message, s)
 					}
 				}
+			}
+			if c.name == "malformed row" && len(rep.Findings) != 1 {
+				t.Errorf("a malformed row is one finding (its leaf is claimed, its write bound): %v", rep.Findings)
 			}
 			if c.name == "table dropped" {
 				if n := len(findingsOf(rep, finding.LeafWithoutRecord, "")); n != 16 {
