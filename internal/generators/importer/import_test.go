@@ -373,13 +373,6 @@ func readNotes(t *testing.T, snap *loader.Snapshot) (declared, ids map[string]st
 	return declared, ids
 }
 
-func mustJSON(t *testing.T, raw string, v any) {
-	t.Helper()
-	if err := json.Unmarshal([]byte(raw), v); err != nil {
-		t.Fatalf("%q: %v", raw, err)
-	}
-}
-
 // A failure while writing (here: a cancelled context) removes the output
 // directory it created.
 func TestWriteFailureCleansUp(t *testing.T) {
