@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/assemble/answers"
 	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -45,7 +46,7 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, err
 	}
-	out := s.ActionAnswer(rows)
+	out := answers.Actions(s, rows)
 	status := exitOK
 	for _, r := range rows {
 		// A dispatched action that a defence refuses is an error-severity

@@ -10,6 +10,7 @@ import (
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/answers"
 	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/present/sanitize"
@@ -203,7 +204,7 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 		if err != nil {
 			return exitUsage, err
 		}
-		for _, a := range s.ActionAnswer(acts) {
+		for _, a := range answers.Actions(s, acts) {
 			if a.Query == out[0].Query {
 				out[0].Actions = append(out[0].Actions, a)
 			}
@@ -261,11 +262,11 @@ func (f *replayFlags) placeRows(ctx context.Context, tr *timeline.Replay, qs []r
 }
 
 // outputRows turns the replayed rows into --json rows with their as-of or
-// as-ran columns (assemble.ReplayAnswer, as the report's), first flips and
+// as-ran columns (answers.Replay, as the report's), first flips and
 // what-ifs. A query whose as-ran replay fails becomes a FAILED row in rows
 // too, so the exit status sees it.
 func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *replay.Replayer, tr *timeline.Replay, qs []replay.Query, rows []replay.Row, ran []assemble.AsRanRow, cut *timeline.Cut, removed, restored []string) ([]jsonout.ReplayRow, error) {
-	out := s.ReplayAnswer(qs, rows, ran)
+	out := answers.Replay(s, qs, rows, ran)
 	var err error
 	for i, r := range rows {
 		if r.Err != nil {
@@ -281,7 +282,7 @@ func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *r
 			}
 		}
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, s.RowCoverage()); err != nil {
+			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, answers.Coverage(s)); err != nil {
 				return nil, err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/defences"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/answers"
 	"github.com/memscope/memscope/internal/present/dagdraw"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/glossary"
@@ -279,7 +280,7 @@ func buildActionRows(ac *ActionsSection, s *assemble.Session, rows []defences.Ro
 	}
 	ac.DefenceKeys = defences.Names
 	ac.Rows, ac.Answer = []ActionRow{}, []jsonout.ActionRow{}
-	cov := s.RowCoverage()
+	cov := answers.Coverage(s)
 	// Dispatched actions a defence refuses first, then other refusals,
 	// then the rest, each in recorded order.
 	order := make([]int, len(rows))
@@ -540,7 +541,7 @@ func replayAnswer(ctx context.Context, s *assemble.Session, rr *replay.Replayer,
 		return nil, err
 	}
 	assemble.ApplyAsRan(qs, rows, ran)
-	return s.ReplayAnswer(qs, rows, ran), nil
+	return answers.Replay(s, qs, rows, ran), nil
 }
 
 // buildTimeline lists the incident's events in the order the timeline
