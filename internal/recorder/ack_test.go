@@ -57,13 +57,7 @@ func TestAckModes(t *testing.T) {
 			}
 			live.Close()
 			// Idle: the committer folds and truncates the WAL.
-			deadline := time.Now().Add(10 * time.Second)
-			for walBytes(snap) != 0 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
-			if b := walBytes(snap); b != 0 {
-				t.Fatalf("the WAL holds %d bytes after the recorder went idle", b)
-			}
+			waitFolded(t, snap)
 			frozen := openSnapshot(t, snap)
 			var c int
 			if err := frozen.QueryRow("SELECT COUNT(*) FROM entries").Scan(&c); err != nil || c != n {
@@ -113,6 +107,19 @@ func treeStateSize(t *testing.T, dir string) uint64 {
 		t.Fatal(err)
 	}
 	return st.Size
+}
+
+// waitFolded waits until the recorder, idle, has folded the snapshot's
+// WAL into the file and truncated it.
+func waitFolded(t *testing.T, snap string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for walBytes(snap) != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b := walBytes(snap); b != 0 {
+		t.Fatalf("the WAL holds %d bytes after the recorder went idle", b)
+	}
 }
 
 func walBytes(snap string) int64 {

@@ -39,10 +39,12 @@ func TestMeasureRecord(t *testing.T) {
 	}
 	memscope, _, _ := bins(t)
 	notes := filepath.Join(filepath.Dir(memscope), "notes")
-	t.Logf("fsync floor: %v median per 4 KiB write+fsync on this disk", fsyncFloor(t, t.TempDir()))
+	sync := fsyncFloor(t, t.TempDir())
+	t.Logf("fsync floor: one 4 KiB write+fsync on this disk: median %v p90 %v p99 %v", q(sync, 0.5), q(sync, 0.9), q(sync, 0.99))
 	acks := []recorder.Ack{recorder.AckSequenced, recorder.AckIntegrated}
 	for _, ack := range acks {
-		t.Logf("durable commit floor, --ack %s: %v median per one-entry Recorder.Do", ack, commitFloor(t, ack))
+		d := commitFloor(t, ack)
+		t.Logf("durable commit floor, --ack %s: one-entry Recorder.Do: median %v p90 %v p99 %v", ack, q(d, 0.5), q(d, 0.9), q(d, 0.99))
 	}
 	for _, sessions := range []int{1, 8} {
 		for _, ack := range acks {
@@ -75,7 +77,7 @@ func q(d []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
-func fsyncFloor(t *testing.T, dir string) time.Duration {
+func fsyncFloor(t *testing.T, dir string) []time.Duration {
 	f, err := os.Create(filepath.Join(dir, "sync"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +85,7 @@ func fsyncFloor(t *testing.T, dir string) time.Duration {
 	defer f.Close()
 	buf := make([]byte, 4096)
 	var d []time.Duration
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 500; i++ {
 		start := time.Now()
 		if _, err := f.WriteAt(buf, int64(i)*4096); err != nil {
 			t.Fatal(err)
@@ -93,10 +95,10 @@ func fsyncFloor(t *testing.T, dir string) time.Duration {
 		}
 		d = append(d, time.Since(start))
 	}
-	return q(d, 0.5)
+	return d
 }
 
-func commitFloor(t *testing.T, ack recorder.Ack) time.Duration {
+func commitFloor(t *testing.T, ack recorder.Ack) []time.Duration {
 	ctx := context.Background()
 	rec, _ := openRecorderAck(t, ack)
 	defer rec.Close(ctx)
@@ -112,7 +114,7 @@ func commitFloor(t *testing.T, ack recorder.Ack) time.Duration {
 		}
 		d = append(d, time.Since(start))
 	}
-	return q(d, 0.5)
+	return d
 }
 
 func notesConfig(notes string) *recorder.Config {

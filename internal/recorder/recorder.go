@@ -55,6 +55,12 @@ const (
 	// between bursts of calls reads whole to an immutable reader
 	// (memscope verify, inspect) as a rollback-journal store did.
 	foldIdle = 150 * time.Millisecond
+	// integrateEvery paces the log under AckSequenced: the flusher
+	// integrates at most this often, every group committed meanwhile in
+	// one tessera flush, so tessera's syncs (about seven per flush) do not
+	// queue before each group's WAL sync on the same disk. A barrier
+	// (flushNow, Close) does not wait for the pace.
+	integrateEvery = 50 * time.Millisecond
 )
 
 // Ack says when a recorded call's result is released to the agent.
@@ -109,6 +115,7 @@ type Recorder struct {
 	logq       chan *logBatch
 	logWG      sync.WaitGroup
 	flushedSeq atomic.Uint64
+	urgent     chan struct{} // a barrier waits: integrate now
 	// Owned by the committer goroutine.
 	leafBuf   [][]byte // leaves whose rows are not committed yet
 	nextLeaf  uint64
@@ -159,7 +166,7 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, fmt.Errorf("record: --ack %q: want %s or %s", ack, AckSequenced, AckIntegrated)
 	}
 	r := &Recorder{dir: o.Dir, ack: ack, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
-		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag),
+		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag), urgent: make(chan struct{}, 1),
 	}
 	if r.ix, err = openIndex(); err != nil {
 		lw.Close(context.WithoutCancel(ctx))
@@ -474,7 +481,17 @@ type logBatch struct {
 // flusher integrates batches in order, every batch waiting at the time
 // in one Tessera flush, and releases their jobs.
 func (r *Recorder) flusher(ctx context.Context) {
+	var last time.Time
 	for b := range r.logq {
+		if wait := time.Until(last.Add(integrateEvery)); r.ack == AckSequenced && wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-r.urgent:
+			}
+			t.Stop()
+		}
+		last = time.Now()
 		batches := []*logBatch{b}
 	drain:
 		for {
@@ -530,8 +547,22 @@ func (r *Recorder) integrate(ctx context.Context, batches []*logBatch) error {
 // appended so far (a barrier, used outside the group rhythm).
 func (r *Recorder) flushNow(ctx context.Context) error {
 	r.commit(ctx, nil)
-	r.logWG.Wait()
+	r.awaitLog()
 	return r.failed()
+}
+
+// awaitLog waits until the flusher has integrated every batch handed
+// over, without the pace.
+func (r *Recorder) awaitLog() {
+	select {
+	case r.urgent <- struct{}{}:
+	default:
+	}
+	r.logWG.Wait()
+	select { // a signal left over must not cut the next pause short
+	case <-r.urgent:
+	default:
+	}
 }
 
 func (r *Recorder) failed() error {
@@ -580,7 +611,7 @@ func (s logSink) Close(ctx context.Context) ([]byte, error) {
 	if err := s.r.failed(); err == nil {
 		s.r.handoff(nil)
 	}
-	s.r.logWG.Wait()
+	s.r.awaitLog()
 	if err := s.r.failed(); err != nil {
 		close(s.r.logq)
 		s.r.log.Close(ctx)
