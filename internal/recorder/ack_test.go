@@ -24,16 +24,10 @@ func TestAckModes(t *testing.T) {
 	for _, ack := range []recorder.Ack{recorder.AckSequenced, recorder.AckIntegrated} {
 		t.Run(string(ack), func(t *testing.T) {
 			ctx := context.Background()
-			dir := filepath.Join(t.TempDir(), "store")
-			if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
-				t.Fatal(err)
-			}
-			rec, err := recorder.Open(ctx, recorder.Options{Dir: dir, Ack: ack})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rec, dir := openRecorderAck(t, ack)
 			snap := filepath.Join(dir, "snapshot.db")
-			live := openLive(t, snap)
+			// Read-only as a live reader opens it: the WAL is read.
+			live := openDSN(t, "file:"+snap+"?mode=ro")
 			const n = 20
 			for i := 0; i < n; i++ {
 				var id record.ID
@@ -128,15 +122,4 @@ func walBytes(snap string) int64 {
 		return 0
 	}
 	return st.Size()
-}
-
-// openLive opens the snapshot read-only as a live reader does (the WAL
-// is read).
-func openLive(t *testing.T, snap string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+snap+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db
 }

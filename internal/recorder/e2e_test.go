@@ -189,7 +189,12 @@ func entryWith(t *testing.T, snap, s string) string {
 
 func openSnapshot(t *testing.T, snap string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+snap+"?mode=ro&immutable=1")
+	return openDSN(t, "file:"+snap+"?mode=ro&immutable=1")
+}
+
+func openDSN(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

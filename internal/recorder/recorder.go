@@ -378,19 +378,7 @@ func (r *Recorder) loop(ctx context.Context) {
 			dirty = false
 			continue
 		}
-		group := []*job{first}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case j, ok := <-r.reqs:
-				if !ok {
-					break drain
-				}
-				group = append(group, j)
-			default:
-				break drain
-			}
-		}
+		group := drain(r.reqs, []*job{first}, maxGroup)
 		for _, j := range group {
 			if err := r.failed(); err != nil {
 				j.err = err
@@ -428,6 +416,23 @@ func (r *Recorder) commit(ctx context.Context, group []*job) {
 	}
 	r.handoff(group)
 	r.foldWAL()
+}
+
+// drain appends to got what ch holds at this moment, up to max in all,
+// without waiting.
+func drain[T any](ch <-chan T, got []T, max int) []T {
+	for len(got) < max {
+		select {
+		case v, ok := <-ch:
+			if !ok {
+				return got
+			}
+			got = append(got, v)
+		default:
+			return got
+		}
+	}
+	return got
 }
 
 // release hands each job its fate: its own error, else err.
@@ -492,19 +497,7 @@ func (r *Recorder) flusher(ctx context.Context) {
 			t.Stop()
 		}
 		last = time.Now()
-		batches := []*logBatch{b}
-	drain:
-		for {
-			select {
-			case nb, ok := <-r.logq:
-				if !ok {
-					break drain
-				}
-				batches = append(batches, nb)
-			default:
-				break drain
-			}
-		}
+		batches := drain(r.logq, []*logBatch{b}, logLag+1)
 		err := r.integrate(ctx, batches)
 		for _, b := range batches {
 			if err == nil {
