@@ -219,7 +219,7 @@ func (r *Recorder) resume(ctx context.Context, signer note.Signer) error {
 		if err := r.flushNow(ctx); err != nil {
 			return fmt.Errorf("record: repairing the log: %w", err)
 		}
-		fmt.Fprintf(os.Stderr, "memscope record: re-appended %d leaves the snapshot held and the log did not (interrupted commit)\n", len(pending))
+		fmt.Fprintf(os.Stderr, "memscope record: re-appended %d leaves the snapshot held and the log did not (the log had not integrated them when the last run stopped)\n", len(pending))
 	}
 	return r.readIndex()
 }
