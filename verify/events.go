@@ -51,7 +51,7 @@ func (v *verifier) signsEvents(er *eventRows) bool {
 		return true
 	}
 	for _, rr := range er.recs {
-		if rr.Signed() {
+		if rr.Signed() && rr.Kind != record.KindImportNote {
 			return true
 		}
 	}

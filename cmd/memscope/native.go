@@ -231,7 +231,7 @@ type replayOutput struct {
 // rows into the JSON document a native store's output is.
 func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
 	if o.labels {
-		return exitOK, writeLabels(stdout, rp, o.asJSON)
+		return exitOK, writeLabels(stdout, rp, nil, o.asJSON)
 	}
 	if o.cov == nil {
 		o.cov = nativeCoverage

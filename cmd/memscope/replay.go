@@ -270,7 +270,11 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 		return exitUsage, err
 	}
 	if f.labels {
-		return exitOK, writeLabels(stdout, rp, f.asJSON)
+		ids, err := s.InputIDs(ctx)
+		if err != nil {
+			return exitUsage, err
+		}
+		return exitOK, writeLabels(stdout, rp, ids, f.asJSON)
 	}
 	if f.without != "" && f.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
@@ -645,16 +649,23 @@ type jsonLabel struct {
 	Authenticated bool    `json:"authenticated"`
 	Rule          string  `json:"rule"`
 	Declared      bool    `json:"declared"`
+	// InputID is the id an import's input gave the write (import notes),
+	// with its coverage label ("" signed and verified).
+	InputID         string `json:"input_id,omitempty"`
+	InputIDCoverage string `json:"input_id_coverage,omitempty"`
 }
 
 // writeLabels lists each write's label under the replayer's policy, with
 // the rule that decided it; importer-declared labels say "declared".
-func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
+func writeLabels(w io.Writer, rp *replay.Replayer, ids map[string]assemble.InputID, asJSON bool) error {
 	edges, labels := rp.Graph().Edges(), rp.Labels()
 	out := make([]jsonLabel, len(edges))
 	for i, e := range edges {
 		out[i] = jsonLabel{Edge: sanitize.Line(e.ID), Src: sanitize.Line(e.Src), Dst: sanitize.Line(e.Dst), Weight: e.Weight, Writer: sanitize.Line(e.Prov.Writer),
 			Sources: len(e.Prov.Sources), Authenticated: labels[i].Authenticated, Rule: sanitize.Line(labels[i].Rule), Declared: labels[i].Declared}
+		if in, ok := ids[e.ID]; ok {
+			out[i].InputID, out[i].InputIDCoverage = sanitize.Line(in.ID), in.Coverage
+		}
 	}
 	if asJSON {
 		return writeJSON(w, out)
@@ -668,7 +679,14 @@ func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
 		if l.Declared {
 			label += " (declared)"
 		}
-		fmt.Fprintf(w, "%-36s %-15s %-8g %s; %s; %s -> %s\n", l.Edge, label, l.Weight, l.Rule, l.Writer, l.Src, l.Dst)
+		input := ""
+		if l.InputID != "" {
+			input = "; input id " + l.InputID
+			if l.InputIDCoverage != "" {
+				input += " [" + l.InputIDCoverage + "]"
+			}
+		}
+		fmt.Fprintf(w, "%-36s %-15s %-8g %s; %s; %s -> %s%s\n", l.Edge, label, l.Weight, l.Rule, l.Writer, l.Src, l.Dst, input)
 	}
 	return nil
 }
