@@ -61,8 +61,10 @@ func TestAckModes(t *testing.T) {
 			if err := rec.Close(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := os.Stat(snap + "-wal"); !os.IsNotExist(err) {
-				t.Fatalf("a -wal is left beside the closed snapshot: %v", err)
+			for _, side := range []string{"-wal", "-shm"} {
+				if _, err := os.Stat(snap + side); !os.IsNotExist(err) {
+					t.Fatalf("a %s is left beside the closed snapshot: %v", side, err)
+				}
 			}
 			hdr := make([]byte, 20)
 			f, err := os.Open(snap)
