@@ -43,9 +43,10 @@ type Config struct {
 	RootKeys     []ed25519.PublicKey
 	Description  string
 	HMACKey      []byte // when set, entries get SMSR-style tags
-	// Durable makes every Commit survive a crash: SQLite keeps a rollback
-	// journal and syncs on commit (durable.go). Without it the snapshot is
-	// written as fast as possible and is only whole once Close returns.
+	// Durable makes every Commit survive a crash: SQLite writes ahead and
+	// syncs the WAL on commit (durable.go); Close leaves one file. Without
+	// it the snapshot is written as fast as possible and is only whole
+	// once Close returns.
 	Durable bool
 	// Operator, when set, is the registered principal that signs the
 	// store's own rows: its meta values, the checkpoints it saw and its
@@ -140,6 +141,7 @@ gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
 vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec,leaf_index,record) VALUES(?,?,?,?,?,?,?)
 meta|INSERT OR REPLACE INTO meta(key,value,leaf_index,record) VALUES(?,?,?,?)
+import_notes|INSERT INTO import_notes(seq,wid,input_id,declared,leaf_index,record) VALUES(?,?,?,?,?,?)
 `
 
 var insertSQL = func() map[string]string {
@@ -234,6 +236,10 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	if err := s.tx.Commit(); err != nil {
 		return nil, fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
 	}
+	// A WAL still beside the file (another process reading it held it
+	// open) keeps every committed row: the error says so, after the log
+	// is closed as usual.
+	walErr := s.leaveWAL()
 	if err := s.db.Close(); err != nil {
 		return nil, err
 	}
@@ -241,7 +247,7 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writer: close log: %w", err)
 	}
-	return cp, nil
+	return cp, walErr
 }
 
 // SnapshotTo commits what is written so far and copies the store, as it
