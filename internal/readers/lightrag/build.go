@@ -72,6 +72,12 @@ func (b *build) begin(g *Graph, edgeHint int) {
 	b.pairKeys = make(map[uint64]struct{}, joins+edgeHint)
 	b.pairs = map[string]bool{}
 	b.addNodes(g)
+	// The nodes' data (source_id, created_at) are in the store now; the
+	// parser only needs their ids from here on (a node repeated later,
+	// whose data would merge, stops the streaming order).
+	for i := range g.Nodes {
+		g.Nodes[i].Data = nil
+	}
 }
 
 // addNodes adds the graph nodes not added yet, with their chunk joins.
