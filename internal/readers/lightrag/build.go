@@ -216,9 +216,8 @@ func (b *build) streamGraph(ctx context.Context) (*Graph, error) {
 }
 
 // collectEvery edges the streaming build collects garbage (a few hundred
-// bytes of it an edge). Every 2^18 keeps 1M nodes and 5M edges under 2 GB
-// (1,937,532 KB peak RSS) for 40% more CPU than every 2^20 (2,077,276 KB):
-// docs/performance-history.md.
+// bytes of it an edge). Every 2^18 keeps 1M nodes and 5M edges well under
+// 2 GB for somewhat more CPU than every 2^20 (docs/performance-history.md).
 const collectEvery = 1 << 18
 
 // wholeGraph builds the store after the whole graph is read, its edges
