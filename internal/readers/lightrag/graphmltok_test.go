@@ -18,18 +18,7 @@ import (
 func rawTokens(b []byte) ([]string, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.Strict = true
-	var out []string
-	for {
-		tok, err := d.RawToken()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		l, _ := d.InputPos()
-		out = append(out, fmt.Sprintf("%d %#v", l, tok))
-	}
+	return collect(d.RawToken, func() int { l, _ := d.InputPos(); return l })
 }
 
 // fastTokens is the tokenizer's stream, read through r, with a buffer
@@ -37,9 +26,15 @@ func rawTokens(b []byte) ([]string, error) {
 // refill and hand-over path).
 func fastTokens(r io.Reader, size int) ([]string, error) {
 	t := newTokenizer(r, size, size)
+	return collect(t.Token, t.Line)
+}
+
+// collect prints every token next returns, with the line after it, up to
+// io.EOF or an error.
+func collect(next func() (xml.Token, error), line func() int) ([]string, error) {
 	var out []string
 	for {
-		tok, err := t.Token()
+		tok, err := next()
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
@@ -54,7 +49,7 @@ func fastTokens(r io.Reader, size int) ([]string, error) {
 		case *xml.CharData:
 			tok = *v
 		}
-		out = append(out, fmt.Sprintf("%d %#v", t.Line(), tok))
+		out = append(out, fmt.Sprintf("%d %#v", line(), tok))
 	}
 }
 
