@@ -33,13 +33,7 @@ func (s *Snapshot) ImportNotes(ctx context.Context) ([]ImportNote, error) {
 	if !s.Has(t) {
 		return nil, nil
 	}
-	cols, signed, err := s.signedCols(ctx, t, importNoteCols)
-	if err != nil {
-		return nil, err
-	}
-	var out []ImportNote
-	bad := rowErrs{s: s, table: t}
-	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
+	return signedRows(ctx, s, t, importNoteCols, func(r *row) ImportNote {
 		n := ImportNote{Seq: r.seq, WID: r.str(s, t, 0), InputID: r.str(s, t, 1), Declared: r.str(s, t, 2)}
 		if r.err == nil {
 			if _, ok := record.CanonicalID(n.WID); !ok {
@@ -48,17 +42,10 @@ func (s *Snapshot) ImportNotes(ctx context.Context) ([]ImportNote, error) {
 				r.fail(s, t, n.WID, "declared", "%q is not %s, %s or NULL", n.Declared, snapshot.LabelAuthenticated, snapshot.LabelUnauthenticated)
 			}
 		}
-		if signed && r.err == nil {
-			n.Record = s.rowRecord(r, t, record.KindImportNote, n.WID, importNoteDiff(&n))
-		}
-		if r.err != nil {
-			bad.add(r.err)
-			return nil
-		}
-		out = append(out, n)
-		return nil
+		return n
+	}, func(r *row, n *ImportNote) {
+		n.Record = s.rowRecord(r, t, record.KindImportNote, n.WID, importNoteDiff(n))
 	})
-	return out, bad.result(err)
 }
 
 func importNoteDiff(n *ImportNote) func([]byte) (signer, []string, error) {

@@ -27,25 +27,11 @@ var metaCols = []column{{"key", maxIDCell, false}, {"value", maxMetaCell, false}
 // skipped and listed in the returned RowErrors.
 func (s *Snapshot) MetaRows(ctx context.Context) ([]MetaRow, error) {
 	const t = "meta"
-	cols, signed, err := s.signedCols(ctx, t, metaCols)
-	if err != nil {
-		return nil, err
-	}
-	var out []MetaRow
-	bad := rowErrs{s: s, table: t}
-	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
-		m := MetaRow{Key: r.str(s, t, 0), Value: r.str(s, t, 1)}
-		if signed && r.err == nil {
-			m.Record = s.rowRecord(r, t, record.KindConfig, m.Key, configDiff(&m))
-		}
-		if r.err != nil {
-			bad.add(r.err)
-			return nil
-		}
-		out = append(out, m)
-		return nil
+	return signedRows(ctx, s, t, metaCols, func(r *row) MetaRow {
+		return MetaRow{Key: r.str(s, t, 0), Value: r.str(s, t, 1)}
+	}, func(r *row, m *MetaRow) {
+		m.Record = s.rowRecord(r, t, record.KindConfig, m.Key, configDiff(m))
 	})
-	return out, bad.result(err)
 }
 
 func configDiff(m *MetaRow) func([]byte) (signer, []string, error) {

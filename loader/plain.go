@@ -137,25 +137,11 @@ var queryCols = []column{{"id", maxIDCell, false}, {"text", maxTextCell, false},
 // listed in the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) Queries(ctx context.Context) ([]Query, error) {
 	const t = "queries"
-	cols, signed, err := s.signedCols(ctx, t, queryCols)
-	if err != nil {
-		return nil, err
-	}
-	var out []Query
-	bad := rowErrs{s: s, table: t}
-	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
-		q := s.queryOf(r)
-		if signed && r.err == nil {
-			q.Record = s.rowRecord(r, t, record.KindQuery, q.ID, queryDiff(&q))
-		}
-		if r.err != nil {
-			bad.add(r.err)
-			return nil
-		}
-		out = append(out, q)
-		return nil
+	return signedRows(ctx, s, t, queryCols, func(r *row) Query {
+		return s.queryOf(r)
+	}, func(r *row, q *Query) {
+		q.Record = s.rowRecord(r, t, record.KindQuery, q.ID, queryDiff(q))
 	})
-	return out, bad.result(err)
 }
 
 var actionCols = []column{{"id", maxIDCell, false}, {"tool", maxIDCell, false}, {"params", maxJSONCell, false}, {"justification", maxJSONCell, false},
@@ -174,13 +160,7 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 		cols = append(append([]column(nil), actionCols...), column{"query", maxIDCell, true}, column{"sources", maxJSONCell, true})
 	}
 	withSources := len(cols) > len(actionCols)
-	cols, signed, err := s.signedCols(ctx, t, cols)
-	if err != nil {
-		return nil, err
-	}
-	var out []Action
-	bad := rowErrs{s: s, table: t}
-	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
+	return signedRows(ctx, s, t, cols, func(r *row) Action {
 		a := Action{ID: r.str(s, t, 0), Tool: r.str(s, t, 1), Dispatched: r.int(s, t, 4, 0) != 0, TS: r.int(s, t, 5, 0)}
 		params, just := r.str(s, t, 2), r.str(s, t, 3)
 		var sources string
@@ -205,17 +185,10 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 				}
 			}
 		}
-		if signed && r.err == nil {
-			a.Record = s.rowRecord(r, t, record.KindAction, a.ID, actionDiff(&a))
-		}
-		if r.err != nil {
-			bad.add(r.err)
-			return nil
-		}
-		out = append(out, a)
-		return nil
+		return a
+	}, func(r *row, a *Action) {
+		a.Record = s.rowRecord(r, t, record.KindAction, a.ID, actionDiff(a))
 	})
-	return out, bad.result(err)
 }
 
 // columns lists a table's column names.
@@ -243,25 +216,11 @@ var gateCols = []column{{"id", maxIDCell, false}, {"candidate_eid", maxIDCell, f
 // and listed in the returned RowErrors; every other row is returned with it.
 func (s *Snapshot) GateEvents(ctx context.Context) ([]GateEvent, error) {
 	const t = "gate_events"
-	cols, signed, err := s.signedCols(ctx, t, gateCols)
-	if err != nil {
-		return nil, err
-	}
-	var out []GateEvent
-	bad := rowErrs{s: s, table: t}
-	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
-		g := s.gateOf(r)
-		if signed && r.err == nil {
-			g.Record = s.rowRecord(r, t, record.KindGate, g.ID, gateDiff(&g, g.CandidateEID))
-		}
-		if r.err != nil {
-			bad.add(r.err)
-			return nil
-		}
-		out = append(out, g)
-		return nil
+	return signedRows(ctx, s, t, gateCols, func(r *row) GateEvent {
+		return s.gateOf(r)
+	}, func(r *row, g *GateEvent) {
+		g.Record = s.rowRecord(r, t, record.KindGate, g.ID, gateDiff(g, g.CandidateEID))
 	})
-	return out, bad.result(err)
 }
 
 var checkpointCols = []column{{"seen_at", maxNumCell, false}, {"note", maxNoteCell, false}}
@@ -270,25 +229,11 @@ var checkpointCols = []column{{"seen_at", maxNumCell, false}, {"note", maxNoteCe
 // malformed row is skipped and listed in the returned RowErrors.
 func (s *Snapshot) Checkpoints(ctx context.Context) ([]CheckpointRow, error) {
 	const t = "checkpoints"
-	cols, signed, err := s.signedCols(ctx, t, checkpointCols)
-	if err != nil {
-		return nil, err
-	}
-	var out []CheckpointRow
-	bad := rowErrs{s: s, table: t}
-	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
-		c := CheckpointRow{Seq: r.seq, SeenAt: r.int(s, t, 0, 0), Note: r.blob(s, t, 1)}
-		if signed && r.err == nil {
-			c.Record = s.rowRecord(r, t, record.KindCheckpoint, strconv.FormatInt(c.Seq, 10), checkpointDiff(&c))
-		}
-		if r.err != nil {
-			bad.add(r.err)
-			return nil
-		}
-		out = append(out, c)
-		return nil
+	return signedRows(ctx, s, t, checkpointCols, func(r *row) CheckpointRow {
+		return CheckpointRow{Seq: r.seq, SeenAt: r.int(s, t, 0, 0), Note: r.blob(s, t, 1)}
+	}, func(r *row, c *CheckpointRow) {
+		c.Record = s.rowRecord(r, t, record.KindCheckpoint, strconv.FormatInt(c.Seq, 10), checkpointDiff(c))
 	})
-	return out, bad.result(err)
 }
 
 // queryOf decodes one queries row; problems are recorded on r.

@@ -200,3 +200,30 @@ func gateDiff(g *GateEvent, rawEID string) func([]byte) (signer, []string, error
 		return signer{rec.Writer, rec.KID, rec.TS, rec.Sig, nil}, d, nil
 	}
 }
+
+// signedRows reads table t's rows with cols: of decodes one row (its
+// problems recorded on r), and sign attaches the row's signed record when
+// the table carries records and the row decoded. A malformed row is
+// skipped and listed in the returned RowErrors; every other row is
+// returned with it.
+func signedRows[T any](ctx context.Context, s *Snapshot, t string, cols []column, of func(r *row) T, sign func(r *row, x *T)) ([]T, error) {
+	cols, signed, err := s.signedCols(ctx, t, cols)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	bad := rowErrs{s: s, table: t}
+	err = s.streamBounded(ctx, t, cols, "", nil, func(r *row) error {
+		x := of(r)
+		if signed && r.err == nil {
+			sign(r, &x)
+		}
+		if r.err != nil {
+			bad.add(r.err)
+			return nil
+		}
+		out = append(out, x)
+		return nil
+	})
+	return out, bad.result(err)
+}
