@@ -98,6 +98,7 @@ type Model struct {
 	progress   Progress
 	verifyErr  error
 	verifyDone bool
+	auditing   bool              // verified; the MWP audit's findings are still to come
 	findings   []finding.Finding // static first, then verification's
 	cancel     context.CancelFunc
 	ctx        context.Context
@@ -403,11 +404,16 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // findings replace those known at open time.
 func (m *Model) onVerifyMsg(msg verifyMsg) tea.Cmd {
 	m.progress = msg.p
-	grow := m.growEntries(msg.p.Finished)
-	if !msg.p.Finished {
+	done := msg.p.Finished || msg.p.Verified
+	grow := m.growEntries(done)
+	if !done {
 		return tea.Batch(readProgress(msg.ch), grow)
 	}
 	m.verifying, m.verifyDone, m.verifyErr = false, true, msg.p.Err
+	m.auditing = !msg.p.Finished
+	if m.auditing {
+		grow = tea.Batch(readProgress(msg.ch), grow)
+	}
 	if msg.p.Err == nil {
 		// The final list replaces what was known at open time: the
 		// analyses report those facts again, and listing both would
