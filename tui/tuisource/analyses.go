@@ -269,6 +269,11 @@ func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
 	problems := make([]string, len(src.s.Entries))
 	for i, e := range src.s.Entries {
 		out[i] = tui.OK
+		_, flagged := rep.EntryStatus[e.ID]
+		_, excluded := rep.InclusionFailures[e.ID]
+		if !flagged && !excluded && e.DecodeErr == nil {
+			continue // rep.Entry would list no code (most rows: no verdict to build)
+		}
 		ev := rep.Entry(e.ID)
 		codes := ev.Codes
 		if ev.Inclusion == verify.Failed && !slices.Contains(codes, ev.InclusionCode) {
