@@ -150,7 +150,9 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 			}
 		}
 		fail := func(err error) { ch <- tui.Progress{Finished: true, Err: err} }
-		tick := time.NewTicker(100 * time.Millisecond)
+		// Each report redraws the frame and turns the spinner: four a
+		// second show progress without drawing for minutes on end.
+		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for !isClosed(src.done) {
 			select {
