@@ -2,10 +2,16 @@
 # Services memscope record's tests run against (internal/recorder): Debian's
 # mariadb-server (tessera's MySQL driver), node/npm and the reference MCP
 # memory server from npm, pinned, installed into a cache directory the
-# tests read (MEMSCOPE_CACHE, default ~/.cache/memscope).
+# tests read (MEMSCOPE_CACHE, default ~/.cache/memscope); and hyparquet
+# (Hyperparam's pure-JS parquet reader) with hyparquet-compressors (zstd,
+# gzip, brotli, lz4 beside its built-in snappy), pinned, which
+# scripts/graphrag-counts.mjs uses to count the real GraphRAG stores with a
+# parquet reader that is not parquet-go (internal/readers).
 set -euo pipefail
 
 SERVER_MEMORY_VERSION=2026.8.31 # @modelcontextprotocol/server-memory, pinned
+HYPARQUET_VERSION=1.33.0         # hyparquet, pinned
+HYPARQUET_COMPRESSORS_VERSION=1.1.2
 cache="${MEMSCOPE_CACHE:-$HOME/.cache/memscope}"
 
 need=()
@@ -26,3 +32,11 @@ if [ "$have" != "$SERVER_MEMORY_VERSION" ]; then
   (cd "$cache/npm" && npm install --no-audit --no-fund --silent "@modelcontextprotocol/server-memory@$SERVER_MEMORY_VERSION")
 fi
 echo "server-memory $SERVER_MEMORY_VERSION: $cache/npm/node_modules/.bin/mcp-server-memory"
+
+# hyparquet's exports do not list package.json: read the file itself.
+npmver() { node -p "JSON.parse(require('fs').readFileSync('$cache/npm/node_modules/$1/package.json')).version" 2>/dev/null || true; }
+if [ "$(npmver hyparquet)" != "$HYPARQUET_VERSION" ] || [ "$(npmver hyparquet-compressors)" != "$HYPARQUET_COMPRESSORS_VERSION" ]; then
+  echo "installing hyparquet@$HYPARQUET_VERSION hyparquet-compressors@$HYPARQUET_COMPRESSORS_VERSION into $cache/npm"
+  (cd "$cache/npm" && npm install --no-audit --no-fund --silent --save-exact "hyparquet@$HYPARQUET_VERSION" "hyparquet-compressors@$HYPARQUET_COMPRESSORS_VERSION")
+fi
+echo "hyparquet $HYPARQUET_VERSION: $cache/npm/node_modules/hyparquet"

@@ -40,6 +40,10 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/memscope" ./cmd/memscope
+# memscope demo keeps its scenarios in a temporary folder for the user to
+# try commands on; here that folder goes with $work. (Set on each command:
+# a tmux server started earlier would not pass this shell's environment.)
+mkdir -p "$work/tmp"
 export XDG_CONFIG_HOME="$work/config" # default key map, whatever the user has
 
 screen() { tmux capture-pane -p -t "$session"; }
@@ -104,7 +108,7 @@ select_scenario() {
 run_at() {
   size="$1x$2"
   tmux kill-session -t "$session" 2>/dev/null || true
-  tmux new-session -d -s "$session" -x "$1" -y "$2" -c "$work" "TERM=xterm-256color $work/memscope demo; sleep 30"
+  tmux new-session -d -s "$session" -x "$1" -y "$2" -c "$work" "TERM=xterm-256color TMPDIR=$work/tmp $work/memscope demo; sleep 30"
 
   step "picker: scenarios, ? help, the expect line, the folder"
   wait_for "structural-write" 90
@@ -408,7 +412,7 @@ for present_size in 80x24 200x50; do
   size=$present_size-present
   step "memscope demo --present steps with space, back with N; the footer names them"
   tmux kill-session -t "$session" 2>/dev/null || true
-  tmux new-session -d -s "$session" -x "${present_size%x*}" -y "${present_size#*x}" -c "$work" "TERM=xterm-256color $work/memscope demo --present; sleep 30"
+  tmux new-session -d -s "$session" -x "${present_size%x*}" -y "${present_size#*x}" -c "$work" "TERM=xterm-256color TMPDIR=$work/tmp $work/memscope demo --present; sleep 30"
   wait_for "story 1/6" 90
   wait_for "INJECTED"
   wait_for "space/enter next step"
@@ -423,7 +427,7 @@ done
 
 size=headless
 step "memscope demo piped: progress on stderr, each scenario's headline finding"
-(cd "$work" && ./memscope demo --scenario structural-write,mwp >demo.out 2>demo.err) || fail "demo exited non-zero: $(cat "$work/demo.err")"
+(cd "$work" && TMPDIR="$work/tmp" ./memscope demo --scenario structural-write,mwp >demo.out 2>demo.err) || fail "demo exited non-zero: $(cat "$work/demo.err")"
 grep -q "generating scenarios in .*: 1/2 structural-write" "$work/demo.err" || fail "no progress on stderr: $(cat "$work/demo.err")"
 grep -q "headline: ERROR REPLAY_IFC_BLIND" "$work/demo.out" || fail "structural-write's headline is not its IFC-blind divergence"
 grep -q "headline: ERROR MWP_\|headline: ERROR PARENT_MISSING" "$work/demo.out" || fail "mwp has no headline"

@@ -36,7 +36,7 @@ var Tables = []string{"meta", "principals", "entries", "nodes", "writes", "tombs
 // OptionalTables are tables the format allows but does not require: an
 // absent one is no problem (it reads as absent, see Has), a view or virtual
 // table by that name is refused like a format table.
-var OptionalTables = []string{snapshot.VectorTable}
+var OptionalTables = []string{snapshot.VectorTable, snapshot.ImportNoteTable}
 
 // maxSchemaObjects bounds the schema read: the format has a dozen objects
 // (tables and their unique indexes); a file with thousands is hostile.

@@ -20,13 +20,9 @@ func (r *Replayer) Solves() int64 { return r.counter.n.Load() }
 // stays. The row has the selections, class, IFC-blind mark and the recorded
 // check; Lemma 1, culprits and immune selectors are left to Replay.
 func (r *Replayer) ReplayPresent(ctx context.Context, q Query, present func(edge int) bool) (Row, error) {
-	k, err := r.queryK(q)
+	k, reset, err := r.queryStart(q)
 	if err != nil {
 		return Row{}, err
-	}
-	reset, err := r.g.ResetVector(q.Reset)
-	if err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
 	var absent, absentAuth []int32
 	for i := range r.g.ends {
@@ -55,13 +51,9 @@ func (r *Replayer) ReplayPresent(ctx context.Context, q Query, present func(edge
 // ReplayPresent when the caller already has the other side (it counts one
 // solve).
 func (r *Replayer) SelectPresent(ctx context.Context, q Query, present func(edge int) bool) (Selection, error) {
-	k, err := r.queryK(q)
+	k, reset, err := r.queryStart(q)
 	if err != nil {
 		return Selection{}, err
-	}
-	reset, err := r.g.ResetVector(q.Reset)
-	if err != nil {
-		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
 	var absent []int32
 	for i := range r.g.ends {

@@ -188,10 +188,10 @@ func (r *Replayer) UnauthenticatedEdges() []string {
 
 // Row is the replay of one query.
 type Row struct {
-	QueryID string     `json:"query_id"`
+	QueryID string     `json:"query"`
 	K       int        `json:"k"`
-	G       Selection  `json:"g"`      // top-k on the full graph
-	GAuth   Selection  `json:"g_auth"` // top-k on the authenticated subgraph
+	G       Selection  `json:"topk_g"`    // top-k on the full graph
+	GAuth   Selection  `json:"topk_auth"` // top-k on the authenticated subgraph
 	Class   diff.Class `json:"class"`
 	// Changes compares G_auth (before) with G (after): "new" items are the
 	// ones unauthenticated structure brought in, "dropped" the ones it pushed out.
@@ -226,6 +226,20 @@ type RecordedCheck struct {
 	Unknown  []string    `json:"unknown"`  // recorded ids that are not passage nodes of the graph
 }
 
+// queryStart is what every replay of q starts from: its k and its reset
+// vector over the graph's nodes.
+func (r *Replayer) queryStart(q Query) (int, []float64, error) {
+	k, err := r.queryK(q)
+	if err != nil {
+		return 0, nil, err
+	}
+	reset, err := r.g.ResetVector(q.Reset)
+	if err != nil {
+		return 0, nil, fmt.Errorf("query %q: %w", q.ID, err)
+	}
+	return k, reset, nil
+}
+
 func (r *Replayer) queryK(q Query) (int, error) {
 	if q.K < 0 {
 		return 0, fmt.Errorf("query %q: k %d is negative", q.ID, q.K)
@@ -243,13 +257,9 @@ func (r *Replayer) Replay(ctx context.Context, q Query) (Row, error) { return r.
 // replay is Replay; oneCore solves G and G_auth as a fused pair on the
 // calling goroutine, for callers that already run one query per core.
 func (r *Replayer) replay(ctx context.Context, q Query, oneCore bool) (Row, error) {
-	k, err := r.queryK(q)
+	k, reset, err := r.queryStart(q)
 	if err != nil {
 		return Row{}, err
-	}
-	reset, err := r.g.ResetVector(q.Reset)
-	if err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
 	}
 	var scores [][]float64
 	if oneCore {

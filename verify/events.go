@@ -51,7 +51,7 @@ func (v *verifier) signsEvents(er *eventRows) bool {
 		return true
 	}
 	for _, rr := range er.recs {
-		if rr.Signed() {
+		if rr.Signed() && rr.Kind != record.KindImportNote {
 			return true
 		}
 	}
@@ -241,9 +241,12 @@ func (v *verifier) checkEvent(rr *loader.RowRecord) {
 	if code, msg := v.checkSigner(rr.Raw, rr.Sig, rr.Writer, rr.KID, rr.TS, pos); code != "" {
 		v.signerFindings(code, msg, rr.Writer, rr.KID, rr.TS, pos, func(c finding.Code, m string) { v.add(phaseRows, rr.Seq, c, subj, m) })
 		v.markEvent(subj)
-	} else if operatorKind[rr.Kind] && v.channel(rr.Writer) != record.ChannelAuthenticated {
+	} else if ch := v.rep.ChannelAt(rr.Writer, pos); operatorKind[rr.Kind] && ch != record.ChannelAuthenticated {
+		// The channel the signer had where the record was logged, as for
+		// every other write (docs/FORMAT.md): a later promotion does not
+		// give an earlier operator record authority.
 		v.add(phaseRows, rr.Seq, finding.OperatorNoAuthority, subj,
-			fmt.Sprintf("signed by %s, registered on the %s channel: only an authenticated principal speaks for the store", rr.Writer, v.channel(rr.Writer)))
+			fmt.Sprintf("signed by %s, on the %s channel where the record was logged: only an authenticated principal speaks for the store", rr.Writer, channelName(ch)))
 		v.markEvent(subj)
 	}
 	id := rr.ID
@@ -252,12 +255,12 @@ func (v *verifier) checkEvent(rr *loader.RowRecord) {
 	}
 }
 
-// channel is a principal's registered channel (read under the lock: the
-// workers call it).
-func (v *verifier) channel(p string) string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.rep.Channels[p]
+// channelName names a ChannelAt answer ("" is no live key).
+func channelName(ch string) string {
+	if ch == "" {
+		return "no"
+	}
+	return ch
 }
 
 // markEvent records that an event row failed a check, for views that show

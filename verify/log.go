@@ -310,7 +310,11 @@ func (s *leafScan) leaf(index uint64, data []byte) {
 		v.tombLeaves[pl.ID] = index
 		v.tombLeafData[pl.ID] = data[len(record.TombstonePrefix):]
 	case pl.Kind == record.LeafEvent:
-		v.eventLeaves++
+		if pl.EventKind == record.KindImportNote {
+			v.importNoteLeaves++
+		} else {
+			v.eventLeaves++
+		}
 		v.eventLeafKind[index] = pl.EventKind
 		if s.keep == nil || s.keep(pl.ID) {
 			v.leafByID = append(v.leafByID, leafRef{pl.ID, uint32(index)})

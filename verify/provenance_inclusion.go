@@ -4,19 +4,20 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/memscope/memscope/evidence/record"
-	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 )
 
 // CheckInclusion proves that an entry row's record is the leaf at the index
-// the row claims, against the published checkpoint's root, and records a
-// failure in the report's InclusionFailures as Run does: labels treat an
+// the row claims, against the published checkpoint's root. Labels treat an
 // entry the log does not prove as unverified, so the provenance pass must
-// answer inclusion for the entries it labels. A claimed leaf beyond the
-// tree is RECORD_NOT_IN_LOG; a claimed leaf that does not prove is
-// INCLUSION_FAILED; a row that claims no leaf is left undecided
-// (Undecided). Without a readable log nothing is recorded (Run proves no
-// inclusion then either).
+// answer inclusion for the entries it labels; it answers only the
+// agreeing case. A row that claims no leaf, a claimed leaf beyond the
+// tree, and a claimed leaf that does not prove through the tiles are left
+// undecided (Undecided): Run decides them, finding a record's leaf by its
+// id and telling a tile that disagrees with its entry bundles
+// (TILE_MISMATCH, inclusion then proved from the bundles) from a record
+// the log does not hold, which takes the whole log. Without a readable log
+// nothing is recorded (Run proves no inclusion then either).
 func (p *Provenance) CheckInclusion(r *loader.EntryRow) {
 	if r.DecodeErr != nil || r.Entry == nil {
 		return
@@ -26,38 +27,21 @@ func (p *Provenance) CheckInclusion(r *loader.EntryRow) {
 
 // provInclusion is CheckInclusion for any record: its leaf bytes and the
 // leaf index its row claims.
-//
-// Run looks a record's leaf up by id and then checks the row's claim; here
-// the claimed index is proved directly. Both fail a record whose claimed
-// leaf does not prove; a row that claims no leaf is undecided here.
 func (v *verifier) provInclusion(id string, leaf []byte, leafIndex int64) {
 	if !v.logOK || v.log == nil {
 		return
 	}
-	if leafIndex < 0 {
-		// Run finds such a record's leaf by its id, which needs the whole
-		// leaf table this pass does not read: the caller must verify in
-		// full (Provenance.Undecided).
-		v.mu.Lock()
-		v.provUndecided = true
-		v.mu.Unlock()
-		return
-	}
-	var code finding.Code
-	if uint64(leafIndex) >= v.size {
-		code = finding.RecordNotInLog
-	} else {
+	proved := false
+	if leafIndex >= 0 && uint64(leafIndex) < v.size {
 		ok, err := v.log.CheckLeaf(v.ctx, rfc6962.DefaultHasher.HashLeaf(leaf), uint64(leafIndex), v.size, v.root)
 		if err != nil && v.ctx.Err() != nil {
 			return // interrupted: the caller's loop reports it
 		}
-		if err != nil || !ok {
-			code = finding.InclusionFailed
-		}
+		proved = err == nil && ok
 	}
-	if code != "" {
+	if !proved {
 		v.mu.Lock()
-		v.rep.InclusionFailures[id] = code
+		v.provUndecided = true
 		v.mu.Unlock()
 	}
 }

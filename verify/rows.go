@@ -74,6 +74,9 @@ func (v *verifier) plainRows(ctx context.Context) error {
 	if err := v.operatorRows(ctx, er, count); err != nil {
 		return err
 	}
+	if err := v.importNoteRows(ctx, er, count); err != nil {
+		return err
+	}
 	signed := v.checkEvents(ctx, er)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -195,6 +198,7 @@ func (v *verifier) coverage(plain, signedRows map[string]int) {
 		cov(t, plain[t], signedRows[t], by)
 	}
 	v.operatorCoverage(plain, signedRows, cov)
+	v.importNoteCoverage(plain, signedRows, cov)
 	var unsigned []string
 	for i, c := range r.Coverage {
 		if c.Status == StatusUnsigned || c.Status == StatusPartial {

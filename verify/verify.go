@@ -252,6 +252,10 @@ type verifier struct {
 	revocations bool
 	// future is the latest signed time (ns) that is not TIME_IN_FUTURE.
 	future uint64
+
+	// importNoteLeaves counts the import notes' leaves, which eventLeaves
+	// leaves out (importnotes.go).
+	importNoteLeaves int
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.

@@ -6,34 +6,12 @@ import (
 	"io"
 
 	"github.com/memscope/memscope/internal/analyses/defences"
-	"github.com/memscope/memscope/internal/assemble"
-	"github.com/memscope/memscope/internal/present/sanitize"
+	"github.com/memscope/memscope/internal/assemble/answers"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/readers/storemodel"
-	"github.com/memscope/memscope/verify"
 )
 
 const actionsUsage = "memscope actions SNAPSHOT --log DIR|URL [anchors] [--hmac-key FILE] [--tau T] [--fail-closed] [--policy FILE] [--json]"
-
-// jsonActionRow is one action in --json: the verdict of each defence,
-// keyed none, ifc, memlineage, authselect, smsr.
-type jsonActionRow struct {
-	Action     string                    `json:"action"`
-	Tool       string                    `json:"tool"`
-	Query      string                    `json:"query"`
-	Dispatched bool                      `json:"dispatched"`
-	Headline   bool                      `json:"headline"`
-	Verdicts   map[string]jsonActVerdict `json:"verdicts"`
-	// Coverage is "unsigned" when no signature covers the action row (its
-	// tool, parameters, justification, query and dispatch are claims);
-	// QueryCoverage says the same of the query row it followed.
-	Coverage      string `json:"coverage,omitempty"`
-	QueryCoverage string `json:"query_coverage,omitempty"`
-}
-
-type jsonActVerdict struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
-}
 
 func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("actions", actionsUsage, stderr)
@@ -68,7 +46,7 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, err
 	}
-	out := actionRows(s, rows)
+	out := answers.Actions(s, rows)
 	status := exitOK
 	for _, r := range rows {
 		// A dispatched action that a defence refuses is an error-severity
@@ -84,25 +62,8 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return status, nil
 }
 
-// actionRows turns the defences' rows into the JSON rows, each with its
-// coverage labels.
-func actionRows(s *assemble.Session, rows []defences.Row) []jsonActionRow {
-	out := make([]jsonActionRow, len(rows))
-	for i, r := range rows {
-		out[i] = jsonActionRow{Action: sanitize.Line(r.Action), Tool: sanitize.Line(r.Tool), Query: sanitize.Line(r.Query), Dispatched: r.Dispatched, Headline: r.Headline, Verdicts: map[string]jsonActVerdict{},
-			Coverage: s.Coverage(verify.TableActions, r.Action)}
-		if r.Query != "" {
-			out[i].QueryCoverage = s.Coverage(verify.TableQueries, r.Query)
-		}
-		for k, v := range r.Verdicts {
-			out[i].Verdicts[k] = jsonActVerdict{Decision: v.Decision, Reason: sanitize.Line(v.Reason)}
-		}
-	}
-	return out
-}
-
 // writeActionDetail prints one action with every defence's verdict.
-func writeActionDetail(w io.Writer, r jsonActionRow) {
+func writeActionDetail(w io.Writer, r jsonout.ActionRow) {
 	disp := "not dispatched"
 	if r.Dispatched {
 		disp = "dispatched"
@@ -121,14 +82,14 @@ func writeActionDetail(w io.Writer, r jsonActionRow) {
 	}
 }
 
-func writeActions(w io.Writer, rows []jsonActionRow) {
+func writeActions(w io.Writer, rows []jsonout.ActionRow) {
 	fmt.Fprintf(w, "%-2s %-22s %-15s %-14s", "", "ACTION", "TOOL", "QUERY")
 	for _, d := range defences.Names {
 		fmt.Fprintf(w, " %-16s", d)
 	}
 	fmt.Fprintln(w)
-	writeCoverageNote(w, "actions", rows, func(r jsonActionRow) string { return r.Coverage })
-	writeCoverageNote(w, "queries", rows, func(r jsonActionRow) string { return r.QueryCoverage })
+	writeCoverageNote(w, "actions", rows, func(r jsonout.ActionRow) string { return r.Coverage })
+	writeCoverageNote(w, "queries", rows, func(r jsonout.ActionRow) string { return r.QueryCoverage })
 	for _, r := range rows {
 		mark := "  "
 		if r.Headline {

@@ -15,6 +15,7 @@ import (
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/tui"
@@ -22,61 +23,6 @@ import (
 )
 
 const diffUsage = "memscope diff A B [--queries FILE (native stores)] [--log DIR|URL] [--log-key VKEY|FILE | --anchors FILE] [--a-checkpoint N] [--b-checkpoint M] [--k 5] [--json | --inspect]"
-
-type jsonChange struct {
-	Table  string `json:"table"`
-	Key    string `json:"key"`
-	Change string `json:"change"`
-	Signed bool   `json:"signed"`
-	Leaf   *int64 `json:"leaf"`
-	// Coverage is "unsigned" for a row of a table no signature covers
-	// (the loader's per-table answer, as Signed): nothing proves either
-	// version.
-	Coverage string `json:"coverage,omitempty"`
-}
-
-type jsonCheckpoint struct {
-	Present   bool   `json:"present"`
-	Size      uint64 `json:"tree_size"`
-	Root      []byte `json:"root_hash"`
-	Signature string `json:"signature"`
-	Problem   string `json:"problem,omitempty"`
-}
-
-type jsonConsistency struct {
-	A      jsonCheckpoint `json:"a"`
-	B      jsonCheckpoint `json:"b"`
-	Status string         `json:"status"`
-	Detail string         `json:"detail"`
-}
-
-type jsonCounts struct {
-	Added      int `json:"added"`
-	Removed    int `json:"removed"`
-	Tombstoned int `json:"tombstoned"`
-	Changed    int `json:"changed"`
-	Same       int `json:"same"`
-}
-
-type jsonQuerySel struct {
-	Query   string   `json:"query"`
-	Then    []string `json:"then"`
-	Now     []string `json:"now"`
-	Class   string   `json:"class"`
-	Problem string   `json:"problem,omitempty"`
-}
-
-func changeJSON(c diff.RowChange) jsonChange {
-	j := jsonChange{Table: c.Table, Key: c.Key, Change: string(c.Kind), Signed: c.Signed}
-	if !c.Signed {
-		j.Coverage = verify.LabelUnsigned
-	}
-	if c.Leaf >= 0 {
-		l := c.Leaf
-		j.Leaf = &l
-	}
-	return j
-}
 
 // compactJSON encodes v on one line with every string sanitised, for
 // documents written piece by piece.
@@ -160,7 +106,7 @@ type changeEmitter struct {
 
 func (e *changeEmitter) emit(c diff.RowChange) error {
 	if e.asJSON {
-		b, err := compactJSON(changeJSON(c))
+		b, err := compactJSON(jsonout.NewDiffChange(c, verify.LabelUnsigned))
 		if err != nil {
 			return err
 		}
@@ -195,27 +141,24 @@ func (e *changeEmitter) emit(c diff.RowChange) error {
 // diffSummary is what diff says after the changes: consistency, per-table
 // counts, per-query selections and findings.
 type diffSummary struct {
-	cons     jsonConsistency
-	tables   map[string]jsonCounts
-	queries  []jsonQuerySel
+	cons     jsonout.DiffConsistency
+	tables   map[string]jsonout.DiffCounts
+	queries  []jsonout.DiffSelection
 	findings []finding.Finding
 }
 
 func newDiffSummary(res *assemble.DiffResult) diffSummary {
-	cp := func(c diff.Checkpoint) jsonCheckpoint {
-		return jsonCheckpoint{Present: c.Present, Size: c.Size, Root: c.Root, Signature: c.Signature, Problem: c.Problem}
-	}
 	s := diffSummary{
-		cons:     jsonConsistency{A: cp(res.Consistency.A), B: cp(res.Consistency.B), Status: res.Consistency.Status, Detail: res.Consistency.Detail},
-		tables:   map[string]jsonCounts{},
-		queries:  []jsonQuerySel{},
+		cons:     jsonout.NewDiffConsistency(res.Consistency),
+		tables:   map[string]jsonout.DiffCounts{},
+		queries:  []jsonout.DiffSelection{},
 		findings: res.Findings,
 	}
 	for t, c := range res.Report.Tables {
-		s.tables[t] = jsonCounts{Added: c.Added, Removed: c.Removed, Tombstoned: c.Tombstoned, Changed: c.Changed, Same: c.Same}
+		s.tables[t] = jsonout.DiffCounts{Added: c.Added, Removed: c.Removed, Tombstoned: c.Tombstoned, Changed: c.Changed, Same: c.Same}
 	}
 	for _, q := range res.Queries {
-		s.queries = append(s.queries, jsonQuerySel{Query: q.Query, Then: q.Then, Now: q.Now, Class: q.Class, Problem: q.Problem})
+		s.queries = append(s.queries, jsonout.DiffSelection{Query: q.Query, Then: q.Then, Now: q.Now, Class: q.Class, Problem: q.Problem})
 	}
 	if s.findings == nil {
 		s.findings = []finding.Finding{}

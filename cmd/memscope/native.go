@@ -14,8 +14,9 @@ import (
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/graphfile"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/hipporag"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/replay"
@@ -145,10 +146,10 @@ func writeFindingList(w io.Writer, fs []finding.Finding) {
 }
 
 type jsonNativeReplay struct {
-	Store    jsonStore         `json:"store"`
-	Findings []finding.Finding `json:"findings"`
-	Replay   string            `json:"replay"`
-	Rows     []jsonRow         `json:"rows"`
+	Store    jsonStore           `json:"store"`
+	Findings []finding.Finding   `json:"findings"`
+	Replay   string              `json:"replay"`
+	Rows     []jsonout.ReplayRow `json:"rows"`
 }
 
 func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string, nq nativeQueries, ef evidenceFlags, ro replayOutput, cfg replay.Config, policy string) (int, error) {
@@ -194,7 +195,7 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		}
 		return exitOK
 	}
-	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonRow) any {
+	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonout.ReplayRow) any {
 		return jsonNativeReplay{Store: head, Findings: fs, Replay: rd.Replay(), Rows: rows}
 	})
 }
@@ -220,21 +221,15 @@ func readStoreQueries(g *replay.Graph, file string) ([]replay.Query, error) {
 type replayOutput struct {
 	queryID, without, restore string
 	labels, asJSON            bool
-	// cov labels the rows; nil: everything the store declares is
-	// unsigned.
-	cov coverageOf
 	// status grades the rows (exit code); nil: replayStatus.
 	status func([]replay.Row) int
 }
 
 // run replays qs on rp and prints the result. wrap, when not nil, puts the
 // rows into the JSON document a native store's output is.
-func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonRow) any) (int, error) {
+func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Replayer, qs []replay.Query, source string, wrap func([]jsonout.ReplayRow) any) (int, error) {
 	if o.labels {
-		return exitOK, writeLabels(stdout, rp, o.asJSON)
-	}
-	if o.cov == nil {
-		o.cov = nativeCoverage
+		return exitOK, writeLabels(stdout, rp, nil, o.asJSON)
 	}
 	if o.without != "" && o.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
@@ -263,11 +258,11 @@ func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Repl
 	if o.restore != "" {
 		restored = strings.Split(o.restore, ",")
 	}
-	out := make([]jsonRow, len(rows))
+	out := make([]jsonout.ReplayRow, len(rows))
 	for i, r := range rows {
-		out[i] = toJSONRow(r, qs[i].Text, o.cov)
+		out[i] = jsonout.NewReplayRow(r, qs[i].Text, nativeCoverage)
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, o.cov); err != nil {
+			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, nativeCoverage); err != nil {
 				return exitUsage, err
 			}
 		}
@@ -295,7 +290,7 @@ func (o replayOutput) run(ctx context.Context, stdout io.Writer, rp *replay.Repl
 
 // whatIfRow replays q with the named edges removed from G (or, with
 // restored, put back into G_auth) for the --without/--restore output.
-func whatIfRow(ctx context.Context, rp *replay.Replayer, q replay.Query, removed, restored []string, cov coverageOf) (*jsonWhatIf, error) {
+func whatIfRow(ctx context.Context, rp *replay.Replayer, q replay.Query, removed, restored []string, cov jsonout.Coverage) (*jsonout.WhatIf, error) {
 	base := replay.BaseG
 	if restored != nil {
 		base = replay.BaseGAuth
@@ -304,17 +299,16 @@ func whatIfRow(ctx context.Context, rp *replay.Replayer, q replay.Query, removed
 	if err != nil {
 		return nil, err
 	}
-	return &jsonWhatIf{Removed: sanitizeAll(w.Removed), TopK: items(w.Selection, cov), VsG: string(w.VsG.Class), VsGAuth: string(w.VsGAuth.Class)}, nil
+	return jsonout.NewWhatIf(w, cov), nil
 }
 
 // nativeCoverage labels a native store's nodes unsigned (the store
 // declares them and signs nothing); queries come from the user's
 // --queries file, not from the evidence, and say so.
-func nativeCoverage(table, _ string) string {
-	if table == verify.TableQueries {
-		return assemble.LabelUserInput
-	}
-	return verify.LabelUnsigned
+var nativeCoverage = jsonout.Coverage{
+	Query:  func(string) string { return assemble.LabelUserInput },
+	Node:   func(string) string { return verify.LabelUnsigned },
+	Action: func(string) string { return verify.LabelUnsigned },
 }
 
 // runInspectNative opens the inspector on a native store: every view its

@@ -262,14 +262,14 @@ func TestReplayQueryEmbeddings(t *testing.T) {
 			Files []json.RawMessage `json:"files"`
 		} `json:"store"`
 		Rows []struct {
-			QueryID string `json:"query_id"`
+			QueryID string `json:"query"`
 			Class   string `json:"class"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Rows) != 2 || !strings.Contains(strings.Join(doc.Store.Notes, " "), "rerank_filter") || !strings.Contains(out, "vdb_fact.parquet") {
+	if len(doc.Rows) != 2 || doc.Rows[0].QueryID == "" || !strings.Contains(strings.Join(doc.Store.Notes, " "), "rerank_filter") || !strings.Contains(out, "vdb_fact.parquet") {
 		t.Errorf("rows %+v, notes %q", doc.Rows, doc.Store.Notes)
 	}
 	for _, c := range [][]string{

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -71,7 +70,7 @@ func TestVerifyReconcilesMem0(t *testing.T) {
 		t.Fatal(err)
 	}
 	var none struct{}
-	realcases.RunPython(t, string(script), &none, src, dir)
+	sharedtest.RunPython(t, string(script), &none, src, dir)
 	code, out, errs := runCmd("verify", dir)
 	if code != 1 {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
@@ -90,7 +89,7 @@ func TestVerifyReconcilesMem0(t *testing.T) {
 func TestExposureOnMCPMemory(t *testing.T) {
 	store := filepath.Join(sharedtest.Case(t, "mcpmem-shutovks-20251210"), "memory.jsonl")
 	var want struct{ Writes, Relations int }
-	realcases.RunPython(t, `
+	sharedtest.RunPython(t, `
 import sys, json
 obs, pairs = 0, set()
 for line in open(sys.argv[1], encoding='utf-8').read().split('\n'):

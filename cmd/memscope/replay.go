@@ -4,159 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strings"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/answers"
 	"github.com/memscope/memscope/internal/present/idform"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
-	"github.com/memscope/memscope/verify"
 )
 
 const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--blast WRITE|principal:P [--from T]] [--assume-compromised P@T] [--json]"
-
-// jsonItem is one selected passage in --json output (rank is 1-based).
-type jsonItem struct {
-	Node          string  `json:"node"`
-	Score         float64 `json:"score"`
-	Rank          int     `json:"rank"`
-	Authenticated bool    `json:"authenticated"`
-	// Coverage is "unsigned" when no signature covers the node row that
-	// declares which entry the passage is (so whether it is authenticated
-	// rests on a claim).
-	Coverage string `json:"coverage,omitempty"`
-}
-
-type jsonCulprit struct {
-	Edge          string  `json:"edge"`
-	Src           string  `json:"src"`
-	Dst           string  `json:"dst"`
-	Weight        float64 `json:"weight"`
-	Rule          string  `json:"rule"`
-	RestoresAlone bool    `json:"restores_alone"`
-	ChangesAlone  string  `json:"class_without_alone"`
-}
-
-type jsonLemma struct {
-	Node         string  `json:"node"`
-	ResetMass    float64 `json:"reset_mass"`
-	Floor        float64 `json:"teleport_floor"`
-	CaptureBound float64 `json:"capture_bound"`
-	Seed         string  `json:"capture_seed"`
-	Evictable    bool    `json:"evictable"`
-	// RankG is 1-based, 0 when not selected on G; Margin is null then.
-	RankG    int           `json:"rank_g"`
-	Margin   *float64      `json:"margin"`
-	Eviction *jsonEviction `json:"eviction,omitempty"`
-}
-
-type jsonEviction struct {
-	Found       bool    `json:"found"`
-	Weight      float64 `json:"weight"`
-	AnyPositive bool    `json:"any_positive"`
-	Seed        string  `json:"seed"`
-	Sink        string  `json:"sink"`
-	Max         float64 `json:"max_weight"`
-}
-
-type jsonImmune struct {
-	Selector string `json:"selector"`
-	Class    string `json:"class"`
-}
-
-type jsonWhatIf struct {
-	Removed []string   `json:"removed"`
-	TopK    []jsonItem `json:"topk"`
-	VsG     string     `json:"class_vs_g"`
-	VsGAuth string     `json:"class_vs_auth"`
-}
-
-type jsonRow struct {
-	Query string `json:"query"`
-	// Coverage is "unsigned" when no signature covers the query row: its
-	// text, k, reset vector, dense scores and recorded selection are
-	// claims.
-	Coverage         string        `json:"coverage,omitempty"`
-	Text             string        `json:"text"`
-	K                int           `json:"k"`
-	TopKG            []jsonItem    `json:"topk_g"`
-	TopKAuth         []jsonItem    `json:"topk_auth"`
-	Class            string        `json:"class"`
-	IFCBlind         bool          `json:"ifc_blind"`
-	Rank1Changed     bool          `json:"rank1_changed"`
-	Tie              bool          `json:"tie"`
-	Culprits         []string      `json:"culprits"`
-	CulpritDetail    []jsonCulprit `json:"culprit_detail"`
-	CulpritsMinimal  bool          `json:"culprits_minimal"`
-	CulpritsMode     string        `json:"culprits_mode,omitempty"`
-	CulpritsTimedOut bool          `json:"culprits_out_of_time,omitempty"`
-	RecordedMismatch *bool         `json:"recorded_mismatch,omitempty"`
-	Error            string        `json:"error,omitempty"` // class FAILED: why this query could not be replayed
-	Lemma1           []jsonLemma   `json:"lemma1"`
-	Immune           []jsonImmune  `json:"immune"`
-	WhatIf           *jsonWhatIf   `json:"what_if,omitempty"`
-	// AsOf is set when the rows were replayed at --as-of instead of now.
-	AsOf      string     `json:"as_of,omitempty"`
-	AsRan     *jsonAsRan `json:"as_ran,omitempty"`
-	FirstFlip *jsonFlip  `json:"first_flip,omitempty"`
-	// Actions (with --query) are the recorded actions that followed this
-	// query's selection, each with every defence's verdict, as the
-	// actions command gives them.
-	Actions []jsonActionRow `json:"actions,omitempty"`
-}
-
-// coverageOf answers a row's coverage label (assemble.Session.Coverage, or
-// "unsigned" for everything a native store declares).
-type coverageOf func(table, id string) string
-
-func items(sel replay.Selection, cov coverageOf) []jsonItem {
-	out := make([]jsonItem, 0, len(sel.Items))
-	for _, it := range sel.Items {
-		out = append(out, jsonItem{Node: sanitize.Line(it.NodeID), Score: it.Score, Rank: it.Rank + 1, Authenticated: it.Authenticated, Coverage: cov(verify.TableNodes, it.NodeID)})
-	}
-	return out
-}
-
-func toJSONRow(r replay.Row, text string, cov coverageOf) jsonRow {
-	j := jsonRow{Query: sanitize.Line(r.QueryID), Coverage: cov(verify.TableQueries, r.QueryID), Text: sanitize.Line(text), K: r.K, TopKG: items(r.G, cov), TopKAuth: items(r.GAuth, cov),
-		Class: string(r.Class), IFCBlind: r.IFCBlind, Rank1Changed: r.Rank1Changed, Tie: r.TieDecided, Culprits: []string{}, CulpritDetail: []jsonCulprit{}, Lemma1: []jsonLemma{}, Immune: []jsonImmune{}}
-	if r.Err != nil {
-		j.Error = sanitize.Line(r.Err.Error())
-	}
-	if r.Culprits != nil {
-		j.CulpritsMinimal = r.Culprits.Minimal
-		j.CulpritsMode = string(r.Culprits.Mode)
-		j.CulpritsTimedOut = r.Culprits.OutOfTime
-		for _, c := range r.Culprits.Set {
-			j.Culprits = append(j.Culprits, sanitize.Line(c.EdgeID))
-			j.CulpritDetail = append(j.CulpritDetail, jsonCulprit{Edge: sanitize.Line(c.EdgeID), Src: sanitize.Line(c.Src), Dst: sanitize.Line(c.Dst), Weight: c.Weight,
-				Rule: c.Label.Rule, RestoresAlone: c.Restores, ChangesAlone: string(c.Changes.Class)})
-		}
-	}
-	if r.Recorded != nil {
-		m := r.Recorded.Mismatch
-		j.RecordedMismatch = &m
-	}
-	for _, t := range r.Targets {
-		l := jsonLemma{Node: sanitize.Line(t.NodeID), ResetMass: t.ResetMass, Floor: t.Floor, CaptureBound: t.CaptureBound, Seed: sanitize.Line(t.Seed), Evictable: t.Evictable, RankG: t.RankG + 1}
-		if !math.IsNaN(t.Margin) {
-			m := t.Margin
-			l.Margin = &m
-		}
-		if e := t.Eviction; e != nil {
-			l.Eviction = &jsonEviction{Found: e.Found, Weight: e.Weight, AnyPositive: e.AnyPositive, Seed: sanitize.Line(e.Seed), Sink: sanitize.Line(e.Sink), Max: replay.MaxProbeWeight}
-		}
-		j.Lemma1 = append(j.Lemma1, l)
-	}
-	for _, im := range r.Immune {
-		j.Immune = append(j.Immune, jsonImmune{Selector: im.Selector, Class: string(im.Class)})
-	}
-	return j
-}
 
 // replayFlags are replay's parsed flags.
 type replayFlags struct {
@@ -270,7 +131,11 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 		return exitUsage, err
 	}
 	if f.labels {
-		return exitOK, writeLabels(stdout, rp, f.asJSON)
+		ids, err := s.InputIDs(ctx)
+		if err != nil {
+			return exitUsage, err
+		}
+		return exitOK, writeLabels(stdout, rp, ids, f.asJSON)
 	}
 	if f.without != "" && f.restore != "" {
 		return exitUsage, usagef("--without starts from G and --restore from G_auth: give one of them")
@@ -339,7 +204,7 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 		if err != nil {
 			return exitUsage, err
 		}
-		for _, a := range actionRows(s, acts) {
+		for _, a := range answers.Actions(s, acts) {
 			if a.Query == out[0].Query {
 				out[0].Actions = append(out[0].Actions, a)
 			}
@@ -397,31 +262,19 @@ func (f *replayFlags) placeRows(ctx context.Context, tr *timeline.Replay, qs []r
 }
 
 // outputRows turns the replayed rows into --json rows with their as-of or
-// as-ran columns, first flips and what-ifs. A query whose as-ran replay
-// fails becomes a FAILED row in rows too, so the exit status sees it.
-func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *replay.Replayer, tr *timeline.Replay, qs []replay.Query, rows []replay.Row, ran []assemble.AsRanRow, cut *timeline.Cut, removed, restored []string) ([]jsonRow, error) {
-	out := make([]jsonRow, len(rows))
+// as-ran columns (answers.Replay, as the report's), first flips and
+// what-ifs. A query whose as-ran replay fails becomes a FAILED row in rows
+// too, so the exit status sees it.
+func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *replay.Replayer, tr *timeline.Replay, qs []replay.Query, rows []replay.Row, ran []assemble.AsRanRow, cut *timeline.Cut, removed, restored []string) ([]jsonout.ReplayRow, error) {
+	out := answers.Replay(s, qs, rows, ran)
 	var err error
 	for i, r := range rows {
-		out[i] = toJSONRow(r, qs[i].Text, s.Coverage)
 		if r.Err != nil {
 			// This query failed alone; its row says why.
 			continue
 		}
 		if cut != nil {
 			out[i].AsOf = cut.Desc
-		} else if ran[i].Placed {
-			// The recording is compared with the graph the query ran on:
-			// a mismatch there means the evidence or the replay is wrong.
-			asRan, err := asRanJSON(ran[i], s.Coverage)
-			if err != nil {
-				// This query fails alone; the others are still reported.
-				rows[i] = replay.Row{QueryID: qs[i].ID, K: qs[i].K, Class: diff.Failed, Err: fmt.Errorf("as it ran: %w", err)}
-				out[i] = toJSONRow(rows[i], qs[i].Text, s.Coverage)
-				continue
-			}
-			out[i].AsRan = asRan
-			out[i].RecordedMismatch = asRan.RecordedMismatch
 		}
 		if f.flip && r.Class == diff.Diverge && cut == nil {
 			if out[i].FirstFlip, err = firstFlip(ctx, s, tr, qs[i], r, f.scan); err != nil {
@@ -429,7 +282,7 @@ func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *r
 			}
 		}
 		if removed != nil || restored != nil {
-			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, s.Coverage); err != nil {
+			if out[i].WhatIf, err = whatIfRow(ctx, rp, qs[i], removed, restored, answers.Coverage(s)); err != nil {
 				return nil, err
 			}
 		}
@@ -439,7 +292,7 @@ func (f *replayFlags) outputRows(ctx context.Context, s *assemble.Session, rp *r
 
 // writeReplayText prints replay's text answer: the table (or one query's
 // detail), first flips, what-ifs and the actions that followed --query.
-func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out []jsonRow, cut *timeline.Cut, whatIf bool) {
+func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out []jsonout.ReplayRow, cut *timeline.Cut, whatIf bool) {
 	if cut != nil {
 		desc := cut.Desc
 		if placed := fmt.Sprintf("(placed by %s)", cut.Placed); !strings.Contains(desc, placed) {
@@ -473,9 +326,9 @@ func (f *replayFlags) writeReplayText(stdout io.Writer, rows []replay.Row, out [
 // are the ones the inspector lists.
 func replayStatus(rows []replay.Row) int { return exitFor(assemble.ReplayFindings(rows)) }
 
-func writeReplayTable(w io.Writer, rows []jsonRow) {
-	writeCoverageNote(w, "queries", rows, func(r jsonRow) string { return r.Coverage })
-	writeCoverageNote(w, "nodes", rows, func(r jsonRow) string { return itemsCoverage(r.TopKG, r.TopKAuth) })
+func writeReplayTable(w io.Writer, rows []jsonout.ReplayRow) {
+	writeCoverageNote(w, "queries", rows, func(r jsonout.ReplayRow) string { return r.Coverage })
+	writeCoverageNote(w, "nodes", rows, func(r jsonout.ReplayRow) string { return itemsCoverage(r.TopKG, r.TopKAuth) })
 	fmt.Fprintf(w, "%-20s %-8s %-8s %-9s %-9s %-6s %-4s %-8s %-18s %s\n", "QUERY", "CLASS", "AS-RAN", "RECORDED", "IFC-BLIND", "RANK1", "TIE", "CULPRITS", "ROW", "TEXT")
 	for _, r := range rows {
 		asRan, rec := "-", "-"
@@ -517,7 +370,7 @@ func rowLabel(label string) string {
 
 // itemsCoverage is the first coverage label among selected items ("" when
 // every node row is covered).
-func itemsCoverage(lists ...[]jsonItem) string {
+func itemsCoverage(lists ...[]jsonout.ReplayItem) string {
 	for _, its := range lists {
 		for _, it := range its {
 			if it.Coverage != "" {
@@ -528,7 +381,7 @@ func itemsCoverage(lists ...[]jsonItem) string {
 	return ""
 }
 
-func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
+func writeReplayDetail(w io.Writer, r replay.Row, j jsonout.ReplayRow) {
 	fmt.Fprintf(w, "\nquery %s%s: %s\n", j.Query, bracket(j.Coverage), j.Text)
 	if j.Coverage != "" {
 		fmt.Fprintf(w, "  (%s)\n", assemble.UnsignedNote("this query row", j.Coverage))
@@ -543,7 +396,7 @@ func writeReplayDetail(w io.Writer, r replay.Row, j jsonRow) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "\n  %-4s %-34s %-10s | %-34s %-10s %s\n", "RANK", "G_auth (authenticated writes only)", "SCORE", "G (every write)", "SCORE", "CHANGE")
 	for i := 0; i < max(len(j.TopKG), len(j.TopKAuth)); i++ {
-		var a, g jsonItem
+		var a, g jsonout.ReplayItem
 		if i < len(j.TopKAuth) {
 			a = j.TopKAuth[i]
 		}
@@ -645,16 +498,23 @@ type jsonLabel struct {
 	Authenticated bool    `json:"authenticated"`
 	Rule          string  `json:"rule"`
 	Declared      bool    `json:"declared"`
+	// InputID is the id an import's input gave the write (import notes),
+	// with its coverage label ("" signed and verified).
+	InputID         string `json:"input_id,omitempty"`
+	InputIDCoverage string `json:"input_id_coverage,omitempty"`
 }
 
 // writeLabels lists each write's label under the replayer's policy, with
 // the rule that decided it; importer-declared labels say "declared".
-func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
+func writeLabels(w io.Writer, rp *replay.Replayer, ids map[string]assemble.InputID, asJSON bool) error {
 	edges, labels := rp.Graph().Edges(), rp.Labels()
 	out := make([]jsonLabel, len(edges))
 	for i, e := range edges {
 		out[i] = jsonLabel{Edge: sanitize.Line(e.ID), Src: sanitize.Line(e.Src), Dst: sanitize.Line(e.Dst), Weight: e.Weight, Writer: sanitize.Line(e.Prov.Writer),
 			Sources: len(e.Prov.Sources), Authenticated: labels[i].Authenticated, Rule: sanitize.Line(labels[i].Rule), Declared: labels[i].Declared}
+		if in, ok := ids[e.ID]; ok {
+			out[i].InputID, out[i].InputIDCoverage = sanitize.Line(in.ID), in.Coverage
+		}
 	}
 	if asJSON {
 		return writeJSON(w, out)
@@ -668,7 +528,14 @@ func writeLabels(w io.Writer, rp *replay.Replayer, asJSON bool) error {
 		if l.Declared {
 			label += " (declared)"
 		}
-		fmt.Fprintf(w, "%-36s %-15s %-8g %s; %s; %s -> %s\n", l.Edge, label, l.Weight, l.Rule, l.Writer, l.Src, l.Dst)
+		input := ""
+		if l.InputID != "" {
+			input = "; input id " + l.InputID
+			if l.InputIDCoverage != "" {
+				input += " [" + l.InputIDCoverage + "]"
+			}
+		}
+		fmt.Fprintf(w, "%-36s %-15s %-8g %s; %s; %s -> %s%s\n", l.Edge, label, l.Weight, l.Rule, l.Writer, l.Src, l.Dst, input)
 	}
 	return nil
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/ocsf"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memscope/memscope/internal/present/jsonout"
+	"github.com/memscope/memscope/internal/present/ocsf"
 
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
@@ -31,44 +33,7 @@ func parseWhen(s string) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-func formatWhen(ns int64) string {
-	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-type jsonEvent struct {
-	Index         int      `json:"index"`
-	Kind          string   `json:"kind"`
-	ID            string   `json:"id"`
-	Leaf          *int64   `json:"leaf"`
-	Size          uint64   `json:"tree_size,omitempty"`
-	Time          string   `json:"time"`
-	TS            int64    `json:"ts"`
-	Placed        string   `json:"placed_by"`
-	Principal     string   `json:"principal"`
-	Summary       string   `json:"summary"`
-	Authenticated *bool    `json:"authenticated,omitempty"`
-	Cites         []string `json:"cites,omitempty"`
-	// Coverage is "unsigned" for an event read from a row no signature
-	// covers (queries, actions, gate events, unanchored checkpoints).
-	Coverage string `json:"coverage,omitempty"`
-}
-
-type jsonTimeline struct {
-	Snapshot string      `json:"snapshot"`
-	Order    string      `json:"order"`
-	Labels   string      `json:"write_labels"`
-	Events   []jsonEvent `json:"events"`
-}
-
-func toJSONEvent(i int, e timeline.Event) jsonEvent {
-	j := jsonEvent{Index: i, Kind: string(e.Kind), ID: e.ID, Size: e.Size, Time: formatWhen(e.TS), TS: e.TS, Placed: string(e.Placed),
-		Principal: e.Principal, Summary: e.Summary, Authenticated: e.Authenticated, Cites: e.Cites}
-	if e.Leaf >= 0 {
-		l := e.Leaf
-		j.Leaf = &l
-	}
-	return j
-}
+func formatWhen(ns int64) string { return jsonout.FormatTime(ns) }
 
 func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("timeline", timelineUsage, stderr)
@@ -131,11 +96,10 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err != nil {
 		return exitUsage, err
 	}
-	out := jsonTimeline{Snapshot: pos[0], Order: tl.Order(), Labels: labels, Events: []jsonEvent{}}
+	out := jsonout.Timeline{Snapshot: pos[0], Order: tl.Order(), Labels: labels, Events: []jsonout.TimelineEvent{}}
 	for _, i := range tl.Select(f) {
-		j := toJSONEvent(i, tl.Events[i])
-		j.Coverage = s.EventCoverage(tl.Events[i].Kind, tl.Events[i].ID)
-		out.Events = append(out.Events, j)
+		e := tl.Events[i]
+		out.Events = append(out.Events, jsonout.NewTimelineEvent(i, e, s.EventCoverage(e.Kind, e.ID)))
 	}
 	switch *outFormat {
 	case outputTimesketch:
@@ -177,7 +141,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // writeTimelineTable prints the events, one line each: a time placed by
 // the recorded time (not the log) is starred, an unauthenticated write and
 // an event's coverage label lead its summary.
-func writeTimelineTable(stdout io.Writer, events []jsonEvent) {
+func writeTimelineTable(stdout io.Writer, events []jsonout.TimelineEvent) {
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "%-5s %-6s %-24s %-10s %-36s %-16s %s\n", "#", "LEAF", "TIME", "KIND", "ID", "PRINCIPAL", "WHAT")
 	for _, e := range events {

@@ -9,80 +9,10 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
 )
-
-// jsonAsRan is a query replayed on the graph as it stood when it ran.
-type jsonAsRan struct {
-	Moment           string     `json:"moment"`
-	PlacedBy         string     `json:"placed_by"`
-	Class            string     `json:"class"`
-	TopKG            []jsonItem `json:"topk_g"`
-	TopKAuth         []jsonItem `json:"topk_auth"`
-	RecordedMismatch *bool      `json:"recorded_mismatch,omitempty"`
-}
-
-type jsonWriteRef struct {
-	Write  string `json:"write"`
-	Writer string `json:"writer"`
-	Leaf   *int64 `json:"leaf"`
-	Time   string `json:"time"`
-}
-
-type jsonInterval struct {
-	From  jsonWriteRef  `json:"from"`
-	Until *jsonWriteRef `json:"until"`
-}
-
-type jsonFlip struct {
-	Found           bool           `json:"found"`
-	Write           string         `json:"write"`
-	Writer          string         `json:"writer"`
-	Leaf            *int64         `json:"leaf"`
-	Time            string         `json:"time"`
-	Confirmed       bool           `json:"confirmed"`
-	Candidates      int            `json:"candidates"`
-	Solves          int64          `json:"solves"`
-	Budget          int            `json:"solve_budget"`
-	Intervals       []jsonInterval `json:"intervals"`
-	IntervalsNote   string         `json:"intervals_checked"`
-	BisectionAgrees bool           `json:"bisection_agrees"`
-	QueriesAffected []string       `json:"queries_affected"`
-	ActionsAffected []string       `json:"actions_affected"`
-}
-
-func refJSON(w timeline.WriteRef) jsonWriteRef {
-	j := jsonWriteRef{Write: w.ID, Writer: w.Writer, Time: formatWhen(w.TS)}
-	if w.Leaf >= 0 {
-		l := w.Leaf
-		j.Leaf = &l
-	}
-	return j
-}
-
-func flipJSON(f *timeline.Flip, haveNow bool) *jsonFlip {
-	j := &jsonFlip{Found: f.Found, Confirmed: f.Confirmed, Candidates: f.Candidates, Solves: f.Solves, Budget: timeline.FlipBudget(f.Candidates, haveNow),
-		BisectionAgrees: f.BisectionAgrees, QueriesAffected: append([]string{}, f.QueriesAffected...), ActionsAffected: append([]string{}, f.ActionsAffected...),
-		IntervalsNote: "not checked (pass --scan)"}
-	if f.Found {
-		r := refJSON(f.Write)
-		j.Write, j.Writer, j.Leaf, j.Time = r.Write, r.Writer, r.Leaf, r.Time
-	}
-	if f.Scanned {
-		j.IntervalsNote = "scanned after every unauthenticated write"
-		j.Intervals = []jsonInterval{}
-		for _, in := range f.Intervals {
-			ji := jsonInterval{From: refJSON(in.From)}
-			if in.Until != nil {
-				u := refJSON(*in.Until)
-				ji.Until = &u
-			}
-			j.Intervals = append(j.Intervals, ji)
-		}
-	}
-	return j
-}
 
 // parseMoment resolves --as-of: "leaf:N" or a bare integer below 1e15 is a
 // log leaf, "ts:NS", a larger integer or RFC 3339 text is a recorded time,
@@ -117,29 +47,15 @@ func parseMoment(tl *timeline.Timeline, s string) (timeline.Cut, error) {
 	return timeline.Cut{}, usagef("--as-of %q is not a leaf (leaf:N), a time (RFC 3339 or ts:NS) or a query id", s)
 }
 
-// asRanJSON describes a query replayed as it ran.
-func asRanJSON(ran assemble.AsRanRow, cov coverageOf) (*jsonAsRan, error) {
-	row, cut, err := ran.Row, ran.Cut, ran.Err
-	if err != nil {
-		return nil, err
-	}
-	j := &jsonAsRan{Moment: cut.Desc, PlacedBy: string(cut.Placed), Class: string(row.Class), TopKG: items(row.G, cov), TopKAuth: items(row.GAuth, cov)}
-	if row.Recorded != nil {
-		m := row.Recorded.Mismatch
-		j.RecordedMismatch = &m
-	}
-	return j, nil
-}
-
-func firstFlip(ctx context.Context, s *assemble.Session, tr *timeline.Replay, q replay.Query, now replay.Row, scan bool) (*jsonFlip, error) {
+func firstFlip(ctx context.Context, s *assemble.Session, tr *timeline.Replay, q replay.Query, now replay.Row, scan bool) (*jsonout.FirstFlip, error) {
 	f, err := tr.FirstFlip(ctx, q, timeline.FlipOptions{Scan: scan, Queries: s.ReplayQueries(), EntryOf: s.PassageEntries(), Now: &now})
 	if err != nil {
 		return nil, err
 	}
-	return flipJSON(f, true), nil
+	return jsonout.NewFirstFlip(f, true), nil
 }
 
-func writeFlip(w io.Writer, query string, f *jsonFlip) {
+func writeFlip(w io.Writer, query string, f *jsonout.FirstFlip) {
 	fmt.Fprintf(w, "\nfirst flip of %s:", sanitize.Line(query))
 	if !f.Found {
 		fmt.Fprintf(w, " none (no bisection point over %d unauthenticated writes differs)\n", f.Candidates)

@@ -35,7 +35,7 @@ type timesketchEvent struct {
 
 // writeTimesketch writes the timeline as Timesketch JSONL, one event a
 // line, sanitised like every memscope JSON.
-func writeTimesketch(w io.Writer, snapshot string, events []jsonEvent) error {
+func writeTimesketch(w io.Writer, snapshot string, events []jsonout.TimelineEvent) error {
 	for _, e := range events {
 		desc := "memscope record time (placed by log position)"
 		if e.Placed == string(timeline.ByTime) {

@@ -22,8 +22,9 @@ const (
 )
 
 // EventKinds lists the kinds of records logged under a kind-tagged leaf,
-// in a fixed order: the event records, then the store's own (store.go).
-var EventKinds = []string{KindQuery, KindAction, KindGate, KindNode, KindConfig, KindCheckpoint, KindVector}
+// in a fixed order: the event records, then the store's own (store.go), then
+// import notes (importnote.go).
+var EventKinds = []string{KindQuery, KindAction, KindGate, KindNode, KindConfig, KindCheckpoint, KindVector, KindImportNote}
 
 // Bounds of event records. A query's reset vector and dense scores hold one
 // value per graph node at most, so they get far more room than an entry's

@@ -65,7 +65,7 @@ func ParseLeaf(leaf []byte) (ParsedLeaf, error) {
 		return pl, nil
 	}
 	if len(leaf) != RecordLeafSize {
-		return ParsedLeaf{Kind: LeafMalformed}, fmt.Errorf("leaf is %d bytes: neither a %d-byte record leaf, a ts: tombstone nor a kind-tagged leaf (query:, action:, gate:, node:, config:, checkpoint:, vector:)", len(leaf), RecordLeafSize)
+		return ParsedLeaf{Kind: LeafMalformed}, fmt.Errorf("leaf is %d bytes: neither a %d-byte record leaf, a ts: tombstone nor a kind-tagged leaf (query:, action:, gate:, node:, config:, checkpoint:, vector:, importnote:)", len(leaf), RecordLeafSize)
 	}
 	var id ID
 	copy(id[:], leaf[:16])

@@ -165,9 +165,11 @@ const (
 	// MetaDeclaredLabels maps write id (UUID text, the writes.wid column) to
 	// the provenance label the input declared for it: LabelAuthenticated or
 	// LabelUnauthenticated. Writes without a declaration are absent. The
-	// labels are claims of the input, never verified.
+	// labels are claims of the input, never verified. Imports now keep
+	// them in ImportNoteTable; this key is read for older imports only.
 	MetaDeclaredLabels = "declared_labels"
-	// MetaImportIDs maps write id to the edge id the input gave it.
+	// MetaImportIDs maps write id to the edge id the input gave it (older
+	// imports; now ImportNoteTable).
 	MetaImportIDs = "import_ids"
 	// MaxMetaValue is the largest meta value readers accept (a meta value
 	// is read whole, so it is bounded); writers store no larger one.

@@ -140,6 +140,7 @@ gate_events|INSERT INTO gate_events(seq,id,candidate_eid,candidate_hash,verdict,
 checkpoints|INSERT INTO checkpoints(seq,seen_at,note) VALUES(?,?,?)
 vectors|INSERT INTO vectors(seq,eid,content_hash,dim,vec,leaf_index,record) VALUES(?,?,?,?,?,?,?)
 meta|INSERT OR REPLACE INTO meta(key,value,leaf_index,record) VALUES(?,?,?,?)
+import_notes|INSERT INTO import_notes(seq,wid,input_id,declared,leaf_index,record) VALUES(?,?,?,?,?,?)
 `
 
 var insertSQL = func() map[string]string {

@@ -263,7 +263,7 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 		frontier = next
 	}
 	if pv.Undecided() {
-		return nil, fmt.Errorf("%w: a row claims no log leaf, which only the full verification finds by id", errNeedFull)
+		return nil, fmt.Errorf("%w: a record's leaf is not proved where its row places it (no leaf claimed, beyond the tree, or a tile that does not prove it), which only the full verification decides", errNeedFull)
 	}
 	// Lineage builds in row order, as Load feeds it.
 	order := make([]int, len(lin))

@@ -326,12 +326,13 @@ func (s *Session) Query(id string) (replay.Query, bool) {
 }
 
 func (s *Session) declaredLabels() (map[string]bool, error) {
-	// The declared label table is an unsigned meta row: it is read only
-	// when the user chose the declared policy.
+	// Declared labels are the input's claims (import notes, or an older
+	// import's meta row) whatever signs them: they are read only when the
+	// user chose the declared policy.
 	if s.Opts.ReplayPolicy != replay.PolicyDeclared {
 		return nil, nil
 	}
-	m, err := snapshot.DeclaredLabels(s.Meta)
+	m, err := s.Snap.DeclaredLabels(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Opts.Snapshot, err)
 	}

@@ -13,7 +13,16 @@ import (
 func CopyTree(t testing.TB, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	if err := CopyDir(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// CopyDir copies the directory src to dst (created as needed), file by
+// file: what the hostile generator starts each case from.
+func CopyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -30,8 +39,4 @@ func CopyTree(t testing.TB, src string) string {
 		}
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }

@@ -31,9 +31,9 @@ func modelCounts(st *storemodel.Store) counts {
 
 // Every real store of a format whose upstream library is at hand opens
 // with the node, passage, edge, history and message counts that library
-// computes (testdata/realcounts.py). GraphRAG's parquet tables have no
-// reader here other than parquet-go (pyarrow is not packaged for this
-// Debian), so its counts are not cross-checked.
+// computes (testdata/realcounts.py). GraphRAG's parquet tables are
+// counted with hyparquet instead (pyarrow is not packaged for this Debian):
+// TestGraphRAGCountsMatchHyparquet.
 func TestRealStoreCountsMatchUpstreamLibraries(t *testing.T) {
 	dir := sharedtest.RealStores(t)
 	if err := exec.Command(python, "-c", "import networkx, igraph, sqlite3").Run(); err != nil {

@@ -110,6 +110,10 @@ func TestPoisoningStory(t *testing.T) {
 		t.Errorf("report could not run on the recorded store:\n%s", out)
 	} else if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "transfer_funds") || !strings.Contains(string(b), "external:web") {
 		t.Errorf("the report does not show the payment and the External source (%v)", err)
+	} else if text := renderedText(t, html); !strings.Contains(text, "transfer_funds") || !strings.Contains(text, "external:web") {
+		t.Errorf("the report rendered by headless Chromium does not show the payment and the External source:\n%.3000s", text)
+	} else {
+		t.Logf("the report as Chromium prints it (first lines):\n%.1500s", text)
 	}
 
 	reconcileStory(t, memscope, store, filepath.Join(dir, "memory.jsonl"))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/memscope/memscope/internal/sharedtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memscope/memscope/internal/recorder"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // Binaries the tests run: memscope itself and the two testdata servers,
@@ -192,4 +192,40 @@ func openRecorder(t *testing.T) (*recorder.Recorder, string) {
 		t.Fatal(err)
 	}
 	return rec, dir
+}
+
+// renderedText renders an HTML file in headless Chromium (Debian's
+// chromium), prints it to PDF and returns the PDF's text (pdftotext from
+// poppler-utils): what a reader of the printed report sees, not the HTML
+// source. Without the two programs it skips, unless CI is set.
+func renderedText(t *testing.T, html string) string {
+	t.Helper()
+	var bin string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	_, pdfErr := exec.LookPath("pdftotext")
+	if bin == "" || pdfErr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI needs chromium and pdftotext (apt-get install chromium poppler-utils)")
+		}
+		t.Skip("chromium or pdftotext not installed (apt-get install chromium poppler-utils)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pdf := filepath.Join(t.TempDir(), "report.pdf")
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+		"--user-data-dir="+t.TempDir(), "--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+html)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	out, err := exec.CommandContext(ctx, "pdftotext", "-enc", "UTF-8", pdf, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(out)
 }

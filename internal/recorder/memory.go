@@ -231,7 +231,23 @@ func (lw *lineageWrite) relation(tx *Tx, server string, r kgRelation) error {
 		return err
 	}
 	sources := append([]record.ID{id}, lw.parents...)
-	_, err = tx.Write(record.KindRelation, src, dst, evidence.MCPRelName(r.RelationType), 1.0, lw.agent, sources)
+	if _, err = tx.Write(record.KindRelation, src, dst, evidence.MCPRelName(r.RelationType), 1.0, lw.agent, sources); err != nil {
+		return err
+	}
+	// The relation's text is an item the agent reads: the reference server
+	// returns every relation with an endpoint among a search's entities
+	// (server-memory 2026.8.31, dist/index.js searchNodes and openNodes).
+	// So it is a passage hanging off both endpoints, sourced by the
+	// relation's entry, and a read that returned it selected it: on G_auth,
+	// where an unauthenticated relation's edges are gone, that read selects
+	// something else, which is the selection flip replay and watch report.
+	if err := lw.passage(tx, src, id, string(b)); err != nil {
+		return err
+	}
+	if dst == src {
+		return nil
+	}
+	_, err = tx.Write(record.KindEdge, dst, passageNode(id), evidence.MCPHasRel, 1.0, lw.agent, []record.ID{id})
 	return err
 }
 
@@ -304,11 +320,9 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 	err := s.g.rec.Do(ctx, func(tx *Tx) error {
 		var selected []string
 		reset := map[string]float64{}
-		add := func(key [32]byte, content string, passage bool) {
+		add := func(key [32]byte, content string) {
 			if id, ok := tx.Item(key); ok {
-				if passage {
-					selected = append(selected, passageNode(id))
-				}
+				selected = append(selected, passageNode(id))
 				seen = append(seen, seenItem{id, content, tx.Trust(id)})
 			}
 		}
@@ -318,15 +332,15 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 				reset[n] = 1
 			}
 			b, _ := json.Marshal(kgEntityHead{Name: e.Name, EntityType: e.EntityType})
-			add(itemKey(server, "entity", e.Name), string(b), true)
+			add(itemKey(server, "entity", e.Name), string(b))
 			for _, o := range e.Observations {
-				add(itemKey(server, "observation", e.Name, o), o, true)
+				add(itemKey(server, "observation", e.Name, o), o)
 			}
 		}
-		// A relation has no passage (it is an edge), but the agent saw it.
+		// A relation is a passage too (see relation): the agent read it.
 		for _, r := range g.Relations {
 			b, _ := json.Marshal(r)
-			add(itemKey(server, "relation", r.From, r.RelationType, r.To), string(b), false)
+			add(itemKey(server, "relation", r.From, r.RelationType, r.To), string(b))
 		}
 		for n := range reset {
 			reset[n] = 1 / float64(len(reset))

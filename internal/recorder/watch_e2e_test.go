@@ -2,29 +2,29 @@ package recorder_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/watch"
 )
 
 // TestWatchWhileRecording: memscope watch follows a store memscope record
 // is writing, with the recorder running. A first round sees the agent's
-// first writes; the poisoning story then plays (an attacker's page read, a
-// relation written after it, a memory search); the round that sees the new
-// leaves verifies a consistent copy of the live snapshot and raises no
-// error: every record the gateway wrote verifies. A later idle round says
-// nothing.
-//
-// The story's relation does not flip the recorded search's selection, and
-// cannot: the gateway records a search's k as the number of passages the
-// server returned, which are the seeds' own passages, so G and G_auth
-// select the same set (replay says SAME or REORDER). The selection-flip
-// event is tested on the structural-write scenario (internal/watch).
+// first, authentic writes and raises no error. The poisoning story then
+// plays (an attacker's page read, a relation written after it, a memory
+// search that returns the relation); the round that sees the new leaves
+// verifies a consistent copy of the live snapshot (every record the
+// gateway wrote verifies) and raises WATCH_SELECTION_FLIPPED for the
+// search, naming the relation's unauthenticated writes: the reference
+// server returned the relation because one endpoint matched, and on
+// G_auth, without it, the search selects something else. A later idle
+// round says nothing new.
 func TestWatchWhileRecording(t *testing.T) {
 	memServer := serverMemory(t)
 	memscope, web, pay := bins(t)
@@ -84,15 +84,24 @@ func TestWatchWhileRecording(t *testing.T) {
 	call(t, ctx, cs, "create_relations", map[string]any{"relations": []map[string]any{{"from": "Acme Ltd", "to": "Karen Joy Fowler", "relationType": "payee"}}})
 	call(t, ctx, cs, "search_nodes", map[string]any{"query": "Acme"})
 	evs := round(size)
-	advanced := false
+	advanced, flipped := false, 0
 	for _, e := range evs {
 		advanced = advanced || e.Code == finding.WatchCheckpointAdvanced
-		if e.Severity == finding.SevError {
+		switch {
+		case e.Code == finding.WatchSelectionFlipped:
+			flipped++
+			if !payeeWritesNamed(t, store, e.Message) {
+				t.Errorf("the flip does not name the payee relation's writes: %s", e.Message)
+			}
+		case e.Severity == finding.SevError:
 			t.Errorf("a recorded store gave %s: %s", e.Code, e.Message)
 		}
 	}
 	if !advanced {
 		t.Fatalf("no advance seen: %+v", evs)
+	}
+	if flipped != 1 {
+		t.Errorf("the search after the unauthenticated relation raised %d selection-flipped events, want 1: %+v", flipped, evs)
 	}
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
@@ -106,4 +115,47 @@ func TestWatchWhileRecording(t *testing.T) {
 			t.Errorf("last round: %s %s", e.Code, e.Message)
 		}
 	}
+}
+
+// payeeWritesNamed says whether msg names the culprit writes of the
+// story's payee relation and only those: the writes whose first source is
+// the relation's entry (its structural write and its passage's edges),
+// read from the live snapshot.
+func payeeWritesNamed(t *testing.T, store, msg string) bool {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(store, "snapshot.db")+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var eid string
+	if err := db.QueryRow(`SELECT eid FROM entries WHERE instr(content, '"relationType":"payee"') > 0`).Scan(&eid); err != nil {
+		t.Fatalf("the payee relation's entry: %v", err)
+	}
+	rows, err := db.Query("SELECT wid, record FROM writes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ofPayee := map[string]bool{}
+	for rows.Next() {
+		var wid string
+		var raw []byte
+		if err := rows.Scan(&wid, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if w, err := record.DecodeWrite(raw); err == nil && len(w.Sources) > 0 && w.Sources[0].String() == eid {
+			ofPayee[wid] = true
+		}
+	}
+	_, named, ok := strings.Cut(msg, "flip it: ")
+	if !ok {
+		return false
+	}
+	for _, id := range strings.Split(named, ", ") {
+		if !ofPayee[strings.TrimSpace(id)] {
+			return false
+		}
+	}
+	return true
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/memscope/memscope/internal/analyses/defences"
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/answers"
 	"github.com/memscope/memscope/internal/present/dagdraw"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/glossary"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
@@ -95,6 +97,7 @@ func Build(ctx context.Context, s *assemble.Session, opt Options) (*Case, error)
 	if err := buildEvidence(ctx, c, s, rep, opt); err != nil {
 		return nil, err
 	}
+	c.Verify = rep
 	buildIntegrity(c, s, rep, lim)
 	c.Findings = append(c.Findings, rep.Findings...)
 	if err := buildLineageAndActions(ctx, c, s, lim); err != nil {
@@ -224,7 +227,7 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 	if err != nil {
 		return err
 	}
-	buildLineageSummary(&c.Lineage, s, sum, tau, fc, lim)
+	buildLineageSummary(&c.Lineage, s, sum, lim)
 	rows, err := s.ActionVerdicts(ctx)
 	if err != nil {
 		return err
@@ -239,12 +242,12 @@ func buildLineageAndActions(ctx context.Context, c *Case, s *assemble.Session, l
 
 // buildLineageSummary fills the lineage section's family counts and
 // laundered memories.
-func buildLineageSummary(ln *LineageSection, s *assemble.Session, sum *assemble.LineageSummary, tau float64, fc bool, lim Limits) {
-	ln.Tau, ln.FailClosed = tau, fc
+func buildLineageSummary(ln *LineageSection, s *assemble.Session, sum *assemble.LineageSummary, lim Limits) {
+	ln.LineageSummary = sum
 	for t := lineage.Trusted; t <= lineage.External; t++ {
-		ln.Counts = append(ln.Counts, FamilyCount{Family: t.String(), Count: sum.Counts[t.String()]})
+		ln.FamilyCounts = append(ln.FamilyCounts, FamilyCount{Family: t.String(), Count: sum.Counts[t.String()]})
 	}
-	ln.Laundering = len(sum.Laundering)
+	ln.LaunderingTotal = len(sum.Laundering)
 	ln.Launder = []LaunderRow{}
 	for i, l := range sum.Laundering {
 		if i >= lim.Laundering {
@@ -275,7 +278,9 @@ func buildActionRows(ac *ActionsSection, s *assemble.Session, rows []defences.Ro
 	for _, d := range defences.Names {
 		ac.Defences = append(ac.Defences, defenceTitle[d])
 	}
-	ac.Rows = []ActionRow{}
+	ac.DefenceKeys = defences.Names
+	ac.Rows, ac.Answer = []ActionRow{}, []jsonout.ActionRow{}
+	cov := answers.Coverage(s)
 	// Dispatched actions a defence refuses first, then other refusals,
 	// then the rest, each in recorded order.
 	order := make([]int, len(rows))
@@ -323,6 +328,7 @@ func buildActionRows(ac *ActionsSection, s *assemble.Session, rows []defences.Ro
 			row.Reasons = append(row.Reasons, Text(v.Reason))
 		}
 		ac.Rows = append(ac.Rows, row)
+		ac.Answer = append(ac.Answer, jsonout.NewActionRow(r, cov))
 	}
 	ac.Shown = len(ac.Rows)
 
@@ -427,7 +433,7 @@ func entryLineage(el *EntryLineage, s *assemble.Session, id string, labels []lin
 
 func buildReplay(ctx context.Context, c *Case, s *assemble.Session, lim Limits) (*replay.Replayer, []replay.Row, error) {
 	rp := &c.Replay
-	rp.Rows, rp.Details = []QueryRow{}, []QueryDetail{}
+	rp.Rows, rp.Details, rp.Answer = []QueryRow{}, []QueryDetail{}, []jsonout.ReplayRow{}
 	rp.Queries = len(s.Queries)
 	rp.Damping = c.Evidence.Parameters.Damping
 	rp.CaptureK = c.Evidence.Parameters.K
@@ -451,6 +457,10 @@ func buildReplay(ctx context.Context, c *Case, s *assemble.Session, lim Limits) 
 		rp.Available = false
 		rp.Note = "The selection could not be replayed: " + err.Error()
 		return rr, nil, nil
+	}
+	answer, err := replayAnswer(ctx, s, rr, qs, rows)
+	if err != nil {
+		return nil, nil, err
 	}
 	writes := map[string]*assemble.Write{}
 	for i := range s.WriteCount() {
@@ -497,15 +507,41 @@ func buildReplay(ctx context.Context, c *Case, s *assemble.Session, lim Limits) 
 		}
 		if len(rp.Rows) < lim.QueryRows {
 			rp.Rows = append(rp.Rows, QueryRow{ID: Text(r.QueryID), Coverage: s.Coverage(verify.TableQueries, r.QueryID), Text: Text(q.Text), Class: string(r.Class), IFCBlind: r.IFCBlind, Tie: r.TieDecided, Culprits: nc})
+			rp.Answer = append(rp.Answer, answer[i])
 		}
 		if r.Class == diff.Diverge && len(rp.Details) < lim.QueryDetails {
 			d := queryDetail(r, q, writes)
 			d.Coverage = s.Coverage(verify.TableQueries, r.QueryID)
+			if d.Recorded != nil {
+				// Compared as replay does: with the graph the query ran
+				// on, where the log places it.
+				against := *d.Recorded + " the replay on G"
+				if answer[i].AsRan != nil {
+					against += " as the query ran"
+				}
+				d.Recorded = &against
+			}
 			rp.Details = append(rp.Details, d)
 		}
 	}
 	rp.RowsShown = len(rp.Rows)
 	return rr, rows, nil
+}
+
+// replayAnswer replays each query as it ran too, as `replay` does: the
+// recorded selection is compared with the graph the query ran on (rows
+// take that comparison), and the rows are replay --json's.
+func replayAnswer(ctx context.Context, s *assemble.Session, rr *replay.Replayer, qs []replay.Query, rows []replay.Row) ([]jsonout.ReplayRow, error) {
+	tr, err := s.AsRanReplay(ctx, rr)
+	if err != nil {
+		return nil, err
+	}
+	ran, err := assemble.ReplayAsRan(ctx, tr, qs, func(i int) bool { return rows[i].Err == nil })
+	if err != nil {
+		return nil, err
+	}
+	assemble.ApplyAsRan(qs, rows, ran)
+	return answers.Replay(s, qs, rows, ran), nil
 }
 
 // buildTimeline lists the incident's events in the order the timeline
@@ -530,9 +566,9 @@ func buildTimeline(c *Case, s *assemble.Session, rr *replay.Replayer, rows []rep
 	for _, r := range c.Actions.Rows {
 		alertAction[string(r.ID)] = r.Alert
 	}
-	t := &TimelineSection{Order: tl.Order(), Total: len(tl.Events), Events: []TimelineEvent{}}
-	var picked []TimelineEvent
-	for _, e := range tl.Events {
+	t := &TimelineSection{Order: tl.Order(), Total: len(tl.Events), Events: []TimelineEvent{}, Answer: []jsonout.TimelineEvent{}}
+	var picked []pickedEvent
+	for i, e := range tl.Events {
 		keep, alert := false, false
 		switch e.Kind {
 		case timeline.KindPrincipal, timeline.KindTombstone, timeline.KindGate, timeline.KindCheckpoint:
@@ -557,15 +593,18 @@ func buildTimeline(c *Case, s *assemble.Session, rr *replay.Replayer, rows []rep
 		if e.Kind == timeline.KindWrite && alert {
 			what = "unauthenticated: " + what
 		}
-		picked = append(picked, TimelineEvent{Time: time.Unix(0, e.TS).UTC().Format("2006-01-02 15:04:05.000"), Kind: string(e.Kind),
-			Placed: string(e.Placed), Subject: Text(e.ID), Principal: Text(e.Principal), What: Text(what), Alert: alert, Coverage: s.EventCoverage(e.Kind, e.ID)})
+		cov := s.EventCoverage(e.Kind, e.ID)
+		answer := jsonout.NewTimelineEvent(i, e, cov)
+		answer.Alert = alert
+		picked = append(picked, pickedEvent{TimelineEvent{Time: time.Unix(0, e.TS).UTC().Format("2006-01-02 15:04:05.000"), Kind: string(e.Kind),
+			Placed: string(e.Placed), Subject: Text(e.ID), Principal: Text(e.Principal), What: Text(what), Alert: alert, Coverage: cov}, answer})
 	}
 	t.Selected = len(picked)
 	if len(picked) > lim.Timeline {
 		// Too many to list: keep the alerts, in order, then count the rest.
-		var alerts []TimelineEvent
+		var alerts []pickedEvent
 		for _, e := range picked {
-			if e.Alert {
+			if e.view.Alert {
 				alerts = append(alerts, e)
 			}
 		}
@@ -575,11 +614,21 @@ func buildTimeline(c *Case, s *assemble.Session, rr *replay.Replayer, rows []rep
 	if len(picked) > lim.Timeline {
 		picked = picked[:lim.Timeline]
 	}
-	t.Events = append(t.Events, picked...)
+	for _, e := range picked {
+		t.Events = append(t.Events, e.view)
+		t.Answer = append(t.Answer, e.answer)
+	}
 	if len(t.Events) > 0 {
 		c.Timeline = t
 	}
 	return nil
+}
+
+// pickedEvent is a timeline event as the page lists it and as the case
+// file holds it.
+type pickedEvent struct {
+	view   TimelineEvent
+	answer jsonout.TimelineEvent
 }
 
 func queryDetail(r replay.Row, q replay.Query, writes map[string]*assemble.Write) QueryDetail {
@@ -619,7 +668,7 @@ func queryDetail(r replay.Row, q replay.Query, writes map[string]*assemble.Write
 	if r.Recorded != nil {
 		m := "matches"
 		if r.Recorded.Mismatch {
-			m = "differs"
+			m = "differs from"
 		}
 		d.Recorded = &m
 	}

@@ -11,13 +11,17 @@ package report
 
 import (
 	"encoding/json"
+
+	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/jsonout"
+	"github.com/memscope/memscope/verify"
 
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // Schema names the JSON case file's format.
-const Schema = "memscope-case/3"
+const Schema = "memscope-case/4"
 
 // Text is a string that came from the evidence (content, ids, writers,
 // messages that quote them, file names).
@@ -51,15 +55,17 @@ type Case struct {
 	Command     []Text `json:"command"`
 	CommandLine Text   `json:"command_line"`
 
-	Verdict   Verdict          `json:"verdict"`
-	Evidence  Evidence         `json:"evidence"`
-	Integrity Integrity        `json:"integrity"`
-	Actions   ActionsSection   `json:"actions"`
-	Replay    ReplaySection    `json:"replay"`
-	Lineage   LineageSection   `json:"lineage"`
-	Timeline  *TimelineSection `json:"timeline,omitempty"`
-	Exposure  *ExposureSection `json:"exposure,omitempty"`
-	Glossary  []Term           `json:"glossary"`
+	Verdict   Verdict   `json:"verdict"`
+	Evidence  Evidence  `json:"evidence"`
+	Integrity Integrity `json:"integrity"`
+	// Verify is `verify --json`'s answer, whole.
+	Verify   *verify.Report   `json:"verify"`
+	Actions  ActionsSection   `json:"actions"`
+	Replay   ReplaySection    `json:"replay"`
+	Lineage  LineageSection   `json:"lineage"`
+	Timeline *TimelineSection `json:"timeline,omitempty"`
+	Exposure *ExposureSection `json:"exposure,omitempty"`
+	Glossary []Term           `json:"glossary"`
 	// Findings are every finding the case rests on (verification's,
 	// lineage's and replay's, the one finding type), for the outputs other
 	// tools ingest (report --ocsf); the case file shows them grouped.
@@ -219,132 +225,143 @@ type ActionsSection struct {
 	Refused    int `json:"dispatched_but_refused"`
 	// Headlines counts actions IFC passes while AuthSelect would not
 	// accept them: only unauthenticated structure brought them about.
-	Headlines int         `json:"ifc_blind_actions"`
-	Defences  []string    `json:"defences"` // the columns, in order
-	Rows      []ActionRow `json:"rows"`
-	Shown     int         `json:"shown"`
+	Headlines int `json:"ifc_blind_actions"`
+	// Defences title the page's columns, in order; DefenceKeys are the
+	// same defences as each row's verdicts key them.
+	Defences    []string `json:"-"`
+	DefenceKeys []string `json:"defences"`
+	// Rows are the listed actions as the page shows them; Answer the same
+	// actions, in the same order, as `actions --json` gives them.
+	Rows   []ActionRow         `json:"-"`
+	Answer []jsonout.ActionRow `json:"rows"`
+	Shown  int                 `json:"shown"`
 }
 
-// ActionRow is one action.
+// ActionRow is one action as the page shows it (the case file holds
+// ActionsSection.Answer).
 type ActionRow struct {
-	ID         Text     `json:"action"` // actions --json's key
-	Tool       Text     `json:"tool"`
-	Query      Text     `json:"query"` // the query whose selection it followed
-	Dispatched bool     `json:"dispatched"`
-	Sensitive  bool     `json:"sensitive"`
-	Verdicts   []string `json:"verdicts"` // one decision per Defences column
-	Reasons    []Text   `json:"reasons"`  // one reason per Defences column
-	RefusedBy  []string `json:"refused_by"`
-	Headline   bool     `json:"headline"` // IFC-blind: actions --json's key
-	Alert      bool     `json:"alert"`    // dispatched although a defence refuses it
+	ID         Text
+	Tool       Text
+	Query      Text // the query whose selection it followed
+	Dispatched bool
+	Sensitive  bool
+	Verdicts   []string // one decision per Defences column
+	Reasons    []Text   // one reason per Defences column
+	RefusedBy  []string
+	Headline   bool // IFC-blind
+	Alert      bool // dispatched although a defence refuses it
 	// Coverage is "unsigned" when no signature covers the action row (the
 	// action is a claim); QueryCoverage the same of its query's row.
-	Coverage      string `json:"coverage,omitempty"`
-	QueryCoverage string `json:"query_coverage,omitempty"`
+	Coverage      string
+	QueryCoverage string
 }
 
 // ReplaySection is section 5: the selection replayed on G and G_auth.
 type ReplaySection struct {
-	Available bool          `json:"available"`
-	Note      string        `json:"note,omitempty"`
-	Queries   int           `json:"queries"`
-	Diverge   int           `json:"diverge"`
-	Reorder   int           `json:"reorder"`
-	Same      int           `json:"same"`
-	IFCBlind  int           `json:"ifc_blind"`
-	Mismatch  int           `json:"recorded_mismatch"`
-	Unauth    int           `json:"unauthenticated_writes"`
-	Rows      []QueryRow    `json:"rows"`
-	RowsShown int           `json:"rows_shown"`
-	Details   []QueryDetail `json:"details"`
-	Damping   float64       `json:"damping"`
-	CaptureK  int           `json:"capture_k"`
+	Available bool   `json:"available"`
+	Note      string `json:"note,omitempty"`
+	Queries   int    `json:"queries"`
+	Diverge   int    `json:"diverge"`
+	Reorder   int    `json:"reorder"`
+	Same      int    `json:"same"`
+	IFCBlind  int    `json:"ifc_blind"`
+	Mismatch  int    `json:"recorded_mismatch"`
+	Unauth    int    `json:"unauthenticated_writes"`
+	// Rows and Details are what the page shows; Answer the same queries,
+	// in the same order, as `replay --json` gives them.
+	Rows      []QueryRow          `json:"-"`
+	Answer    []jsonout.ReplayRow `json:"rows"`
+	RowsShown int                 `json:"rows_shown"`
+	Details   []QueryDetail       `json:"-"`
+	Damping   float64             `json:"damping"`
+	CaptureK  int                 `json:"capture_k"`
 }
 
-// QueryRow is one query's line in the replay table. Its keys are those
-// of replay --json's rows (query, coverage, text, class, ifc_blind, tie);
-// culprits is a count here, the list there.
+// QueryRow is one query's line in the page's replay table (the case file
+// holds ReplaySection.Answer).
 type QueryRow struct {
-	ID       Text   `json:"query"`
-	Coverage string `json:"coverage,omitempty"` // "unsigned": the query row is a claim
-	Text     Text   `json:"text"`
-	Class    string `json:"class"`
-	IFCBlind bool   `json:"ifc_blind"`
-	Tie      bool   `json:"tie"`
-	Culprits int    `json:"culprits"`
+	ID       Text
+	Coverage string // "unsigned": the query row is a claim
+	Text     Text
+	Class    string
+	IFCBlind bool
+	Tie      bool
+	Culprits int
 }
 
-// QueryDetail is a diverging query in full, with replay --json's keys for
-// what both say (query, coverage, text, k, class, ifc_blind, tie, topk_g,
-// topk_auth, culprits_minimal, lemma1).
+// QueryDetail is a diverging query in full, as the page shows it.
 type QueryDetail struct {
-	ID       Text       `json:"query"`
-	Coverage string     `json:"coverage,omitempty"` // as QueryRow.Coverage
-	Text     Text       `json:"text"`
-	K        int        `json:"k"`
-	Class    string     `json:"class"`
-	IFCBlind bool       `json:"ifc_blind"`
-	Tie      bool       `json:"tie"`
-	G        []Selected `json:"topk_g"`
-	GAuth    []Selected `json:"topk_auth"`
-	Culprits []Culprit  `json:"culprits"`
+	ID       Text
+	Coverage string // as QueryRow.Coverage
+	Text     Text
+	K        int
+	Class    string
+	IFCBlind bool
+	Tie      bool
+	G        []Selected
+	GAuth    []Selected
+	Culprits []Culprit
 	// CulpritsMinimal: ddmin finished, the set is 1-minimal.
-	CulpritsMinimal bool `json:"culprits_minimal"`
-	Candidates      int  `json:"culprit_candidates"`
+	CulpritsMinimal bool
+	Candidates      int
 	// Recorded is the agent's recorded selection compared with G.
-	Recorded *string  `json:"recorded,omitempty"` // "matches" or "differs"
-	Lemma    []Lemma1 `json:"lemma1"`
+	Recorded *string // "matches" or "differs from" the replay on G, and which one
+	Lemma    []Lemma1
 }
 
 // Selected is one passage of a top-k list.
 type Selected struct {
-	Rank          int     `json:"rank"` // 1-based
-	Node          Text    `json:"node"`
-	Label         Text    `json:"label"`
-	Score         float64 `json:"score"`
-	Authenticated bool    `json:"authenticated"`
+	Rank          int // 1-based
+	Node          Text
+	Label         Text
+	Score         float64
+	Authenticated bool
 	// Change: "new" (only on this side), "kept" or "moved".
-	Change string `json:"change"`
+	Change string
 }
 
 // Culprit is one culprit write.
 type Culprit struct {
-	Edge          Text    `json:"edge"`
-	Src           Text    `json:"src"`
-	Dst           Text    `json:"dst"`
-	Weight        float64 `json:"weight"`
-	Writer        Text    `json:"writer"`
-	Sources       int     `json:"sources"`
-	Rule          Text    `json:"rule"`
-	RestoresAlone bool    `json:"restores_alone"`
+	Edge          Text
+	Src           Text
+	Dst           Text
+	Weight        float64
+	Writer        Text
+	Sources       int
+	Rule          Text
+	RestoresAlone bool
 }
 
 // Lemma1 is the diagnostic of one target passage.
 type Lemma1 struct {
-	Node         Text    `json:"node"`
-	ResetMass    float64 `json:"reset_mass"`
-	Floor        float64 `json:"teleport_floor"`
-	CaptureBound float64 `json:"capture_bound"`
-	Evictable    bool    `json:"evictable"`
+	Node         Text
+	ResetMass    float64
+	Floor        float64
+	CaptureBound float64
+	Evictable    bool
 }
 
-// LineageSection is section 6: the lineage behind refused actions.
+// LineageSection is section 6: the lineage behind refused actions. In the
+// case file it is `lineage --json`'s answer (its keys at the section's top
+// level) with the drawn lineage of refused actions beside it.
 type LineageSection struct {
-	Tau        float64          `json:"tau"`
-	FailClosed bool             `json:"fail_closed"`
-	Counts     []FamilyCount    `json:"counts"` // recomputed label -> entries
-	Laundering int              `json:"laundering_total"`
-	Launder    []LaunderRow     `json:"laundering"` // the first rows, lineage --json's key
-	Refused    []RefusedLineage `json:"refused_actions"`
-	RefusedAll int              `json:"refused_total"`
+	*assemble.LineageSummary
+	// FamilyCounts (recomputed label -> entries, in trust order),
+	// LaunderingTotal and Launder (the first rows, with their writers)
+	// are the page's.
+	FamilyCounts    []FamilyCount    `json:"-"`
+	LaunderingTotal int              `json:"-"`
+	Launder         []LaunderRow     `json:"-"`
+	Refused         []RefusedLineage `json:"refused_lineage"`
+	RefusedAll      int              `json:"refused_lineage_total"`
 }
 
 // LaunderRow is one laundering finding.
 type LaunderRow struct {
-	Entry      Text   `json:"entry"`
-	Writer     Text   `json:"writer"`
-	Recorded   string `json:"recorded"`
-	Recomputed string `json:"recomputed"`
+	Entry      Text
+	Writer     Text
+	Recorded   string
+	Recomputed string
 }
 
 // RefusedLineage is one action the gate refuses, with the lineage of its
@@ -415,22 +432,25 @@ type TimelineSection struct {
 	// Total counts every event of the store; Selected the incident's
 	// events among them; Events lists them (only the alerts when
 	// AlertsOnly, when there are too many).
-	Total      int             `json:"total"`
-	Selected   int             `json:"selected"`
-	AlertsOnly bool            `json:"alerts_only"`
-	Events     []TimelineEvent `json:"events"`
+	Total      int  `json:"total"`
+	Selected   int  `json:"selected"`
+	AlertsOnly bool `json:"alerts_only"`
+	// Events are what the page lists; Answer the same events as
+	// `timeline --json` gives them, each marked with its alert.
+	Events []TimelineEvent         `json:"-"`
+	Answer []jsonout.TimelineEvent `json:"events"`
 }
 
-// TimelineEvent is one dated event.
+// TimelineEvent is one dated event as the page lists it.
 type TimelineEvent struct {
-	Time      string `json:"time"` // recorded time, UTC
-	Kind      string `json:"kind"`
-	Placed    string `json:"placed_by"` // log or time
-	Subject   Text   `json:"id"`        // timeline --json's keys: id, summary
-	Principal Text   `json:"principal"`
-	What      Text   `json:"summary"`
-	Alert     bool   `json:"alert"`
-	Coverage  string `json:"coverage,omitempty"` // "unsigned": the event's row is a claim
+	Time      string // recorded time, UTC
+	Kind      string
+	Placed    string // log or time
+	Subject   Text
+	Principal Text
+	What      Text
+	Alert     bool
+	Coverage  string // "unsigned": the event's row is a claim
 }
 
 // Term is one glossary entry.

@@ -5,13 +5,13 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/idform"
+	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
@@ -156,13 +156,14 @@ func WriteHTML(w io.Writer, c *Case) error {
 	return err
 }
 
-// WriteJSON writes the case file: indented, keys in a fixed order, every
-// evidence string sanitised, <, > and & escaped.
+// WriteJSON writes the case file with memscope's one JSON encoder (package
+// jsonout), as the CLI writes its answers: indented, keys sorted, every
+// string sanitised, <, > and & escaped.
 func WriteJSON(w io.Writer, c *Case) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := jsonout.Marshal(c)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(b)
 	return err
 }

@@ -18,7 +18,7 @@ func composeVerdict(c *Case) Verdict {
 		}
 	}
 	in, rp, ac, ln := c.Integrity, c.Replay, c.Actions, c.Lineage
-	compromise := in.Errors > 0 || rp.Diverge > 0 || ac.Refused > 0 || ln.Laundering > 0
+	compromise := in.Errors > 0 || rp.Diverge > 0 || ac.Refused > 0 || ln.LaunderingTotal > 0
 	switch {
 	case compromise:
 		v.Level = LevelCompromise
@@ -55,8 +55,8 @@ func verdictHeadline(c *Case, pinned bool) string {
 	if ac.Refused > 0 {
 		heads = append(heads, fmt.Sprintf("%s dispatched although a defence refuses %s", plural(ac.Refused, "action was", "actions were"), pick(ac.Refused, "it", "them")))
 	}
-	if ln.Laundering > 0 {
-		heads = append(heads, fmt.Sprintf("%s laundered", plural(ln.Laundering, "memory was", "memories were")))
+	if ln.LaunderingTotal > 0 {
+		heads = append(heads, fmt.Sprintf("%s laundered", plural(ln.LaunderingTotal, "memory was", "memories were")))
 	}
 	if in.Errors > 0 {
 		heads = append(heads, fmt.Sprintf("the evidence fails %s", plural(in.Errors, "integrity check", "integrity checks")))
@@ -157,8 +157,8 @@ func (vp *verdictParagraph) actions(ac ActionsSection) {
 // integrity checks came out.
 func (vp *verdictParagraph) lineageAndIntegrity(c *Case, pinned bool, unanchored []string) {
 	in, ln := c.Integrity, c.Lineage
-	if ln.Laundering > 0 {
-		vp.say("%s recorded as more trusted than %s lineage allows. ", plural(ln.Laundering, "memory is", "memories are"), pick(ln.Laundering, "its", "their"))
+	if ln.LaunderingTotal > 0 {
+		vp.say("%s recorded as more trusted than %s lineage allows. ", plural(ln.LaunderingTotal, "memory is", "memories are"), pick(ln.LaunderingTotal, "its", "their"))
 	}
 	switch {
 	case in.Errors > 0:
@@ -196,7 +196,7 @@ func verdictCertaintyAndTodo(v *Verdict, c *Case, pinned bool, unanchored []stri
 	switch {
 	case in.Errors > 0:
 		v.Todo = append(v.Todo, "Preserve this copy unchanged, obtain another copy from the source system, and do not rely on the records named in section 3.")
-	case rp.Diverge > 0 || ac.Refused > 0 || ln.Laundering > 0:
+	case rp.Diverge > 0 || ac.Refused > 0 || ln.LaunderingTotal > 0:
 		v.Todo = append(v.Todo, "Preserve this copy unchanged: the SHA-256 values in section 2 tie this report to its files.")
 	}
 	if rp.Diverge > 0 {
@@ -205,7 +205,7 @@ func verdictCertaintyAndTodo(v *Verdict, c *Case, pinned bool, unanchored []stri
 	if ac.Refused > 0 {
 		v.Todo = append(v.Todo, "Review, and where possible reverse, the dispatched actions marked in section 4; treat the memories behind them (section 6) as untrusted until they are checked.")
 	}
-	if ln.Laundering > 0 {
+	if ln.LaunderingTotal > 0 {
 		v.Todo = append(v.Todo, "Relabel the laundered memories listed in section 6 and find how they were recorded as trusted.")
 	}
 	if !pinned {

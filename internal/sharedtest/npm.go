@@ -22,12 +22,7 @@ type MCPServerMemory struct {
 // one line, and fails when CI=true.
 func ServerMemory(t testing.TB) MCPServerMemory {
 	t.Helper()
-	cache := os.Getenv("MEMSCOPE_CACHE")
-	if cache == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(h, ".cache", "memscope")
-		}
-	}
+	cache := memscopeCache()
 	mods := filepath.Join(cache, "npm", "node_modules")
 	s := MCPServerMemory{Bin: filepath.Join(mods, ".bin", "mcp-server-memory"), Script: filepath.Join(mods, "@modelcontextprotocol", "server-memory", "dist", "index.js")}
 	if env := os.Getenv("MEMSCOPE_SERVER_MEMORY"); env != "" {
@@ -44,4 +39,16 @@ func ServerMemory(t testing.TB) MCPServerMemory {
 	}
 	t.Skipf("skipping: @modelcontextprotocol/server-memory not installed (run .ci/services.sh, or set MEMSCOPE_SERVER_MEMORY)")
 	return s
+}
+
+// memscopeCache is where .ci/services.sh installs packages:
+// $MEMSCOPE_CACHE, default ~/.cache/memscope.
+func memscopeCache() string {
+	cache := os.Getenv("MEMSCOPE_CACHE")
+	if cache == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(h, ".cache", "memscope")
+		}
+	}
+	return cache
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/sharedtest"
 	"github.com/memscope/memscope/tui"
 )
@@ -24,7 +23,7 @@ func TestInspectorMem0VectorState(t *testing.T) {
 		t.Fatal(err)
 	}
 	var none struct{}
-	realcases.RunPython(t, string(script), &none, src, dir)
+	sharedtest.RunPython(t, string(script), &none, src, dir)
 	n := openNative(t, dir, "", NativeOptions{})
 	// 6 history rows (a, c twice, d, e, f) and the vector-only memory b.
 	if n.EntryCount() != 7 {

@@ -117,6 +117,13 @@ func recorded(ctx context.Context, snap *loader.Snapshot, server string) (live, 
 		}
 	}
 	prefix := evidence.MCPEntityPrefix(server)
+	// A relation's entry also sources the "has" edges of the passage that
+	// shows the relation (internal/recorder, relation); those are the
+	// relation, not observations, so "has" edges are placed once every
+	// relation entry is known.
+	relationEntries := map[string]bool{}
+	type hasEdge struct{ eid, entity, dst string }
+	var has []hasEdge
 	err = snap.EachWrite(ctx, func(r *loader.WriteRow) error {
 		w := r.Write
 		if w == nil || len(w.Sources) == 0 || !strings.HasPrefix(w.Src, prefix) {
@@ -126,6 +133,7 @@ func recorded(ctx context.Context, snap *loader.Snapshot, server string) (live, 
 		entity := label[w.Src]
 		switch {
 		case w.Kind == "relation" && strings.HasPrefix(w.Dst, prefix):
+			relationEntries[eid] = true
 			it := item{kind: "relation", from: entity, rel: w.Rel, to: label[w.Dst]}
 			var rel relation
 			if json.Unmarshal([]byte(content[eid]), &rel) == nil && rel.RelationType != "" {
@@ -133,21 +141,27 @@ func recorded(ctx context.Context, snap *loader.Snapshot, server string) (live, 
 			}
 			place(eid, it)
 		case w.Kind == "edge" && w.Rel == evidence.MCPHasRel:
-			// The passage shows the entry: its head JSON or the
-			// observation text; the label stays after a tombstone.
-			text, ok := content[eid]
-			if !ok {
-				text = label[w.Dst]
-			}
-			var h head
-			if json.Unmarshal([]byte(text), &h) == nil && h.Name == entity && strings.HasPrefix(text, `{"name":`) {
-				place(eid, item{kind: "entity", entity: entity})
-			} else {
-				place(eid, item{kind: "observation", entity: entity, text: text})
-			}
+			has = append(has, hasEdge{eid, entity, w.Dst})
 		}
 		return nil
 	})
+	for _, h := range has {
+		if relationEntries[h.eid] {
+			continue
+		}
+		// The passage shows the entry: its head JSON or the
+		// observation text; the label stays after a tombstone.
+		text, ok := content[h.eid]
+		if !ok {
+			text = label[h.dst]
+		}
+		var hd head
+		if json.Unmarshal([]byte(text), &hd) == nil && hd.Name == h.entity && strings.HasPrefix(text, `{"name":`) {
+			place(h.eid, item{kind: "entity", entity: h.entity})
+		} else {
+			place(h.eid, item{kind: "observation", entity: h.entity, text: text})
+		}
+	}
 	return live, deleted, err
 }
 

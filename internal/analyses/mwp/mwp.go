@@ -13,7 +13,8 @@ package mwp
 import (
 	"encoding/hex"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
@@ -237,7 +238,7 @@ func (au *auditor) prlr() Check {
 			}
 		}
 		if in.Leaves != nil {
-			ids := sortedKeys(rejected)
+			ids := slices.Sorted(maps.Keys(rejected))
 			for _, id := range ids {
 				if in.Leaves[id] {
 					au.add(&prlr, finding.MWPPRLRTrace, "gate "+rejected[id].ID, fmt.Sprintf("rejected candidate %s has a leaf in the log", id))
@@ -412,15 +413,6 @@ func (au *auditor) alphaVec() Check {
 		}
 	}
 	return vec
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Summary is a one-line description for plain output.

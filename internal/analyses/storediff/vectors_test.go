@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/readers/mem0vec"
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -29,7 +28,7 @@ func TestVectorDiffRealCopies(t *testing.T) {
 	a := sharedtest.Case(t, "mem0-chroma-pastoral-7")
 	b := sharedtest.Case(t, "mem0-chroma-pastoral-20")
 	var want struct{ Added, Removed, Changed int }
-	realcases.RunPython(t, pyVectorDiff, &want, filepath.Join(a, "mem0_db", "chroma.sqlite3"), filepath.Join(b, "mem0_db", "chroma.sqlite3"))
+	sharedtest.RunPython(t, pyVectorDiff, &want, filepath.Join(a, "mem0_db", "chroma.sqlite3"), filepath.Join(b, "mem0_db", "chroma.sqlite3"))
 	sa, err := mem0vec.Open(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/readers/mem0vec"
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -15,7 +14,7 @@ import (
 func TestVectorStoreTimeline(t *testing.T) {
 	c := sharedtest.Case(t, "mem0-chroma-memoria")
 	var want []string
-	realcases.RunPython(t, `
+	sharedtest.RunPython(t, `
 import sys, json, sqlite3, datetime
 c = sqlite3.connect('file:' + sys.argv[1] + '/mem0_db/chroma.sqlite3?mode=ro', uri=True)
 rows = c.execute("""SELECT e.embedding_id, COALESCE(u.string_value, cr.string_value) FROM embeddings e

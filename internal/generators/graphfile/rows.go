@@ -23,7 +23,7 @@ type Node struct {
 
 // Edge is one row of the edges file: a structural write.
 type Edge struct {
-	ID       string // optional; kept in the import_ids meta key
+	ID       string // optional; kept in the write's import note (import_notes.input_id)
 	Src, Dst string
 	Weight   float64
 	Kind     string // record.KindEdge, KindMerge or KindRelation

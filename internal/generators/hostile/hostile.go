@@ -20,6 +20,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/evidencetest"
 	"github.com/memscope/memscope/internal/generators/scenario"
 )
 
@@ -264,7 +265,7 @@ func Generate(ctx context.Context, dir string, names ...string) ([]Case, error) 
 			continue
 		}
 		cdir := filepath.Join(dir, e.name)
-		if err := copyTree(filepath.Join(base, e.base), cdir); err != nil {
+		if err := evidencetest.CopyDir(filepath.Join(base, e.base), cdir); err != nil {
 			return nil, err
 		}
 		m, err := evidence.ReadManifest(cdir)
@@ -300,23 +301,6 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
 }
 
 // flipInFirst inverts the byte at offset of the first file under dir.

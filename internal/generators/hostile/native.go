@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 )
 
 // NativeCase is one adversarial foreign store (HippoRAG, LightRAG,
@@ -134,7 +136,7 @@ func GenerateNative(_ context.Context, dir, root string, names ...string) ([]Nat
 			return nil, err
 		}
 		if st.IsDir() {
-			err = copyTree(src, store)
+			err = evidencetest.CopyDir(src, store)
 		} else {
 			err = os.MkdirAll(cdir, 0o755)
 			if err == nil {

@@ -91,8 +91,8 @@ type Manifest struct {
 
 const notice = "Every record in this store was signed by memscope import, with keys it derived from the seed, " +
 	"on behalf of the writers named in the input. A valid signature shows the record is unchanged since the import; " +
-	"it does not show that the named writer wrote it. Provenance labels from the input are declared (meta key " +
-	snapshot.MetaDeclaredLabels + "), not verified."
+	"it does not show that the named writer wrote it. Provenance labels from the input are declared (table " +
+	snapshot.ImportNoteTable + "), not verified."
 
 // Import reads, validates and writes one import. Nothing is written unless
 // every input file parses and validates.
@@ -437,8 +437,6 @@ func (b *build) fill(g *graphfile.Graph, defWriter, nodesHash string, root ed255
 			return nil, err
 		}
 	}
-	declared := map[string]string{}
-	importIDs := map[string]string{}
 	for _, e := range g.Edges {
 		ts := b.tick()
 		w := or(e.Writer, defWriter)
@@ -450,13 +448,17 @@ func (b *build) fill(g *graphfile.Graph, defWriter, nodesHash string, root ed255
 		if err := st.AddWrite(ctx, rec, b.key(w)); err != nil {
 			return nil, err
 		}
-		wid := rec.WID.String()
-		if e.Declared != "" {
-			declared[wid] = e.Declared
-			info.Declared[e.Declared]++
+		if e.Declared != "" || e.ID != "" {
+			// The write's input id and declared label, signed by its writer
+			// in a note of their own: the write record has no field for
+			// them, and the meta table that held them is bounded.
+			n := &record.ImportNote{Name: rec.WID.String(), InputID: e.ID, Declared: e.Declared, Writer: w, TS: ts, Nonce: noteNonce(rec.Nonce)}
+			if err := st.AddImportNote(ctx, n, b.key(w)); err != nil {
+				return nil, err
+			}
 		}
-		if e.ID != "" {
-			importIDs[wid] = e.ID
+		if e.Declared != "" {
+			info.Declared[e.Declared]++
 		}
 		if len(e.Sources) == 0 {
 			info.NoSource++
@@ -472,22 +474,16 @@ func (b *build) fill(g *graphfile.Graph, defWriter, nodesHash string, root ed255
 	if _, err := st.Checkpoint(int64(b.tick())); err != nil {
 		return nil, err
 	}
-	for _, kv := range []struct {
-		key string
-		val map[string]string
-	}{{snapshot.MetaDeclaredLabels, declared}, {snapshot.MetaImportIDs, importIDs}} {
-		j, _ := json.Marshal(kv.val) // map keys marshal sorted: reproducible bytes
-		if len(j) > snapshot.MaxMetaValue {
-			// Readers refuse a larger meta value (and with it the whole
-			// snapshot): the map is left out and the account says so.
-			info.Warnings = append(info.Warnings, fmt.Sprintf("meta %s not stored: %d bytes for %d writes, over the %d-byte meta value limit readers accept", kv.key, len(j), len(kv.val), snapshot.MaxMetaValue))
-			continue
-		}
-		if err := st.SetMeta(kv.key, string(j)); err != nil {
-			return nil, err
-		}
-	}
 	return info, nil
+}
+
+// noteNonce derives an import note's nonce from its write's, so that the
+// notes leave the seeded sequence every other record draws from unchanged.
+func noteNonce(write [16]byte) [16]byte {
+	h := sha256.Sum256(append([]byte("memscope-import-note\x00"), write[:]...))
+	var n [16]byte
+	copy(n[:], h[:])
+	return n
 }
 
 // ReadInfo returns the import account stored in a snapshot's meta map;

@@ -153,13 +153,7 @@ func checkSnapshot(t *testing.T, out string) {
 	if !strings.Contains(snap.Meta["description"], "signed by memscope import") {
 		t.Errorf("description does not say who signed: %q", snap.Meta["description"])
 	}
-	var declared, ids map[string]string
-	if err := json.Unmarshal([]byte(snap.Meta[snapshot.MetaDeclaredLabels]), &declared); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(snap.Meta[snapshot.MetaImportIDs]), &ids); err != nil {
-		t.Fatal(err)
-	}
+	declared, ids := readNotes(t, snap)
 	nodes, err := snap.Nodes(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -350,11 +344,33 @@ func TestBadInputWritesNothing(t *testing.T) {
 	}
 }
 
-func mustJSON(t *testing.T, raw string, v any) {
+// readNotes reads the import notes table (every row signed): write id ->
+// declared label, and write id -> input edge id. The meta keys that held
+// them before the table are not written.
+func readNotes(t *testing.T, snap *loader.Snapshot) (declared, ids map[string]string) {
 	t.Helper()
-	if err := json.Unmarshal([]byte(raw), v); err != nil {
-		t.Fatalf("%q: %v", raw, err)
+	notes, fromMeta, err := snap.ImportNotesOrMeta(context.Background())
+	if err != nil || fromMeta {
+		t.Fatalf("import notes: %v (from meta: %v)", err, fromMeta)
 	}
+	for _, k := range []string{snapshot.MetaImportIDs, snapshot.MetaDeclaredLabels} {
+		if _, ok := snap.Meta[k]; ok {
+			t.Errorf("meta %s written beside the import notes", k)
+		}
+	}
+	declared, ids = map[string]string{}, map[string]string{}
+	for _, n := range notes {
+		if !n.Record.Verified() {
+			t.Errorf("note %s: record %+v does not decode or disagrees with its row", n.WID, n.Record)
+		}
+		if n.Declared != "" {
+			declared[n.WID] = n.Declared
+		}
+		if n.InputID != "" {
+			ids[n.WID] = n.InputID
+		}
+	}
+	return declared, ids
 }
 
 // A failure while writing (here: a cancelled context) removes the output

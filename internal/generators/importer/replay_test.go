@@ -7,7 +7,6 @@ import (
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 )
@@ -26,15 +25,14 @@ func TestDeclaredLabelsReachReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	declared, err := snapshot.DeclaredLabels(snap.Meta)
+	declared, err := snap.DeclaredLabels(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info, ok, err := ReadInfo(snap.Meta); !ok || err != nil || info.SignedBy != SignedByImporter {
 		t.Fatalf("ReadInfo: %v %v %+v", ok, err, info)
 	}
-	var ids map[string]string
-	mustJSON(t, snap.Meta[snapshot.MetaImportIDs], &ids)
+	_, ids := readNotes(t, snap)
 	lnodes, err := snap.Nodes(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -262,3 +262,26 @@ func joinArgs(a []string) string {
 	}
 	return s
 }
+
+// chainStep is one entry a scenario writes: handle names it for later
+// steps, parents (by handle) and weights are its derivation edges.
+type chainStep struct {
+	handle, writer, text string
+	trust                record.Trust
+	parents              []string
+	weights              []float64
+}
+
+// entries writes steps in order in session and returns each written
+// entry by handle.
+func (e *env) entries(steps []chainStep, session string) (map[string]*record.Entry, error) {
+	out := make(map[string]*record.Entry, len(steps))
+	for _, s := range steps {
+		en, err := e.entry(s.handle, s.writer, s.text, s.trust, s.parents, s.weights, session)
+		if err != nil {
+			return nil, err
+		}
+		out[s.handle] = en
+	}
+	return out, nil
+}

@@ -32,6 +32,7 @@ const (
 	TableUnsigned          Code = "TABLE_UNSIGNED"
 	RowUnsigned            Code = "ROW_UNSIGNED"
 	OperatorNoAuthority    Code = "OPERATOR_NO_AUTHORITY"
+	ImportNoteUnbound      Code = "IMPORT_NOTE_UNBOUND"
 	// Codes of an adversarial log server, key holder or evidence (issue 23).
 	LogSplitView        Code = "LOG_SPLIT_VIEW"
 	SignedBeforeRevoked Code = "BACKDATED_AFTER_REVOCATION"
@@ -243,6 +244,7 @@ var Catalogue = append(Catalog{
 	{SourceMissing, FamReferences, SevWarning, "a structural write names a source entry that does not exist"},
 	{RowUnsigned, FamSignatures, SevError, "a row carries no signed record in a store that signs its table (an inserted row, or a row whose record was stripped); older stores and imports, which sign no such row, get TABLE_UNSIGNED instead"},
 	{OperatorNoAuthority, FamRegistry, SevError, "a store record (a meta value, a checkpoint sighting or a vector) is signed by a principal registered on the unauthenticated channel, which has no authority over the store's configuration"},
+	{ImportNoteUnbound, FamSignatures, SevError, "an import note (import_notes row: a write's input id and declared label) names a write the store does not hold, or is signed by a principal other than that write's writer"},
 	{LogSplitView, FamLog, SevError, "the log server answered two reads of the same tile or entry bundle with different bytes (a split view); only the bytes hashed against the checkpoint were used"},
 	{SignedBeforeRevoked, FamSignatures, SevError, "a record logged after its signer's key revocation carries a signed timestamp before the revocation: the timestamp was set back (the record is KEY_OUTSIDE_VALIDITY as well)"},
 	{AnchorFromEvidence, FamCoverage, SevWarning, "a trust anchor (log key or registry root) was read from a file inside the evidence: the evidence pinned itself, which proves nothing against whoever wrote it"},

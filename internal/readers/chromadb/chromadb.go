@@ -29,7 +29,6 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
-	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 
@@ -66,12 +65,7 @@ type collection struct{ id, name, segment string }
 // Read reads every collection's records into st.Vectors, in collection
 // name order and, within one, embeddings.id order.
 func Read(ctx context.Context, path string, st *storemodel.Store) error {
-	desc, err := storefile.Describe(ctx, path, "Chroma database (SQLite)")
-	if err != nil {
-		return err
-	}
-	st.Files = append(st.Files, desc)
-	db, err := sqlitecols.Open(path)
+	db, err := sqlitecols.OpenDescribed(ctx, path, "Chroma database (SQLite)", st)
 	if err != nil {
 		return err
 	}
@@ -122,29 +116,25 @@ func collections(ctx context.Context, db *sql.DB) ([]collection, error) {
 // queueDims is each id's vector length from its last queue row that
 // carries one (ADD, UPDATE, UPSERT), for the collection's topic.
 func queueDims(ctx context.Context, db *sql.DB, path string, c collection, st *storemodel.Store) (map[string]int, error) {
-	rows, err := db.QueryContext(ctx, `SELECT seq_id, id, octet_length(vector), encoding FROM embeddings_queue
-		WHERE (topic = ? OR topic LIKE ?) AND vector IS NOT NULL AND operation IN (0, 1, 2) ORDER BY seq_id`, c.id, "%/"+c.id)
-	if err != nil {
-		return nil, fmt.Errorf("%s: embeddings_queue: %v", path, err)
-	}
-	defer rows.Close()
 	out := map[string]int{}
-	for rows.Next() {
+	err := sqlitecols.EachRow(ctx, db, path+": embeddings_queue", `SELECT seq_id, id, octet_length(vector), encoding FROM embeddings_queue
+		WHERE (topic = ? OR topic LIKE ?) AND vector IS NOT NULL AND operation IN (0, 1, 2) ORDER BY seq_id`, []any{c.id, "%/" + c.id}, func(rows *sql.Rows) error {
 		var seq int64
 		var id string
 		var n sql.NullInt64
 		var enc sql.NullString
 		if err := rows.Scan(&seq, &id, &n, &enc); err != nil {
-			return nil, fmt.Errorf("%s: embeddings_queue: %v", path, err)
+			return fmt.Errorf("%s: embeddings_queue: %v", path, err)
 		}
 		if enc.String != "FLOAT32" || n.Int64%4 != 0 {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("embeddings_queue seq_id %d", seq),
 				Message: fmt.Sprintf("field vector: %d bytes with encoding %q, not whole little-endian float32s", n.Int64, enc.String)})
-			continue
+			return nil
 		}
 		out[id] = int(n.Int64 / 4)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 func readRecords(ctx context.Context, db *sql.DB, path string, c collection, hasBool bool, dims map[string]int, st *storemodel.Store) error {
@@ -152,17 +142,9 @@ func readRecords(ctx context.Context, db *sql.DB, path string, c collection, has
 	if hasBool {
 		boolCol = "m.bool_value"
 	}
-	rows, err := db.QueryContext(ctx, `SELECT e.id, e.embedding_id, m.key, `+sqlitecols.Capped("m.string_value", maxValue)+`, typeof(m.string_value), m.int_value, m.float_value, `+boolCol+`
-		FROM embeddings e LEFT JOIN embedding_metadata m ON m.id = e.id WHERE e.segment_id = ? ORDER BY e.id, m.rowid`, c.segment)
-	if err != nil {
-		return fmt.Errorf("%s: embeddings: %v", path, err)
-	}
-	defer rows.Close()
 	at := map[int64]int{}
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	return sqlitecols.EachRow(ctx, db, path+": embeddings", `SELECT e.id, e.embedding_id, m.key, `+sqlitecols.Capped("m.string_value", maxValue)+`, typeof(m.string_value), m.int_value, m.float_value, `+boolCol+`
+		FROM embeddings e LEFT JOIN embedding_metadata m ON m.id = e.id WHERE e.segment_id = ? ORDER BY e.id, m.rowid`, []any{c.segment}, func(rows *sql.Rows) error {
 		var id int64
 		var eid string
 		var key sql.NullString
@@ -181,20 +163,18 @@ func readRecords(ctx context.Context, db *sql.DB, path string, c collection, has
 			st.Vectors = append(st.Vectors, storemodel.VectorPoint{ID: eid, Collection: c.name, Dims: dims[eid], Row: id})
 		}
 		if !key.Valid {
-			continue
+			return nil
 		}
 		if str.Over() {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("embedding_metadata id %d key %q", id, key.String),
 				Message: fmt.Sprintf("field string_value: %d bytes, over the %d-byte limit; not read", str.Size.Int64, maxValue)})
-			continue
+			return nil
 		}
-		v, ok := value(str, strType, iv, fv, bv)
-		if !ok {
-			continue
+		if v, ok := value(str, strType, iv, fv, bv); ok {
+			setKey(&st.Vectors[i], key.String, v, str.Value.Valid && strType == "text")
 		}
-		setKey(&st.Vectors[i], key.String, v, str.Value.Valid && strType == "text")
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // value is the first non-NULL of the four value columns, as JSON.
@@ -219,33 +199,14 @@ func setKey(v *storemodel.VectorPoint, key, jsonValue string, isText bool) {
 	if !isText {
 		return
 	}
-	s, err := strconv.Unquote(jsonValue)
-	if err != nil {
-		return
-	}
-	switch key {
-	case "data":
-		v.Text, v.HasText = s, true
-	case "hash":
-		v.Hash, v.HasHash = s, true
-	case "created_at":
-		v.CreatedAt = s
-	case "updated_at":
-		v.UpdatedAt = s
-	case "user_id":
-		v.UserID = s
+	if s, err := strconv.Unquote(jsonValue); err == nil {
+		v.SetMem0Field(key, s)
 	}
 }
 
 // readArrays merges array metadata (one row per element) into the
 // collection's records, as accumulate_array_value does.
 func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *storemodel.Store) error {
-	rows, err := db.QueryContext(ctx, `SELECT a.id, a.key, `+sqlitecols.Capped("a.string_value", maxValue)+`, typeof(a.string_value), a.int_value, a.float_value, a.bool_value
-		FROM embedding_metadata_array a JOIN embeddings e ON e.id = a.id WHERE e.segment_id = ? ORDER BY a.rowid`, c.segment)
-	if err != nil {
-		return fmt.Errorf("%s: embedding_metadata_array: %v", path, err)
-	}
-	defer rows.Close()
 	byRow := map[int64]int{}
 	for i, v := range st.Vectors {
 		if v.Collection == c.name {
@@ -257,7 +218,8 @@ func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *
 		i   int
 		key string
 	}
-	for rows.Next() {
+	err := sqlitecols.EachRow(ctx, db, path+": embedding_metadata_array", `SELECT a.id, a.key, `+sqlitecols.Capped("a.string_value", maxValue)+`, typeof(a.string_value), a.int_value, a.float_value, a.bool_value
+		FROM embedding_metadata_array a JOIN embeddings e ON e.id = a.id WHERE e.segment_id = ? ORDER BY a.rowid`, []any{c.segment}, func(rows *sql.Rows) error {
 		var id int64
 		var key string
 		str := sqlitecols.Cell{Max: maxValue}
@@ -271,7 +233,7 @@ func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *
 		i, ok := byRow[id]
 		v, has := value(str, strType, iv, fv, bv)
 		if !ok || !has {
-			continue
+			return nil
 		}
 		if arrays[i] == nil {
 			arrays[i] = map[string][]string{}
@@ -283,11 +245,15 @@ func readArrays(ctx context.Context, db *sql.DB, path string, c collection, st *
 			}{i, key})
 		}
 		arrays[i][key] = append(arrays[i][key], v)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, o := range order {
 		st.Vectors[o.i].Payload = append(st.Vectors[o.i].Payload, storemodel.PayloadValue{Key: o.key, Value: "[" + strings.Join(arrays[o.i][o.key], ", ") + "]"})
 	}
-	return rows.Err()
+	return nil
 }
 
 // HasCollectionOrKeys says whether the database holds a collection of

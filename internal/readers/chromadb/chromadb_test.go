@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -37,7 +36,7 @@ func TestRealStores(t *testing.T) {
 				Data, Hash     *string
 				Keys, Dims     int
 			}
-			realcases.RunPython(t, pyRecords, &want, db)
+			sharedtest.RunPython(t, pyRecords, &want, db)
 			st := &storemodel.Store{}
 			if err := Read(context.Background(), db, st); err != nil {
 				t.Fatal(err)

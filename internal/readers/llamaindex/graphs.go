@@ -3,6 +3,8 @@ package llamaindex
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/storemodel"
@@ -39,7 +41,7 @@ func (r *reader) propertyGraph() error {
 		return err
 	}
 	nodes := map[string]lpgNode{}
-	for _, id := range sortedKeys(g.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(g.Nodes)) {
 		var n lpgNode
 		if err := json.Unmarshal(g.Nodes[id], &n); err != nil {
 			r.issue(finding.StoreRecordMalformed, lpgFile, "nodes "+id, err.Error())
@@ -50,7 +52,7 @@ func (r *reader) propertyGraph() error {
 			r.passage(id, *n.Text)
 		}
 	}
-	for _, id := range sortedKeys(nodes) {
+	for _, id := range slices.Sorted(maps.Keys(nodes)) {
 		n := nodes[id]
 		if n.Label == "text_chunk" && n.Text != nil {
 			continue
@@ -119,7 +121,7 @@ func (r *reader) kgGraph() error {
 		return err
 	}
 	triples := 0
-	for _, subj := range sortedKeys(g.GraphDict) {
+	for _, subj := range slices.Sorted(maps.Keys(g.GraphDict)) {
 		r.entity(subj, subj)
 		for i, ro := range g.GraphDict[subj] {
 			if len(ro) != 2 {
@@ -142,7 +144,7 @@ func (r *reader) kgGraph() error {
 			}
 		}
 	}
-	for _, k := range sortedKeys(r.kgKeys) {
+	for _, k := range slices.Sorted(maps.Keys(r.kgKeys)) {
 		if i, ok := r.nodeAt[k]; !ok || r.st.Nodes[i].Kind != storemodel.KindEntity {
 			continue
 		}

@@ -37,9 +37,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
@@ -152,7 +153,7 @@ func (r *reader) indexStore() error {
 		return err
 	}
 	var kinds []string
-	ids := sortedKeys(doc["index_store/data"])
+	ids := slices.Sorted(maps.Keys(doc["index_store/data"]))
 	for _, id := range ids {
 		e := doc["index_store/data"][id]
 		kinds = append(kinds, e.Type)
@@ -198,15 +199,6 @@ func structData(raw json.RawMessage) (json.RawMessage, error) {
 	return nil, errors.New("neither an object nor a JSON string")
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // docstore reads every node with a text as a passage, in id order.
 func (r *reader) docstore() error {
 	var doc map[string]map[string]kvEntry
@@ -214,7 +206,7 @@ func (r *reader) docstore() error {
 	if err != nil || !ok {
 		return err
 	}
-	for _, id := range sortedKeys(doc["docstore/data"]) {
+	for _, id := range slices.Sorted(maps.Keys(doc["docstore/data"])) {
 		var n struct {
 			Text *string `json:"text"`
 		}

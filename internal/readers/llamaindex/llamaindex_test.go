@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -74,7 +73,7 @@ func TestRealStores(t *testing.T) {
 				}
 			}
 			var want struct{ Passages, Entities, Edges, Nosource int }
-			realcases.RunPython(t, pyCounts, &want, dir)
+			sharedtest.RunPython(t, pyCounts, &want, dir)
 			if !Looks(dir) {
 				t.Fatal("not detected")
 			}

@@ -77,18 +77,11 @@ func looksFile(path string) bool {
 	if ext != ".json" && ext != ".jsonl" {
 		return false
 	}
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
+	head, ok := storefile.Head(path, sniff)
+	if !ok {
 		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, sniff)
-	n, _ := f.Read(buf)
-	for _, line := range bytes.Split(buf[:n], []byte("\n")) {
+	for _, line := range bytes.Split(head, []byte("\n")) {
 		if blank(string(line)) {
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -43,7 +42,7 @@ func TestRealStores(t *testing.T) {
 		for _, f := range append(files, more...) {
 			t.Run(filepath.Base(c)+"/"+filepath.Base(f), func(t *testing.T) {
 				var want struct{ Entities, Observations, Relations, Pairs, Extra, Dups int }
-				realcases.RunPython(t, pyCounts, &want, f)
+				sharedtest.RunPython(t, pyCounts, &want, f)
 				if !Looks(f) {
 					t.Fatal("not detected")
 				}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -33,7 +32,7 @@ print(json.dumps({'points': n, 'history': len(h)}))
 	for _, c := range cases {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			var want struct{ Points, History int }
-			realcases.RunPython(t, pyCount, &want, c)
+			sharedtest.RunPython(t, pyCount, &want, c)
 			st, err := Open(context.Background(), storeDir(t, c))
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +60,7 @@ func TestReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var none struct{}
-	realcases.RunPython(t, string(plant), &none, src, dir)
+	sharedtest.RunPython(t, string(plant), &none, src, dir)
 	st, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +124,7 @@ print('{}')
 	for key, want := range map[string]bool{"text": false, "data": true} {
 		dir := t.TempDir()
 		var none struct{}
-		realcases.RunPython(t, mk, &none, filepath.Join(dir, "qdrant"), key)
+		sharedtest.RunPython(t, mk, &none, filepath.Join(dir, "qdrant"), key)
 		if got := Looks(dir); got != want {
 			t.Errorf("payload key %q: claimed %v, want %v", key, got, want)
 		}

@@ -172,26 +172,13 @@ func readCollection(ctx context.Context, path, name string, st *storemodel.Store
 	if !sqlitecols.Has(path, "points", "id", "point") {
 		return fmt.Errorf("%s: no points(id, point) table (qdrant_client/local/persistence.py)", path)
 	}
-	desc, err := storefile.Describe(ctx, path, "Qdrant local collection "+name+" (SQLite)")
-	if err != nil {
-		return err
-	}
-	st.Files = append(st.Files, desc)
-	db, err := sqlitecols.Open(path)
+	db, err := sqlitecols.OpenDescribed(ctx, path, "Qdrant local collection "+name+" (SQLite)", st)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, "SELECT rowid, "+sqlitecols.Capped("id", 4096)+", octet_length(point), CASE WHEN octet_length(point) <= ? THEN point END FROM points ORDER BY rowid", MaxPoint)
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	defer rows.Close()
 	byID := map[string]int{}
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	return sqlitecols.EachRow(ctx, db, path, "SELECT rowid, "+sqlitecols.Capped("id", 4096)+", octet_length(point), CASE WHEN octet_length(point) <= ? THEN point END FROM points ORDER BY rowid", []any{MaxPoint}, func(rows *sql.Rows) error {
 		var row int64
 		key := sqlitecols.Cell{Max: 4096}
 		var size sql.NullInt64
@@ -204,12 +191,12 @@ func readCollection(ctx context.Context, path, name string, st *storemodel.Store
 		}
 		if size.Int64 > MaxPoint {
 			issue(finding.StoreRecordMalformed, fmt.Sprintf("field point: %d bytes, over the %d-byte limit; not read", size.Int64, MaxPoint))
-			continue
+			return nil
 		}
 		p, err := DecodePoint(blob)
 		if err != nil {
 			issue(finding.StoreRecordMalformed, "field point: "+err.Error())
-			continue
+			return nil
 		}
 		if k, err := DecodeKey(key.Value.String); key.Over() || err != nil || k != p.ID {
 			why := "it decodes to another id"
@@ -223,8 +210,8 @@ func readCollection(ctx context.Context, path, name string, st *storemodel.Store
 		}
 		byID[p.ID] = len(st.Vectors)
 		st.Vectors = append(st.Vectors, toVector(p, name, row))
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // toVector lifts Mem0's payload keys (mem0/memory/main.py: data, hash,
@@ -233,18 +220,8 @@ func toVector(p *Point, collection string, row int64) storemodel.VectorPoint {
 	v := storemodel.VectorPoint{ID: p.ID, Collection: collection, Dims: p.Dims, Row: row}
 	for _, kv := range p.Payload {
 		v.Payload = append(v.Payload, storemodel.PayloadValue{Key: kv.Key, Value: JSON(kv.Value)})
-		s, isStr := kv.Value.(string)
-		switch kv.Key {
-		case "data":
-			v.Text, v.HasText = s, isStr
-		case "hash":
-			v.Hash, v.HasHash = s, isStr
-		case "created_at":
-			v.CreatedAt = s
-		case "updated_at":
-			v.UpdatedAt = s
-		case "user_id":
-			v.UserID = s
+		if s, isStr := kv.Value.(string); isStr {
+			v.SetMem0Field(kv.Key, s)
 		}
 	}
 	return v

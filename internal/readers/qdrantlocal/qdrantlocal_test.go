@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memscope/memscope/internal/readers/realcases"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -64,7 +63,7 @@ func TestRealStores(t *testing.T) {
 				t.Fatalf("Locate(%s) = %q, %v", loc, got, ok)
 			}
 			var want []pyPoint
-			realcases.RunPython(t, pyPoints, &want, loc)
+			sharedtest.RunPython(t, pyPoints, &want, loc)
 			st := &storemodel.Store{}
 			if err := Read(context.Background(), loc, st); err != nil {
 				t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
+	"github.com/memscope/memscope/internal/readers/storefile"
 )
 
 // Known is a recognised format memscope refuses.
@@ -85,14 +86,11 @@ func looksAgentFile(path string) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".json") {
 		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	raw, ok := storefile.Head(path, sniff)
+	if !ok {
 		return false
 	}
-	defer f.Close()
-	buf := make([]byte, sniff)
-	n, _ := f.Read(buf)
-	head := bytes.TrimSpace(buf[:n])
+	head := bytes.TrimSpace(raw)
 	if len(head) > 0 && head[0] == '"' {
 		return bytes.Contains(head, []byte(`\"agents\"`)) && bytes.Contains(head, []byte(`\"blocks\"`))
 	}

@@ -67,7 +67,11 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	defer db.Close()
 	st := &storemodel.Store{Format: storemodel.SMSR, Root: path, Files: []storemodel.File{desc}}
 	// Content, session and tag are capped in SQL: an oversized cell is
-	// reported from its length and never fetched.
+	// reported from its length and never fetched. Rows come ORDER BY id,
+	// the order upstream indexes them in (agent/memory_store.py
+	// _build_faiss_index, tarun-ks/smsr 2e46daa): the column, not SQLite's
+	// rowid, so a table whose id is not the rowid alias reads as upstream
+	// reads it.
 	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT id, typeof(content), length(CAST(content AS BLOB)), "+
 		"CASE WHEN length(CAST(content AS BLOB)) <= %d THEN CAST(content AS BLOB) END, %s, typeof(timestamp), timestamp, %s, length(embedding) FROM memories ORDER BY id",
 		MaxContent, sqlitecols.Capped("session_id", maxSmallCell), sqlitecols.Capped("hmac_tag", maxSmallCell)))

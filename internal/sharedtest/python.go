@@ -1,8 +1,4 @@
-// Package realcases runs the independent Python counts the real-store
-// tests compare with (Debian's python3: json, sqlite3 and pickle from the
-// standard library). The real stores themselves come from package
-// sharedtest.
-package realcases
+package sharedtest
 
 import (
 	"bytes"
@@ -10,11 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"testing"
-
-	"github.com/memscope/memscope/internal/sharedtest"
 )
 
-// Python is the interpreter the independent counts run in.
+// Python is the interpreter the independent counts run in (Debian's
+// python3: json, sqlite3 and pickle from the standard library, and the
+// upstream tools' own libraries where packaged).
 const Python = "/usr/bin/python3"
 
 // RunPython runs script with args and decodes its stdout as JSON into v.
@@ -22,7 +18,7 @@ const Python = "/usr/bin/python3"
 func RunPython(t testing.TB, script string, v any, args ...string) {
 	t.Helper()
 	if _, err := os.Stat(Python); err != nil {
-		sharedtest.Missing(t, Python)
+		Missing(t, Python)
 	}
 	cmd := exec.Command(Python, append([]string{"-c", script}, args...)...)
 	var out, errb bytes.Buffer
