@@ -2,7 +2,6 @@ package tui_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -41,19 +40,7 @@ func TestVerifiedBeforeTheMWPAuditEnds(t *testing.T) {
 	src := &auditing{Fake: tuitest.New(10), release: make(chan struct{})}
 	m := tui.New(src, tui.Options{Static: true})
 	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
-	var first tea.Msg
-	for _, c := range m.Init()().(tea.BatchMsg) {
-		if c == nil {
-			continue
-		}
-		if msg := c(); fmt.Sprintf("%T", msg) == "tui.verifyMsg" {
-			first = msg
-		}
-	}
-	if first == nil {
-		t.Fatal("Init started no verification")
-	}
-	m, next := m.Update(first)
+	m, next := m.Update(firstVerifyMsg(t, m))
 	mustContain(t, screen(m), "verified: 2 errors, 1 warning, 0 info  lineage: 1 warning, 1 info  replay: 1 error  mwp: auditing")
 	m = press(t, m, "2")
 	mustContain(t, screen(m), "6 of 6 findings", "MWP audit running")
