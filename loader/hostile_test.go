@@ -276,6 +276,18 @@ func TestWALBesideSnapshotIsReported(t *testing.T) {
 	if _, ok := kinds[key(loader.ProblemWALPresent, p+"-wal")]; !ok {
 		t.Fatalf("broken WAL not reported: %v", kinds)
 	}
+	// An empty WAL (what memscope record leaves between bursts, after
+	// folding it) holds nothing: named as empty, not as unreadable.
+	os.WriteFile(p+"-wal", nil, 0o644)
+	s3, err := loader.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	kinds = problemKinds(s3)
+	if msg, ok := kinds[key(loader.ProblemWALPresent, p+"-wal")]; !ok || !strings.Contains(msg, "empty write-ahead log") {
+		t.Fatalf("empty WAL not named as empty: %v", kinds)
+	}
 }
 
 func TestJournalAndNonRegularFiles(t *testing.T) {

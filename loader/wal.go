@@ -30,18 +30,22 @@ type WALInfo struct {
 }
 
 func (s *Snapshot) checkSidecars() {
-	if info, err := readWAL(s.Path + "-wal"); err == nil {
-		switch {
-		case info.Commits > 0:
-			s.problem(ProblemWAL, s.Path+"-wal", fmt.Sprintf("write-ahead log holds %d committed transaction(s) changing %d page(s) that SQLite would show and this report does not read (copy the store after a checkpoint, or open a copy with sqlite3 to apply it)", info.Commits, info.CommittedPages))
-		default:
-			s.problem(ProblemWALPresent, s.Path+"-wal", fmt.Sprintf("write-ahead log of %d bytes beside the snapshot holds no valid committed transaction (SQLite would ignore it)", info.Bytes))
-		}
-		if info.Truncated {
-			s.problem(ProblemWALPresent, s.Path+"-wal", fmt.Sprintf("write-ahead log examined only up to %d bytes", maxWALScan))
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	info, err := readWAL(s.Path + "-wal")
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case info.Bytes == 0 && (err == nil || errors.Is(err, errNotWAL)):
+		// memscope record leaves an empty WAL between bursts of calls
+		// (docs/RECORD.md).
+		s.problem(ProblemWALPresent, s.Path+"-wal", "an empty write-ahead log beside the snapshot (SQLite ignores it; a writer keeps one between commits)")
+	case err != nil:
 		s.problem(ProblemWALPresent, s.Path+"-wal", "write-ahead log beside the snapshot could not be examined: "+err.Error())
+	case info.Commits > 0:
+		s.problem(ProblemWAL, s.Path+"-wal", fmt.Sprintf("write-ahead log holds %d committed transaction(s) changing %d page(s) that SQLite would show and this report does not read (copy the store after a checkpoint, or open a copy with sqlite3 to apply it)", info.Commits, info.CommittedPages))
+	default:
+		s.problem(ProblemWALPresent, s.Path+"-wal", fmt.Sprintf("write-ahead log of %d bytes beside the snapshot holds no valid committed transaction (SQLite would ignore it)", info.Bytes))
+	}
+	if err == nil && info.Truncated {
+		s.problem(ProblemWALPresent, s.Path+"-wal", fmt.Sprintf("write-ahead log examined only up to %d bytes", maxWALScan))
 	}
 	if st, err := os.Lstat(s.Path + "-journal"); err == nil {
 		msg := fmt.Sprintf("rollback journal of %d bytes beside the snapshot: SQLite would roll the file back to the pages it holds; this report reads the file as it is", st.Size())

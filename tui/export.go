@@ -85,6 +85,14 @@ func (m *Model) exportJSON() tea.Cmd {
 		}
 		rv := *m.rep.rv
 		data = func() any { return exportReplayRows(rv.Rows) }
+		if a, ok := m.src.(Answerer); ok {
+			data = func() any {
+				if rows, err := a.ReplayAnswer(context.Background()); err == nil {
+					return rows
+				}
+				return exportReplayRows(rv.Rows)
+			}
+		}
 	case ViewLog:
 		src := m.src
 		data = func() any {
@@ -97,6 +105,9 @@ func (m *Model) exportJSON() tea.Cmd {
 	case ViewActions:
 		rows := m.act.rows
 		data = func() any { return rows }
+		if a, ok := m.src.(Answerer); ok {
+			data = func() any { return a.ActionAnswer() }
+		}
 	case ViewTimeline:
 		if m.tl.tl == nil {
 			m.setErr("nothing to export: the timeline has not loaded")
@@ -104,6 +115,9 @@ func (m *Model) exportJSON() tea.Cmd {
 		}
 		tl := m.tl.tl
 		data = func() any { return tl }
+		if a, ok := m.src.(Answerer); ok {
+			data = func() any { return a.TimelineAnswer(tl) }
+		}
 	case ViewExposure:
 		if m.exp.res == nil {
 			m.setErr("nothing to export: the exposure estimate has not been computed")

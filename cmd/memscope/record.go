@@ -10,7 +10,7 @@ import (
 )
 
 const recordUsage = `memscope record init DIR [agent:NAME...] [--log-storage mysql://...]
-       memscope record --store DIR [--config FILE] [--agent agent:NAME] [--log-storage mysql://...] [-- CMD [ARGS...]]`
+       memscope record --store DIR [--config FILE] [--agent agent:NAME] [--log-storage mysql://...] [--ack sequenced|integrated] [-- CMD [ARGS...]]`
 
 // runRecord is memscope record: the MCP gateway that writes evidence
 // (internal/recorder; docs/RECORD.md).
@@ -42,13 +42,17 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	cfgPath := fs.String("config", "", "JSON config: upstream servers, roles, lineage window (docs/RECORD.md)")
 	agent := fs.String("agent", "", "the agent principal the session records as (default: the store's first)")
 	logStorage := fs.String("log-storage", "", "where the log lives: the store's POSIX directory (default) or mysql://...")
+	ack := fs.String("ack", string(recorder.AckSequenced), "release a result once its records are committed to the snapshot with log indices assigned (sequenced), or only once the log has integrated them (integrated); docs/RECORD.md")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage, nil
+	}
+	if *ack != string(recorder.AckSequenced) && *ack != string(recorder.AckIntegrated) {
+		return exitUsage, usagef("--ack %q: want sequenced or integrated", *ack)
 	}
 	if *store == "" {
 		return exitUsage, usagef("--store is required; usage: memscope record --store DIR [--config FILE] [-- CMD [ARGS...]] (memscope help record)")
 	}
-	o := recorder.RunOptions{Store: *store, Command: fs.Args(), Agent: *agent, LogStorage: *logStorage}
+	o := recorder.RunOptions{Store: *store, Command: fs.Args(), Agent: *agent, LogStorage: *logStorage, Ack: recorder.Ack(*ack)}
 	if *cfgPath != "" {
 		c, err := recorder.LoadConfig(*cfgPath)
 		if err != nil {

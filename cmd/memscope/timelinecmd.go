@@ -13,6 +13,7 @@ import (
 
 	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/assemble/answers"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/replay"
@@ -75,7 +76,6 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	defer s.Close()
 	var rp *replay.Replayer
-	labels := "not checked (no --log)"
 	// The timeline's findings are the verification's it labels the writes
 	// with: the exit code follows them (0 without --log: nothing checked).
 	code := exitOK
@@ -84,7 +84,6 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if rp, err = s.Replayer(ctx); err != nil {
 			return exitUsage, err
 		}
-		labels = "from verification against the log"
 		rep, err := s.Verify(ctx, nil)
 		if err != nil {
 			return exitUsage, err
@@ -96,11 +95,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err != nil {
 		return exitUsage, err
 	}
-	out := jsonout.Timeline{Snapshot: pos[0], Order: tl.Order(), Labels: labels, Events: []jsonout.TimelineEvent{}}
-	for _, i := range tl.Select(f) {
-		e := tl.Events[i]
-		out.Events = append(out.Events, jsonout.NewTimelineEvent(i, e, s.EventCoverage(e.Kind, e.ID)))
-	}
+	out := answers.Timeline(s, pos[0], tl, f)
 	switch *outFormat {
 	case outputTimesketch:
 		return code, writeTimesketch(stdout, pos[0], out.Events)
@@ -111,7 +106,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return code, writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "%s: %d events, ordered by %s\n", sanitize.Line(pos[0]), len(tl.Events), orderWords(out.Order))
-	fmt.Fprintf(stdout, "write labels: %s\n", labels)
+	fmt.Fprintf(stdout, "write labels: %s\n", out.Labels)
 	labelled := false
 	for _, e := range out.Events {
 		labelled = labelled || e.Coverage != ""

@@ -27,12 +27,18 @@ import (
 // could not (the log is append-only).
 
 // pragmas are the connection settings of a store being written. A durable
-// store keeps SQLite's rollback journal (DELETE mode: between commits no
-// journal is left beside the file, so a reader opening it immutable sees a
-// whole snapshot) and syncs every commit.
+// store writes ahead (WAL) and syncs the WAL on every commit
+// (synchronous=FULL): one append and one fsync per commit, where the
+// rollback journal cost three syncs (journal, database, journal header)
+// and a delete. SQLite's automatic checkpoint is off: it would run inside
+// a COMMIT, on the writer's acknowledgement path; the owner calls
+// FoldWAL between commits instead, and Close folds the WAL back into
+// the file and returns it to rollback-journal mode, so a closed store is
+// one self-contained file (the loader opens snapshots immutable and never
+// reads a -wal).
 func pragmas(durable bool) string {
 	if durable {
-		return "_pragma=journal_mode(DELETE)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)"
+		return "_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=wal_autocheckpoint(0)&_pragma=busy_timeout(5000)"
 	}
 	return "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 }
@@ -66,6 +72,52 @@ func (s *Store) Commit() error {
 	}
 	s.pending = 0
 	return s.begin()
+}
+
+// FoldWAL commits what is written so far and copies the WAL's
+// committed pages into the snapshot file, so the WAL restarts from its
+// beginning at the next commit instead of growing. It costs a database
+// write and sync, so a durable writer calls it off its acknowledgement
+// path: every few MB of WAL, and when it is idle. With truncate the WAL
+// file is also cut to zero bytes, so a reader that opens the file
+// immutable (every analysis does) finds nothing pending beside it; a
+// reader holding an old state makes it stop short, never wait. A store
+// not opened Durable has no WAL: it only commits.
+func (s *Store) FoldWAL(truncate bool) error {
+	if err := s.tx.Commit(); err != nil {
+		return fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
+	}
+	s.pending = 0
+	if s.cfg.Durable {
+		q := "PRAGMA wal_checkpoint(PASSIVE)"
+		if truncate {
+			// busy_timeout 0: a live reader makes the checkpoint stop
+			// short (as a passive one) instead of holding the writer.
+			q = "PRAGMA busy_timeout=0; PRAGMA wal_checkpoint(TRUNCATE); PRAGMA busy_timeout=5000"
+		}
+		if _, err := s.db.Exec(q); err != nil {
+			return fmt.Errorf("writer: %s: checkpoint: %w", s.cfg.SnapshotPath, err)
+		}
+	}
+	return s.begin()
+}
+
+// leaveWAL folds the WAL into the snapshot file and returns the file to
+// rollback-journal mode (SQLite checkpoints and deletes the WAL when the
+// mode changes), so what is left on disk is one file a reader opens
+// immutable.
+func (s *Store) leaveWAL() error {
+	if !s.cfg.Durable {
+		return nil
+	}
+	var mode string
+	if err := s.db.QueryRow("PRAGMA journal_mode=DELETE").Scan(&mode); err != nil {
+		return fmt.Errorf("writer: %s: leaving WAL mode: %w", s.cfg.SnapshotPath, err)
+	}
+	if mode != "delete" {
+		return fmt.Errorf("writer: %s: leaving WAL mode: SQLite kept journal mode %q (another connection open?)", s.cfg.SnapshotPath, mode)
+	}
+	return nil
 }
 
 // QueryRow reads inside the writer's transaction (a resumed store looking

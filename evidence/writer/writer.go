@@ -43,9 +43,10 @@ type Config struct {
 	RootKeys     []ed25519.PublicKey
 	Description  string
 	HMACKey      []byte // when set, entries get SMSR-style tags
-	// Durable makes every Commit survive a crash: SQLite keeps a rollback
-	// journal and syncs on commit (durable.go). Without it the snapshot is
-	// written as fast as possible and is only whole once Close returns.
+	// Durable makes every Commit survive a crash: SQLite writes ahead and
+	// syncs the WAL on commit (durable.go); Close leaves one file. Without
+	// it the snapshot is written as fast as possible and is only whole
+	// once Close returns.
 	Durable bool
 	// Operator, when set, is the registered principal that signs the
 	// store's own rows: its meta values, the checkpoints it saw and its
@@ -235,6 +236,10 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	if err := s.tx.Commit(); err != nil {
 		return nil, fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
 	}
+	// A WAL still beside the file (another process reading it held it
+	// open) keeps every committed row: the error says so, after the log
+	// is closed as usual.
+	walErr := s.leaveWAL()
 	if err := s.db.Close(); err != nil {
 		return nil, err
 	}
@@ -242,7 +247,7 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writer: close log: %w", err)
 	}
-	return cp, nil
+	return cp, walErr
 }
 
 // SnapshotTo commits what is written so far and copies the store, as it

@@ -21,7 +21,9 @@ import (
 // the upstream servers it started) at a random moment of a burst of
 // concurrent writes, restarts it on the same store, and requires every
 // write the agent got a result for to be in the evidence, and verify to
-// pass. MEMSCOPE_CRASH_ROUNDS sets the number of rounds (default 4).
+// pass. Rounds alternate the acknowledgement modes (--ack sequenced,
+// then integrated). MEMSCOPE_CRASH_ROUNDS sets the number of rounds
+// (default 4).
 func TestKillNineLosesNothingAcknowledged(t *testing.T) {
 	memscope, _, store, cfg := storySetup(t, "")
 	rounds := 4
@@ -33,7 +35,8 @@ func TestKillNineLosesNothingAcknowledged(t *testing.T) {
 	deleted, tried := map[string]bool{}, map[string]bool{}
 	for round := 0; round < rounds; round++ {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		cs, cmd := connectKillable(t, ctx, memscope, store, cfg)
+		ack := []string{"sequenced", "integrated"}[round%2]
+		cs, cmd := connectKillable(t, ctx, memscope, store, cfg, ack)
 		// A page first, so the writes carry lineage.
 		call(t, ctx, cs, "fetch_page", map[string]any{"url": "https://acme.example/billing"})
 		var mu sync.Mutex
@@ -122,9 +125,9 @@ func TestKillNineLosesNothingAcknowledged(t *testing.T) {
 
 // connectKillable is connect with the gateway in a process group of its
 // own, so the test can SIGKILL it with the servers it started.
-func connectKillable(t *testing.T, ctx context.Context, memscope, store, cfg string) (*mcp.ClientSession, *exec.Cmd) {
+func connectKillable(t *testing.T, ctx context.Context, memscope, store, cfg, ack string) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(memscope, "record", "--store", store, "--config", cfg)
+	cmd := exec.Command(memscope, "record", "--store", store, "--config", cfg, "--ack", ack)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = &testLog{t: t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "crash-agent", Version: "1"}, nil)

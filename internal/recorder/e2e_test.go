@@ -48,7 +48,10 @@ func TestPoisoningStory(t *testing.T) {
 	call(t, ctx, cs, "create_relations", map[string]any{"relations": []map[string]any{{"from": "Acme Ltd", "to": "Karen Joy Fowler", "relationType": "payee"}}})
 	call(t, ctx, cs, "add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Acme Ltd", "contents": []string{"Payee for Acme invoices: Karen Joy Fowler, account 7731"}}}})
 	// The snapshot is readable while the gateway runs: verify opens it
-	// (read-only, immutable) and reads every record written so far.
+	// (read-only, immutable) and, once the gateway has been idle long
+	// enough to fold its WAL into the file (docs/RECORD.md), reads every
+	// record written so far.
+	waitFolded(t, filepath.Join(store, "snapshot.db"))
 	live, code := memscopeRun(t, memscope, append([]string{"verify", filepath.Join(store, "snapshot.db")}, anchors(store)...)...)
 	if code == 2 || !strings.Contains(live, "entries                  6/6") {
 		t.Errorf("verify of the live store (exit %d) does not read the six entries written so far:\n%s", code, live)
@@ -186,7 +189,12 @@ func entryWith(t *testing.T, snap, s string) string {
 
 func openSnapshot(t *testing.T, snap string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+snap+"?mode=ro&immutable=1")
+	return openDSN(t, "file:"+snap+"?mode=ro&immutable=1")
+}
+
+func openDSN(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

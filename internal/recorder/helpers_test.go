@@ -182,12 +182,18 @@ func storySetup(t *testing.T, extra string) (memscope, dir, store, cfg string) {
 // openRecorder makes a fresh store and opens it in process.
 func openRecorder(t *testing.T) (*recorder.Recorder, string) {
 	t.Helper()
+	return openRecorderAck(t, "")
+}
+
+// openRecorderAck is openRecorder with an acknowledgement mode.
+func openRecorderAck(t *testing.T, ack recorder.Ack) (*recorder.Recorder, string) {
+	t.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
 	if _, err := recorder.Init(ctx, dir, nil, ""); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir})
+	rec, err := recorder.Open(ctx, recorder.Options{Dir: dir, Ack: ack})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -328,7 +328,7 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 		}
 		for _, e := range g.Entities {
 			n := entityNode(server, e.Name)
-			if tx.r.nodes[n] {
+			if ok, _ := tx.hasNode(n); ok {
 				reset[n] = 1
 			}
 			b, _ := json.Marshal(kgEntityHead{Name: e.Name, EntityType: e.EntityType})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,28 +27,51 @@ import (
 // asserts nothing about time (figures are logged, as ratios and
 // differences inside one run):
 //
-//	MEMSCOPE_RECORD_PERF=1 go test ./internal/recorder -run TestMeasureRecord -v -timeout 30m
+//	MEMSCOPE_RECORD_PERF=1 go test ./internal/recorder -run TestMeasureRecord -v -timeout 40m
 //
-// MEMSCOPE_RECORD_CALLS sets the calls of the memory run (default 100000).
+// Every figure is taken for both acknowledgement modes (--ack sequenced,
+// the default, and --ack integrated). MEMSCOPE_RECORD_CALLS sets the calls
+// of the sustained run with --ack sequenced (default 100000; the
+// integrated run makes a fifth of them); MEMSCOPE_RECORD_GATEWAY_PROFILE=DIR
+// writes the gateway's CPU profile of each sustained run there;
+// MEMSCOPE_RECORD_SUSTAINED_ONLY=1 skips the latency runs.
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
 		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
 	}
 	memscope, _, _ := bins(t)
 	notes := filepath.Join(filepath.Dir(memscope), "notes")
-	t.Logf("fsync floor: %v median per 4 KiB write+fsync on this disk", fsyncFloor(t, t.TempDir()))
-	t.Logf("durable commit floor: %v median per one-entry Recorder.Do (SQLite commit, synchronous=FULL, then Tessera integration)", commitFloor(t))
-	for _, sessions := range []int{1, 8} {
-		direct, gw := latency(t, notes, sessions, 6, 50)
-		t.Logf("%d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v",
-			sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99))
+	sync := fsyncFloor(t, t.TempDir())
+	t.Logf("fsync floor: one 4 KiB write+fsync on this disk: median %v p90 %v p99 %v", q(sync, 0.5), q(sync, 0.9), q(sync, 0.99))
+	acks := []recorder.Ack{recorder.AckSequenced, recorder.AckIntegrated}
+	for _, ack := range acks {
+		d := commitFloor(t, ack)
+		t.Logf("durable commit floor, --ack %s: one-entry Recorder.Do: median %v p90 %v p99 %v", ack, q(d, 0.5), q(d, 0.9), q(d, 0.99))
+	}
+	sessionCounts := []int{1, 8}
+	if os.Getenv("MEMSCOPE_RECORD_SUSTAINED_ONLY") == "1" {
+		sessionCounts = nil
+	}
+	for _, sessions := range sessionCounts {
+		for _, ack := range acks {
+			direct, gw := latency(t, notes, ack, sessions, 6, 50)
+			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v",
+				ack, sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99))
+		}
 	}
 	calls := 100000
 	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_CALLS")); err == nil && n > 0 {
 		calls = n
 	}
-	rate, rss := sustained(t, memscope, notes, calls)
-	t.Logf("sustained: %d recorded writes in one session with %d calls in flight: %.0f writes/s; gateway RSS %s", calls, inFlight, rate, rss)
+	for _, ack := range acks {
+		n := calls
+		if ack == recorder.AckIntegrated {
+			n = max(1000, calls/5)
+		}
+		rep := sustained(t, memscope, notes, ack, n)
+		t.Logf("sustained, --ack %s: %d recorded writes in one session with %d calls in flight: %.0f writes/s over %v wall; CPU per call: gateway %v, gateway and its upstream %v, client %v; gateway RSS %s",
+			ack, n, inFlight, rep.rate, rep.wall, rep.gateway/time.Duration(n), rep.withUpstream/time.Duration(n), rep.client/time.Duration(n), rep.rss)
+	}
 }
 
 func q(d []time.Duration, p float64) time.Duration {
@@ -59,7 +83,7 @@ func q(d []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
-func fsyncFloor(t *testing.T, dir string) time.Duration {
+func fsyncFloor(t *testing.T, dir string) []time.Duration {
 	f, err := os.Create(filepath.Join(dir, "sync"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +91,7 @@ func fsyncFloor(t *testing.T, dir string) time.Duration {
 	defer f.Close()
 	buf := make([]byte, 4096)
 	var d []time.Duration
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 500; i++ {
 		start := time.Now()
 		if _, err := f.WriteAt(buf, int64(i)*4096); err != nil {
 			t.Fatal(err)
@@ -77,12 +101,12 @@ func fsyncFloor(t *testing.T, dir string) time.Duration {
 		}
 		d = append(d, time.Since(start))
 	}
-	return q(d, 0.5)
+	return d
 }
 
-func commitFloor(t *testing.T) time.Duration {
+func commitFloor(t *testing.T, ack recorder.Ack) []time.Duration {
 	ctx := context.Background()
-	rec, _ := openRecorder(t)
+	rec, _ := openRecorderAck(t, ack)
 	defer rec.Close(ctx)
 	var d []time.Duration
 	for i := 0; i < 200; i++ {
@@ -96,7 +120,7 @@ func commitFloor(t *testing.T) time.Duration {
 		}
 		d = append(d, time.Since(start))
 	}
-	return q(d, 0.5)
+	return d
 }
 
 func notesConfig(notes string) *recorder.Config {
@@ -107,9 +131,9 @@ func notesConfig(notes string) *recorder.Config {
 // latency times remember calls, direct to the notes server and through
 // an in-process gateway (sessions sharing one recorder and one upstream),
 // alternating blocks so both see the same machine.
-func latency(t *testing.T, notes string, sessions, blocks, perBlock int) (direct, gw []time.Duration) {
+func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, perBlock int) (direct, gw []time.Duration) {
 	ctx := context.Background()
-	rec, _ := openRecorder(t)
+	rec, _ := openRecorderAck(t, ack)
 	defer rec.Close(ctx)
 	g, err := recorder.NewGateway(ctx, rec, notesConfig(notes), recorder.DefaultAgent)
 	if err != nil {
@@ -171,9 +195,21 @@ func latency(t *testing.T, notes string, sessions, blocks, perBlock int) (direct
 // inFlight is how many calls the sustained run keeps in flight.
 const inFlight = 64
 
+// sustainedReport is what one sustained run measured.
+type sustainedReport struct {
+	rate float64
+	wall time.Duration
+	// CPU time (user+system): the gateway while it ran; the gateway with
+	// the upstream it started and waited for (from wait4's rusage); this
+	// test process, the client.
+	gateway, withUpstream, client time.Duration
+	rss                           string
+}
+
 // sustained drives the memscope binary (one stdio session, inFlight calls
-// in flight) through calls recorded writes and samples its resident memory.
-func sustained(t *testing.T, memscope, notes string, calls int) (float64, string) {
+// in flight) through calls recorded writes, takes its resident memory at
+// 1k, 10k and 100k calls (and every 2 s), and its CPU time.
+func sustained(t *testing.T, memscope, notes string, ack recorder.Ack, calls int) sustainedReport {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
 	if out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput(); err != nil {
@@ -183,14 +219,17 @@ func sustained(t *testing.T, memscope, notes string, calls int) (float64, string
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":[{"name":"notes","command":[%q],"role":"memory","mapping":{"writes":[{"tool":"remember","content":"text","id":"id"}]}}]}`, notes)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(memscope, "record", "--store", dir, "--config", cfg)
+	cmd := exec.Command(memscope, "record", "--store", dir, "--config", cfg, "--ack", string(ack))
+	if pd := os.Getenv("MEMSCOPE_RECORD_GATEWAY_PROFILE"); pd != "" {
+		cmd.Env = append(os.Environ(), "MEMSCOPE_CPUPROFILE="+filepath.Join(pd, "gateway-"+string(ack)+".pprof"))
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var next atomic.Int64
-	var rssMax, rssMin int64 = 0, 1 << 62
-	var samples []string
+	var mu sync.Mutex
+	var samples, marks []string
 	stop := make(chan struct{})
 	go func() {
 		tick := time.NewTicker(2 * time.Second)
@@ -201,14 +240,13 @@ func sustained(t *testing.T, memscope, notes string, calls int) (float64, string
 				return
 			case <-tick.C:
 				r := rssOf(cmd.Process.Pid)
-				if next.Load() > int64(calls)/10 { // after warm-up
-					rssMax, rssMin = max(rssMax, r), min(rssMin, r)
-				}
+				mu.Lock()
 				samples = append(samples, fmt.Sprintf("%d:%dMiB", next.Load(), r>>20))
+				mu.Unlock()
 			}
 		}
 	}()
-	start := time.Now()
+	start, clientStart := time.Now(), selfCPU()
 	var wg sync.WaitGroup
 	for w := 0; w < inFlight; w++ {
 		wg.Add(1)
@@ -223,15 +261,57 @@ func sustained(t *testing.T, memscope, notes string, calls int) (float64, string
 					t.Error(err)
 					return
 				}
+				if i == 1000 || i == 10000 || i == 100000 || i == int64(calls) {
+					r := rssOf(cmd.Process.Pid)
+					mu.Lock()
+					marks = append(marks, fmt.Sprintf("%d calls: %.1f MiB", i, float64(r)/(1<<20)))
+					mu.Unlock()
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	el := time.Since(start)
 	close(stop)
+	client := selfCPU() - clientStart
+	cpu := cpuOf(cmd.Process.Pid)
 	final := rssOf(cmd.Process.Pid)
 	cs.Close()
-	return float64(calls) / el.Seconds(), fmt.Sprintf("after warm-up min %d MiB max %d MiB, final %d MiB; samples %s", rssMin>>20, rssMax>>20, final>>20, strings.Join(samples, " "))
+	var withUpstream time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		withUpstream = ps.UserTime() + ps.SystemTime()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	sort.Strings(marks)
+	return sustainedReport{rate: float64(calls) / el.Seconds(), wall: el, gateway: cpu, withUpstream: withUpstream, client: client,
+		rss: fmt.Sprintf("%s; final %d MiB; samples %s", strings.Join(marks, ", "), final>>20, strings.Join(samples, " "))}
+}
+
+// selfCPU is this process's user+system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuOf is a live process's user+system CPU time (/proc/PID/stat fields
+// 14 and 15, in clock ticks of 1/100 s on Linux).
+func cpuOf(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
 }
 
 func rssOf(pid int) int64 {

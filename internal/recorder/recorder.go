@@ -23,11 +23,15 @@ import (
 	"github.com/memscope/memscope/evidence/writer"
 )
 
-// Durability: a job's records are signed, appended to the log buffer and
-// inserted into the snapshot's open transaction by the one committer
-// goroutine; after each group of jobs the snapshot is committed (synced)
-// and then the log flushed (Tessera sequences and integrates, syncing),
-// and only then are the jobs' callers released. The snapshot is always
+// Durability: a job's records are signed, given their log indices,
+// appended to the log buffer and inserted into the snapshot's open
+// transaction by the one committer goroutine; after each group of jobs
+// the snapshot is committed (one WAL append and fsync). With AckSequenced
+// (the default) the jobs' callers are released then: their records are
+// durable with their log index assigned, and the log integrates them
+// right after, in the background. With AckIntegrated the callers wait
+// until Tessera has also integrated their leaves (its POSIX driver syncs
+// each bundle, tile and tree state it writes). The snapshot is always
 // committed before the log, so after a crash the log can only be behind
 // the snapshot, and Open re-appends the missing leaves from the rows.
 
@@ -38,6 +42,39 @@ const (
 	// sequences a short batch: the recorder hands a whole group over at
 	// once, so a short wait suffices.
 	batchMaxAge = 2 * time.Millisecond
+	// logLag is how many committed groups may wait for the log at once:
+	// the flusher integrates all that are waiting in one Tessera flush,
+	// and a committer that gets this far ahead of the log waits for it.
+	logLag = 64
+	// walFoldBytes is the WAL size past which the committer folds it into
+	// the snapshot file (after releasing the group, so off the
+	// acknowledgement path).
+	walFoldBytes = 8 << 20
+	// foldIdle is how long the committer waits without work before it
+	// folds the WAL into the snapshot file and truncates it, so a store
+	// between bursts of calls reads whole to an immutable reader
+	// (memscope verify, inspect) as a rollback-journal store did.
+	foldIdle = 150 * time.Millisecond
+	// integrateEvery paces the log under AckSequenced: the flusher
+	// integrates at most this often, every group committed meanwhile in
+	// one tessera flush, so tessera's syncs (about seven per flush) do not
+	// queue before each group's WAL sync on the same disk. A barrier
+	// (flushNow, Close) does not wait for the pace.
+	integrateEvery = 50 * time.Millisecond
+)
+
+// Ack says when a recorded call's result is released to the agent.
+type Ack string
+
+const (
+	// AckSequenced releases a result once its records are committed to
+	// the snapshot (synced) with their log indices assigned; the log
+	// integrates them asynchronously, and a restart after a crash
+	// re-appends from the snapshot whatever the log lacks.
+	AckSequenced Ack = "sequenced"
+	// AckIntegrated also waits until the log has integrated the records'
+	// leaves (Tessera's tiles and tree state synced).
+	AckIntegrated Ack = "integrated"
 )
 
 // Principal is a principal the recorder signs as, with its channel.
@@ -55,11 +92,14 @@ type Options struct {
 	Principals []Principal
 	// LogStorage is "" (the POSIX log in Dir/log) or a mysql:// URL.
 	LogStorage string
+	// Ack is AckSequenced when empty.
+	Ack Ack
 }
 
 // Recorder writes records to a store, group-committed.
 type Recorder struct {
 	dir        string
+	ack        Ack
 	lock       *os.File // the store's flock (lock.go), held until Close
 	st         *writer.Store
 	log        *appender.Writer
@@ -75,15 +115,13 @@ type Recorder struct {
 	logq       chan *logBatch
 	logWG      sync.WaitGroup
 	flushedSeq atomic.Uint64
+	urgent     chan struct{} // a barrier waits: integrate now
 	// Owned by the committer goroutine.
 	leafBuf   [][]byte // leaves whose rows are not committed yet
 	nextLeaf  uint64
 	batchSeq  uint64
-	unflushed map[record.ID]uint64   // entry -> batch whose leaf it is in
-	items     map[[32]byte]record.ID // h_src -> live entry (memory items)
-	keyOf     map[record.ID][32]byte // live entry -> h_src
-	members   map[string][]record.ID // entity node -> entries a delete of it removes
-	nodes     map[string]bool        // declared entity node ids (a passage is new by construction)
+	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
+	ix        *itemIndex           // h_src -> live entry; entity -> member entries
 }
 
 type job struct {
@@ -118,17 +156,32 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 		lock.Close()
 		return nil, err
 	}
-	r := &Recorder{dir: o.Dir, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
-		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, 1),
-		items: map[[32]byte]record.ID{}, keyOf: map[record.ID][32]byte{},
-		members: map[string][]record.ID{}, nodes: map[string]bool{}}
+	ack := o.Ack
+	if ack == "" {
+		ack = AckSequenced
+	}
+	if ack != AckSequenced && ack != AckIntegrated {
+		lw.Close(context.WithoutCancel(ctx))
+		lock.Close()
+		return nil, fmt.Errorf("record: --ack %q: want %s or %s", ack, AckSequenced, AckIntegrated)
+	}
+	r := &Recorder{dir: o.Dir, ack: ack, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
+		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag), urgent: make(chan struct{}, 1),
+	}
+	if r.ix, err = openIndex(); err != nil {
+		lw.Close(context.WithoutCancel(ctx))
+		lock.Close()
+		return nil, err
+	}
 	go r.flusher(context.WithoutCancel(ctx))
 	if err := r.resume(ctx, signer); err != nil {
+		r.ix.close()
 		lw.Close(context.WithoutCancel(ctx))
 		lock.Close()
 		return nil, err
 	}
 	if err := r.ensurePrincipals(ctx, o.Principals); err != nil {
+		r.ix.close()
 		r.st.Close(context.WithoutCancel(ctx))
 		lock.Close()
 		return nil, err
@@ -166,14 +219,13 @@ func (r *Recorder) resume(ctx context.Context, signer note.Signer) error {
 		if err := r.flushNow(ctx); err != nil {
 			return fmt.Errorf("record: repairing the log: %w", err)
 		}
-		fmt.Fprintf(os.Stderr, "memscope record: re-appended %d leaves the snapshot held and the log did not (interrupted commit)\n", len(pending))
+		fmt.Fprintf(os.Stderr, "memscope record: re-appended %d leaves the snapshot held and the log did not (the log had not integrated them when the last run stopped)\n", len(pending))
 	}
 	return r.readIndex()
 }
 
 // readIndex rebuilds, from the snapshot, what the recorder must know of
-// earlier runs: registered principals, live memory items and declared
-// nodes.
+// earlier runs: registered principals and the item index.
 func (r *Recorder) readIndex() error {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(r.dir, evidence.SnapshotFile)+"?mode=ro")
 	if err != nil {
@@ -203,25 +255,17 @@ func (r *Recorder) readIndex() error {
 			return err
 		}
 		if e, err := record.DecodeEntry(raw); err == nil {
-			r.items[e.HSrc], r.keyOf[e.EID] = e.EID, e.HSrc
+			if err := r.ix.setItem(e.HSrc, e.EID); err != nil {
+				rows.Close()
+				return err
+			}
 		}
 	}
 	rows.Close()
 	if err := r.readMembers(db); err != nil {
 		return err
 	}
-	if rows, err = db.Query("SELECT id FROM nodes WHERE kind = 'entity'"); err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		r.nodes[id] = true
-	}
-	return rows.Err()
+	return r.ix.commit()
 }
 
 // readMembers rebuilds which entries belong to which entity from the
@@ -242,18 +286,23 @@ func (r *Recorder) readMembers(db *sql.DB) error {
 		if err != nil || len(w.Sources) == 0 {
 			continue
 		}
-		r.addMember(w.Src, w.Sources[0])
+		if err := r.addMember(w.Src, w.Sources[0]); err != nil {
+			return err
+		}
 		if w.Kind == record.KindRelation {
-			r.addMember(w.Dst, w.Sources[0])
+			if err := r.addMember(w.Dst, w.Sources[0]); err != nil {
+				return err
+			}
 		}
 	}
 	return rows.Err()
 }
 
-func (r *Recorder) addMember(entity string, id record.ID) {
+func (r *Recorder) addMember(entity string, id record.ID) error {
 	if strings.HasPrefix(entity, "entity:") {
-		r.members[entity] = append(r.members[entity], id)
+		return r.ix.addMember(entity, id)
 	}
+	return nil
 }
 
 // ensurePrincipals registers the principals recording needs that the
@@ -309,20 +358,27 @@ func (r *Recorder) Do(ctx context.Context, fn func(*Tx) error) error {
 
 func (r *Recorder) loop(ctx context.Context) {
 	defer close(r.loopDone)
-	for first := range r.reqs {
-		group := []*job{first}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case j, ok := <-r.reqs:
-				if !ok {
-					break drain
-				}
-				group = append(group, j)
-			default:
-				break drain
+	idle := time.NewTimer(foldIdle)
+	defer idle.Stop()
+	dirty := false
+	for {
+		var first *job
+		select {
+		case j, ok := <-r.reqs:
+			if !ok {
+				return
 			}
+			first = j
+		case <-idle.C:
+			if dirty && r.failed() == nil {
+				if err := r.st.FoldWAL(true); err != nil {
+					r.fail(fmt.Errorf("record: snapshot checkpoint failed, recording stopped: %w", err))
+				}
+			}
+			dirty = false
+			continue
 		}
+		group := drain(r.reqs, []*job{first}, maxGroup)
 		for _, j := range group {
 			if err := r.failed(); err != nil {
 				j.err = err
@@ -331,31 +387,74 @@ func (r *Recorder) loop(ctx context.Context) {
 			j.err = j.fn(&Tx{r: r})
 		}
 		r.commit(ctx, group)
+		dirty = true
+		idle.Reset(foldIdle)
 	}
 }
 
-// commit makes the group's rows durable in the snapshot and hands its
-// leaves to the log flusher, which releases the group once they are
-// integrated. The next group is applied and committed to the snapshot
-// while the log integrates this one: the snapshot stays ahead of the log,
-// never behind.
+// commit makes the group's rows durable in the snapshot, releases the
+// group (AckSequenced) and hands its leaves to the log flusher, which
+// releases the group once they are integrated (AckIntegrated). The next
+// group is applied and committed to the snapshot while the log integrates
+// this one: the snapshot stays ahead of the log, never behind.
 func (r *Recorder) commit(ctx context.Context, group []*job) {
 	if err := r.failed(); err == nil {
-		if err := r.st.Commit(); err != nil {
+		if err := r.ix.commit(); err != nil {
+			r.fail(fmt.Errorf("record: item index failed, recording stopped: %w", err))
+		} else if err := r.st.Commit(); err != nil {
 			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
 		}
 	}
 	if err := r.failed(); err != nil {
 		r.leafBuf = nil // their rows were not committed: never log them
-		for _, j := range group {
-			if j.err == nil {
-				j.err = err
-			}
-			close(j.done)
-		}
+		release(group, err)
 		return
 	}
+	if r.ack == AckSequenced {
+		release(group, nil)
+		group = nil
+	}
 	r.handoff(group)
+	r.foldWAL()
+}
+
+// drain appends to got what ch holds at this moment, up to max in all,
+// without waiting.
+func drain[T any](ch <-chan T, got []T, max int) []T {
+	for len(got) < max {
+		select {
+		case v, ok := <-ch:
+			if !ok {
+				return got
+			}
+			got = append(got, v)
+		default:
+			return got
+		}
+	}
+	return got
+}
+
+// release hands each job its fate: its own error, else err.
+func release(jobs []*job, err error) {
+	for _, j := range jobs {
+		if err != nil && j.err == nil {
+			j.err = err
+		}
+		close(j.done)
+	}
+}
+
+// foldWAL folds the snapshot's WAL into its file once it is large, so it
+// stays bounded; a failure stops recording like a failed commit.
+func (r *Recorder) foldWAL() {
+	st, err := os.Stat(filepath.Join(r.dir, evidence.SnapshotFile) + "-wal")
+	if err != nil || st.Size() < walFoldBytes {
+		return
+	}
+	if err := r.st.FoldWAL(false); err != nil {
+		r.fail(fmt.Errorf("record: snapshot checkpoint failed, recording stopped: %w", err))
+	}
 }
 
 // handoff sends the leaves buffered so far, whose rows are committed, to
@@ -384,43 +483,79 @@ type logBatch struct {
 	seq    uint64
 }
 
-// flusher integrates batches in order and releases their jobs.
+// flusher integrates batches in order, every batch waiting at the time
+// in one Tessera flush, and releases their jobs.
 func (r *Recorder) flusher(ctx context.Context) {
+	var last time.Time
 	for b := range r.logq {
-		err := r.failed()
-		if err == nil && len(b.leaves) > 0 {
-			var idx []uint64
-			idx, err = r.log.AppendAll(ctx, b.leaves)
-			if err == nil && idx[0] != b.first {
-				err = fmt.Errorf("log assigned index %d to leaf %d", idx[0], b.first)
+		if wait := time.Until(last.Add(integrateEvery)); r.ack == AckSequenced && wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-r.urgent:
 			}
+			t.Stop()
+		}
+		last = time.Now()
+		batches := drain(r.logq, []*logBatch{b}, logLag+1)
+		err := r.integrate(ctx, batches)
+		for _, b := range batches {
 			if err == nil {
-				err = r.log.Flush(ctx)
+				r.flushedSeq.Store(b.seq)
 			}
-			if err != nil {
-				err = fmt.Errorf("record: log integration failed, recording stopped: %w", err)
-				r.fail(err)
-			}
+			release(b.jobs, err)
+			r.logWG.Done()
 		}
-		if err == nil {
-			r.flushedSeq.Store(b.seq)
-		}
-		for _, j := range b.jobs {
-			if err != nil && j.err == nil {
-				j.err = err
-			}
-			close(j.done)
-		}
-		r.logWG.Done()
 	}
+}
+
+// integrate appends the batches' leaves (consecutive by construction)
+// and waits until the log holds them.
+func (r *Recorder) integrate(ctx context.Context, batches []*logBatch) error {
+	if err := r.failed(); err != nil {
+		return err
+	}
+	var leaves [][]byte
+	for _, b := range batches {
+		leaves = append(leaves, b.leaves...)
+	}
+	if len(leaves) == 0 {
+		return nil
+	}
+	idx, err := r.log.AppendAll(ctx, leaves)
+	if err == nil && idx[0] != batches[0].first {
+		err = fmt.Errorf("log assigned index %d to leaf %d", idx[0], batches[0].first)
+	}
+	if err == nil {
+		err = r.log.Flush(ctx)
+	}
+	if err != nil {
+		err = fmt.Errorf("record: log integration failed, recording stopped: %w", err)
+		r.fail(err)
+	}
+	return err
 }
 
 // flushNow commits the snapshot and waits until the log holds every leaf
 // appended so far (a barrier, used outside the group rhythm).
 func (r *Recorder) flushNow(ctx context.Context) error {
 	r.commit(ctx, nil)
-	r.logWG.Wait()
+	r.awaitLog()
 	return r.failed()
+}
+
+// awaitLog waits until the flusher has integrated every batch handed
+// over, without the pace.
+func (r *Recorder) awaitLog() {
+	select {
+	case r.urgent <- struct{}{}:
+	default:
+	}
+	r.logWG.Wait()
+	select { // a signal left over must not cut the next pause short
+	case <-r.urgent:
+	default:
+	}
 }
 
 func (r *Recorder) failed() error {
@@ -444,6 +579,7 @@ func (r *Recorder) Close(ctx context.Context) error {
 		close(r.reqs)
 		<-r.loopDone
 		_, err = r.st.Close(ctx)
+		r.ix.close()
 		r.lock.Close() // releases the flock
 	})
 	return err
@@ -468,7 +604,7 @@ func (s logSink) Close(ctx context.Context) ([]byte, error) {
 	if err := s.r.failed(); err == nil {
 		s.r.handoff(nil)
 	}
-	s.r.logWG.Wait()
+	s.r.awaitLog()
 	if err := s.r.failed(); err != nil {
 		close(s.r.logq)
 		s.r.log.Close(ctx)

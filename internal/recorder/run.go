@@ -13,6 +13,7 @@ type RunOptions struct {
 	Command    []string
 	Agent      string
 	LogStorage string
+	Ack        Ack // AckSequenced when empty
 }
 
 // Run records one agent session on stdin/stdout until stdin ends or ctx
@@ -39,7 +40,7 @@ func Run(ctx context.Context, o RunOptions, stdin io.Reader, stdout io.Writer) e
 	if agent == "" {
 		agent = info.Agents[0]
 	}
-	rec, err := Open(ctx, Options{Dir: o.Store, Principals: cfg.Principals(agent), LogStorage: o.LogStorage})
+	rec, err := Open(ctx, Options{Dir: o.Store, Principals: cfg.Principals(agent), LogStorage: o.LogStorage, Ack: o.Ack})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package recorder
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -73,22 +75,56 @@ func (t *Tx) Entry(in EntryIn) (record.ID, error) {
 		return record.ID{}, err
 	}
 	t.r.unflushed[e.EID] = t.r.batchSeq + 1
-	t.r.items[in.Source], t.r.keyOf[e.EID] = e.EID, in.Source
+	if err := t.r.ix.setItem(in.Source, e.EID); err != nil {
+		return record.ID{}, t.indexFailed(err)
+	}
 	return e.EID, nil
+}
+
+// indexFailed stops recording: the group's rows, recorded against an
+// index that may be wrong, are not committed.
+func (t *Tx) indexFailed(err error) error {
+	t.r.fail(fmt.Errorf("record: item index failed, recording stopped: %w", err))
+	return err
 }
 
 // Item returns the live entry recorded for a memory item key.
 func (t *Tx) Item(key [32]byte) (record.ID, bool) {
-	id, ok := t.r.items[key]
+	id, ok, err := t.r.ix.item(key)
+	if err != nil {
+		t.indexFailed(err)
+	}
 	return id, ok
+}
+
+// itemKeyOf is the h_src a live entry was recorded under, from its
+// signed record in the snapshot; ok is false for an entry that is not
+// live (never recorded, or tombstoned: its row is gone).
+func (t *Tx) itemKeyOf(id record.ID) (key [32]byte, ok bool, err error) {
+	var raw []byte
+	switch err := t.r.st.QueryRow("SELECT record FROM entries WHERE eid = ?", id.String()).Scan(&raw); {
+	case errors.Is(err, sql.ErrNoRows):
+		return key, false, nil
+	case err != nil:
+		return key, false, err
+	}
+	e, err := record.DecodeEntry(raw)
+	if err != nil {
+		return key, false, fmt.Errorf("record: entry %s in the snapshot: %w", id, err)
+	}
+	return e.HSrc, true, nil
 }
 
 // Write signs and stores a structural write.
 func (t *Tx) Write(kind, src, dst, rel string, weight float64, principal string, sources []record.ID) (record.ID, error) {
 	if len(sources) > 0 {
-		t.r.addMember(src, sources[0])
+		if err := t.r.addMember(src, sources[0]); err != nil {
+			return record.ID{}, t.indexFailed(err)
+		}
 		if kind == record.KindRelation {
-			t.r.addMember(dst, sources[0])
+			if err := t.r.addMember(dst, sources[0]); err != nil {
+				return record.ID{}, t.indexFailed(err)
+			}
 		}
 	}
 	sg, err := t.signer(principal)
@@ -107,7 +143,10 @@ func (t *Tx) Write(kind, src, dst, rel string, weight float64, principal string,
 // leaf is not yet in the log is flushed first: the tombstone removes its
 // row, and a row-less leaf could not be re-appended after a crash.
 func (t *Tx) Delete(key [32]byte, reason, principal string) (bool, error) {
-	id, ok := t.r.items[key]
+	id, ok, err := t.r.ix.item(key)
+	if err != nil {
+		return false, t.indexFailed(err)
+	}
 	if !ok {
 		return false, nil
 	}
@@ -116,9 +155,15 @@ func (t *Tx) Delete(key [32]byte, reason, principal string) (bool, error) {
 
 // Members are the live entries a delete of the entity node removes.
 func (t *Tx) Members(entity string) []record.ID {
+	ids, err := t.r.ix.members(entity)
+	if err != nil {
+		t.indexFailed(err)
+		return nil
+	}
 	var out []record.ID
-	for _, id := range t.r.members[entity] {
-		if _, live := t.r.keyOf[id]; live {
+	for _, id := range ids {
+		var one int
+		if t.r.st.QueryRow("SELECT 1 FROM entries WHERE eid = ?", id.String()).Scan(&one) == nil {
 			out = append(out, id)
 		}
 	}
@@ -127,9 +172,9 @@ func (t *Tx) Members(entity string) []record.ID {
 
 // DeleteID tombstones a live entry (a no-op for one already deleted).
 func (t *Tx) DeleteID(id record.ID, reason, principal string) error {
-	key, ok := t.r.keyOf[id]
-	if !ok {
-		return nil
+	key, ok, err := t.itemKeyOf(id)
+	if err != nil || !ok {
+		return err
 	}
 	sg, err := t.signer(principal)
 	if err != nil {
@@ -145,28 +190,41 @@ func (t *Tx) DeleteID(id record.ID, reason, principal string) error {
 	if err := t.r.st.Delete(ctxBG, tb, sg.Key); err != nil {
 		return err
 	}
-	delete(t.r.items, key)
-	delete(t.r.keyOf, id)
+	if err := t.r.ix.dropItem(key); err != nil {
+		return t.indexFailed(err)
+	}
 	return nil
 }
 
-// Node declares a graph vertex once.
+// Node declares a graph vertex once. An entity node may be declared
+// again by a later call (it is looked up in the snapshot); a passage node
+// is new by construction.
 func (t *Tx) Node(id, kind, label string, eid *record.ID, principal string) error {
-	if t.r.nodes[id] {
-		return nil
+	if kind == snapshot.NodeEntity {
+		if ok, err := t.hasNode(id); ok || err != nil {
+			return err
+		}
 	}
 	sg, err := t.signer(principal)
 	if err != nil {
 		return err
 	}
 	n := writer.Node{ID: id, Kind: kind, Label: clip(label, maxText), EID: eid, TS: int64(now())}
-	if err := t.r.st.DeclareNode(ctxBG, n, sg); err != nil {
-		return err
+	return t.r.st.DeclareNode(ctxBG, n, sg)
+}
+
+// hasNode says whether the snapshot declares node id (its id column is
+// unique, so indexed).
+func (t *Tx) hasNode(id string) (bool, error) {
+	var one int
+	switch err := t.r.st.QueryRow("SELECT 1 FROM nodes WHERE id = ?", id).Scan(&one); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	default:
+		return false, err
 	}
-	if kind == snapshot.NodeEntity {
-		t.r.nodes[id] = true
-	}
-	return nil
 }
 
 // Trust is an entry's recorded trust, read from the snapshot (the

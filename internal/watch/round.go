@@ -230,7 +230,7 @@ var transient = map[finding.Code]bool{finding.RecordNotInLog: true, finding.Leaf
 // snapshot reports what the round's snapshot check found, each standing
 // condition once.
 func (rr *roundResult) snapshot(ctx context.Context, ev emit, t Target, cp tlog.Checkpoint, st *State) error {
-	fs, diverged, err := snapshotRound(ctx, t, st)
+	fs, diverged, err := snapshotRound(ctx, t, st, cp.Size)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/internal/analyses/defences"
+	"github.com/memscope/memscope/internal/analyses/timeline"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/jsonout"
 	"github.com/memscope/memscope/replay"
@@ -59,6 +60,23 @@ func Actions(s *assemble.Session, rows []defences.Row) []jsonout.ActionRow {
 	out := make([]jsonout.ActionRow, len(rows))
 	for i, r := range rows {
 		out[i] = jsonout.NewActionRow(r, cov)
+	}
+	return out
+}
+
+// Timeline is `timeline --json`'s document: the events f selects, each
+// with its coverage label, and how the writes are labelled (from the
+// verification against the log when the session has one). snapshot names
+// the snapshot as the user gave it.
+func Timeline(s *assemble.Session, snapshot string, tl *timeline.Timeline, f timeline.Filter) jsonout.Timeline {
+	labels := "not checked (no --log)"
+	if s.Opts.Log != "" {
+		labels = "from verification against the log"
+	}
+	out := jsonout.Timeline{Snapshot: snapshot, Order: tl.Order(), Labels: labels, Events: []jsonout.TimelineEvent{}}
+	for _, i := range tl.Select(f) {
+		e := tl.Events[i]
+		out.Events = append(out.Events, jsonout.NewTimelineEvent(i, e, s.EventCoverage(e.Kind, e.ID)))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package lightrag
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -36,8 +37,9 @@ import (
 // lightrag/kg/networkx_impl.py NetworkXStorage.write_nx_graph) would never
 // emit is reported as a Deviation even when networkx reads it.
 //
-// The document is streamed (encoding/xml RawToken, namespaces resolved
-// here), never held whole: memory is proportional to the graph kept, not
+// The document is streamed (encoding/xml's raw tokens, most of them read
+// by a faster scanner that yields the same ones: graphmltok.go; namespaces
+// resolved here), never held whole: memory is proportional to the graph kept, not
 // to the XML.
 
 // NS is the GraphML namespace networkx matches (GraphML.NS_GRAPHML).
@@ -131,8 +133,36 @@ func ReadGraphML(r io.Reader, keep func(name string) bool) (*Graph, error) {
 // networkx's header fallback (a second pass) edges of the first pass were
 // not handed over: there were none in the GraphML namespace.
 func StreamGraphML(r io.Reader, keep func(name string) bool, edge func(*Element) error) (*Graph, error) {
+	var withGraph func(*Graph, *Element) error
+	if edge != nil {
+		withGraph = func(_ *Graph, e *Element) error { return edge(e) }
+	}
+	return streamGraphML(r, keep, withGraph, streamOptions{})
+}
+
+// streamOptions say what a caller of streamGraphML asks beyond
+// StreamGraphML.
+type streamOptions struct {
+	// nodesFirst: stop with errNodesAfterEdges at a node declared after
+	// the first edge, or at a yEd group, whose nested edges networkx adds
+	// out of document order, so that a caller may act on the graph's
+	// nodes when the first edge comes, as it can on what nx.write_graphml
+	// writes (every node, then every edge).
+	nodesFirst bool
+	// reuseEdges: the edge callback keeps nothing of the element it is
+	// handed, so one serves every edge.
+	reuseEdges bool
+}
+
+// errNodesAfterEdges: with nodesFirst, a node (or a yEd group) came after
+// an edge.
+var errNodesAfterEdges = errors.New("graphml: a node after an edge")
+
+// streamGraphML is StreamGraphML, edge also getting the graph read so far
+// (its nodes), with options.
+func streamGraphML(r io.Reader, keep func(name string) bool, edge func(*Graph, *Element) error, o streamOptions) (*Graph, error) {
 	counted := &headerCounter{r: r}
-	g, err := readGraphML(counted, keep, "", edge)
+	g, err := readGraphML(counted, keep, "", edge, o)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +183,7 @@ func StreamGraphML(r io.Reader, keep func(name string) bool, edge func(*Element)
 	if _, err := s.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("graphml: %w", err)
 	}
-	g, err = readGraphML(r, keep, NS, edge)
+	g, err = readGraphML(r, keep, NS, edge, o)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +265,7 @@ type dataState struct {
 	owner    *Element // nil: graph-level data or not kept
 	key      *keyDef
 	keyID    string
-	text     strings.Builder
+	text     []byte
 	children bool
 	line     int
 }
@@ -251,7 +281,7 @@ type keyDef struct {
 type binding struct{ prefix, uri string }
 
 type parser struct {
-	d         *xml.Decoder
+	d         *tokenizer
 	keep      func(string) bool
 	g         *Graph
 	keys      map[string]*keyDef
@@ -262,21 +292,25 @@ type parser struct {
 	rootDone  bool
 	counted   *headerCounter
 	attrBuf   attrs
-	onEdge    func(*Element) error
+	onEdge    func(*Graph, *Element) error
 	elements  int // nodes and edges kept
 	// ends of edges no node had declared when the edge came (in order)
-	early []string
+	early   []string
+	opts    streamOptions
+	edgeMet bool // a kept edge was met
+	edgeBuf Element
+	dataBuf dataState
 }
 
-func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Element) error) (*Graph, error) {
-	p := &parser{d: xml.NewDecoder(r), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge}
+func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Graph, *Element) error, o streamOptions) (*Graph, error) {
+	p := &parser{d: newTokenizer(r, tokBuffer, tokMaxScan), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge, opts: o}
+	p.d.value = p.knownValue
 	p.counted, _ = r.(*headerCounter)
-	p.d.Strict = true
 	if defaultNS != "" {
 		p.ns = append(p.ns, binding{"", defaultNS})
 	}
 	for {
-		tok, err := p.d.RawToken()
+		tok, err := p.d.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -318,8 +352,7 @@ func (p *parser) implicitNodes() {
 }
 
 func (p *parser) line() int {
-	l, _ := p.d.InputPos()
-	return l
+	return p.d.Line()
 }
 
 func (p *parser) dev(subject, msg string) {
@@ -334,30 +367,35 @@ func (p *parser) token(tok xml.Token) error {
 	switch t := tok.(type) {
 	case xml.Directive:
 		return p.errf("a <!DOCTYPE> or other declaration is refused (entities could expand or reach outside the file; networkx writes none)")
-	case xml.StartElement:
-		return p.start(t)
-	case xml.EndElement:
-		return p.end(t)
-	case xml.CharData:
-		if len(p.stack) == 0 {
-			if len(strings.TrimSpace(string(t))) != 0 {
-				return p.errf("text outside the document element (not well-formed XML: expat, which networkx uses, refuses it)")
-			}
-			return nil
+	case *xml.StartElement:
+		return p.start(*t)
+	case *xml.EndElement:
+		return p.end(*t)
+	case *xml.CharData:
+		return p.chars(*t)
+	}
+	return nil
+}
+
+func (p *parser) chars(t []byte) error {
+	if len(p.stack) == 0 {
+		if len(bytes.TrimSpace(t)) != 0 {
+			return p.errf("text outside the document element (not well-formed XML: expat, which networkx uses, refuses it)")
 		}
-		if f := &p.stack[len(p.stack)-1]; f.kind == fData && !f.data.children {
-			if f.data.text.Len()+len(t) > maxDataLen {
-				return p.errf("a data value exceeds %d bytes", maxDataLen)
-			}
-			if f.data.owner != nil || f.data.key.typ != "str" {
-				f.data.text.Write(t)
-			}
-		} else if f.kind == fKeyDef {
-			if f.key.def.Len()+len(t) > maxDataLen {
-				return p.errf("a key default exceeds %d bytes", maxDataLen)
-			}
-			f.key.def.Write(t)
+		return nil
+	}
+	if f := &p.stack[len(p.stack)-1]; f.kind == fData && !f.data.children {
+		if len(f.data.text)+len(t) > maxDataLen {
+			return p.errf("a data value exceeds %d bytes", maxDataLen)
 		}
+		if f.data.owner != nil || f.data.key.typ != "str" {
+			f.data.text = append(f.data.text, t...)
+		}
+	} else if f.kind == fKeyDef {
+		if f.key.def.Len()+len(t) > maxDataLen {
+			return p.errf("a key default exceeds %d bytes", maxDataLen)
+		}
+		f.key.def.Write(t)
 	}
 	return nil
 }
@@ -648,6 +686,9 @@ func (p *parser) node(gs *graphState, f *frame, at attrs) error {
 	if !gs.keep {
 		return nil
 	}
+	if p.opts.nodesFirst && (p.edgeMet || f.group) {
+		return errNodesAfterEdges
+	}
 	if i, dup := p.nodeIndex[id]; dup {
 		f.node = i
 		p.dev("node "+id, "the node is written twice: networkx merges the second's data into the first; so does memscope")
@@ -678,6 +719,7 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 	}
 	f.kind = fEdge
 	if gs.keep {
+		p.edgeMet = true
 		if p.elements++; p.elements > MaxGraphElements {
 			return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
 		}
@@ -687,12 +729,32 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 			}
 		}
 	}
-	e := &Element{Source: p.intern(src), Target: p.intern(dst)}
+	var e *Element
+	if p.opts.reuseEdges {
+		p.edgeBuf = Element{Data: p.edgeBuf.Data[:0]}
+		e = &p.edgeBuf
+	} else {
+		e = &Element{}
+	}
+	e.Source, e.Target = p.intern(src), p.intern(dst)
 	if id, ok := at.get("id"); ok {
 		e.ID = id
 	}
 	f.edge = e
 	return nil
+}
+
+// knownValue is the string the document already holds for an attribute
+// value that names a key or a node, so that a million edges naming them
+// allocate nothing for it.
+func (p *parser) knownValue(b []byte) (string, bool) {
+	if k, ok := p.keys[string(b)]; ok {
+		return k.id, true
+	}
+	if i, ok := p.nodeIndex[string(b)]; ok {
+		return p.g.Nodes[i].ID, true
+	}
+	return "", false
 }
 
 // intern returns the node's own copy of an id, so edges share it.
@@ -712,7 +774,10 @@ func (p *parser) data(f *frame, owner *Element, at attrs) error {
 	if owner != nil && p.keep != nil && !p.keep(k.name) {
 		owner = nil
 	}
-	f.kind, f.data = fData, &dataState{owner: owner, key: k, keyID: id, line: p.line()}
+	// One data element is open at a time (one inside another is a yEd
+	// extension's child, not a data element): its state is reused.
+	p.dataBuf = dataState{owner: owner, key: k, keyID: id, line: p.line(), text: p.dataBuf.text[:0]}
+	f.kind, f.data = fData, &p.dataBuf
 	return nil
 }
 
@@ -741,7 +806,7 @@ func (p *parser) end(t xml.EndElement) error {
 		gs := p.enclosingGraph()
 		switch {
 		case gs.keep && p.onEdge != nil:
-			if err := p.onEdge(f.edge); err != nil {
+			if err := p.onEdge(p.g, f.edge); err != nil {
 				return err
 			}
 		case gs.keep:
@@ -782,7 +847,7 @@ func (p *parser) endData(ds *dataState) error {
 		p.dev("data key "+ds.keyID, "data with child elements (a yEd extension): networkx reads only its label, position and shape; not read")
 		return nil
 	}
-	text := ds.text.String()
+	text := string(ds.text)
 	v, err := convert(ds.key.typ, text)
 	if err != nil {
 		return fmt.Errorf("graphml: line %d: data for key %q (%s): %v: networkx raises, so LightRAG cannot load this store", ds.line, ds.keyID, ds.key.name, err)
@@ -842,6 +907,13 @@ func convert(typ, text string) (string, error) {
 // between two digits.
 func pyNumber(text string) (string, error) {
 	s := strings.TrimSpace(text)
+	plain := true // most numbers: nothing to strip, nothing to refuse
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] != '_' && s[i] < 0x80
+	}
+	if plain {
+		return s, nil
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

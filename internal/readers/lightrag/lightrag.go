@@ -61,7 +61,11 @@ func Looks(path string) bool {
 }
 
 // Open reads the LightRAG working directory at path.
-func Open(ctx context.Context, path string) (*storemodel.Store, error) {
+func Open(ctx context.Context, path string) (*storemodel.Store, error) { return open(ctx, path, false) }
+
+// open is Open; whole builds the store after reading the whole graph even
+// when it could while the graph streams (a test compares the two).
+func open(ctx context.Context, path string, whole bool) (*storemodel.Store, error) {
 	dir, ok := Locate(path)
 	if !ok {
 		return nil, fmt.Errorf("%s: no %s here", path, graphFile)
@@ -76,85 +80,26 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	gpath := filepath.Join(dir, graphFile)
-	g, edges, err := readGraph(ctx, gpath, st)
+	// Every source list names chunks by the chunk table's own id strings,
+	// so a million edges naming a few thousand chunks hold no copies.
+	canon := make(map[string]string, len(chunks))
+	for id := range chunks {
+		canon[id] = id
+	}
+	b := &build{st: st, gpath: filepath.Join(dir, graphFile), chunks: chunks, chunkDoc: chunkDoc, canon: canon, docs: docs}
+	var g *Graph
+	err = errNodesAfterEdges
+	if !whole {
+		g, err = b.streamGraph(ctx)
+	}
+	if whole || errors.Is(err, errNodesAfterEdges) {
+		// Not networkx's order: read it whole, from the start.
+		st.Nodes, st.Edges = nil, nil
+		b = &build{st: st, gpath: b.gpath, chunks: chunks, chunkDoc: chunkDoc, canon: canon, docs: docs}
+		g, err = b.wholeGraph(ctx)
+	}
 	if err != nil {
 		return nil, err
-	}
-	// Passages: the listed chunks (sorted for a stable node order), then
-	// entities in file order.
-	ids := make([]string, 0, len(chunks))
-	for id := range chunks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	nodes := make(map[string]bool, len(ids)+len(g.Nodes))
-	for _, id := range ids {
-		nodes[id] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: id, Kind: storemodel.KindPassage, Label: chunks[id], Listed: docs.explains(id, chunkDoc[id], st)})
-	}
-	docs.missingChunks(chunks, st)
-	pairs := make(map[string]bool, len(g.Nodes)+edges.n)
-	st.Nodes = slices.Grow(st.Nodes, len(g.Nodes))
-	joins := 0
-	for i := range g.Nodes {
-		joins += strings.Count(g.Nodes[i].value("source_id"), Sep) + 1
-	}
-	st.Edges = slices.Grow(st.Edges, joins+edges.n)
-	for _, n := range g.Nodes {
-		if n.ID == "" || nodes[n.ID] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: "node " + n.ID, Message: "empty id, or the id of a chunk; skipped"})
-			continue
-		}
-		nodes[n.ID] = true
-		st.Nodes = append(st.Nodes, storemodel.Node{ID: n.ID, Kind: storemodel.KindEntity, Label: n.ID, CreatedAt: n.value("created_at")})
-		for _, c := range split(n.value("source_id")) {
-			if !isChunk(c, chunks) {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: "node " + n.ID,
-					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
-				continue
-			}
-			id := storemodel.PairID(c, n.ID)
-			if !pairs[id] {
-				pairs[id] = true
-				st.Edges = append(st.Edges, storemodel.Edge{ID: id, Src: c, Dst: n.ID, Weight: 1, Parts: 1, Kind: storemodel.EdgePassage, Sources: []string{c}, Expected: 1})
-			}
-		}
-	}
-	for i := 0; i < edges.n; i++ {
-		if i > 0 {
-			edges.done(i - 1)
-		}
-		e := edges.at(i)
-		subject := fmt.Sprintf("edge %s -- %s", e.src, e.dst)
-		if !nodes[e.src] || !nodes[e.dst] {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject, Message: "an endpoint is a skipped node; skipped"})
-			continue
-		}
-		if e.badWeight != "" {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: gpath, Subject: subject + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", e.badWeight)})
-			continue
-		}
-		w := e.weight
-		id := storemodel.PairID(e.src, e.dst)
-		if pairs[id] {
-			id = fmt.Sprintf("%s#%d", id, i)
-		}
-		pairs[id] = true
-		ed := storemodel.Edge{ID: id, Src: e.src, Dst: e.dst, Weight: w, Parts: 1, Kind: storemodel.EdgeRelation, CreatedAt: e.createdAt}
-		for _, c := range split(e.sourceID) {
-			if !isChunk(c, chunks) {
-				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: gpath, Subject: subject,
-					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
-			}
-			ed.Sources = append(ed.Sources, c)
-		}
-		if len(ed.Sources) == 0 {
-			ed.Kind = storemodel.EdgeUnexplained
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreEdgeUnexplained, File: gpath, Subject: subject,
-				Message: fmt.Sprintf("weight %g, empty source_id: a no-source write", w)})
-		}
-		st.Edges = append(st.Edges, ed)
 	}
 	st.Layout = layoutOf(dir, docs, quotedNames(g))
 	return st, nil
@@ -196,19 +141,64 @@ func readChunks(ctx context.Context, dir string, st *storemodel.Store) (chunks, 
 	return chunks, chunkDoc, nil
 }
 
-func isChunk(id string, chunks map[string]string) bool {
-	_, ok := chunks[id]
-	return ok
+// split is a GRAPH_FIELD_SEP-joined field's values, trimmed, without the
+// empty ones.
+func split(s string) []string { return splitInto(nil, s) }
+
+func splitInto(dst []string, s string) []string {
+	for s != "" {
+		part, rest, found := strings.Cut(s, Sep)
+		if p := strings.TrimSpace(part); p != "" {
+			dst = append(dst, p)
+		}
+		if !found {
+			break
+		}
+		s = rest
+	}
+	return dst
 }
 
-func split(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, Sep) {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+// sourceLists holds the edges' source lists in shared blocks: a million
+// one-source edges then cost 16 bytes each rather than an allocation each.
+type sourceLists struct{ block []string }
+
+// room makes room for a list of up to n names in the current block.
+func (l *sourceLists) room(n int) {
+	if cap(l.block)-len(l.block) < n {
+		l.block = make([]string, 0, max(n, 1<<16))
+	}
+}
+
+// seal returns the names appended since mark as a list of its own (nil
+// when none), full to capacity so that appending to it copies.
+func (l *sourceLists) seal(mark int) []string {
+	if len(l.block) == mark {
+		return nil
+	}
+	return l.block[mark:len(l.block):len(l.block)]
+}
+
+// of is the one-name list {c}.
+func (l *sourceLists) of(c string) []string {
+	l.room(1)
+	mark := len(l.block)
+	l.block = append(l.block, c)
+	return l.seal(mark)
+}
+
+// split is split(s) with every name of a chunk in canon replaced by the
+// chunk table's own string.
+func (l *sourceLists) split(s string, canon map[string]string) []string {
+	l.room(strings.Count(s, Sep) + 1)
+	mark := len(l.block)
+	l.block = splitInto(l.block, s)
+	for i := mark; i < len(l.block); i++ {
+		if c, ok := canon[l.block[i]]; ok {
+			l.block[i] = c
 		}
 	}
-	return out
+	return l.seal(mark)
 }
 
 func fileExists(p string) bool {
@@ -416,29 +406,25 @@ func (r *rawEdges) done(i int) {
 	}
 }
 
-// readGraph streams the GraphML file, reporting what networkx reads
-// differently from what nx.write_graphml writes, and returns its nodes and
-// (kept apart, compactly) its edges.
-func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph, *rawEdges, error) {
+// readGraph streams the GraphML file, handing each edge to edge (with the
+// graph read so far), reporting what networkx reads differently from what
+// nx.write_graphml writes, and returns the graph's nodes.
+func readGraph(ctx context.Context, gpath string, st *storemodel.Store, o streamOptions, edge func(*Graph, *Element) error) (*Graph, error) {
 	s, err := storefile.OpenStream(ctx, gpath, "entity-relation graph (GraphML)", storefile.MaxGraphML)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer s.Close()
-	edges := &rawEdges{}
-	g, err := StreamGraphML(s, keptGraphData, func(e *Element) error {
-		edges.add(newRawEdge(e))
-		return nil
-	})
+	g, err := streamGraphML(s, keptGraphData, edge, o)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, nil, cerr
+			return nil, cerr
 		}
-		return nil, nil, fmt.Errorf("%s: %w", gpath, err)
+		return nil, fmt.Errorf("%s: %w", gpath, err)
 	}
 	f, err := s.File()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	st.Files = append(st.Files, f)
 	for _, d := range g.Deviations {
@@ -451,5 +437,5 @@ func readGraph(ctx context.Context, gpath string, st *storemodel.Store) (*Graph,
 	if g.Directed {
 		st.Notes = append(st.Notes, "the graph is directed: LightRAG writes undirected graphs; edges are replayed as stored")
 	}
-	return g, edges, nil
+	return g, nil
 }
