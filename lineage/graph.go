@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/internal/par"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
@@ -37,6 +38,7 @@ type Graph struct {
 	sorted   []int32          // canonical nodes sorted by (key, input position)
 	oddIdx   map[string]int32 // non-canonical id -> its first node
 	nodeOf   []int32          // input position -> node index
+	firstOf  map[int32]int32  // input position of a repeated id -> its first
 	writers  []WriterClass
 	recorded []Trust
 
@@ -182,6 +184,7 @@ func (b *Builder) Graph() *Graph {
 	g.oddIdx = g.ids.oddIndex()
 	// first[i] is the input position an id resolves to (its first row).
 	dupOf := g.ids.duplicates(g.sorted)
+	g.firstOf = dupOf
 	for i := 0; i < n; i++ {
 		in := int32(i)
 		id := func() string { return g.ids.text(in) } // findings only
@@ -205,6 +208,7 @@ func (b *Builder) Graph() *Graph {
 	g.danglingW = make([]float64, n)
 	childCount := make([]int32, n+1)
 
+	resolved := g.resolveParents(&b.pids)
 	seen := make(map[int32]int) // parent index -> position in g.parent, per entry
 	for i := 0; i < n; i++ {
 		g.parentStart[i] = int32(len(g.parent))
@@ -230,8 +234,8 @@ func (b *Builder) Graph() *Graph {
 				g.add(CodeWeightRange, finding.SevWarning, []string{id(), pid}, fmt.Sprintf("entry %s: weight %g of parent %s is outside [0,1]; clamped", id(), w, pid))
 				w = math.Min(1, math.Max(0, w))
 			}
-			p, ok := g.lookupIn(&b.pids, k)
-			if !ok {
+			p := resolved[k]
+			if p < 0 {
 				pid := b.pids.text(k)
 				g.add(CodeDanglingParent, finding.SevWarning, []string{id(), pid}, fmt.Sprintf("entry %s names parent %s, which is not in the store", id(), pid))
 				if w > g.danglingW[i] {
@@ -375,6 +379,26 @@ func findParent(parents []int32, start int32, p int32, seen map[int32]int, count
 		}
 	}
 	return 0, false
+}
+
+// resolveParents gives every parent reference of ref (a Builder's parent
+// table) its input position, -1 when no entry has that id. The binary
+// searches are most of Graph's time at a million entries and share
+// nothing, so they run on every core, before the serial pass that repairs
+// and reports.
+func (g *Graph) resolveParents(ref *idTable) []int32 {
+	out := make([]int32, len(ref.keys))
+	const chunk = 1 << 14
+	par.Each((len(out)+chunk-1)/chunk, 0, func(c int) {
+		for k := c * chunk; k < min(len(out), (c+1)*chunk); k++ {
+			p, ok := g.lookupIn(ref, int32(k))
+			if !ok {
+				p = -1
+			}
+			out[k] = p
+		}
+	})
+	return out
 }
 
 // lookupIn resolves the parent reference at position k of ref (a
@@ -556,6 +580,20 @@ func (g *Graph) ID(i int) string { return g.ids.text(int32(i)) }
 func (g *Graph) Index(id string) (int, bool) {
 	i, ok := g.node(id)
 	return int(i), ok
+}
+
+// InputNode is Index of the id of the i-th entry given to Build or the
+// Builder, without the search: the node of that id's first entry.
+func (g *Graph) InputNode(i int) (int, bool) {
+	in := int32(i)
+	if f, ok := g.firstOf[in]; ok {
+		in = f
+	}
+	n := g.nodeOf[in]
+	if s, odd := g.ids.odd[n]; odd && s == "" {
+		return 0, false // nothing names an empty id
+	}
+	return int(n), true
 }
 
 // Writer returns the writer class of node i.

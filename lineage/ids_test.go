@@ -168,3 +168,24 @@ func TestCanonicalID(t *testing.T) {
 		}
 	}
 }
+
+// InputNode answers what Index answers for the id of each entry given,
+// on stores with duplicate, empty and non-canonical ids.
+func TestInputNodeIsIndexOfTheInputID(t *testing.T) {
+	t.Parallel()
+	uuid := func(i int) string { return fmt.Sprintf("0190a1b2-c3d4-7e5f-8a9b-%012x", i) }
+	other := func(i int) string { return fmt.Sprintf("Entry-%d", i) }
+	for _, ids := range []func(int) string{uuid, other} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			es := messyStore(300, seed, ids)
+			g := Build(es)
+			for i, e := range es {
+				want, wantOK := g.Index(e.ID)
+				got, ok := g.InputNode(i)
+				if got != want || ok != wantOK {
+					t.Fatalf("seed %d entry #%d (%q): InputNode %d %v, Index %d %v", seed, i, e.ID, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
+}

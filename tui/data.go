@@ -259,6 +259,12 @@ type Progress struct {
 	// finding of every analysis (they replace Source.Findings) and Err any
 	// failure that stopped the run.
 	Finished bool
+	// Verified, on a message before the last, says verification and the
+	// analyses its summary line counts are in, while a slower one (the
+	// MWP audit) still runs: Findings holds every finding so far, and the
+	// Finished message that follows holds them all again with the rest.
+	// The inspector then says "verified" without waiting for the rest.
+	Verified bool
 	Findings []finding.Finding
 	Err      error
 }

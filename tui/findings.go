@@ -243,6 +243,8 @@ func (m *Model) renderFindings(w, h int) []string {
 	}
 	if m.verifying {
 		head += "   " + s.Dim.Render("(verification running: more will come)")
+	} else if m.auditing {
+		head += "   " + s.Dim.Render("(MWP audit running: its findings will come)")
 	}
 	codeW := 26
 	if w < 110 {

@@ -3,6 +3,7 @@ package tui_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,4 +97,20 @@ func mustContain(t testing.TB, s string, subs ...string) {
 			t.Errorf("screen lacks %q:\n%s", sub, s)
 		}
 	}
+}
+
+// firstVerifyMsg runs m's Init and returns verification's first report,
+// without the rest: the test delivers it and drives what follows.
+func firstVerifyMsg(t testing.TB, m tea.Model) tea.Msg {
+	t.Helper()
+	for _, c := range m.Init()().(tea.BatchMsg) {
+		if c == nil {
+			continue
+		}
+		if msg := c(); fmt.Sprintf("%T", msg) == "tui.verifyMsg" {
+			return msg
+		}
+	}
+	t.Fatal("Init started no verification")
+	return nil
 }

@@ -59,20 +59,7 @@ func TestOverviewShowsProgressThenFindingsByFamily(t *testing.T) {
 	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	// Run Init but stop before the verification finishes: deliver only the
 	// first progress report.
-	init := m.Init()
-	var first tea.Msg
-	for _, c := range init().(tea.BatchMsg) {
-		if c == nil {
-			continue
-		}
-		if msg := c(); fmt.Sprintf("%T", msg) == "tui.verifyMsg" {
-			first = msg
-		}
-	}
-	if first == nil {
-		t.Fatal("Init started no verification")
-	}
-	m, next := m.Update(first)
+	m, next := m.Update(firstVerifyMsg(t, m))
 	mustContain(t, screen(m), "verifying", "0/4", "the other views work while this runs")
 	// The UI is usable before verification finishes.
 	m2 := press(t, m, "3")

@@ -199,6 +199,9 @@ func (m *Model) findingsSummary() string {
 			word += "  " + x.name + ": " + strings.Join(parts, ", ")
 		}
 	}
+	if m.auditing {
+		word += "  " + s.Dim.Render("mwp: auditing")
+	}
 	return word
 }
 

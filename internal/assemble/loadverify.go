@@ -119,8 +119,9 @@ func (l *entryLoader) finish() {
 	l.publish()
 	g := l.lin.Graph()
 	rowOf := make([]int32, g.Len())
+	// Row n was the lineage builder's n-th entry.
 	for row := range entries {
-		if j, ok := g.Index(entries[row].ID); ok {
+		if j, ok := g.InputNode(row); ok {
 			rowOf[j] = int32(row)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +57,7 @@ type Source struct {
 	shown      chan struct{} // closed by Shown (nil: loaded before New returned)
 	shownOnce  sync.Once
 	closeErr   error
+	gc         gcHold // the collector's pacing on a big store (gcpacing.go)
 	// wantVerify is set by Verify: a background load that has not started
 	// yet then verifies as it loads (assemble.Session.LoadVerify), reading
 	// every row once; checked and total are that verification's progress.
@@ -96,7 +96,8 @@ type Source struct {
 var _ tui.Source = (*Source)(nil)
 
 // loadGCPercent is the collector's pacing (GOGC) while the load of a
-// store of more than bigLoad entries rides on verification.
+// store of more than bigLoad entries rides on verification, and while the
+// analyses after it run (gcHold).
 const (
 	loadGCPercent = 50
 	bigLoad       = 250000
@@ -210,7 +211,7 @@ func (src *Source) load(ctx context.Context) {
 		// live heap instead (more cycles, each marking the rows); on a
 		// small one the doubling is tens of MB and not worth the cycles.
 		if src.s.EntryTotal() > bigLoad {
-			defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
+			defer src.gc.hold()()
 		}
 		err = src.s.LoadVerify(ctx, func(done, total int) {
 			src.checked.Store(int64(done))

@@ -2,6 +2,7 @@ package mwp
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"strconv"
 
@@ -70,7 +71,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 			return nil
 		}
 		e := r.Entry
-		in.Records = append(in.Records, Record{Kind: "entry", ID: r.EID, TS: int64(e.TS), Nonce: e.Nonce, Raw: r.Raw, Parents: ids(e.Parents)})
+		in.Records = append(in.Records, Record{Kind: "entry", ID: r.EID, TS: int64(e.TS), Nonce: e.Nonce, Sum: sha256.Sum256(r.Raw), HasBytes: r.Raw != nil, Parents: ids(e.Parents)})
 		return nil
 	}); err != nil {
 		return in, err
@@ -80,14 +81,14 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 			return nil
 		}
 		w := r.Write
-		in.Records = append(in.Records, Record{Kind: "write", ID: r.WID, TS: int64(w.TS), Nonce: w.Nonce, Raw: r.Raw, Sources: ids(w.Sources)})
+		in.Records = append(in.Records, Record{Kind: "write", ID: r.WID, TS: int64(w.TS), Nonce: w.Nonce, Sum: sha256.Sum256(r.Raw), HasBytes: r.Raw != nil, Sources: ids(w.Sources)})
 		return nil
 	}); err != nil {
 		return in, err
 	}
 	if err := s.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
 		if r.Event != nil {
-			in.Records = append(in.Records, Record{Kind: "principal", ID: r.RID, TS: int64(r.Event.TS), Nonce: r.Event.Nonce, Raw: r.Raw})
+			in.Records = append(in.Records, Record{Kind: "principal", ID: r.RID, TS: int64(r.Event.TS), Nonce: r.Event.Nonce, Sum: sha256.Sum256(r.Raw), HasBytes: r.Raw != nil})
 		}
 		return nil
 	}); err != nil {
@@ -95,7 +96,7 @@ func Collect(ctx context.Context, s *loader.Snapshot, leaves map[string]bool, re
 	}
 	if err := s.EachTombstone(ctx, func(r *loader.TombstoneRow) error {
 		if r.Tombstone != nil {
-			in.Records = append(in.Records, Record{Kind: "tombstone", ID: "ts:" + r.Tombstone.Target.String(), TS: int64(r.Tombstone.TS), Nonce: r.Tombstone.Nonce, Raw: r.Raw})
+			in.Records = append(in.Records, Record{Kind: "tombstone", ID: "ts:" + r.Tombstone.Target.String(), TS: int64(r.Tombstone.TS), Nonce: r.Tombstone.Nonce, Sum: sha256.Sum256(r.Raw), HasBytes: r.Raw != nil})
 		}
 		return nil
 	}); err != nil {

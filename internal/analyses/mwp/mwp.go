@@ -11,7 +11,6 @@
 package mwp
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -34,13 +33,17 @@ type GateEvent struct {
 
 // Record is one signed record with what the audit reads of it.
 type Record struct {
-	Kind    string // "entry", "write", "principal", "tombstone"
-	ID      string
-	TS      int64
-	Nonce   [16]byte
-	Raw     []byte   // the signed bytes, nil when unreadable
-	Parents []string // entries: parent ids
-	Sources []string // writes: source entry ids
+	Kind  string // "entry", "write", "principal", "tombstone"
+	ID    string
+	TS    int64
+	Nonce [16]byte
+	// Sum is the SHA-256 of the signed bytes, when HasBytes: the audit
+	// compares hashes only, and a million records' bytes held until it
+	// ran were gigabytes.
+	Sum      [32]byte
+	HasBytes bool
+	Parents  []string // entries: parent ids
+	Sources  []string // writes: source entry ids
 }
 
 // Action is a recorded tool call's justification and parameter sources.
@@ -210,8 +213,8 @@ func (au *auditor) prlr() Check {
 					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("rejected candidate %s is a source of %s %s", s, r.Kind, r.ID))
 				}
 			}
-			if r.Raw != nil {
-				if g, ok := rejHash[sha256.Sum256(r.Raw)]; ok && r.ID != g.CandidateEID {
+			if r.HasBytes {
+				if g, ok := rejHash[r.Sum]; ok && r.ID != g.CandidateEID {
 					au.add(&prlr, finding.MWPPRLRTrace, "gate "+g.ID, fmt.Sprintf("%s %s has the rejected candidate's content hash %s", r.Kind, r.ID, short(g.CandidateHash)))
 				}
 			}
@@ -276,22 +279,27 @@ func (au *auditor) gateBypass() Check {
 func (au *auditor) candidateHash() Check {
 	in := au.in
 	hash := Check{Name: "candidate_hash", Status: StatusChecked}
-	byID := map[string]Record{}
-	for _, r := range in.Records {
-		if _, dup := byID[r.ID]; !dup {
-			byID[r.ID] = r
+	// The first record of each candidate id (indexes, not copies: the
+	// records of a million-entry store are not keyed).
+	byID := map[string]int{}
+	for _, g := range in.Gate {
+		byID[g.CandidateEID] = -1
+	}
+	for i, r := range in.Records {
+		if at, want := byID[r.ID]; want && at < 0 {
+			byID[r.ID] = i
 		}
 	}
 	present, absent := 0, 0
 	for _, g := range in.Gate {
-		r, ok := byID[g.CandidateEID]
-		if !ok || r.Raw == nil {
+		at := byID[g.CandidateEID]
+		if at < 0 || !in.Records[at].HasBytes {
 			absent++
 			continue
 		}
 		present++
-		if sha256.Sum256(r.Raw) != g.CandidateHash {
-			au.add(&hash, finding.MWPCandidateHashMismatch, "gate "+g.ID, fmt.Sprintf("the stored bytes of %s %s hash to %s, the gate recorded %s", r.Kind, r.ID, short(sha256.Sum256(r.Raw)), short(g.CandidateHash)))
+		if r := in.Records[at]; r.Sum != g.CandidateHash {
+			au.add(&hash, finding.MWPCandidateHashMismatch, "gate "+g.ID, fmt.Sprintf("the stored bytes of %s %s hash to %s, the gate recorded %s", r.Kind, r.ID, short(r.Sum), short(g.CandidateHash)))
 		}
 	}
 	hash.Detail = fmt.Sprintf("%d candidates with bytes in the store checked; %d without bytes (rejected or removed) not checkable", present, absent)
@@ -305,13 +313,14 @@ func (au *auditor) candidateHash() Check {
 func (au *auditor) nonceReuse() Check {
 	in := au.in
 	nonce := Check{Name: "nonce_reuse", Status: StatusChecked, Detail: "nonces of every entry, write, registry event and tombstone"}
-	first := map[[16]byte]Record{}
-	for _, r := range in.Records {
-		if f, ok := first[r.Nonce]; ok {
+	first := make(map[[16]byte]int32, len(in.Records)) // nonce -> its first record
+	for i, r := range in.Records {
+		if at, ok := first[r.Nonce]; ok {
+			f := in.Records[at]
 			au.add(&nonce, finding.MWPNonceReuse, r.Kind+" "+r.ID, fmt.Sprintf("%s %s reuses the nonce %s of %s %s", r.Kind, r.ID, hex.EncodeToString(r.Nonce[:]), f.Kind, f.ID))
 			continue
 		}
-		first[r.Nonce] = r
+		first[r.Nonce] = int32(i)
 	}
 	return nonce
 }
