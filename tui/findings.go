@@ -144,6 +144,45 @@ func (f *findingsState) rebuild(all []finding.Finding) {
 	f.cur.clamp(len(f.rows), 1<<30)
 }
 
+// rebuildKeeping is rebuild for a new list of findings (all), keeping the
+// cursor on what it was on in the previous list (prev): the same finding,
+// or the same group headline, at the same height on screen (a cursor on
+// the first row stays there). Findings that
+// arrive later (the MWP audit's, after "verified") must not move the
+// selection to another finding under the responder's eyes.
+func (f *findingsState) rebuildKeeping(prev, all []finding.Finding) {
+	var want *finding.Finding
+	var key string
+	// A cursor on the first row stays on the first row: nothing was
+	// chosen yet, and the list's head is what to read first.
+	if f.cur.sel > 0 && f.cur.sel < len(f.rows) {
+		if r := f.rows[f.cur.sel]; r.fi >= 0 && r.fi < len(prev) {
+			want = &prev[r.fi]
+		} else if r.fi < 0 {
+			key = f.groups[r.group].key
+		}
+	}
+	offset := f.cur.sel - f.cur.top
+	f.rebuild(all)
+	for i, r := range f.rows {
+		same := false
+		if want != nil {
+			same = r.fi >= 0 && sameFinding(all[r.fi], *want)
+		} else if key != "" {
+			same = r.fi < 0 && f.groups[r.group].key == key
+		}
+		if same {
+			f.cur.sel, f.cur.top = i, max(0, i-offset)
+			return
+		}
+	}
+}
+
+// sameFinding says whether two findings report the same thing.
+func sameFinding(a, b finding.Finding) bool {
+	return a.Code == b.Code && a.Subject == b.Subject && a.Message == b.Message && a.Severity == b.Severity
+}
+
 // selected is the finding under the cursor; on a headline, the group's
 // first finding (the root cause, when there is one).
 func (f *findingsState) selected(all []finding.Finding) (finding.Finding, bool) {

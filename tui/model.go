@@ -430,6 +430,7 @@ func (m *Model) onVerifyMsg(msg verifyMsg) tea.Cmd {
 	if m.auditing {
 		grow = tea.Batch(readProgress(msg.ch), grow)
 	}
+	prev := m.findings
 	if msg.p.Err == nil {
 		// The final list replaces what was known at open time: the
 		// analyses report those facts again, and listing both would
@@ -437,7 +438,7 @@ func (m *Model) onVerifyMsg(msg verifyMsg) tea.Cmd {
 		m.findings = append([]finding.Finding(nil), msg.p.Findings...)
 	}
 	m.groupFindings()
-	m.fnd.rebuild(m.findings)
+	m.fnd.rebuildKeeping(prev, m.findings)
 	// Verification updates per-row status, checkpoints and labels,
 	// and brings every defence's verdict.
 	m.ent.cache = nil

@@ -54,3 +54,35 @@ func TestVerifiedBeforeTheMWPAuditEnds(t *testing.T) {
 		}
 	}
 }
+
+// The MWP audit's findings arrive after "verified" and join the list
+// above rows the responder may be reading: the cursor stays on the
+// finding it was on, not on the row index (where the new MWP finding now
+// is), and the preview keeps showing it.
+func TestFindingsSelectionSurvivesLateFindings(t *testing.T) {
+	t.Parallel()
+	src := &auditing{Fake: tuitest.New(10), release: make(chan struct{})}
+	m := tui.New(src, tui.Options{Static: true})
+	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m, next := m.Update(firstVerifyMsg(t, m))
+	m = press(t, m, "2", "g", "j", "j", "j")
+	selected := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "▶") {
+				return l
+			}
+		}
+		return ""
+	}
+	before := screen(m)
+	if !strings.Contains(selected(before), "REGISTRY_ROOT_UNANCHORED") {
+		t.Fatalf("the fourth row is not the one this test reads:\n%s", before)
+	}
+	close(src.release)
+	m = drive(t, m, next)
+	after := screen(m)
+	mustContain(t, after, "7 of 7 findings", "MWP_GATE_BYPASS", "subject: registry")
+	if !strings.Contains(selected(after), "REGISTRY_ROOT_UNANCHORED") {
+		t.Errorf("the selection moved when the MWP finding arrived:\n%s", after)
+	}
+}
