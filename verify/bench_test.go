@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/cputime"
@@ -77,14 +78,7 @@ func benchStore(b *testing.B, n int) (Options, *evidence.Manifest) {
 	if g.err != nil {
 		b.Fatal(g.err)
 	}
-	var roots []ed25519.PublicKey
-	for _, h := range g.m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil {
-			b.Fatal(err)
-		}
-		roots = append(roots, k)
-	}
+	roots := evidencetest.Roots(b, g.m)
 	return Options{Snapshot: filepath.Join(g.dir, g.m.Snapshot), Log: filepath.Join(g.dir, g.m.Log), LogKey: g.m.Anchors.LogKey, TrustRoots: roots}, g.m
 }
 

@@ -3,7 +3,6 @@ package verify_test
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -59,22 +58,8 @@ func scenarioOptions(t *testing.T, dir string) verify.Options {
 		t.Fatal(err)
 	}
 	opts := verify.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
-	for _, h := range m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.TrustRoots = append(opts.TrustRoots, k)
-	}
-	if m.HMACKeyFile != "" {
-		b, err := os.ReadFile(filepath.Join(dir, m.HMACKeyFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if opts.HMACKey, err = hex.DecodeString(strings.TrimSpace(string(b))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts.TrustRoots = evidencetest.Roots(t, m)
+	opts.HMACKey = evidencetest.HMACKey(t, dir, m)
 	return opts
 }
 

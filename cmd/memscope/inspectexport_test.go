@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -34,22 +33,8 @@ func TestInspectorExportsAreTheCLIsAnswers(t *testing.T) {
 			}
 			snap := filepath.Join(sdir, m.Snapshot)
 			opts := assemble.Options{Snapshot: snap, Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey}
-			for _, h := range m.Anchors.Trust {
-				k, err := hex.DecodeString(h)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts.TrustRoots = append(opts.TrustRoots, ed25519.PublicKey(k))
-			}
-			if m.HMACKeyFile != "" {
-				b, err := os.ReadFile(filepath.Join(sdir, m.HMACKeyFile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if opts.HMACKey, err = hex.DecodeString(strings.TrimSpace(string(b))); err != nil {
-					t.Fatal(err)
-				}
-			}
+			opts.TrustRoots = evidencetest.Roots(t, m)
+			opts.HMACKey = evidencetest.HMACKey(t, sdir, m)
 			src, err := tuisource.New(context.Background(), opts, false)
 			if err != nil {
 				t.Fatal(err)

@@ -2,15 +2,15 @@ package assemble
 
 import (
 	"context"
-	"crypto/ed25519"
 	"database/sql"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -26,14 +26,7 @@ var allScenarios = sync.OnceValues(func() (string, error) { return scenariocache
 // openStore opens a snapshot with its scenario's pinned anchors.
 func openStore(t *testing.T, sdir, snap string, m *evidence.Manifest, policy string) *Session {
 	t.Helper()
-	var roots []ed25519.PublicKey
-	for _, h := range m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		roots = append(roots, k)
-	}
+	roots := evidencetest.Roots(t, m)
 	s, err := Open(context.Background(), Options{Snapshot: snap, Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots, ReplayPolicy: policy})
 	if err != nil {
 		t.Fatal(err)

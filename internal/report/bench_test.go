@@ -5,14 +5,14 @@ package report
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -50,11 +50,7 @@ func BenchmarkReport100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := filepath.Join(root, "clean")
-	var roots []ed25519.PublicKey
-	for _, h := range m.Anchors.Trust {
-		k, _ := hex.DecodeString(h)
-		roots = append(roots, k)
-	}
+	roots := evidencetest.Roots(b, m)
 	opts := assemble.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots}
 	inputs := []Input{{Role: "snapshot", Path: opts.Snapshot}, {Role: "log", Path: opts.Log}}
 	var verifyWall, reportWall, verifyCPU, reportCPU time.Duration

@@ -3,14 +3,14 @@ package report
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"k8s.io/klog/v2"
 
@@ -54,23 +54,10 @@ func anchored(t testing.TB, name string, pin bool) (*assemble.Session, []Input) 
 	inputs := []Input{{Role: "snapshot", Path: opts.Snapshot}, {Role: "log", Path: opts.Log}}
 	if pin {
 		opts.LogKey = m.Anchors.LogKey
-		for _, h := range m.Anchors.Trust {
-			k, err := hex.DecodeString(h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.TrustRoots = append(opts.TrustRoots, ed25519.PublicKey(k))
-		}
+		opts.TrustRoots = evidencetest.Roots(t, m)
 		inputs = append(inputs, Input{Role: "anchors", Path: filepath.Join(dir, evidence.ManifestFile)})
 	}
-	if m.HMACKeyFile != "" {
-		b, err := os.ReadFile(filepath.Join(dir, m.HMACKeyFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if opts.HMACKey, err = hex.DecodeString(strings.TrimSpace(string(b))); err != nil {
-			t.Fatal(err)
-		}
+	if opts.HMACKey = evidencetest.HMACKey(t, dir, m); opts.HMACKey != nil {
 		inputs = append(inputs, Input{Role: "hmac-key", Path: filepath.Join(dir, m.HMACKeyFile)})
 	}
 	s, err := assemble.Open(context.Background(), opts)

@@ -2,13 +2,13 @@ package tuisource
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -29,11 +29,7 @@ func benchOptions(b *testing.B) assemble.Options {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var roots []ed25519.PublicKey
-	for _, h := range m.Anchors.Trust {
-		k, _ := hex.DecodeString(h)
-		roots = append(roots, k)
-	}
+	roots := evidencetest.Roots(b, m)
 	return assemble.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots}
 }
 

@@ -2,13 +2,12 @@ package tuisource
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/evidence"
@@ -29,16 +28,9 @@ func openScenario(t *testing.T, name string) (*Source, *evidence.Manifest) {
 func openScenarioWith(t *testing.T, name string, edit func(*assemble.Options)) (*Source, *evidence.Manifest) {
 	t.Helper()
 	sdir, m := scenariocache.Scenario(t, 3, name)
-	var roots []ed25519.PublicKey
-	for _, h := range m.Anchors.Trust {
-		k, _ := hex.DecodeString(h)
-		roots = append(roots, k)
-	}
+	roots := evidencetest.Roots(t, m)
 	opts := assemble.Options{Snapshot: filepath.Join(sdir, m.Snapshot), Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots}
-	if m.HMACKeyFile != "" {
-		b, _ := os.ReadFile(filepath.Join(sdir, m.HMACKeyFile))
-		opts.HMACKey, _ = hex.DecodeString(strings.TrimSpace(string(b)))
-	}
+	opts.HMACKey = evidencetest.HMACKey(t, sdir, m)
 	if edit != nil {
 		edit(&opts)
 	}

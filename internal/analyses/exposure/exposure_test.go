@@ -2,8 +2,6 @@ package exposure
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +9,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/evidence"
@@ -38,14 +38,7 @@ func open(t *testing.T, name string) (*replay.Replayer, []replay.Query, *evidenc
 	if err != nil {
 		t.Fatal(err)
 	}
-	var roots []ed25519.PublicKey
-	for _, h := range m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		roots = append(roots, k)
-	}
+	roots := evidencetest.Roots(t, m)
 	s, err := assemble.Open(context.Background(), assemble.Options{Snapshot: filepath.Join(sdir, m.Snapshot), Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, TrustRoots: roots})
 	if err != nil {
 		t.Fatal(err)

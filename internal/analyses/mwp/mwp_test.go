@@ -3,7 +3,6 @@ package mwp
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,13 +44,7 @@ func auditWith(t *testing.T, name string, edit func(db *sql.DB), verified bool) 
 			t.Fatal(err)
 		}
 		opts := verify.Options{Snapshot: snap, Log: filepath.Join(sc, m.Log), LogKey: m.Anchors.LogKey}
-		for _, h := range m.Anchors.Trust {
-			k, err := hex.DecodeString(h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.TrustRoots = append(opts.TrustRoots, k)
-		}
+		opts.TrustRoots = evidencetest.Roots(t, m)
 		if rep, err = verify.Run(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}

@@ -2,10 +2,10 @@ package timeline_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"path/filepath"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/diff"
 	"github.com/memscope/memscope/evidence"
@@ -26,13 +26,7 @@ func incident(t *testing.T) (string, *evidence.Manifest) {
 func open(t *testing.T, dir string, m *evidence.Manifest, snap string) (*assemble.Session, *replay.Replayer, *timeline.Replay) {
 	t.Helper()
 	opts := assemble.Options{Snapshot: filepath.Join(dir, snap), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
-	for _, h := range m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.TrustRoots = append(opts.TrustRoots, ed25519.PublicKey(k))
-	}
+	opts.TrustRoots = evidencetest.Roots(t, m)
 	ctx := context.Background()
 	s, err := assemble.Open(ctx, opts)
 	if err != nil {

@@ -2,8 +2,6 @@ package scenario_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memscope/memscope/internal/evidencetest"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -56,22 +56,8 @@ func TestMain(m *testing.M) {
 func optionsFrom(t *testing.T, dir string, m *evidence.Manifest) verify.Options {
 	t.Helper()
 	opts := verify.Options{Snapshot: filepath.Join(dir, m.Snapshot), Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey}
-	for _, h := range m.Anchors.Trust {
-		k, err := hex.DecodeString(h)
-		if err != nil || len(k) != ed25519.PublicKeySize {
-			t.Fatalf("%s: trust anchor %q is not an Ed25519 key", m.Name, h)
-		}
-		opts.TrustRoots = append(opts.TrustRoots, k)
-	}
-	if m.HMACKeyFile != "" {
-		b, err := os.ReadFile(filepath.Join(dir, m.HMACKeyFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if opts.HMACKey, err = hex.DecodeString(strings.TrimSpace(string(b))); err != nil {
-			t.Fatalf("%s: %v", m.HMACKeyFile, err)
-		}
-	}
+	opts.TrustRoots = evidencetest.Roots(t, m)
+	opts.HMACKey = evidencetest.HMACKey(t, dir, m)
 	return opts
 }
 
