@@ -11,8 +11,6 @@ import (
 
 	"github.com/memscope/memscope/evidence/seedgen"
 	"github.com/memscope/memscope/evidence/tlog"
-	"github.com/memscope/memscope/internal/evidencetest"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
@@ -26,14 +24,8 @@ import (
 // flips selections: the failure this prevents.
 func TestSnapshotAheadOfCheckpoint(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
 	const name = "clean"
-	spec, _ := scenario.Lookup(name)
-	m, err := scenario.Generate(ctx, dir, spec, scenario.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdir := evidencetest.CopyTree(t, filepath.Join(dir, name))
+	sdir, m := copyOfScenario(t, name)
 	logDir := filepath.Join(sdir, m.Log)
 	r, err := tlog.Open(ctx, logDir)
 	if err != nil {

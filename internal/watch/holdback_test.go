@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/evidencetest"
-	"github.com/memscope/memscope/internal/generators/scenario"
+	"github.com/memscope/memscope/internal/generators/scenario/scenariocache"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
@@ -18,13 +19,7 @@ import (
 // the registry and the store's own rows are kept whole.
 func TestHoldBack(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	spec, _ := scenario.Lookup("structural-write")
-	m, err := scenario.Generate(ctx, dir, spec, scenario.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyDir := evidencetest.CopyTree(t, filepath.Join(dir, "structural-write"))
+	copyDir, m := copyOfScenario(t, "structural-write")
 	path := filepath.Join(copyDir, m.Snapshot)
 	count := func(cond string) int {
 		t.Helper()
@@ -78,4 +73,13 @@ func TestHoldBack(t *testing.T) {
 	if fs, err := holdBack(ctx, path, 1<<40); err != nil || len(fs) != 0 {
 		t.Errorf("a checkpoint covering everything held back %d rows (%v)", len(fs), err)
 	}
+}
+
+// copyOfScenario is a private copy of one demo scenario of seed 1 (the
+// shared cache's, generated once per machine): the watch tests change or
+// hash the copy, never the cache.
+func copyOfScenario(t *testing.T, name string) (string, *evidence.Manifest) {
+	t.Helper()
+	src, m := scenariocache.Scenario(t, 1, name)
+	return evidencetest.CopyTree(t, src), m
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/evidencetest"
-	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
@@ -21,13 +20,7 @@ import (
 // writes, once. The snapshot is unchanged by the round.
 func TestSnapshotRoundReportsFlipOnce(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	spec, _ := scenario.Lookup("structural-write")
-	m, err := scenario.Generate(ctx, dir, spec, scenario.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdir := filepath.Join(dir, "structural-write")
+	sdir, m := copyOfScenario(t, "structural-write")
 	snap := filepath.Join(sdir, m.Snapshot)
 	before := evidencetest.HashTree(t, sdir)
 	logDir := filepath.Join(sdir, m.Log)
