@@ -206,19 +206,9 @@ func openRecorderAck(t *testing.T, ack recorder.Ack) (*recorder.Recorder, string
 // source. Without the two programs it skips, unless CI is set.
 func renderedText(t *testing.T, html string) string {
 	t.Helper()
-	var bin string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	_, pdfErr := exec.LookPath("pdftotext")
-	if bin == "" || pdfErr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI needs chromium and pdftotext (apt-get install chromium poppler-utils)")
-		}
-		t.Skip("chromium or pdftotext not installed (apt-get install chromium poppler-utils)")
+	bin := sharedtest.Chromium(t)
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		sharedtest.Missing(t, "pdftotext (apt-get install poppler-utils)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

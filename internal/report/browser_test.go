@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // The browser test opens reports in headless Chromium (Debian's chromium
@@ -30,18 +32,7 @@ import (
 
 var shotDir = flag.String("screenshot", "", "write the browser test's first-screen screenshots (PNG) into this directory")
 
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("MEMSCOPE_BROWSER_TEST") != "" {
-		t.Fatal("MEMSCOPE_BROWSER_TEST is set but no chromium is installed")
-	}
-	t.Skip("chromium not installed (apt-get install chromium poppler-utils)")
-	return ""
-}
+func chromium(t *testing.T) string { return sharedtest.Chromium(t) }
 
 // cdp is one DevTools session over --remote-debugging-pipe.
 type cdp struct {
