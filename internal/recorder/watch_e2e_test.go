@@ -130,10 +130,7 @@ func TestWatchWhileRecording(t *testing.T) {
 // read from the live snapshot.
 func payeeWritesNamed(t *testing.T, store, msg string) bool {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(store, "snapshot.db")+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := liveSnapshot(t, store)
 	defer db.Close()
 	var eid string
 	if err := db.QueryRow(`SELECT eid FROM entries WHERE instr(content, '"relationType":"payee"') > 0`).Scan(&eid); err != nil {
@@ -175,7 +172,7 @@ func payeeWritesNamed(t *testing.T, store, msg string) bool {
 // replays G_auth without them (docs/RECORD.md says what a monitor sees).
 func logCovers(t *testing.T, store string) {
 	t.Helper()
-	db := openDSN(t, "file:"+filepath.Join(store, "snapshot.db")+"?mode=ro&_pragma=busy_timeout(5000)")
+	db := liveSnapshot(t, store)
 	defer db.Close()
 	var leaves int64
 	q := "SELECT MAX(m) FROM (SELECT MAX(leaf_index) AS m FROM entries UNION ALL SELECT MAX(leaf_index) FROM writes UNION ALL SELECT MAX(leaf_index) FROM nodes UNION ALL SELECT MAX(leaf_index) FROM queries UNION ALL SELECT MAX(leaf_index) FROM actions UNION ALL SELECT MAX(leaf_index) FROM tombstones UNION ALL SELECT MAX(leaf_index) FROM principals)"
@@ -196,4 +193,11 @@ func logCovers(t *testing.T, store string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// liveSnapshot opens the snapshot a running recorder writes, read-only and
+// not immutable (it changes under the reader), waiting out its locks.
+func liveSnapshot(t *testing.T, store string) *sql.DB {
+	t.Helper()
+	return openDSN(t, "file:"+filepath.Join(store, "snapshot.db")+"?mode=ro&_pragma=busy_timeout(5000)")
 }
