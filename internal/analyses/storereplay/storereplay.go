@@ -50,6 +50,19 @@ func Writer(f storemodel.Format) string { return "store:" + string(f) }
 // Graph builds the replay graph and the label policy of a store. Passages
 // the store lists are the authenticated items (as declared).
 func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
+	return graph(st, false)
+}
+
+// GraphReleasing is Graph for a caller that needs nothing of the store's
+// edges once the graph has them: each edge is cleared as it is added and
+// st.Edges is nil on return, so a store of millions of writes does not
+// hold them (over a gigabyte at 5M) beside the graph while its adjacency
+// is compiled and the queries are solved.
+func GraphReleasing(st *storemodel.Store) (*replay.Graph, Policy, error) {
+	return graph(st, true)
+}
+
+func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
 	nodes := make([]replay.Node, len(st.Nodes))
 	pol := Policy{listed: map[string]bool{}}
 	for i, n := range st.Nodes {
@@ -65,6 +78,8 @@ func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
 	if err != nil {
 		return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
 	}
+	// Edges named by their endpoints keep no id string in the graph.
+	b.PairIDs(storemodel.PairSep)
 	// One shared true and false: the graph keeps provenance by value, so
 	// no per-edge flag is needed.
 	yes, no := true, false
@@ -79,6 +94,12 @@ func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
 			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: declared}}); err != nil {
 			return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
 		}
+		if release {
+			*e = storemodel.Edge{}
+		}
+	}
+	if release {
+		st.Edges = nil
 	}
 	g, err := b.Graph()
 	if err != nil {
