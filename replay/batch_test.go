@@ -2,8 +2,8 @@ package replay
 
 import (
 	"context"
-	"math"
 	"fmt"
+	"math"
 	"regexp"
 	"testing"
 )
