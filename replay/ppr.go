@@ -89,6 +89,10 @@ type view struct {
 	corr []correction
 }
 
+// sameAsG says whether the view removes no walk-carrying edge, so that
+// every solve on it is a solve on G.
+func (v *view) sameAsG() bool { return len(v.removed) == 0 }
+
 type correction struct {
 	v, u int32
 	w    float64
