@@ -35,7 +35,10 @@ func TestReplayWhenGAuthIsG(t *testing.T) {
 		if !r.authIsG || (unauth > 0) != (len(r.unauth) > 0) {
 			t.Fatalf("unauth %d: G_auth taken for G: %v, %d unauthenticated writes", unauth, r.authIsG, len(r.unauth))
 		}
-		pair := *r
+		pair, err := NewReplayer(g, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		pair.authIsG = false
 		for _, oneCore := range []bool{true, false} {
 			for _, q := range qs[:6] {

@@ -488,21 +488,29 @@ func (g *Graph) EdgeCount() int { return len(g.ends) }
 // with the graph: do not modify them.
 func (g *Graph) Edge(i int) Edge {
 	e := Edge{ID: g.ids.At(i), Src: g.nodes[g.ends[i][0]].ID, Dst: g.nodes[g.ends[i][1]].ID, Weight: g.weight[i]}
+	lo, hi := g.srcOff[i], g.srcOff[i+1]
+	e.Prov, _ = g.provenance(i, make([]string, 0, hi-lo))
+	return e
+}
+
+// provenance is edge i's provenance as Edge gives it, its sources
+// appended to buf (which the caller may reuse once done with them).
+func (g *Graph) provenance(i int, buf []string) (Provenance, []string) {
 	p := &g.provs[g.prov[i]]
-	e.Prov = Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems, NotInLog: p.notInLog}
+	out := Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems, NotInLog: p.notInLog}
 	if p.declared >= 0 {
 		d := p.declared == 1
-		e.Prov.Declared = &d
+		out.Declared = &d
 	}
 	if lo, hi := g.srcOff[i], g.srcOff[i+1]; hi > lo {
-		e.Prov.Sources = make([]string, hi-lo)
-		for j := range e.Prov.Sources {
-			e.Prov.Sources[j] = g.srcNames[g.srcs[int(lo)+j]]
+		for _, c := range g.srcs[lo:hi] {
+			buf = append(buf, g.srcNames[c])
 		}
+		out.Sources = buf
 	} else if g.emptySrc[int32(i)] {
-		e.Prov.Sources = []string{}
+		out.Sources = []string{}
 	}
-	return e
+	return out, buf
 }
 
 // ShareIDs lets the graph read its edge ids from t when t holds the same

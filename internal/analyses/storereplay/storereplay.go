@@ -31,11 +31,15 @@ type Policy struct{ listed map[string]bool }
 func (Policy) Name() string { return PolicyName }
 
 // Label implements replay.LabelPolicy.
-func (p Policy) Label(e replay.Edge) replay.EdgeLabel {
-	if len(e.Prov.Sources) == 0 {
+func (p Policy) Label(e replay.Edge) replay.EdgeLabel { return p.LabelProvenance(&e.Prov) }
+
+// LabelProvenance implements replay.ProvenanceLabeler: the label depends
+// on the declared sources alone.
+func (p Policy) LabelProvenance(prov *replay.Provenance) replay.EdgeLabel {
+	if len(prov.Sources) == 0 {
 		return replay.EdgeLabel{Rule: RuleNoSource, Failed: []string{RuleNoSource}, Declared: true}
 	}
-	for _, s := range e.Prov.Sources {
+	for _, s := range prov.Sources {
 		if !p.listed[s] {
 			return replay.EdgeLabel{Rule: RuleSourceUnlist, Failed: []string{RuleSourceUnlist}, Declared: true}
 		}
