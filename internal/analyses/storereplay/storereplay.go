@@ -9,6 +9,7 @@ package storereplay
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/memscope/memscope/internal/generators/graphfile"
 	"github.com/memscope/memscope/internal/readers/hipporag"
@@ -46,6 +47,10 @@ func (p Policy) LabelProvenance(prov *replay.Provenance) replay.EdgeLabel {
 	}
 	return replay.EdgeLabel{Authenticated: true, Rule: RuleSourced, Declared: true}
 }
+
+// collectAbove is the graph size (nodes and edges) above which
+// GraphReleasing collects the store's edges at once.
+const collectAbove = 1 << 20
 
 // Writer is the writer every native write is attributed to: the store
 // itself (it records no per-write principal).
@@ -103,7 +108,14 @@ func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
 		}
 	}
 	if release {
+		size := len(nodes) + len(st.Edges)
 		st.Edges = nil
+		if size > collectAbove {
+			// The edges are garbage now, but the collector's goal was set
+			// by a heap that held them: without a collection here the
+			// adjacency and the solves would be laid beside them.
+			runtime.GC()
+		}
 	}
 	g, err := b.Graph()
 	if err != nil {
