@@ -10,6 +10,7 @@ package storereplay
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/memscope/memscope/internal/generators/graphfile"
 	"github.com/memscope/memscope/internal/readers/hipporag"
@@ -52,6 +53,10 @@ func (p Policy) LabelProvenance(prov *replay.Provenance) replay.EdgeLabel {
 // GraphReleasing collects the store's edges at once.
 const collectAbove = 1 << 20
 
+// buildGCPercent paces the collector while GraphReleasing builds a large
+// graph (the store's heap plus a quarter before a collection).
+const buildGCPercent = 25
+
 // Writer is the writer every native write is attributed to: the store
 // itself (it records no per-write principal).
 func Writer(f storemodel.Format) string { return "store:" + string(f) }
@@ -72,6 +77,14 @@ func GraphReleasing(st *storemodel.Store) (*replay.Graph, Policy, error) {
 }
 
 func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
+	size := len(st.Nodes) + len(st.Edges)
+	if release && size > collectAbove {
+		// The graph's columns are built beside the store's edges, whose
+		// strings become garbage as each edge is added: a collector
+		// paced at GOGC 100 from the store's heap would let that garbage
+		// and the columns grow to twice the store before collecting.
+		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
+	}
 	nodes := make([]replay.Node, len(st.Nodes))
 	pol := Policy{listed: map[string]bool{}}
 	for i, n := range st.Nodes {
@@ -108,7 +121,6 @@ func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
 		}
 	}
 	if release {
-		size := len(nodes) + len(st.Edges)
 		st.Edges = nil
 		if size > collectAbove {
 			// The edges are garbage now, but the collector's goal was set
