@@ -192,7 +192,11 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 			return exitUsage, err
 		}
 	}
-	head.Notes = describeStore(st).Notes // loading may add one
+	// Loading HippoRAG 2's query embeddings adds files and a note; the
+	// edge counts are the ones taken before the edges were let go.
+	now := describeStore(st)
+	now.Edges, now.NoSource = head.Edges, head.NoSource
+	head = now
 	if !ro.asJSON {
 		writeStoreHeader(stdout, head)
 		fmt.Fprintf(stdout, "replay: %s\n\n", rd.Replay())
