@@ -9,7 +9,6 @@ package storereplay
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/memscope/memscope/internal/generators/graphfile"
@@ -84,6 +83,11 @@ func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
 		// paced at GOGC 100 from the store's heap would let that garbage
 		// and the columns grow to twice the store before collecting.
 		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
+		// What reading the store left is garbage: collected and handed
+		// back to the system, so the graph's columns do not come on top
+		// of the pages it held (they are large spans, which the freed
+		// small ones would not serve).
+		debug.FreeOSMemory()
 	}
 	nodes := make([]replay.Node, len(st.Nodes))
 	pol := Policy{listed: map[string]bool{}}
@@ -126,7 +130,7 @@ func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
 			// The edges are garbage now, but the collector's goal was set
 			// by a heap that held them: without a collection here the
 			// adjacency and the solves would be laid beside them.
-			runtime.GC()
+			debug.FreeOSMemory()
 		}
 	}
 	g, err := b.Graph()
