@@ -110,3 +110,69 @@ func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// OpenLive opens a snapshot that a recorder may be writing at this moment
+// for a few targeted reads, without copying it: read-only (mode=ro), not
+// immutable, so SQLite reads the writer's WAL under a shared lock as any
+// reader beside a writer does. Every read goes through one connection
+// inside one read transaction (BEGIN, first read, until Close), so all
+// of them see one consistent state even while the writer commits. Only
+// one statement may be open at a time: a caller must finish (or close)
+// one row stream before it starts another. The file is never written.
+func OpenLive(ctx context.Context, path string) (*Snapshot, error) {
+	fail := func(err error) (*Snapshot, error) { return nil, &Error{File: path, Err: err} }
+	st, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fail(err)
+	}
+	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&_pragma=query_only(1)"}
+	db, err := sql.Open("sqlite", src.String())
+	if err != nil {
+		return fail(err)
+	}
+	// One connection holds the read transaction: database/sql hands every
+	// statement that same connection.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	if _, err := db.ExecContext(ctx, "BEGIN"); err != nil {
+		db.Close()
+		return fail(err)
+	}
+	opened.Add(1)
+	s := &Snapshot{Path: path, db: db, Meta: map[string]string{}, refused: map[string]string{}}
+	if err := s.init(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// HasUniqueIndex reports whether table has a UNIQUE index (or primary
+// key) on exactly column, so that a lookup by it is one B-tree descent
+// rather than a scan of the table.
+func (s *Snapshot) HasUniqueIndex(ctx context.Context, table, column string) (bool, error) {
+	if err := knownTable(table); err != nil {
+		return false, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT il.name FROM pragma_index_list(?) il WHERE il."unique" = 1
+		AND (SELECT count(*) FROM pragma_index_info(il.name)) = 1
+		AND (SELECT name FROM pragma_index_info(il.name)) = ?`, table, column)
+	if err != nil {
+		return false, s.errf(table, "", column, err)
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
+// RowsRead counts the format-table rows this handle has streamed (every
+// row a bounded read handed on): a monitor's test proves with it that a
+// round reads what is new, not the store.
+func (s *Snapshot) RowsRead() int64 { return s.rowsRead.Load() }
