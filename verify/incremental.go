@@ -22,6 +22,9 @@ type NewLeaves struct {
 	From, Size uint64
 	Root       []byte
 	Leaves     [][]byte
+	// Log is the reader the round proved them with (its tiles are then
+	// read once); nil: CheckNew opens opts.Log and reads its checkpoint.
+	Log *tlog.Reader
 }
 
 // Marks are, per record table CheckNew reads (MarkTables), the largest
@@ -95,9 +98,16 @@ func CheckNew(ctx context.Context, opts Options, nl NewLeaves, marks Marks) (*Ne
 	if nl.Size < nl.From || uint64(len(nl.Leaves)) != nl.Size-nl.From || nl.Size > math.MaxUint32 {
 		return nil, fmt.Errorf("verify: %d leaves for the range [%d, %d)", len(nl.Leaves), nl.From, nl.Size)
 	}
-	r, err := tlog.OpenWith(ctx, opts.Log, opts.LogOptions)
-	if err != nil {
-		return nil, err
+	r := nl.Log
+	if r == nil {
+		var err error
+		if r, err = tlog.OpenWith(ctx, opts.Log, opts.LogOptions); err != nil {
+			return nil, err
+		}
+		// The reader proves nothing beyond the checkpoint it read.
+		if _, err := r.Checkpoint(ctx); err != nil {
+			return nil, err
+		}
 	}
 	v := newVerifier(ctx, opts, opts.Snap, nil)
 	v.incremental, v.newFrom = true, nl.From

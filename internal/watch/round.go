@@ -183,7 +183,7 @@ func (rr *roundResult) newLeaves(ctx context.Context, ev emit, r *tlog.Reader, t
 	// (nil: too many to hold, or one did not prove).
 	var nl *verify.NewLeaves
 	if t.Snapshot != "" && cp.Size-st.Size <= maxIncrementalLeaves {
-		nl = &verify.NewLeaves{From: st.Size, Size: cp.Size, Root: cp.Root, Leaves: make([][]byte, 0, cp.Size-st.Size)}
+		nl = &verify.NewLeaves{From: st.Size, Size: cp.Size, Root: cp.Root, Leaves: make([][]byte, 0, cp.Size-st.Size), Log: r}
 	}
 	for leaf, err := range r.Leaves(ctx, st.Size, cp.Size) {
 		if err != nil {
