@@ -147,6 +147,7 @@ type newRows struct {
 	tombstones []*loader.TombstoneRow
 	context    []*loader.EntryRow // parents, sources, targets
 	seen       map[string]map[int64]bool
+	readIDs    map[string]bool // "table key" of every row read
 	// before are the marks the round starts from; maxSeq the largest seq
 	// read past them and minHeld the smallest held back, per table.
 	before, maxSeq, minHeld map[string]int64
@@ -155,7 +156,7 @@ type newRows struct {
 // read fills the row lists and the leaf table.
 func (in *newRows) read(ctx context.Context, marks Marks) error {
 	v, snap := in.v, in.v.snap
-	in.seen = map[string]map[int64]bool{}
+	in.seen, in.readIDs = map[string]map[int64]bool{}, map[string]bool{}
 	in.before, in.maxSeq, in.minHeld = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	for _, t := range MarkTables {
 		in.seen[t] = map[int64]bool{}
@@ -204,8 +205,9 @@ func markOf(marks Marks, table string) int64 {
 // holding back those that claim a leaf the checkpoint does not cover.
 func (in *newRows) readRows(ctx context.Context, recIDs, tombTargets []string) error {
 	snap := in.v.snap
-	bySeq := false
+	var bySeq bool
 	entry := func(r *loader.EntryRow) error {
+		in.readIDs["entries "+r.EID] = true
 		if in.take("entries", r.Seq, r.LeafIndex, bySeq) {
 			in.entries = append(in.entries, r)
 			if r.Entry != nil {
@@ -215,6 +217,7 @@ func (in *newRows) readRows(ctx context.Context, recIDs, tombTargets []string) e
 		return in.bound()
 	}
 	write := func(r *loader.WriteRow) error {
+		in.readIDs["writes "+r.WID] = true
 		if in.take("writes", r.Seq, r.LeafIndex, bySeq) {
 			in.writes = append(in.writes, r)
 			if r.Write != nil {
@@ -224,23 +227,35 @@ func (in *newRows) readRows(ctx context.Context, recIDs, tombTargets []string) e
 		return in.bound()
 	}
 	tomb := func(r *loader.TombstoneRow) error {
+		in.readIDs["tombstones "+r.Target] = true
 		if in.take("tombstones", r.Seq, r.LeafIndex, bySeq) {
 			in.tombstones = append(in.tombstones, r)
 			in.claimTombstone(r)
 		}
 		return in.bound()
 	}
-	// By id first: a row a new leaf names is checked even if it also
-	// lies past the mark.
-	for i, step := range []func() error{
-		func() error { return snap.EntriesByID(ctx, recIDs, entry) },
-		func() error { return snap.WritesByID(ctx, recIDs, write) },
-		func() error { return snap.TombstonesByTarget(ctx, tombTargets, tomb) },
+	// The rows past the marks first, then by id the rows the new leaves
+	// name that were not among them (rows committed before an earlier
+	// round): each row is read once.
+	bySeq = true
+	for _, step := range []func() error{
 		func() error { return snap.EntriesAfter(ctx, in.before["entries"], entry) },
 		func() error { return snap.WritesAfter(ctx, in.before["writes"], write) },
 		func() error { return snap.TombstonesAfter(ctx, in.before["tombstones"], tomb) },
 	} {
-		bySeq = i >= 3
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	bySeq = false
+	unread := func(table string, ids []string) []string {
+		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return in.readIDs[table+" "+id] })
+	}
+	for _, step := range []func() error{
+		func() error { return snap.EntriesByID(ctx, unread("entries", recIDs), entry) },
+		func() error { return snap.WritesByID(ctx, unread("writes", recIDs), write) },
+		func() error { return snap.TombstonesByTarget(ctx, unread("tombstones", tombTargets), tomb) },
+	} {
 		if err := step(); err != nil {
 			return err
 		}

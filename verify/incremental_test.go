@@ -4,14 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
@@ -50,7 +46,7 @@ func TestCheckNewAgreesWithRun(t *testing.T) {
 			snap, logDir := filepath.Join(dir, m.Snapshot), filepath.Join(dir, m.Log)
 			// CheckNew takes leaves the round proved: the tampered log's
 			// flipped hash (TILE_MISMATCH, a log finding) is mended.
-			mendLevel0Tile(t, logDir)
+			evidencetest.MendLevel0Tile(t, logDir)
 			opts := verify.Options{Snapshot: snap, Log: logDir, LogKey: m.Anchors.LogKey, TrustRoots: evidencetest.Roots(t, m)}
 			full, err := verify.Run(ctx, opts)
 			if err != nil {
@@ -173,33 +169,4 @@ func checkedSubjects(t *testing.T, db *sql.DB, marks verify.Marks, from uint64, 
 		rows.Close()
 	}
 	return out
-}
-
-// mendLevel0Tile rewrites the level-0 hash tile of a log of fewer than
-// 256 leaves from its entry bundle (RFC 6962 leaf hashes, C2SP
-// tlog-tiles' partial tile of the log's size).
-func mendLevel0Tile(t *testing.T, logDir string) {
-	t.Helper()
-	ctx := context.Background()
-	r, err := tlog.Open(ctx, logDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := r.PublishedCheckpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cp.Size >= 256 {
-		t.Fatalf("the log has %d leaves: more than one tile", cp.Size)
-	}
-	var tile []byte
-	for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		tile = append(tile, rfc6962.DefaultHasher.HashLeaf(leaf.Data)...)
-	}
-	if err := os.WriteFile(filepath.Join(logDir, "tile", "0", "000.p", strconv.FormatUint(cp.Size, 10)), tile, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -97,7 +97,7 @@ func incrementalRound(ctx context.Context, t Target, st *State, nl verify.NewLea
 		return o, "", err
 	}
 	o.marks["queries"] = qMark
-	o.rowsRead = snap.RowsRead()
+	o.rowsRead, o.checked, o.context = snap.RowsRead(), nc.Checked, nc.Context
 	closeLive() // the replay copies a later state; the transaction ends here
 	o.note = fmt.Sprintf("snapshot: %d new records checked (%d rows read, registry and cited records included)", nc.Checked, o.rowsRead)
 	need := replayNeed{writes: nc.NewWrites, queries: newQueries, all: nc.NewTombstones > 0 || nc.NewPrincipals > 0}

@@ -32,6 +32,9 @@ type snapshotOutcome struct {
 	// rowsRead counts the snapshot rows the check read (whole-store
 	// rounds count 0: they copy the file).
 	rowsRead int64
+	// checked and context count the rows the incremental check checked
+	// and read only as context (verify.NewCheck).
+	checked, context int
 	// replayed counts the stored queries replayed.
 	replayed int
 }
