@@ -197,15 +197,15 @@ func replayReached(ctx context.Context, t Target, st *State, size uint64, need r
 // in G and G_auth, so the query's two selections agree there. A query
 // neither touches is therefore as it was at the last round, diverged or
 // not. Labels of older edges change only through the registry or a
-// tombstone, which replay every query (replayNeed.all).
+// tombstone, which replay every query (replayNeed.all), and when an
+// entry lands after a write that cites it (docs/WATCH.md says so).
 func reachedQueries(rp *replay.Replayer, qs []replay.Query, need replayNeed) []replay.Query {
 	g := rp.Graph()
 	parent := make([]int32, len(g.Nodes()))
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
+	find := func(x int32) int32 {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
