@@ -25,12 +25,9 @@ import (
 // are as the writer left them, which a VACUUM INTO would not keep.
 func CopyLive(ctx context.Context, path, dst string) error {
 	fail := func(err error) error { return &Error{File: path, Err: err} }
-	st, err := os.Stat(path)
+	src, err := liveDSN(path, "")
 	if err != nil {
 		return fail(err)
-	}
-	if !st.Mode().IsRegular() {
-		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
 	}
 	// The destination must not exist: output files are created exclusively.
 	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
@@ -38,12 +35,7 @@ func CopyLive(ctx context.Context, path, dst string) error {
 		return err
 	}
 	f.Close()
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fail(err)
-	}
-	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro"}
-	db, err := sql.Open("sqlite", src.String())
+	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return fail(err)
 	}
@@ -81,6 +73,26 @@ func CopyLive(ctx context.Context, path, dst string) error {
 	})
 }
 
+// liveDSN is the connection string that opens the regular file at path
+// read-only but not immutable (mode=ro, then query), for a reader beside
+// a live writer.
+func liveDSN(path, query string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		// A FIFO or device would block or never end.
+		return "", fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro" + query}
+	return u.String(), nil
+}
+
 // liveTables are the record tables LiveCounts counts.
 var liveTables = []string{"entries", "writes", "tombstones", "queries", "actions", "principals"}
 
@@ -89,12 +101,11 @@ var liveTables = []string{"entries", "writes", "tombstones", "queries", "actions
 // immutable, unlike every analysis), so a viewer can say how many records
 // landed since it opened the store. A table the snapshot lacks counts 0.
 func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
-	abs, err := filepath.Abs(path)
+	src, err := liveDSN(path, "&_pragma=query_only(1)")
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
-	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&_pragma=query_only(1)"}
-	db, err := sql.Open("sqlite", src.String())
+	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
@@ -121,19 +132,11 @@ func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
 // one row stream before it starts another. The file is never written.
 func OpenLive(ctx context.Context, path string) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &Error{File: path, Err: err} }
-	st, err := os.Stat(path)
+	src, err := liveDSN(path, "&_pragma=query_only(1)")
 	if err != nil {
 		return fail(err)
 	}
-	if !st.Mode().IsRegular() {
-		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fail(err)
-	}
-	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&_pragma=query_only(1)"}
-	db, err := sql.Open("sqlite", src.String())
+	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return fail(err)
 	}

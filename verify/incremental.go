@@ -312,38 +312,38 @@ func (in *newRows) nextMarks() {
 }
 
 // claim adds the leaf a row claims for its record to the leaf table when
-// the record is not already there and an inclusion proof of the record at
-// that leaf verifies against the round's root.
+// the record is not already there and the claim proves.
 func (in *newRows) claim(id record.ID, leaf []byte, index int64) {
-	v := in.v
-	if in.known[id] || index < 0 || uint64(index) >= v.size {
-		return
-	}
-	ok, err := v.log.CheckLeaf(v.ctx, rfc6962.DefaultHasher.HashLeaf(leaf), uint64(index), v.size, v.root)
-	if err != nil || !ok {
+	if in.known[id] || !in.proves(leaf, index) {
 		return
 	}
 	in.known[id] = true
-	v.leafByID = append(v.leafByID, leafRef{id, uint32(index)})
+	in.v.leafByID = append(in.v.leafByID, leafRef{id, uint32(index)})
 }
 
 // claimTombstone is claim for a tombstone's ts: leaf.
 func (in *newRows) claimTombstone(r *loader.TombstoneRow) {
 	v := in.v
-	if r.Tombstone == nil || r.LeafIndex < 0 || uint64(r.LeafIndex) >= v.size {
+	if r.Tombstone == nil {
 		return
 	}
 	t := r.Tombstone.Target
-	if _, ok := v.tombLeaves[t]; ok {
-		return
-	}
-	leaf := append([]byte(record.TombstonePrefix), r.Raw...)
-	ok, err := v.log.CheckLeaf(v.ctx, rfc6962.DefaultHasher.HashLeaf(leaf), uint64(r.LeafIndex), v.size, v.root)
-	if err != nil || !ok {
+	if _, ok := v.tombLeaves[t]; ok || !in.proves(append([]byte(record.TombstonePrefix), r.Raw...), r.LeafIndex) {
 		return
 	}
 	v.tombLeaves[t] = uint64(r.LeafIndex)
 	v.tombLeafData[t] = r.Raw
+}
+
+// proves says whether leaf is the log's leaf at index: an inclusion proof
+// of it verifies against the round's root.
+func (in *newRows) proves(leaf []byte, index int64) bool {
+	v := in.v
+	if index < 0 || uint64(index) >= v.size {
+		return false
+	}
+	ok, err := v.log.CheckLeaf(v.ctx, rfc6962.DefaultHasher.HashLeaf(leaf), uint64(index), v.size, v.root)
+	return err == nil && ok
 }
 
 // readContext reads the entries the new rows name (parents, sources,
