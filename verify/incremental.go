@@ -73,6 +73,14 @@ const maxNewRows = 1 << 20
 // ErrTooManyNew says CheckNew met more new rows than it holds.
 var ErrTooManyNew = errors.New("more new rows than an incremental check holds")
 
+// ErrUnclaimed says a registry row names no leaf and its event is not on
+// a new leaf: keys are valid by the log order of the registry events, and
+// where that event is in the log (Run looks every id up) takes reading
+// the whole log. memscope's writer gives every row its leaf. (An entry,
+// write or tombstone row in that state is RECORD_NOT_IN_LOG, as Run
+// reports a row whose record is on no leaf.)
+var ErrUnclaimed = errors.New("a registry row names no leaf, and its event is not among the new leaves: its log position takes the whole log")
+
 // CheckNew checks the records of a round's new leaves and the rows a
 // store appended since marks, with the per-record checks Run applies
 // (checkEntry, checkWrite, checkTombstone, registryEvent and the parent
@@ -191,7 +199,20 @@ func (in *newRows) read(ctx context.Context, marks Marks) error {
 	if err := in.readRows(ctx, recIDs, tombTargets); err != nil {
 		return err
 	}
+	if err := in.unclaimed(); err != nil {
+		return err
+	}
 	return in.readContext(ctx)
+}
+
+// unclaimed refuses a registry CheckNew cannot order (ErrUnclaimed).
+func (in *newRows) unclaimed() error {
+	for _, r := range in.principals {
+		if r.Event != nil && r.LeafIndex < 0 && !in.known[r.Event.RID] {
+			return fmt.Errorf("%w (principal %s)", ErrUnclaimed, r.RID)
+		}
+	}
+	return nil
 }
 
 func markOf(marks Marks, table string) int64 {

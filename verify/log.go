@@ -126,7 +126,7 @@ func (v *verifier) inLogAt(phase int, seq int64, id record.ID, subject string, l
 	}
 	if !ok {
 		if v.incremental {
-			fail(finding.RecordNotInLog, "neither the leaf this row claims nor any leaf new in this round carries this record's id")
+			fail(finding.RecordNotInLog, "neither a leaf new in this round nor the leaf the row claims (if any) carries this record's id")
 			return
 		}
 		fail(finding.RecordNotInLog, "no log leaf carries this record's id")

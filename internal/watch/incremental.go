@@ -76,7 +76,7 @@ func incrementalRound(ctx context.Context, t Target, st *State, nl verify.NewLea
 	}
 	marks := st.Snapshot.Marks
 	nc, err := verify.CheckNew(ctx, verify.Options{Snap: snap, Snapshot: t.Snapshot, Log: t.Log, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions}, nl, marks)
-	if errors.Is(err, verify.ErrTooManyNew) {
+	if errors.Is(err, verify.ErrTooManyNew) || errors.Is(err, verify.ErrUnclaimed) {
 		return o, err.Error(), nil
 	}
 	if err != nil {
