@@ -188,7 +188,7 @@ func (in *newRows) read(ctx context.Context, marks Marks) error {
 	// The rows the new leaves name, by id.
 	var recIDs, tombTargets []string
 	for _, ref := range v.leafByID {
-		if _, ev := v.eventLeafKind[uint64(ref.index)]; !ev {
+		if _, ev := v.eventLeafKind[uint64(ref.index)]; !ev && uint64(ref.index) >= v.newFrom {
 			recIDs = append(recIDs, ref.id.String())
 		}
 	}
@@ -449,14 +449,15 @@ func (in *newRows) check() {
 		v.rep.Entries++
 		v.rep.Records++
 	}
-	v.checkEntries(in.entries)
+	// On every worker, as Run checks them.
+	_ = fanOutBatches(v.opts.Workers, each(in.entries), v.checkEntries, nil)
 	v.resolveParentsLater()
 	for _, r := range in.writes {
 		v.rep.Edges++
 		v.rep.Records++
-		v.checkWrite(r)
 		nc.NewWrites = append(nc.NewWrites, r.WID)
 	}
+	_ = fanOut(v.opts.Workers, each(in.writes), v.checkWrite, nil)
 	nc.Checked = len(in.entries) + len(in.writes) + len(in.tombstones)
 	v.orphanLeaves()
 	// Parent order and tombstone authority over the checked rows and
@@ -474,4 +475,16 @@ func (in *newRows) check() {
 	facts, byID := v.sortedFacts()
 	v.crossParents(facts, byID)
 	v.crossTombstones(byID)
+}
+
+// each streams a slice to fanOut.
+func each[T any](rows []T) func(yield func(T) error) error {
+	return func(yield func(T) error) error {
+		for _, r := range rows {
+			if err := yield(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
