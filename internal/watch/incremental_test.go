@@ -365,3 +365,51 @@ func TestIncrementalRoundWithoutIndex(t *testing.T) {
 	}
 	t.Fatalf("no advance: %+v", evs)
 }
+
+// TestIncrementalRoundReportsFlip: the structural-write store seen by a
+// monitor whose last round was at leaf 10 (marks there, nothing
+// diverging): the incremental round checks the compromised peer's writes,
+// replays the queries they reach (here every stored query is new as well),
+// and reports the two the scenario says they flip, naming the writes.
+func TestIncrementalRoundReportsFlip(t *testing.T) {
+	ctx := context.Background()
+	dir, m := copyOfScenario(t, "structural-write")
+	st := stateAt(t, dir, m, 10)
+	state := filepath.Join(t.TempDir(), "state.json")
+	if err := SaveState(state, st); err != nil {
+		t.Fatal(err)
+	}
+	tg := Target{Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(dir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
+	evs, err := RunOnce(ctx, tg, state, time.Now(), func(Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flipped []string
+	for _, e := range evs {
+		switch {
+		case e.Code == finding.WatchSelectionFlipped:
+			flipped = append(flipped, e.Subject)
+			if !strings.Contains(e.Message, "the unauthenticated write(s) that flip it") {
+				t.Errorf("flip names no write: %s", e.Message)
+			}
+		case e.Severity == finding.SevError:
+			t.Errorf("an honest store gave %s: %s", e.Code, e.Message)
+		case e.Code == finding.WatchCheckpointAdvanced:
+			t.Log(e.Message)
+			if !strings.Contains(e.Message, "new records checked") || !strings.Contains(e.Message, "stored queries replayed") {
+				t.Errorf("not an incremental round that replayed: %s", e.Message)
+			}
+		}
+	}
+	slices.Sort(flipped)
+	if strings.Join(flipped, ",") != "query q-born-first,query q-patagonia" {
+		t.Fatalf("flipped %v, want the two queries the scenario's description names", flipped)
+	}
+	after, err := LoadState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(after.Snapshot.Diverged, ",") != "q-born-first,q-patagonia" {
+		t.Errorf("diverged %v in the state", after.Snapshot.Diverged)
+	}
+}
