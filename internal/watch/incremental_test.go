@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/memscope/memscope/evidence"
-	"github.com/memscope/memscope/evidence/seedgen"
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/evidencetest"
 	"github.com/memscope/memscope/internal/generators/scenario"
@@ -253,32 +252,8 @@ func TestIncrementalRoundHoldsBack(t *testing.T) {
 	const name = "clean"
 	sdir, m := copyOfScenario(t, name)
 	logDir := filepath.Join(sdir, m.Log)
-	r, err := tlog.Open(ctx, logDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := r.PublishedCheckpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fullRaw, err := os.ReadFile(filepath.Join(logDir, "checkpoint"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, _, err := seedgen.New(1, "scenario:"+name).NoteKey(full.Origin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, early := full.Size/4, full.Size/2
-	rootEarly, err := r.RootAt(ctx, early)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpEarly, err := tlog.SignCheckpoint(signer, full.Origin, early, rootEarly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	partialTiles(t, logDir, full.Size, early)
+	_, full, cpEarly, fullRaw := lagging(t, name, logDir)
+	start := full.Size / 4
 	state := filepath.Join(t.TempDir(), "state.json")
 	st := stateAt(t, sdir, m, start)
 	if err := SaveState(state, st); err != nil {
