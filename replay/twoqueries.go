@@ -53,7 +53,7 @@ func (g *Graph) solveTwo(ctx context.Context, rs [2][]float64, opt SolveOptions,
 			}
 			c[j] = d*dm + (1 - d)
 		}
-		delta := g.sweepTwo(x, y, rs, d, c, v, live, sorOmega)
+		delta := g.sweep2(x, y, rs, d, c, [2]*view{v, v}, live, sorOmega)
 		for j := range live {
 			if live[j] && delta[j] < opt.Tolerance {
 				live[j] = false
@@ -81,52 +81,6 @@ func laneScores(x [][2]float64, j int) []float64 {
 		s[u] /= sum
 	}
 	return s
-}
-
-// sweepTwo is sweep1 on two lanes at once; a lane not live is read but
-// neither updated nor counted.
-func (g *Graph) sweepTwo(x, y [][2]float64, rs [2][]float64, d float64, c [2]float64, v0 *view, live [2]bool, omega float64) (delta [2]float64) {
-	g.sweeps.Add(1)
-	off, cols, w := g.offsets, g.cols, g.weights
-	inv, corr := v0.invS, v0.corr
-	r0, r1 := rs[0], rs[1]
-	r1 = r1[:len(r0)]
-	k := 0
-	for v := range r0 {
-		cs := cols[off[v]:off[v+1]]
-		ws := w[off[v]:off[v+1]]
-		ws = ws[:len(cs)]
-		var a0, a1 float64
-		for i, u := range cs {
-			wi := ws[i]
-			yy := &y[u]
-			a0 += wi * yy[0]
-			a1 += wi * yy[1]
-		}
-		for ; k < len(corr) && int(corr[k].v) == v; k++ {
-			yy := &y[corr[k].u]
-			a0 -= corr[k].w * yy[0]
-			a1 -= corr[k].w * yy[1]
-		}
-		xv, yv := &x[v], &y[v]
-		if live[0] {
-			nx := d*a0 + c[0]*r0[v]
-			if omega != 1 {
-				nx = xv[0] + omega*(nx-xv[0])
-			}
-			delta[0] += math.Abs(nx - xv[0])
-			xv[0], yv[0] = nx, nx*inv[v]
-		}
-		if live[1] {
-			nx := d*a1 + c[1]*r1[v]
-			if omega != 1 {
-				nx = xv[1] + omega*(nx-xv[1])
-			}
-			delta[1] += math.Abs(nx - xv[1])
-			xv[1], yv[1] = nx, nx*inv[v]
-		}
-	}
-	return delta
 }
 
 // replayPairsOnG is ReplayAll on workers goroutines when G_auth is G:
