@@ -39,6 +39,13 @@ func TestTable(t *testing.T) {
 	if tab.Len() != len(ids) {
 		t.Fatalf("Len %d, want %d", tab.Len(), len(ids))
 	}
+	checkTable(t, tab, ids, "019b76da-b514-7c45-b83c-ffffffffffff", "w-1", "x")
+}
+
+// checkTable: every id comes back at its position and is found at its
+// first one; the absent ids are not found.
+func checkTable(t *testing.T, tab *Table, ids []string, absent ...string) {
+	t.Helper()
 	for i, id := range ids {
 		if got := tab.At(i); got != id {
 			t.Fatalf("At(%d) = %q, want %q", i, got, id)
@@ -48,7 +55,7 @@ func TestTable(t *testing.T) {
 			t.Fatalf("Find(%q) = %d, %v", id, j, ok)
 		}
 	}
-	for _, id := range []string{"019b76da-b514-7c45-b83c-ffffffffffff", "w-1", "x"} {
+	for _, id := range absent {
 		if _, ok := tab.Find(id); ok {
 			t.Errorf("Find(%q) found an id never added", id)
 		}
@@ -106,20 +113,7 @@ func TestPairedIDs(t *testing.T) {
 	if !tab.Canonical(len(ids) - 2) {
 		t.Error("a canonical id given to AddPair is not kept as canonical")
 	}
-	for i, id := range ids {
-		if got := tab.At(i); got != id {
-			t.Fatalf("At(%d) = %q, want %q", i, got, id)
-		}
-		j, ok := tab.Find(id)
-		if !ok || ids[j] != id || j > i {
-			t.Fatalf("Find(%q) = %d, %v", id, j, ok)
-		}
-	}
-	for _, id := range []string{"n2--m15", "n2-m14", "n2--", "--m14", "n2--m14x"} {
-		if _, ok := tab.Find(id); ok {
-			t.Errorf("Find(%q) found an id never added", id)
-		}
-	}
+	checkTable(t, tab, ids, "n2--m15", "n2-m14", "n2--", "--m14", "n2--m14x")
 	other := New(0)
 	for _, id := range ids {
 		other.Add(id)
