@@ -36,7 +36,8 @@ import (
 // writes the gateway's CPU profile of each sustained run there;
 // MEMSCOPE_RECORD_SUSTAINED_ONLY=1 skips the latency runs and
 // MEMSCOPE_RECORD_LATENCY_ONLY=1 the sustained runs;
-// MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
+// MEMSCOPE_RECORD_SESSIONS and MEMSCOPE_RECORD_ACK run one session count
+// and one mode; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
 // (default 6, of 50 calls per session).
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
@@ -52,6 +53,12 @@ func TestMeasureRecord(t *testing.T) {
 		t.Logf("durable commit floor, --ack %s: one-entry Recorder.Do: median %v p90 %v p99 %v", ack, q(d, 0.5), q(d, 0.9), q(d, 0.99))
 	}
 	sessionCounts := []int{1, 8}
+	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_SESSIONS")); err == nil && n > 0 {
+		sessionCounts = []int{n}
+	}
+	if a := os.Getenv("MEMSCOPE_RECORD_ACK"); a != "" {
+		acks = []recorder.Ack{recorder.Ack(a)}
+	}
 	if os.Getenv("MEMSCOPE_RECORD_SUSTAINED_ONLY") == "1" {
 		sessionCounts = nil
 	}
