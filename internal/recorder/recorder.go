@@ -52,7 +52,12 @@ const (
 	// logLag is how many committed groups may wait for the log at once:
 	// the flusher integrates all that are waiting in one Tessera flush,
 	// and a committer that gets this far ahead of the log waits for it.
-	logLag = 64
+	// It holds more than integrateEvery's worth of groups at the highest
+	// rate (one group per call, about 2,000 calls/s on a 2-core machine),
+	// so the pace never holds the committer: with 64 it did, once a
+	// pause had 64 groups waiting, and an acknowledgement waited for the
+	// rest of the pause.
+	logLag = 8192
 	// walFoldBytes is the WAL size past which the committer folds it into
 	// the snapshot file (after releasing the group, so off the
 	// acknowledgement path).
@@ -64,10 +69,15 @@ const (
 	foldIdle = 150 * time.Millisecond
 	// integrateEvery paces the log under AckSequenced: the flusher
 	// integrates at most this often, every group committed meanwhile in
-	// one tessera flush, so tessera's syncs (about seven per flush) do not
-	// queue before each group's WAL sync on the same disk. A barrier
-	// (flushNow, Close) does not wait for the pace.
-	integrateEvery = 50 * time.Millisecond
+	// one tessera flush. Each flush costs about seven syncs and their
+	// kernel time whatever its size, and a group's WAL sync that falls
+	// during one waits behind it on the same disk: the rarer the flushes,
+	// the fewer acknowledgements wait (at 50 ms, tessera's flushes were
+	// 10 % of the gateway's CPU in the 8-session latency run; at 500 ms,
+	// under 5 %). The price is the log's lag behind the snapshot (what a
+	// restart after a crash re-appends, what a live reader sees as not
+	// yet logged). A barrier (flushNow, Close) does not wait for the pace.
+	integrateEvery = 500 * time.Millisecond
 )
 
 // Ack says when a recorded call's result is released to the agent.
