@@ -145,11 +145,26 @@ func assertLogOrderIsTimeOrder(t *testing.T, db *sql.DB) {
 	}
 	var leaves []leaf
 	decode := map[string]func([]byte) (uint64, error){
-		"entries":    func(b []byte) (uint64, error) { e, err := record.DecodeEntry(b); return tsOf(e, err, func() uint64 { return e.TS }) },
-		"writes":     func(b []byte) (uint64, error) { w, err := record.DecodeWrite(b); return tsOf(w, err, func() uint64 { return w.TS }) },
-		"tombstones": func(b []byte) (uint64, error) { x, err := record.DecodeTombstone(b); return tsOf(x, err, func() uint64 { return x.TS }) },
-		"nodes":      func(b []byte) (uint64, error) { n, err := record.DecodeNode(b); return tsOf(n, err, func() uint64 { return n.TS }) },
-		"queries":    func(b []byte) (uint64, error) { q, err := record.DecodeQuery(b); return tsOf(q, err, func() uint64 { return q.TS }) },
+		"entries": func(b []byte) (uint64, error) {
+			e, err := record.DecodeEntry(b)
+			return tsOf(e, err, func() uint64 { return e.TS })
+		},
+		"writes": func(b []byte) (uint64, error) {
+			w, err := record.DecodeWrite(b)
+			return tsOf(w, err, func() uint64 { return w.TS })
+		},
+		"tombstones": func(b []byte) (uint64, error) {
+			x, err := record.DecodeTombstone(b)
+			return tsOf(x, err, func() uint64 { return x.TS })
+		},
+		"nodes": func(b []byte) (uint64, error) {
+			n, err := record.DecodeNode(b)
+			return tsOf(n, err, func() uint64 { return n.TS })
+		},
+		"queries": func(b []byte) (uint64, error) {
+			q, err := record.DecodeQuery(b)
+			return tsOf(q, err, func() uint64 { return q.TS })
+		},
 	}
 	for table, dec := range decode {
 		rows, err := db.Query("SELECT leaf_index, record FROM " + table + " WHERE leaf_index IS NOT NULL")
