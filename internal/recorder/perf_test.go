@@ -70,9 +70,9 @@ func TestMeasureRecord(t *testing.T) {
 		for _, ack := range acks {
 			lr := latency(t, notes, ack, sessions, blocks, 50)
 			direct, gw := lr.direct, lr.gw
-			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s",
+			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + fsync) meanwhile: %d for %d calls, median %v p90 %v p99 %v",
 				ack, sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99),
-				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
+				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99))
 		}
 	}
 	if os.Getenv("MEMSCOPE_RECORD_LATENCY_ONLY") == "1" {
@@ -155,6 +155,10 @@ type latencyReport struct {
 	direct, gw       []time.Duration
 	directCPU, gwCPU time.Duration
 	load             string
+	// The recorder's snapshot commits (WAL append + fsync) during the
+	// gateway blocks, and the calls they committed.
+	commits    []time.Duration
+	commitJobs int
 }
 
 // loadAvg is /proc/loadavg's one-minute figure.
@@ -226,16 +230,21 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 		}
 		wg.Wait()
 	}
+	var commits []time.Duration
+	commitJobs := 0
 	for b := 0; b < blocks; b++ {
 		c0 := selfCPU()
 		run(viaDirect, &direct)
 		c1 := selfCPU()
+		rec.CommitTimes() // what the direct block's pause committed is not this block's
 		run(viaGW, &gw)
 		directCPU += c1 - c0
 		gwCPU += selfCPU() - c1
+		ct, jobs := rec.CommitTimes()
+		commits, commitJobs = append(commits, ct...), commitJobs+jobs
 	}
 	return latencyReport{direct: direct, gw: gw, directCPU: directCPU / time.Duration(max(1, len(direct))), gwCPU: gwCPU / time.Duration(max(1, len(gw))),
-		load: load + " before, " + loadAvg() + " after"}
+		load: load + " before, " + loadAvg() + " after", commits: commits, commitJobs: commitJobs}
 }
 
 // inFlight is how many calls the sustained run keeps in flight.

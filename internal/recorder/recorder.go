@@ -148,6 +148,10 @@ type Recorder struct {
 	nextLeaf  uint64
 	batchSeq  uint64
 	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
+	// For measurements (CommitTimes): commit durations, and the jobs
+	// committed (commitJobs is guarded by commits.mu).
+	commits    commitTimes
+	commitJobs int
 }
 
 // job is one Do: the records its function prepared, each signed by the
@@ -475,8 +479,15 @@ func (r *Recorder) insert(j *job) {
 // this one: the snapshot stays ahead of the log, never behind.
 func (r *Recorder) commit(ctx context.Context, group []*job) {
 	if err := r.failed(); err == nil {
+		start := time.Now()
 		if err := r.st.Commit(); err != nil {
 			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
+		}
+		if len(group) > 0 {
+			r.commits.add(time.Since(start))
+			r.commits.mu.Lock()
+			r.commitJobs += len(group)
+			r.commits.mu.Unlock()
 		}
 	}
 	r.committed(group)

@@ -182,7 +182,7 @@ func (t *Tx) entryTrust(id record.ID) (record.Trust, bool) {
 		return f.trust, true
 	}
 	var tr int
-	if err := t.r.rdb.QueryRow("SELECT trust FROM entries WHERE eid = ?", id.String()).Scan(&tr); err != nil {
+	if err := t.r.rdb.QueryRow("SELECT trust FROM entries WHERE eid = ?", id.String()).Scan(&tr); err != nil || tr < 0 || tr > int(record.External) {
 		return 0, false
 	}
 	return record.Trust(tr), true

@@ -254,7 +254,7 @@ func (t *Tx) event(sign func() (*writer.SignedEvent, error)) {
 // External.
 func (t *Tx) Trust(id record.ID) record.Trust {
 	tr, ok := t.entryTrust(id)
-	if !ok || tr < 0 || tr > record.External {
+	if !ok || tr > record.External {
 		return record.External
 	}
 	return tr
