@@ -3,12 +3,9 @@ package writer_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
@@ -38,37 +35,14 @@ func TestSignThenAddIsTheCombinedCall(t *testing.T) {
 
 func buildKinds(t *testing.T, path string, split bool) ([]byte, *memLog) {
 	t.Helper()
-	skey, vkey, err := note.GenerateKey(fixedReader(1), "example.org/log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := note.NewSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32))
-	user := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
-	lg := &memLog{}
-	st, err := writer.Create(writer.Config{SnapshotPath: path, Log: lg, LogSigner: signer, Origin: "example.org/log", LogVerifier: vkey,
-		RootKeys: []ed25519.PublicKey{root.Public().(ed25519.PublicKey)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, lg, user, id := newStore(t, path)
 	ctx := context.Background()
-	id := func(b byte) record.ID {
-		var id record.ID
-		id[0], id[6], id[8] = b, 0x70, 0x80
-		return id
-	}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	ev := &record.PrincipalEvent{RID: id(1), Op: record.OpRegister, Principal: "user", Channel: record.ChannelAuthenticated, TS: 10}
-	copy(ev.PublicKey[:], user.Public().(ed25519.PublicKey))
-	must(st.Register(ctx, ev, root))
 	sg := writer.Signer{Principal: "user", Key: user, Nonce: [16]byte{9}}
 	e := &record.Entry{EID: id(10), Writer: "user", Content: "c", Trust: record.Trusted, TS: 20, Parents: []record.ID{id(1)}, Weights: []float64{0.5}}
 	eid := e.EID
