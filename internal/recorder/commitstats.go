@@ -14,14 +14,16 @@ type commitTimes struct {
 	mu   sync.Mutex
 	ring [commitTimesKept]time.Duration
 	n    int
+	jobs int // committed by the commits since the last read
 }
 
 const commitTimesKept = 4096
 
-func (c *commitTimes) add(d time.Duration) {
+func (c *commitTimes) add(d time.Duration, jobs int) {
 	c.mu.Lock()
 	c.ring[c.n%commitTimesKept] = d
 	c.n++
+	c.jobs += jobs
 	c.mu.Unlock()
 }
 
@@ -37,6 +39,6 @@ func (r *Recorder) CommitTimes() (times []time.Duration, jobs int) {
 		times = append(times, c.ring[i%commitTimesKept])
 	}
 	c.n = 0
-	jobs, r.commitJobs = r.commitJobs, 0
+	jobs, c.jobs = c.jobs, 0
 	return times, jobs
 }

@@ -148,10 +148,8 @@ type Recorder struct {
 	nextLeaf  uint64
 	batchSeq  uint64
 	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
-	// For measurements (CommitTimes): commit durations, and the jobs
-	// committed (commitJobs is guarded by commits.mu).
-	commits    commitTimes
-	commitJobs int
+	// For measurements (CommitTimes).
+	commits commitTimes
 }
 
 // job is one Do: the records its function prepared, each signed by the
@@ -478,29 +476,33 @@ func (r *Recorder) insert(j *job) {
 // group is applied and committed to the snapshot while the log integrates
 // this one: the snapshot stays ahead of the log, never behind.
 func (r *Recorder) commit(ctx context.Context, group []*job) {
+	var took time.Duration
 	if err := r.failed(); err == nil {
 		start := time.Now()
 		if err := r.st.Commit(); err != nil {
 			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
 		}
-		if len(group) > 0 {
-			r.commits.add(time.Since(start))
-			r.commits.mu.Lock()
-			r.commitJobs += len(group)
-			r.commits.mu.Unlock()
-		}
+		took = time.Since(start)
 	}
-	r.committed(group)
+	// The callers first: the overlay's cleanup and the item index's
+	// commit (committed) wait for the sequencing lock, which the other
+	// sessions' calls hold in turn.
 	if err := r.failed(); err != nil {
 		r.leafBuf = nil // their rows were not committed: never log them
 		release(group, err)
+		r.committed(group)
 		return
 	}
+	if len(group) > 0 {
+		r.commits.add(took, len(group))
+	}
+	waiting := group
 	if r.ack == AckSequenced {
 		release(group, nil)
-		group = nil
+		waiting = nil
 	}
-	r.handoff(group)
+	r.committed(group)
+	r.handoff(waiting)
 	r.foldWAL()
 }
 
