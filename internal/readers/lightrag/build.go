@@ -31,6 +31,10 @@ type build struct {
 	chunks, chunkDoc, canon map[string]string
 	docs                    *docTables
 	nodes                   map[string]int32 // store node ids -> position
+	// graphPos is b.nodes of each graph node's id at begin (-1: none),
+	// by position in Graph.Nodes: an edge end the parser found needs no
+	// lookup by string.
+	graphPos []int32
 	// The pair ids used: by node positions where that is exact (pairKey),
 	// as strings otherwise.
 	pairKeys               map[uint64]struct{}
@@ -72,6 +76,14 @@ func (b *build) begin(g *Graph, edgeHint int) {
 	b.pairKeys = make(map[uint64]struct{}, joins+edgeHint)
 	b.pairs = map[string]bool{}
 	b.addNodes(g)
+	b.graphPos = make([]int32, len(g.Nodes))
+	for i := range g.Nodes {
+		pos, ok := b.nodes[g.Nodes[i].ID]
+		if !ok {
+			pos = -1
+		}
+		b.graphPos[i] = pos
+	}
 	// The nodes' data (source_id, created_at) are in the store now; the
 	// parser only needs their ids from here on (a node repeated later,
 	// whose data would merge, stops the streaming order).
@@ -143,14 +155,25 @@ func (b *build) usedAt(a, c, id string, i int32, okA bool, j int32, okC bool) bo
 	return seen
 }
 
+// nodeOf is b.nodes[id], through graphPos when at (1 + the position in
+// Graph.Nodes of the node named id) is known.
+func (b *build) nodeOf(id string, at int32) (int32, bool) {
+	if at > 0 && int(at) <= len(b.graphPos) {
+		pos := b.graphPos[at-1]
+		return pos, pos >= 0
+	}
+	pos, ok := b.nodes[id]
+	return pos, ok
+}
+
 // edge adds a graph edge.
 func (b *build) edge(e *rawEdge) {
 	i := b.edges
 	b.edges++
 	subject := func() string { return "edge " + e.src + " -- " + e.dst } // only for an issue
 	// Each end is looked up once, for isNode and usedAt.
-	ia, okA := b.nodes[e.src]
-	ic, okC := b.nodes[e.dst]
+	ia, okA := b.nodeOf(e.src, e.srcAt)
+	ic, okC := b.nodeOf(e.dst, e.dstAt)
 	if !isNode(e.src, okA) || !isNode(e.dst, okC) {
 		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject(), Message: "an endpoint is a skipped node; skipped"})
 		return
@@ -195,31 +218,91 @@ func (b *build) finish(g *Graph) {
 // streamGraph builds the store while the GraphML file streams. It returns
 // errNodesAfterEdges (wrapped) when the file declares a node after an
 // edge; the store is then to be built again by readGraph's whole pass.
+// The parse and the edges' build run on two goroutines (edgePipe), in
+// file order, so the two halves of the open can use two cores.
 func (b *build) streamGraph(ctx context.Context) (*Graph, error) {
 	hint, err := countEdgeTags(ctx, b.gpath)
 	if err != nil {
 		return nil, err
 	}
+	pipe := newEdgePipe(b)
 	g, err := readGraph(ctx, b.gpath, b.st, streamOptions{nodesFirst: true, reuseEdges: true}, func(g *Graph, e *Element) error {
 		if !b.begun {
+			// begin writes the nodes before the builder sees any edge.
 			b.begin(g, hint)
 		}
-		r := newRawEdge(e)
-		b.edge(&r)
-		if b.edges%collectEvery == 0 {
-			// The store's edges were sized at the first edge, so the
-			// collector's pacing counts them whole from the start and
-			// would let the parse's garbage grow to about their size
-			// before collecting: collect every so many edges instead.
-			runtime.GC()
-		}
+		pipe.send(newRawEdge(e))
 		return nil
 	})
+	pipe.wait()
 	if err != nil {
 		return nil, err
 	}
 	b.finish(g)
 	return g, nil
+}
+
+// edgePipe hands the parsed edges, in batches, to one goroutine that adds
+// them to the store in the order sent. Only that goroutine touches the
+// build's edge state (edges, pairs, pairKeys, edgeIssues, st.Edges) until
+// wait returns; the parser keeps to its own (the graph, nodeIssues).
+type edgePipe struct {
+	b          *build
+	batch      []rawEdge
+	full, free chan []rawEdge
+	done       chan struct{}
+}
+
+// pipeBatch edges go over the channel at a time, with pipeDepth batches
+// in flight: a few MB at most.
+const (
+	pipeBatch = 4096
+	pipeDepth = 4
+)
+
+func newEdgePipe(b *build) *edgePipe {
+	p := &edgePipe{b: b, full: make(chan []rawEdge, pipeDepth), free: make(chan []rawEdge, pipeDepth+2), done: make(chan struct{})}
+	for range pipeDepth + 1 {
+		p.free <- make([]rawEdge, 0, pipeBatch)
+	}
+	p.batch = <-p.free
+	go p.run()
+	return p
+}
+
+func (p *edgePipe) run() {
+	defer close(p.done)
+	for es := range p.full {
+		for i := range es {
+			p.b.edge(&es[i])
+			if p.b.edges%collectEvery == 0 {
+				// The store's edges were sized at the first edge, so the
+				// collector's pacing counts them whole from the start and
+				// would let the parse's garbage grow to about their size
+				// before collecting: collect every so many edges instead.
+				runtime.GC()
+			}
+		}
+		clear(es) // let the strings go
+		p.free <- es[:0]
+	}
+}
+
+func (p *edgePipe) send(e rawEdge) {
+	p.batch = append(p.batch, e)
+	if len(p.batch) == pipeBatch {
+		p.full <- p.batch
+		p.batch = <-p.free
+	}
+}
+
+// wait sends what is left and waits until every edge is in the store.
+func (p *edgePipe) wait() {
+	if len(p.batch) > 0 {
+		p.full <- p.batch
+	}
+	close(p.full)
+	<-p.done
 }
 
 // collectEvery edges the streaming build collects garbage (a few hundred

@@ -63,6 +63,9 @@ type Attr struct{ Name, Value string }
 type Element struct {
 	ID, Source, Target string
 	Data               []Attr
+	// srcAt, dstAt: 1 + the position in Graph.Nodes of the node Source
+	// (Target) names, 0 when it named none when the edge was read.
+	srcAt, dstAt int32
 }
 
 // Get returns the value of the named data (the last one, as networkx's
@@ -208,7 +211,16 @@ const plainHeader = "<graphml>"
 
 func (h *headerCounter) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	for _, c := range p[:n] {
+	for i := 0; i < n; i++ {
+		if h.match == 0 {
+			// Outside a partial match only '<' can start one: skip to it.
+			k := bytes.IndexByte(p[i:n], plainHeader[0])
+			if k < 0 {
+				break
+			}
+			i += k
+		}
+		c := p[i]
 		switch {
 		case c == plainHeader[h.match]:
 			h.match++
@@ -286,7 +298,12 @@ type parser struct {
 	g         *Graph
 	keys      map[string]*keyDef
 	nodeIndex map[string]int
-	ns        []binding
+	// recent are the last two nodes knownValue found (an edge's source
+	// and target), so the edge's ends need no second lookup.
+	recent     [2]recentNode
+	recentNext int
+	keyLens    uint64 // bit n set: a key id of n bytes (n < 64) was declared
+	ns         []binding
 	stack     []frame
 	graphs    int // top-level graphs met
 	rootDone  bool
@@ -672,6 +689,9 @@ func (p *parser) key(f *frame, at attrs) error {
 		p.dev("key "+id, "key id declared twice: networkx keeps the last declaration")
 	}
 	p.keys[id] = k
+	if len(id) < 64 {
+		p.keyLens |= 1 << len(id)
+	}
 	f.kind, f.key = fKey, k
 	return nil
 }
@@ -718,14 +738,19 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 		p.dev(fmt.Sprintf("edge %s -- %s", src, dst), "an edge without an unqualified source or target attribute: networkx names the missing end \"None\"")
 	}
 	f.kind = fEdge
+	si, okSi := p.nodeAt(src)
+	di, okDi := p.nodeAt(dst)
 	if gs.keep {
 		p.edgeMet = true
 		if p.elements++; p.elements > MaxGraphElements {
 			return p.errf("more than %d nodes and edges: refused (memory is bounded by the graph kept)", MaxGraphElements)
 		}
-		for _, end := range []string{src, dst} {
-			if _, ok := p.nodeIndex[end]; !ok {
-				p.early = append(p.early, end)
+		for _, end := range [2]struct {
+			id string
+			ok bool
+		}{{src, okSi}, {dst, okDi}} {
+			if !end.ok {
+				p.early = append(p.early, end.id)
 			}
 		}
 	}
@@ -736,7 +761,13 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 	} else {
 		e = &Element{}
 	}
-	e.Source, e.Target = p.intern(src), p.intern(dst)
+	e.Source, e.Target = src, dst
+	if okSi {
+		e.Source, e.srcAt = p.g.Nodes[si].ID, int32(si+1)
+	}
+	if okDi {
+		e.Target, e.dstAt = p.g.Nodes[di].ID, int32(di+1)
+	}
 	if id, ok := at.get("id"); ok {
 		e.ID = id
 	}
@@ -748,21 +779,37 @@ func (p *parser) edge(gs *graphState, f *frame, at attrs) error {
 // value that names a key or a node, so that a million edges naming them
 // allocate nothing for it.
 func (p *parser) knownValue(b []byte) (string, bool) {
-	if k, ok := p.keys[string(b)]; ok {
-		return k.id, true
+	// Only a value as long as some key id can be one.
+	if n := len(b); n >= 64 || p.keyLens&(1<<n) != 0 {
+		if k, ok := p.keys[string(b)]; ok {
+			return k.id, true
+		}
 	}
 	if i, ok := p.nodeIndex[string(b)]; ok {
-		return p.g.Nodes[i].ID, true
+		id := p.g.Nodes[i].ID
+		p.recent[p.recentNext] = recentNode{id: id, at: i + 1}
+		p.recentNext ^= 1
+		return id, true
 	}
 	return "", false
 }
 
-// intern returns the node's own copy of an id, so edges share it.
-func (p *parser) intern(id string) string {
-	if i, ok := p.nodeIndex[id]; ok {
-		return p.g.Nodes[i].ID
+type recentNode struct {
+	id string
+	at int // 1 + position in Graph.Nodes; 0: none
+}
+
+// nodeAt is the position of the node named id, looked up in recent first
+// (the comparison of a string knownValue returned with itself stops at
+// its pointer). nodeIndex only grows, so a recent position stays right.
+func (p *parser) nodeAt(id string) (int, bool) {
+	for _, r := range p.recent {
+		if r.at > 0 && r.id == id {
+			return r.at - 1, true
+		}
 	}
-	return id
+	i, ok := p.nodeIndex[id]
+	return i, ok
 }
 
 func (p *parser) data(f *frame, owner *Element, at attrs) error {

@@ -37,6 +37,7 @@ type tokenizer struct {
 	text       []byte // entity-decoded text or value
 	pendingEnd *xml.Name
 	names      map[string]string
+	nameCache  [64]string // names met lately, by nameSlot
 	// The element and text tokens are returned as pointers to these,
 	// valid until the next token: no allocation for the interface.
 	startTok xml.StartElement
@@ -353,14 +354,30 @@ func (t *tokenizer) name(b []byte, i int) (xml.Name, int, int) {
 // intern keeps one copy of each of the first names met (GraphML has a
 // few element and attribute names, repeated millions of times).
 func (t *tokenizer) intern(b []byte) string {
+	slot := &t.nameCache[nameSlot(b)]
+	if *slot == string(b) {
+		return *slot
+	}
 	if s, ok := t.names[string(b)]; ok {
+		*slot = s
 		return s
 	}
 	s := string(b)
 	if len(t.names) < 1024 {
 		t.names[s] = s
+		*slot = s
 	}
 	return s
+}
+
+// nameSlot is where a name is cached: GraphML's dozen names (graphml,
+// key, graph, node, edge, data, id, source, target, ...) mostly differ in
+// length, first or last byte.
+func nameSlot(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return (len(b)*7 + int(b[0])*3 + int(b[len(b)-1])) & 63
 }
 
 func (t *tokenizer) known(v []byte) (string, bool) {

@@ -360,12 +360,13 @@ func keptGraphData(name string) bool {
 // past: less than the parser's Element.
 type rawEdge struct {
 	src, dst, sourceID, createdAt string
+	srcAt, dstAt                  int32 // Element's
 	weight                        float64
 	badWeight                     string // the stored text of a weight that is not a finite non-negative number
 }
 
 func newRawEdge(e *Element) rawEdge {
-	r := rawEdge{src: e.Source, dst: e.Target, sourceID: e.value("source_id"), createdAt: e.value("created_at"), weight: 1}
+	r := rawEdge{src: e.Source, dst: e.Target, srcAt: e.srcAt, dstAt: e.dstAt, sourceID: e.value("source_id"), createdAt: e.value("created_at"), weight: 1}
 	if s, ok := e.Get("weight"); ok {
 		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || x < 0 || x != x || x > 1e300 {
