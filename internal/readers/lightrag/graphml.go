@@ -304,13 +304,13 @@ type parser struct {
 	recentNext int
 	keyLens    uint64 // bit n set: a key id of n bytes (n < 64) was declared
 	ns         []binding
-	stack     []frame
-	graphs    int // top-level graphs met
-	rootDone  bool
-	counted   *headerCounter
-	attrBuf   attrs
-	onEdge    func(*Graph, *Element) error
-	elements  int // nodes and edges kept
+	stack      []frame
+	graphs     int // top-level graphs met
+	rootDone   bool
+	counted    *headerCounter
+	attrBuf    attrs
+	onEdge     func(*Graph, *Element) error
+	elements   int // nodes and edges kept
 	// ends of edges no node had declared when the edge came (in order)
 	early   []string
 	opts    streamOptions
