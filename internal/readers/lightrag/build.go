@@ -221,20 +221,38 @@ func (b *build) finish(g *Graph) {
 // The parse and the edges' build run on two goroutines (edgePipe), in
 // file order, so the two halves of the open can use two cores.
 func (b *build) streamGraph(ctx context.Context) (*Graph, error) {
-	hint, err := countEdgeTags(ctx, b.gpath)
-	if err != nil {
-		return nil, err
+	// The edges are counted while the nodes are parsed; the count is
+	// needed at the first edge, and its error wins as when it ran first.
+	type count struct {
+		n   int
+		err error
+	}
+	counted := make(chan count, 1)
+	go func() {
+		n, err := countEdgeTags(ctx, b.gpath)
+		counted <- count{n, err}
+	}()
+	var hint *count
+	waitHint := func() *count {
+		if hint == nil {
+			c := <-counted
+			hint = &c
+		}
+		return hint
 	}
 	pipe := newEdgePipe(b)
 	g, err := readGraph(ctx, b.gpath, b.st, streamOptions{nodesFirst: true, reuseEdges: true}, func(g *Graph, e *Element) error {
 		if !b.begun {
 			// begin writes the nodes before the builder sees any edge.
-			b.begin(g, hint)
+			b.begin(g, waitHint().n)
 		}
 		pipe.send(newRawEdge(e))
 		return nil
 	})
 	pipe.wait()
+	if c := waitHint(); c.err != nil {
+		return nil, c.err
+	}
 	if err != nil {
 		return nil, err
 	}
