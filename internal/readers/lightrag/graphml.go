@@ -894,6 +894,9 @@ func (p *parser) endData(ds *dataState) error {
 		p.dev("data key "+ds.keyID, "data with child elements (a yEd extension): networkx reads only its label, position and shape; not read")
 		return nil
 	}
+	if ds.owner == nil && ds.key.typ == "str" {
+		return nil // not kept, and a str never fails to convert
+	}
 	text := string(ds.text)
 	v, err := convert(ds.key.typ, text)
 	if err != nil {
