@@ -130,6 +130,7 @@ func (s *Snapshot) streamBounded(ctx context.Context, table string, cols []colum
 				r.vals[i] = v
 			}
 		}
+		s.rowsRead.Add(1)
 		if err := fn(r); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil

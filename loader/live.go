@@ -25,12 +25,9 @@ import (
 // are as the writer left them, which a VACUUM INTO would not keep.
 func CopyLive(ctx context.Context, path, dst string) error {
 	fail := func(err error) error { return &Error{File: path, Err: err} }
-	st, err := os.Stat(path)
+	src, err := liveDSN(path, "")
 	if err != nil {
 		return fail(err)
-	}
-	if !st.Mode().IsRegular() {
-		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
 	}
 	// The destination must not exist: output files are created exclusively.
 	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
@@ -38,12 +35,7 @@ func CopyLive(ctx context.Context, path, dst string) error {
 		return err
 	}
 	f.Close()
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fail(err)
-	}
-	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro"}
-	db, err := sql.Open("sqlite", src.String())
+	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return fail(err)
 	}
@@ -81,6 +73,26 @@ func CopyLive(ctx context.Context, path, dst string) error {
 	})
 }
 
+// liveDSN is the connection string that opens the regular file at path
+// read-only but not immutable (mode=ro, then query), for a reader beside
+// a live writer.
+func liveDSN(path, query string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		// A FIFO or device would block or never end.
+		return "", fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro" + query}
+	return u.String(), nil
+}
+
 // liveTables are the record tables LiveCounts counts.
 var liveTables = []string{"entries", "writes", "tombstones", "queries", "actions", "principals"}
 
@@ -89,12 +101,11 @@ var liveTables = []string{"entries", "writes", "tombstones", "queries", "actions
 // immutable, unlike every analysis), so a viewer can say how many records
 // landed since it opened the store. A table the snapshot lacks counts 0.
 func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
-	abs, err := filepath.Abs(path)
+	src, err := liveDSN(path, "&_pragma=query_only(1)")
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
-	src := url.URL{Scheme: "file", Path: abs, RawQuery: "mode=ro&_pragma=query_only(1)"}
-	db, err := sql.Open("sqlite", src.String())
+	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
@@ -110,3 +121,61 @@ func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// OpenLive opens a snapshot that a recorder may be writing at this moment
+// for a few targeted reads, without copying it: read-only (mode=ro), not
+// immutable, so SQLite reads the writer's WAL under a shared lock as any
+// reader beside a writer does. Every read goes through one connection
+// inside one read transaction (BEGIN, first read, until Close), so all
+// of them see one consistent state even while the writer commits. Only
+// one statement may be open at a time: a caller must finish (or close)
+// one row stream before it starts another. The file is never written.
+func OpenLive(ctx context.Context, path string) (*Snapshot, error) {
+	fail := func(err error) (*Snapshot, error) { return nil, &Error{File: path, Err: err} }
+	src, err := liveDSN(path, "&_pragma=query_only(1)")
+	if err != nil {
+		return fail(err)
+	}
+	db, err := sql.Open("sqlite", src)
+	if err != nil {
+		return fail(err)
+	}
+	// One connection holds the read transaction: database/sql hands every
+	// statement that same connection.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	if _, err := db.ExecContext(ctx, "BEGIN"); err != nil {
+		db.Close()
+		return fail(err)
+	}
+	opened.Add(1)
+	s := &Snapshot{Path: path, db: db, Meta: map[string]string{}, refused: map[string]string{}}
+	if err := s.init(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// HasUniqueIndex reports whether table has a UNIQUE index (or primary
+// key) on exactly column, so that a lookup by it is one B-tree descent
+// rather than a scan of the table.
+func (s *Snapshot) HasUniqueIndex(ctx context.Context, table, column string) (bool, error) {
+	if err := knownTable(table); err != nil {
+		return false, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT il.name FROM pragma_index_list(?) il WHERE il."unique" = 1
+		AND (SELECT count(*) FROM pragma_index_info(il.name)) = 1
+		AND (SELECT name FROM pragma_index_info(il.name)) = ?`, table, column)
+	if err != nil {
+		return false, s.errf(table, "", column, err)
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
+// RowsRead counts the format-table rows this handle has streamed (every
+// row a bounded read handed on): a monitor's test proves with it that a
+// round reads what is new, not the store.
+func (s *Snapshot) RowsRead() int64 { return s.rowsRead.Load() }

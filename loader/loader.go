@@ -64,6 +64,7 @@ type Snapshot struct {
 	db       *sql.DB
 	problems []Problem
 	refused  map[string]string // format table -> why it is not read
+	rowsRead atomic.Int64      // rows streamBounded handed on (RowsRead)
 }
 
 // DSN is the modernc.org/sqlite connection string that opens path read-only

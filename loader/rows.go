@@ -123,8 +123,12 @@ var writeCols = []column{{"wid", maxIDCell, false}, {"kind", maxIDCell, false}, 
 
 // EachWrite streams structural writes with their records decoded.
 func (s *Snapshot) EachWrite(ctx context.Context, fn func(*WriteRow) error) error {
+	return s.writesWhere(ctx, "", nil, fn)
+}
+
+func (s *Snapshot) writesWhere(ctx context.Context, where string, args []any, fn func(*WriteRow) error) error {
 	const t = "writes"
-	return s.streamBounded(ctx, t, writeCols, "", nil, func(r *row) error {
+	return s.streamBounded(ctx, t, writeCols, where, args, func(r *row) error {
 		w := &WriteRow{Seq: r.seq, WID: r.str(s, t, 0), Kind: r.str(s, t, 1), Src: r.str(s, t, 2), Dst: r.str(s, t, 3), Rel: r.str(s, t, 4),
 			Weight: r.real(s, t, 5), Writer: r.str(s, t, 6), TS: r.int(s, t, 7, 0), LeafIndex: r.int(s, t, 8, -1), Raw: r.blob(s, t, 9)}
 		if r.err != nil {
@@ -146,8 +150,12 @@ var principalCols = []column{{"rid", maxIDCell, false}, {"op", maxIDCell, false}
 // the snapshot's row order (which is unsigned: verify applies them in log
 // order).
 func (s *Snapshot) EachPrincipal(ctx context.Context, fn func(*PrincipalRow) error) error {
+	return s.principalsWhere(ctx, "", nil, fn)
+}
+
+func (s *Snapshot) principalsWhere(ctx context.Context, where string, args []any, fn func(*PrincipalRow) error) error {
 	const t = "principals"
-	return s.streamBounded(ctx, t, principalCols, "", nil, func(r *row) error {
+	return s.streamBounded(ctx, t, principalCols, where, args, func(r *row) error {
 		p := &PrincipalRow{Seq: r.seq, RID: r.str(s, t, 0), Op: r.str(s, t, 1), Principal: r.str(s, t, 2), Channel: r.str(s, t, 3),
 			TS: r.int(s, t, 4, 0), LeafIndex: r.int(s, t, 5, -1), Raw: r.blob(s, t, 6)}
 		if r.err != nil {
@@ -166,8 +174,12 @@ var tombstoneCols = []column{{"target", maxIDCell, false}, {"leaf_index", maxNum
 
 // EachTombstone streams tombstones with their records decoded.
 func (s *Snapshot) EachTombstone(ctx context.Context, fn func(*TombstoneRow) error) error {
+	return s.tombstonesWhere(ctx, "", nil, fn)
+}
+
+func (s *Snapshot) tombstonesWhere(ctx context.Context, where string, args []any, fn func(*TombstoneRow) error) error {
 	const t = "tombstones"
-	return s.streamBounded(ctx, t, tombstoneCols, "", nil, func(r *row) error {
+	return s.streamBounded(ctx, t, tombstoneCols, where, args, func(r *row) error {
 		ts := &TombstoneRow{Seq: r.seq, Target: r.str(s, t, 0), LeafIndex: r.int(s, t, 1, -1), Raw: r.blob(s, t, 2)}
 		if r.err != nil {
 			ts.DecodeErr = r.err

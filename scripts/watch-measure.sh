@@ -5,7 +5,10 @@
 # then times, with /usr/bin/time -v (wall, peak RSS, bytes read):
 #   1. one round over the 1,000 new leaves of the 1M-leaf log;
 #   2. the idle round after it;
-#   3. one round over the 1,000-tenant fleet.
+#   3. one round over the 1,000-tenant fleet;
+#   4. with STORE=D (a demo store, memscope demo --scenario clean
+#      --entries 1000000), one --snapshot round over its last 1,000 leaves
+#      from the state a round at the size before them leaves.
 set -eu
 ms=${1:?usage: watch-measure.sh MEMSCOPE [WORKDIR]}
 work=${2:-$(mktemp -d)}
@@ -21,3 +24,10 @@ done
 echo "--- fleet of 1,000 tenants, 100 new leaves each"
 /usr/bin/time -v "$ms" watch --fleet "$work/fleet/fleet.json" --once 2>&1 >/dev/null | grep -E 'Elapsed|Maximum resident' 
 grep -c . "$work/fleet/fleet.json" >/dev/null
+if [ -n "${STORE:-}" ]; then
+	echo "--- --snapshot round over the last 1,000 leaves of $STORE"
+	rm -f "$work/snap.state.json"
+	go run ./scripts/watchbench -store "$STORE" -new 1000 -state "$work/snap.state.json"
+	/usr/bin/time -v "$ms" watch --log "$STORE/log" --log-key "$STORE/log.vkey" --trust "$STORE/trust.keys" --snapshot "$STORE/snapshot.db" --state "$work/snap.state.json" --once 2>&1 >/dev/null |
+		grep -E 'WATCH_|Elapsed|User time|System time|Maximum resident'
+fi

@@ -22,38 +22,44 @@ func (v *verifier) tombstones(ctx context.Context) error {
 		order.next(r.Seq, r.LeafIndex)
 		v.rep.Tombstones++
 		v.rep.Records++
-		subj := "tombstone " + r.Target
-		if r.DecodeErr != nil {
-			v.recordFinding(phaseTombstones, r.Seq, subj, r.DecodeErr)
-			return nil
-		}
-		t := r.Tombstone
-		if t.Target.String() != r.Target {
-			v.add(phaseTombstones, r.Seq, finding.ColumnMismatch, subj, "target column disagrees with the signed tombstone")
-		}
-		v.tombstoned[t.Target] = true
-		v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
-		v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
-		pos := uint64(NoPosition)
-		if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
-			pos = idx
-		}
-		v.inFuture(t.TS, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
-		code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS, pos)
-		v.signerFindings(code, msg, t.Writer, t.KID, t.TS, pos, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
-		if v.logOK {
-			idx, ok := v.tombLeaves[t.Target]
-			if !ok {
-				v.add(phaseTombstones, r.Seq, finding.TombstoneNotInLog, subj, "no ts: leaf in the log names this entry")
-				return nil
-			}
-			v.seenLeaf.set(idx)
-			if r.LeafIndex >= 0 && uint64(r.LeafIndex) != idx {
-				v.add(phaseTombstones, r.Seq, finding.InclusionFailed, subj, fmt.Sprintf("the snapshot places this tombstone at leaf %d but the log has its ts: leaf at %d", r.LeafIndex, idx))
-			}
-		}
+		v.checkTombstone(r)
 		return nil
 	})
+}
+
+// checkTombstone runs every per-row check of one tombstone: decoding, its
+// target column, its signer, and its ts: leaf.
+func (v *verifier) checkTombstone(r *loader.TombstoneRow) {
+	subj := "tombstone " + r.Target
+	if r.DecodeErr != nil {
+		v.recordFinding(phaseTombstones, r.Seq, subj, r.DecodeErr)
+		return
+	}
+	t := r.Tombstone
+	if t.Target.String() != r.Target {
+		v.add(phaseTombstones, r.Seq, finding.ColumnMismatch, subj, "target column disagrees with the signed tombstone")
+	}
+	v.tombstoned[t.Target] = true
+	v.tombs = append(v.tombs, tombFact{r.Seq, subj, t})
+	v.tombLeafMatches(r.Seq, subj, r.Raw, t.Target)
+	pos := uint64(NoPosition)
+	if idx, ok := v.tombLeaves[t.Target]; ok && v.logOK {
+		pos = idx
+	}
+	v.inFuture(t.TS, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
+	code, msg := v.checkSigner(r.Raw, t.Sig, t.Writer, t.KID, t.TS, pos)
+	v.signerFindings(code, msg, t.Writer, t.KID, t.TS, pos, func(c finding.Code, m string) { v.add(phaseTombstones, r.Seq, c, subj, m) })
+	if v.logOK {
+		idx, ok := v.tombLeaves[t.Target]
+		if !ok {
+			v.add(phaseTombstones, r.Seq, finding.TombstoneNotInLog, subj, "no ts: leaf in the log names this entry")
+			return
+		}
+		v.seenLeaf.set(idx)
+		if r.LeafIndex >= 0 && uint64(r.LeafIndex) != idx {
+			v.add(phaseTombstones, r.Seq, finding.InclusionFailed, subj, fmt.Sprintf("the snapshot places this tombstone at leaf %d but the log has its ts: leaf at %d", r.LeafIndex, idx))
+		}
+	}
 }
 
 func (v *verifier) entries(ctx context.Context) error {
@@ -109,9 +115,15 @@ func (v *verifier) entries(ctx context.Context) error {
 		}
 	})
 	v.entryIDs.sort()
-	// Each entry's deferred parents are in its parent order, and a parent
-	// finding is the last check of an entry, so codes and findings come
-	// out as if checked in the row.
+	v.resolveParentsLater()
+	return err
+}
+
+// resolveParentsLater reports the deferred parent references (see
+// entries) once every entry id is in entryIDs. Each entry's deferred
+// parents are in its parent order, and a parent finding is the last check
+// of an entry, so codes and findings come out as if checked in the row.
+func (v *verifier) resolveParentsLater() {
 	for _, l := range v.parentsLater {
 		if !v.entryIDs.hasAt(l.parent, l.pos) && !v.tombstoned[l.parent] {
 			v.add(phaseEntries, l.seq, finding.ParentMissing, "entry "+l.eid, fmt.Sprintf("parent %s is neither in the store nor tombstoned", l.parent))
@@ -119,7 +131,6 @@ func (v *verifier) entries(ctx context.Context) error {
 		}
 	}
 	v.parentsLater = nil
-	return err
 }
 
 // parentLater is a parent reference checked after every entry row is read.

@@ -125,6 +125,10 @@ func (v *verifier) inLogAt(phase int, seq int64, id record.ID, subject string, l
 		failed = append(failed, code)
 	}
 	if !ok {
+		if v.incremental {
+			fail(finding.RecordNotInLog, "neither a leaf new in this round nor the leaf the row claims (if any) carries this record's id")
+			return
+		}
 		fail(finding.RecordNotInLog, "no log leaf carries this record's id")
 		return
 	}
@@ -176,8 +180,11 @@ func (v *verifier) orphanLeaves() {
 			id    record.ID
 			index uint64
 		}{ref.id, uint64(ref.index)}
-		if v.seenLeaf.has(l.index) {
+		if v.seenLeaf.has(l.index) || l.index < v.newFrom {
 			continue
+		}
+		if _, ok := v.eventLeafKind[l.index]; ok && v.incremental {
+			continue // event rows are not read by CheckNew
 		}
 		if _, ok := v.tombLeaves[l.id]; ok || v.tombstoned[l.id] || v.superseded[l.id] {
 			continue
@@ -191,7 +198,7 @@ func (v *verifier) orphanLeaves() {
 	// A ts: leaf that no tombstone row claims: the store lost the record
 	// of a deletion the log still shows.
 	for id, idx := range v.tombLeaves {
-		if !v.seenLeaf.has(idx) {
+		if !v.seenLeaf.has(idx) && idx >= v.newFrom {
 			v.add(phaseOrphans, int64(idx), finding.LeafWithoutRecord, leafSubject(idx), fmt.Sprintf("tombstone leaf for entry %s has no tombstone row in the snapshot", id))
 		}
 	}

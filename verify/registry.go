@@ -14,6 +14,38 @@ import (
 )
 
 func (v *verifier) registry(ctx context.Context) error {
+	roots := v.registryRoots()
+	// Registry events apply in log order, never in the snapshot's unsigned
+	// row order: moving a revoke row before its register row must not make
+	// the revocation vanish. Events whose leaf is not in the log (already a
+	// finding) follow, by signed timestamp.
+	var events []*loader.PrincipalRow
+	order := v.newRowOrder("principals")
+	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
+		order.next(r.Seq, r.LeafIndex)
+		events = append(events, r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	v.applyRegistry(events, roots)
+	return nil
+}
+
+// applyRegistry checks the registry events and applies them to the key
+// table in log order (see registry).
+func (v *verifier) applyRegistry(events []*loader.PrincipalRow, roots map[[32]byte]bool) {
+	v.sortByLog(events)
+	checked := map[[32]byte]error{}
+	for _, r := range events {
+		v.registryEvent(r, roots, checked)
+	}
+}
+
+// registryRoots are the keys registry events must be signed by: the
+// user's trust roots, else (reported) the roots the snapshot names.
+func (v *verifier) registryRoots() map[[32]byte]bool {
 	roots := map[[32]byte]bool{}
 	for _, k := range v.opts.TrustRoots {
 		var r [32]byte
@@ -31,26 +63,7 @@ func (v *verifier) registry(ctx context.Context) error {
 		}
 		v.add(phaseRegistry, 0, finding.RegistryRootUnanchored, "registry", "no --trust root keys given: registry events were checked against roots named in the snapshot itself")
 	}
-	// Registry events apply in log order, never in the snapshot's unsigned
-	// row order: moving a revoke row before its register row must not make
-	// the revocation vanish. Events whose leaf is not in the log (already a
-	// finding) follow, by signed timestamp.
-	var events []*loader.PrincipalRow
-	order := v.newRowOrder("principals")
-	err := v.snap.EachPrincipal(ctx, func(r *loader.PrincipalRow) error {
-		order.next(r.Seq, r.LeafIndex)
-		events = append(events, r)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	v.sortByLog(events)
-	checked := map[[32]byte]error{}
-	for _, r := range events {
-		v.registryEvent(r, roots, checked)
-	}
-	return nil
+	return roots
 }
 
 // registryEvent checks one registry event and applies it to the key table.

@@ -197,6 +197,49 @@ func (v *verifier) checkWeights(e *record.Entry, flag func(finding.Code, string)
 // fact list: duplicate ids, parent order, per-writer time, time against
 // checkpoints, and tombstone targets and authority.
 func (v *verifier) generalCross() {
+	facts, byID := v.sortedFacts()
+	// Duplicate ids, within and across kinds (an exact duplicate row too).
+	for i := 1; i < len(facts); i++ {
+		if facts[i].id == facts[i-1].id && (i == 1 || facts[i-2].id != facts[i].id) {
+			f, prev := &facts[i], &facts[i-1]
+			v.add(phaseCross, 0, finding.DuplicateID, v.subjectOf(f), fmt.Sprintf("id %s is used by more than one record (also %s)", f.id, v.subjectOf(prev)))
+		}
+	}
+	v.crossParents(facts, byID)
+	// Each writer's clock runs forward in log order (facts are in log
+	// order; those not in the log come last).
+	if v.logOK {
+		last := map[uint32]*storedFact{}
+		for i := range facts {
+			f := &facts[i]
+			if f.pos == math.MaxUint64 {
+				break
+			}
+			if prev, ok := last[f.writer]; ok && f.ts < prev.ts {
+				v.add(phaseCross, int64(f.pos), finding.TimeBackwards, v.subjectOf(f), fmt.Sprintf("signed at ts %d by %s, before that writer's earlier record %s (ts %d, leaf %d)", f.ts, v.facts.writers[f.writer], v.subjectOf(prev), prev.ts, prev.pos))
+				continue
+			}
+			last[f.writer] = f
+		}
+		// A record the log already held when the store saw a checkpoint
+		// cannot have been signed after that moment.
+		lates := lateRecords(v.seenCheckpoints, func(fn func(ref int, pos, ts uint64)) {
+			for i := len(facts) - 1; i >= 0; i-- {
+				if f := &facts[i]; f.pos != math.MaxUint64 {
+					fn(i, f.pos, f.ts)
+				}
+			}
+		})
+		for _, l := range lates {
+			v.add(phaseCross, int64(l.pos), finding.TimeAfterCheckpoint, v.subjectOf(&facts[l.ref]), l.message())
+		}
+	}
+	v.crossTombstones(byID)
+}
+
+// sortedFacts puts the general fact list in its one order and returns it
+// with byID, the first fact of an id (nil: none).
+func (v *verifier) sortedFacts() ([]storedFact, func(record.ID) *storedFact) {
 	// Workers appended facts in any order: fix one. The position is a
 	// function of the id, so records sharing an id end up adjacent. The
 	// order is total (records alike in every key are interchangeable), so
@@ -235,14 +278,12 @@ func (v *verifier) generalCross() {
 		}
 		return &facts[i]
 	}
-	// Duplicate ids, within and across kinds (an exact duplicate row too).
-	for i := 1; i < len(facts); i++ {
-		if facts[i].id == facts[i-1].id && (i == 1 || facts[i-2].id != facts[i].id) {
-			f, prev := &facts[i], &facts[i-1]
-			v.add(phaseCross, 0, finding.DuplicateID, v.subjectOf(f), fmt.Sprintf("id %s is used by more than one record (also %s)", f.id, v.subjectOf(prev)))
-		}
-	}
-	// Parents before children: in the log, and in signed time.
+	return facts, byID
+}
+
+// crossParents checks that each entry's parents come before it: in the
+// log, and in signed time.
+func (v *verifier) crossParents(facts []storedFact, byID func(record.ID) *storedFact) {
 	for i := range facts {
 		f := &facts[i]
 		for _, p := range v.parentsOf(f) {
@@ -259,35 +300,11 @@ func (v *verifier) generalCross() {
 			}
 		}
 	}
-	// Each writer's clock runs forward in log order (facts are in log
-	// order; those not in the log come last).
-	if v.logOK {
-		last := map[uint32]*storedFact{}
-		for i := range facts {
-			f := &facts[i]
-			if f.pos == math.MaxUint64 {
-				break
-			}
-			if prev, ok := last[f.writer]; ok && f.ts < prev.ts {
-				v.add(phaseCross, int64(f.pos), finding.TimeBackwards, v.subjectOf(f), fmt.Sprintf("signed at ts %d by %s, before that writer's earlier record %s (ts %d, leaf %d)", f.ts, v.facts.writers[f.writer], v.subjectOf(prev), prev.ts, prev.pos))
-				continue
-			}
-			last[f.writer] = f
-		}
-		// A record the log already held when the store saw a checkpoint
-		// cannot have been signed after that moment.
-		lates := lateRecords(v.seenCheckpoints, func(fn func(ref int, pos, ts uint64)) {
-			for i := len(facts) - 1; i >= 0; i-- {
-				if f := &facts[i]; f.pos != math.MaxUint64 {
-					fn(i, f.pos, f.ts)
-				}
-			}
-		})
-		for _, l := range lates {
-			v.add(phaseCross, int64(l.pos), finding.TimeAfterCheckpoint, v.subjectOf(&facts[l.ref]), l.message())
-		}
-	}
-	// Tombstones: the target existed, and the writer had authority.
+}
+
+// crossTombstones checks each tombstone's target (it existed, as an
+// entry) and its writer's authority over it.
+func (v *verifier) crossTombstones(byID func(record.ID) *storedFact) {
 	for _, tf := range v.tombs {
 		t := tf.t
 		target := byID(t.Target)
@@ -296,8 +313,15 @@ func (v *verifier) generalCross() {
 			continue
 		}
 		if target == nil && v.logOK && v.logPos(t.Target) == math.MaxUint64 {
-			v.add(phaseCross, tf.seq, finding.TombstoneUnknownTarget, tf.subject, "the target entry is neither in the store nor has a record leaf in the log: it never existed")
-			continue
+			if v.incremental {
+				// The target's row is gone (the tombstone's purpose) and
+				// its record leaf is somewhere in the log before the
+				// round: only a whole-log read tells "never existed".
+				v.unknownTargetsUnchecked++
+			} else {
+				v.add(phaseCross, tf.seq, finding.TombstoneUnknownTarget, tf.subject, "the target entry is neither in the store nor has a record leaf in the log: it never existed")
+				continue
+			}
 		}
 		var tw string
 		var tt record.Trust

@@ -256,6 +256,13 @@ type verifier struct {
 	// importNoteLeaves counts the import notes' leaves, which eventLeaves
 	// leaves out (importnotes.go).
 	importNoteLeaves int
+
+	// incremental: a monitor's check of the new leaves only (CheckNew);
+	// the leaf table then holds the new leaves and the leaves proved by
+	// the rows' own claims, and orphans are looked for from newFrom on.
+	incremental             bool
+	newFrom                 uint64
+	unknownTargetsUnchecked int
 }
 
 // ordered keeps findings in a stable order: by phase, then row, then code.

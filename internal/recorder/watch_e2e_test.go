@@ -84,6 +84,19 @@ func TestWatchWhileRecording(t *testing.T) {
 		}
 	}
 
+	// One more authentic write and its round: the first round that sees
+	// new leaves checks the whole store and keeps its marks, so the round
+	// that sees the poisoning below is an incremental one.
+	call(t, ctx, cs, "add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Bolt Corp", "contents": []string{"Bolt ships on Mondays"}}}})
+	logCovers(t, store)
+	for _, e := range round(size) {
+		if e.Severity == finding.SevError {
+			t.Errorf("second round: %s %s", e.Code, e.Message)
+		}
+	}
+	st, _ = watch.LoadState(state)
+	size = st.Size
+
 	call(t, ctx, cs, "fetch_page", map[string]any{"url": "https://acme.example/billing"})
 	call(t, ctx, cs, "create_relations", map[string]any{"relations": []map[string]any{{"from": "Acme Ltd", "to": "Karen Joy Fowler", "relationType": "payee"}}})
 	call(t, ctx, cs, "search_nodes", map[string]any{"query": "Acme"})
@@ -94,6 +107,9 @@ func TestWatchWhileRecording(t *testing.T) {
 	advanced, flipped := false, 0
 	for _, e := range evs {
 		advanced = advanced || e.Code == finding.WatchCheckpointAdvanced
+		if e.Code == finding.WatchCheckpointAdvanced && !strings.Contains(e.Message, "new records checked") {
+			t.Errorf("the poisoning round checked the whole store, not what was new: %s", e.Message)
+		}
 		switch {
 		case e.Code == finding.WatchSelectionFlipped:
 			flipped++

@@ -27,38 +27,11 @@ func TestSnapshotAheadOfCheckpoint(t *testing.T) {
 	const name = "clean"
 	sdir, m := copyOfScenario(t, name)
 	logDir := filepath.Join(sdir, m.Log)
-	r, err := tlog.Open(ctx, logDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := r.PublishedCheckpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fullRaw, err := os.ReadFile(filepath.Join(logDir, "checkpoint"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The scenario's log key is derived from its seed (seedgen): sign a
-	// checkpoint at an earlier size, as a log that has not integrated the
-	// newest rows yet would publish.
-	signer, _, err := seedgen.New(1, "scenario:"+name).NoteKey(full.Origin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, full, cpEarly, fullRaw := lagging(t, name, logDir)
 	early := full.Size / 2
-	rootEarly, err := r.RootAt(ctx, early)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpEarly, err := tlog.SignCheckpoint(signer, full.Origin, early, rootEarly)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := os.WriteFile(filepath.Join(logDir, "checkpoint"), cpEarly, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	partialTiles(t, logDir, full.Size, early)
 	root10, err := r.RootAt(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -67,12 +40,12 @@ func TestSnapshotAheadOfCheckpoint(t *testing.T) {
 	st := &State{Version: stateVersion, Log: logDir, Origin: full.Origin, Size: 10, Root: root10}
 
 	// The failure held-back rows prevent: checked as they stand.
-	asTheyStand, _, err := snapshotRound(ctx, tg, st, 1<<62)
+	asTheyStand, err := snapshotRound(ctx, tg, st, 1<<62)
 	if err != nil {
 		t.Fatal(err)
 	}
 	flips := 0
-	for _, f := range asTheyStand {
+	for _, f := range asTheyStand.findings {
 		if f.Code == finding.WatchSelectionFlipped {
 			flips++
 		}
@@ -99,6 +72,45 @@ func TestSnapshotAheadOfCheckpoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lagging prepares the scenario name's log at logDir to publish a
+// checkpoint at half its size, as a log that has not integrated the
+// newest rows yet would: it writes the partial tiles of that size and
+// returns a reader, the full checkpoint, the early checkpoint's note and
+// the full one's (the caller writes either as the log's checkpoint).
+func lagging(t *testing.T, name, logDir string) (r *tlog.Reader, full tlog.Checkpoint, cpEarly, fullRaw []byte) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := tlog.Open(ctx, logDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err = r.PublishedCheckpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullRaw, err = os.ReadFile(filepath.Join(logDir, "checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scenario's log key is derived from its seed (seedgen): sign a
+	// checkpoint at an earlier size.
+	signer, _, err := seedgen.New(1, "scenario:"+name).NoteKey(full.Origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := full.Size / 2
+	rootEarly, err := r.RootAt(ctx, early)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpEarly, err = tlog.SignCheckpoint(signer, full.Origin, early, rootEarly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partialTiles(t, logDir, full.Size, early)
+	return r, full, cpEarly, fullRaw
 }
 
 // partialTiles writes the partial level-0 tile and entry bundle a log of

@@ -43,7 +43,7 @@ func TestHoldBack(t *testing.T) {
 	if ahead == 0 || covered == 0 {
 		t.Fatalf("the scenario has %d rows beyond leaf 10 and %d within: no test", ahead, covered)
 	}
-	fs, err := holdBack(ctx, path, size)
+	fs, _, err := holdBack(ctx, path, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestHoldBack(t *testing.T) {
 		t.Errorf("meta rows beyond the checkpoint: %d (%v), want them kept", kept, err)
 	}
 	db.Close()
-	if fs, err := holdBack(ctx, path, 1<<40); err != nil || len(fs) != 0 {
+	if fs, _, err := holdBack(ctx, path, 1<<40); err != nil || len(fs) != 0 {
 		t.Errorf("a checkpoint covering everything held back %d rows (%v)", len(fs), err)
 	}
 }

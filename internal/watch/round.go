@@ -20,6 +20,7 @@ import (
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/verify"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -178,6 +179,12 @@ type leafCounts struct{ records, tombstones, events, malformed int }
 // what was verified), and checks what they say.
 func (rr *roundResult) newLeaves(ctx context.Context, ev emit, r *tlog.Reader, t Target, cp tlog.Checkpoint, st *State) error {
 	var n leafCounts
+	// With a snapshot, the new leaves' bytes go to its incremental check
+	// (nil: too many to hold, or one did not prove).
+	var nl *verify.NewLeaves
+	if t.Snapshot != "" && cp.Size-st.Size <= maxIncrementalLeaves {
+		nl = &verify.NewLeaves{From: st.Size, Size: cp.Size, Root: cp.Root, Leaves: make([][]byte, 0, cp.Size-st.Size), Log: r}
+	}
 	for leaf, err := range r.Leaves(ctx, st.Size, cp.Size) {
 		if err != nil {
 			return fmt.Errorf("new leaves [%d, %d): %w", st.Size, cp.Size, err)
@@ -188,8 +195,12 @@ func (rr *roundResult) newLeaves(ctx context.Context, ev emit, r *tlog.Reader, t
 			return err
 		}
 		if !ok {
+			nl = nil
 			ev(finding.InclusionFailed, fmt.Sprintf("leaf %d", leaf.Index), fmt.Sprintf("leaf %d as served does not prove into the checkpoint of size %d: the entry bundle and the tree disagree", leaf.Index, cp.Size), cp, leaf.Index, fmt.Sprintf("%x", cp.Root))
 			continue
+		}
+		if nl != nil {
+			nl.Leaves = append(nl.Leaves, leaf.Data)
 		}
 		pl, perr := record.ParseLeaf(leaf.Data)
 		switch {
@@ -205,12 +216,18 @@ func (rr *roundResult) newLeaves(ctx context.Context, ev emit, r *tlog.Reader, t
 			n.events++
 		}
 	}
+	note := ""
 	if t.Snapshot != "" {
-		if err := rr.snapshot(ctx, ev, t, cp, st); err != nil {
+		if nl != nil && uint64(len(nl.Leaves)) != cp.Size-st.Size {
+			nl = nil
+		}
+		var err error
+		if note, err = rr.snapshot(ctx, ev, t, cp, st, nl); err != nil {
 			return err
 		}
+		note = "; " + note
 	}
-	ev(finding.WatchCheckpointAdvanced, "checkpoint", fmt.Sprintf("size %d -> %d, consistent: %d new leaves (%d records, %d tombstones, %d events, %d malformed)", st.Size, cp.Size, cp.Size-st.Size, n.records, n.tombstones, n.events, n.malformed), cp, cp.Size, fmt.Sprintf("%x", cp.Root))
+	ev(finding.WatchCheckpointAdvanced, "checkpoint", fmt.Sprintf("size %d -> %d, consistent: %d new leaves (%d records, %d tombstones, %d events, %d malformed)%s", st.Size, cp.Size, cp.Size-st.Size, n.records, n.tombstones, n.events, n.malformed, note), cp, cp.Size, fmt.Sprintf("%x", cp.Root))
 	return nil
 }
 
@@ -229,13 +246,13 @@ var transient = map[finding.Code]bool{finding.RecordNotInLog: true, finding.Leaf
 
 // snapshot reports what the round's snapshot check found, each standing
 // condition once.
-func (rr *roundResult) snapshot(ctx context.Context, ev emit, t Target, cp tlog.Checkpoint, st *State) error {
-	fs, diverged, err := snapshotRound(ctx, t, st, cp.Size)
+func (rr *roundResult) snapshot(ctx context.Context, ev emit, t Target, cp tlog.Checkpoint, st *State, nl *verify.NewLeaves) (string, error) {
+	o, err := checkSnapshot(ctx, t, st, cp.Size, nl)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var suspect []string
-	for _, f := range fs {
+	for _, f := range o.findings {
 		id := eventID(t.Tenant, t.Log, f.Code, f.Subject, f.Message)
 		if transient[f.Code] && !slices.Contains(st.Suspect, id) {
 			suspect = append(suspect, id)
@@ -244,6 +261,6 @@ func (rr *roundResult) snapshot(ctx context.Context, ev emit, t Target, cp tlog.
 		rr.alertOnce(ev, f.Code, f.Subject, f.Message, cp, f.Subject, f.Message)
 	}
 	rr.next.Suspect = suspect
-	rr.next.Snapshot = &SnapshotState{Diverged: diverged}
-	return nil
+	rr.next.Snapshot = &SnapshotState{Diverged: o.diverged, Marks: o.marks}
+	return o.note, nil
 }

@@ -15,61 +15,97 @@ import (
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
+	"github.com/memscope/memscope/replay"
+	"github.com/memscope/memscope/verify"
 )
 
+// snapshotOutcome is what a round's snapshot check found.
+type snapshotOutcome struct {
+	// findings are the error-severity findings and the flips.
+	findings []finding.Finding
+	// diverged is the new set of diverging queries, for the state.
+	diverged []string
+	// marks are the per-table seq marks the next round starts from.
+	marks verify.Marks
+	// note says what the check read, for the advance event.
+	note string
+	// rowsRead counts the snapshot rows the check read (whole-store
+	// rounds count 0: they copy the file).
+	rowsRead int64
+	// checked and context count the rows the incremental check checked
+	// and read only as context (verify.NewCheck).
+	checked, context int
+	// replayed counts the stored queries replayed.
+	replayed int
+}
+
 // snapshotRound checks the store's snapshot in a round that saw new
-// leaves: it copies one consistent state of the live snapshot (loader.
-// CopyLive), holds back the rows the round's checkpoint (of size) does not
-// cover yet (holdBack), verifies it against the log and replays its stored queries on
-// G and G_auth, exactly as memscope verify and memscope replay do. It
-// returns the error-severity verification findings and, for each query
-// whose selection diverges now but did not at the last round, a
-// WATCH_SELECTION_FLIPPED finding naming the culprit writes. diverged is
-// the new set of diverging queries, for the state.
-//
-// This is whole-store work (verification and replay read every record),
-// unlike the log part of a round; docs/WATCH.md says so.
-func snapshotRound(ctx context.Context, t Target, st *State, size uint64) (out []finding.Finding, diverged []string, err error) {
-	dir, err := os.MkdirTemp("", "memscope-watch-")
+// leaves by the whole-store path: it copies one consistent state of the
+// live snapshot (loader.CopyLive), holds back the rows the round's
+// checkpoint (of size) does not cover yet (holdBack), verifies it against
+// the log and replays every stored query on G and G_auth, exactly as
+// memscope verify and memscope replay do. A monitor's first round with a
+// snapshot takes it (it has no marks yet), and a round whose store the
+// incremental check cannot read by index (incrementalRound says why).
+// This is whole-store work; docs/WATCH.md says so.
+func snapshotRound(ctx context.Context, t Target, st *State, size uint64) (snapshotOutcome, error) {
+	var o snapshotOutcome
+	c, err := liveCopy(ctx, t, size)
 	if err != nil {
-		return nil, nil, err
+		return o, err
 	}
-	defer os.RemoveAll(dir)
-	copyPath := filepath.Join(dir, "snapshot.db")
-	if err := loader.CopyLive(ctx, t.Snapshot, copyPath); err != nil {
-		return nil, nil, err
-	}
-	ahead, err := holdBack(ctx, copyPath, size)
-	if err != nil {
-		return nil, nil, err
-	}
-	out = append(out, ahead...)
-	s, err := assemble.Open(ctx, assemble.Options{Snapshot: copyPath, Log: t.Log, LogKey: t.LogKey, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions, Title: t.Snapshot})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer s.Close()
+	defer c.close()
+	o.findings, o.marks = c.heldBack, c.marks
+	s := c.session
 	rep, err := s.Verify(ctx, nil)
 	if err != nil {
-		return nil, nil, err
+		return o, err
 	}
 	for _, f := range rep.Findings {
 		if f.Severity == finding.SevError {
-			f.Message = strings.ReplaceAll(f.Message, copyPath, t.Snapshot)
-			out = append(out, f)
+			f.Message = strings.ReplaceAll(f.Message, c.path, t.Snapshot)
+			o.findings = append(o.findings, f)
 		}
 	}
 	rp, err := s.Replayer(ctx)
 	if err != nil {
-		return nil, nil, err
+		return o, err
 	}
-	rows, err := rp.ReplayAll(ctx, s.ReplayQueries(), runtime.GOMAXPROCS(0))
+	qs := s.ReplayQueries()
+	flips, diverged, err := replayQueries(ctx, rp, qs, previouslyDiverged(st))
+	if err != nil {
+		return o, err
+	}
+	o.findings = append(o.findings, flips...)
+	o.diverged, o.replayed = diverged, len(qs)
+	return o, nil
+}
+
+// previouslyDiverged is the state's set of diverging queries.
+func previouslyDiverged(st *State) []string {
+	if st.Snapshot == nil {
+		return nil
+	}
+	return st.Snapshot.Diverged
+}
+
+// replayQueries replays qs on G and G_auth and returns a
+// WATCH_SELECTION_FLIPPED finding, naming the culprit writes, for each
+// query that diverges now and is not in before; diverged is before with
+// the replayed queries' answers put in, sorted.
+func replayQueries(ctx context.Context, rp *replay.Replayer, qs []replay.Query, before []string) (out []finding.Finding, diverged []string, err error) {
+	rows, err := rp.ReplayAll(ctx, qs, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, nil, err
 	}
-	var before []string
-	if st.Snapshot != nil {
-		before = st.Snapshot.Diverged
+	replayed := map[string]bool{}
+	for _, q := range qs {
+		replayed[q.ID] = true
+	}
+	for _, id := range before {
+		if !replayed[id] {
+			diverged = append(diverged, id)
+		}
 	}
 	for _, r := range rows {
 		if r.Err != nil || r.Class != diff.Diverge {
@@ -90,7 +126,48 @@ func snapshotRound(ctx context.Context, t Target, st *State, size uint64) (out [
 		out = append(out, finding.New(finding.WatchSelectionFlipped, "query "+r.QueryID, msg))
 	}
 	slices.Sort(diverged)
-	return out, diverged, nil
+	return out, slices.Compact(diverged), nil
+}
+
+// storeCopy is a round's private copy of the live snapshot, rows past
+// the checkpoint held back, opened as a session.
+type storeCopy struct {
+	dir, path string
+	session   *assemble.Session
+	heldBack  []finding.Finding
+	marks     verify.Marks
+}
+
+func (c *storeCopy) close() {
+	if c.session != nil {
+		c.session.Close()
+	}
+	os.RemoveAll(c.dir)
+}
+
+// liveCopy copies one consistent state of the live snapshot, holds back
+// the rows the checkpoint of size does not cover, reads the marks the
+// next round starts from, and opens the copy.
+func liveCopy(ctx context.Context, t Target, size uint64) (*storeCopy, error) {
+	dir, err := os.MkdirTemp("", "memscope-watch-")
+	if err != nil {
+		return nil, err
+	}
+	c := &storeCopy{dir: dir, path: filepath.Join(dir, "snapshot.db")}
+	if err := loader.CopyLive(ctx, t.Snapshot, c.path); err != nil {
+		c.close()
+		return nil, err
+	}
+	if c.heldBack, c.marks, err = holdBack(ctx, c.path, size); err != nil {
+		c.close()
+		return nil, err
+	}
+	c.session, err = assemble.Open(ctx, assemble.Options{Snapshot: c.path, Log: t.Log, LogKey: t.LogKey, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions, Title: t.Snapshot})
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // maxHeldBack bounds the rows one round names as held back; past it one
@@ -109,29 +186,38 @@ const maxHeldBack = 1000
 // still sees it: a row that claims a leaf the log never reaches is
 // reported, a row the log was about to cover is not. The evidence is
 // untouched: only the copy changes.
-func holdBack(ctx context.Context, copyPath string, size uint64) ([]finding.Finding, error) {
+//
+// It also returns the marks the next round starts from: per table of
+// markTables, the largest seq left in the copy, but before the first row
+// held back, so the round whose checkpoint covers that row reads it.
+func holdBack(ctx context.Context, copyPath string, size uint64) ([]finding.Finding, verify.Marks, error) {
 	db, err := sql.Open("sqlite", "file:"+copyPath+"?mode=rw")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer db.Close()
 	tables, err := leafTables(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("held-back rows: %w", err)
+		return nil, nil, fmt.Errorf("held-back rows: %w", err)
 	}
 	var out []finding.Finding
 	extra := 0
+	firstHeld := map[string]int64{}
 	for _, tb := range tables {
+		var first sql.NullInt64
+		if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT min(seq) FROM %q WHERE leaf_index >= ?", tb), int64(min(size, math.MaxInt64))).Scan(&first); err == nil && first.Valid {
+			firstHeld[tb] = first.Int64
+		}
 		q := fmt.Sprintf("SELECT leaf_index FROM %q WHERE leaf_index >= ? ORDER BY leaf_index LIMIT %d", tb, maxHeldBack+1)
 		rows, err := db.QueryContext(ctx, q, int64(min(size, math.MaxInt64)))
 		if err != nil {
-			return nil, fmt.Errorf("held-back rows of %s: %w", tb, err)
+			return nil, nil, fmt.Errorf("held-back rows of %s: %w", tb, err)
 		}
 		for rows.Next() {
 			var leaf int64
 			if err := rows.Scan(&leaf); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("held-back rows of %s: %w", tb, err)
+				return nil, nil, fmt.Errorf("held-back rows of %s: %w", tb, err)
 			}
 			if len(out) == maxHeldBack {
 				extra++
@@ -143,7 +229,7 @@ func holdBack(ctx context.Context, copyPath string, size uint64) ([]finding.Find
 		rows.Close()
 		res, err := db.ExecContext(ctx, fmt.Sprintf("DELETE FROM %q WHERE leaf_index >= ?", tb), int64(min(size, math.MaxInt64)))
 		if err != nil {
-			return nil, fmt.Errorf("held-back rows of %s: %w", tb, err)
+			return nil, nil, fmt.Errorf("held-back rows of %s: %w", tb, err)
 		}
 		if n, _ := res.RowsAffected(); n > maxHeldBack+1 {
 			extra += int(n) - maxHeldBack - 1
@@ -153,7 +239,35 @@ func holdBack(ctx context.Context, copyPath string, size uint64) ([]finding.Find
 		out = append(out, finding.New(finding.RecordNotInLog, "held-back rows",
 			fmt.Sprintf("%d more rows claim leaves the verified checkpoint does not cover yet", extra)))
 	}
-	return out, nil
+	marks, err := copyMarks(ctx, db, firstHeld)
+	return out, marks, err
+}
+
+// markTables are the tables whose new rows a round reads past its mark:
+// verify's record tables and the stored queries.
+var markTables = append(slices.Clone(verify.MarkTables), "queries")
+
+// copyMarks reads the marks of a copy whose held-back rows are gone.
+func copyMarks(ctx context.Context, db *sql.DB, firstHeld map[string]int64) (verify.Marks, error) {
+	marks := verify.Marks{}
+	for _, tb := range markTables {
+		var hi sql.NullInt64
+		if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT max(seq) FROM %q", tb)).Scan(&hi); err != nil {
+			if strings.Contains(err.Error(), "no such table") {
+				continue // absent: every row is new next round
+			}
+			return nil, fmt.Errorf("marks of %s: %w", tb, err)
+		}
+		m := int64(math.MinInt64)
+		if hi.Valid {
+			m = hi.Int64
+		}
+		if f, ok := firstHeld[tb]; ok {
+			m = min(m, f-1)
+		}
+		marks[tb] = m
+	}
+	return marks, nil
 }
 
 // keptWhole are the tables holdBack never thins: the registry, and the

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/memscope/memscope/verify"
 )
 
 // stateVersion is the state file's format version.
@@ -62,6 +64,11 @@ type SnapshotState struct {
 	// Diverged names the stored queries whose G and G_auth selections
 	// differed at the last round, so a flip is reported once.
 	Diverged []string `json:"diverged,omitempty"`
+	// Marks are, per table, the largest seq whose row a round has
+	// checked: the next round reads the rows past them (and the rows the
+	// new leaves name) instead of the whole store. Absent before the
+	// first round with the snapshot, which checks the whole store.
+	Marks verify.Marks `json:"marks,omitempty"`
 }
 
 // LoadState reads a state file; a missing file is a new, empty state.

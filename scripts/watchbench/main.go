@@ -9,19 +9,33 @@
 // the next `memscope watch --once` round covers exactly the new ones.
 // With -fleet T it also writes T copies of the log under D/fleet/ with a
 // state each at size n and D/fleet.json listing them.
+//
+//	watchbench -store S -new 1000 -state F
+//
+// writes, for an existing store S (a memscope demo directory: S/log,
+// S/snapshot.db), the state file F of a monitor with --snapshot whose last
+// round was at the log's size minus new: that checkpoint and, per table,
+// the mark a round at that size leaves (the last row whose claimed leaf
+// is before it), so the next round is an incremental one over the new
+// leaves. The store is opened read-only.
 package main
 
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+
+	_ "modernc.org/sqlite"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -29,6 +43,7 @@ import (
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/evidence/tlog/appender"
 	"github.com/memscope/memscope/internal/watch"
+	"github.com/memscope/memscope/verify"
 )
 
 func main() {
@@ -36,7 +51,13 @@ func main() {
 	n := flag.Int("n", 1000000, "leaves the state has verified")
 	extra := flag.Int("new", 1000, "leaves after those")
 	fleet := flag.Int("fleet", 0, "also write this many copies as a fleet")
+	store := flag.String("store", "", "existing store: write only the --snapshot state -state for it")
+	stateOut := flag.String("state", "", "with -store: the state file to write (must not exist)")
 	flag.Parse()
+	if *store != "" {
+		snapshotState(*store, uint64(*extra), *stateOut)
+		return
+	}
 	if *dir == "" {
 		log.Fatal("-dir is required")
 	}
@@ -110,6 +131,39 @@ func writeFleet(dir, logDir, vkey string, st *watch.State, count int) {
 	b, err := json.Marshal(tenants)
 	check(err)
 	check(os.WriteFile(filepath.Join(dir, "fleet.json"), b, 0o644))
+}
+
+// snapshotState writes the state of a monitor with --snapshot at the
+// store's log size minus extra (see the package comment).
+func snapshotState(store string, extra uint64, out string) {
+	ctx := context.Background()
+	logDir := filepath.Join(store, "log")
+	r, err := tlog.Open(ctx, logDir)
+	check(err)
+	cp, err := r.PublishedCheckpoint()
+	check(err)
+	if extra > cp.Size {
+		log.Fatalf("the log has %d leaves, fewer than -new %d", cp.Size, extra)
+	}
+	st := stateAt(ctx, logDir, cp.Size-extra)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(store, "snapshot.db")+"?mode=ro&immutable=1")
+	check(err)
+	defer db.Close()
+	marks := verify.Marks{}
+	for _, tb := range append(slices.Clone(verify.MarkTables), "queries") {
+		var m sql.NullInt64
+		check(db.QueryRowContext(ctx, fmt.Sprintf("SELECT max(seq) FROM %s WHERE leaf_index < ? OR leaf_index IS NULL", tb), st.Size).Scan(&m))
+		marks[tb] = m.Int64
+		if !m.Valid {
+			marks[tb] = math.MinInt64
+		}
+	}
+	st.Snapshot = &watch.SnapshotState{Marks: marks}
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	check(err)
+	check(f.Close())
+	check(watch.SaveState(out, st))
+	fmt.Printf("state %s: size %d of %d, marks %v\n", out, st.Size, cp.Size, marks)
 }
 
 func check(err error) {
