@@ -175,8 +175,11 @@ type GraphBuilder struct {
 	// shared: the ids come from a caller's table (UseIDs), edge i's
 	// being its position i; Add ignores Edge.ID.
 	shared bool
-	maxW   float64
-	err    error
+	// pairSep: an edge whose id is its endpoints' ids joined by pairSep
+	// (PairIDs) keeps no id of its own.
+	pairSep string
+	maxW    float64
+	err     error
 }
 
 // NewGraphBuilder validates the nodes and starts a graph of about edges
@@ -230,6 +233,34 @@ func (b *GraphBuilder) UseIDs(t *idtab.Table) bool {
 	return true
 }
 
+// PairIDs says that edge ids of the form A+sep+B, where A and B are the
+// edge's endpoints with the lesser (in byte order) first, are spelt out
+// from the endpoints when asked for instead of being kept: a store that
+// names its edges by their endpoints (storemodel.PairID) then costs no
+// string per edge. Ids are found and compared exactly as before.
+func (b *GraphBuilder) PairIDs(sep string) {
+	if b.shared || sep == "" {
+		return
+	}
+	b.pairSep = sep
+	g := b.g
+	g.ids.SpellPairs(sep, func(i int) (string, string) {
+		a, c := g.nodes[g.ends[i][0]].ID, g.nodes[g.ends[i][1]].ID
+		if c < a {
+			a, c = c, a
+		}
+		return a, c
+	})
+}
+
+// isPairID says whether id is src+sep+dst (the lesser first).
+func isPairID(id, src, dst, sep string) bool {
+	if dst < src {
+		src, dst = dst, src
+	}
+	return len(id) == len(src)+len(sep)+len(dst) && id[:len(src)] == src && id[len(src):len(src)+len(sep)] == sep && id[len(src)+len(sep):] == dst
+}
+
 // Has says whether an edge with this id was added.
 func (b *GraphBuilder) Has(id string) bool {
 	_, ok := b.g.ids.Find(id)
@@ -257,17 +288,25 @@ func (b *GraphBuilder) Add(e Edge) error {
 			b.err = fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
 			return b.err
 		}
-	} else {
+	}
+	id := func() string { return g.ids.At(i) }
+	if !b.shared {
 		if e.ID == "" {
 			b.err = fmt.Errorf("replay: edge %d (%s-%s) has an empty id", i, e.Src, e.Dst)
 			return b.err
 		}
-		if _, fresh := g.ids.Add(e.ID); !fresh {
+		add := g.ids.Add
+		if b.pairSep != "" && isPairID(e.ID, e.Src, e.Dst, b.pairSep) {
+			add = g.ids.AddPair // compares with earlier edges only
+		}
+		if _, fresh := add(e.ID); !fresh {
 			b.err = fmt.Errorf("replay: edge id %q appears twice", e.ID)
 			return b.err
 		}
+		// A paired id is spelt from ends[i], not set until the endpoints
+		// are known.
+		id = func() string { return e.ID }
 	}
-	id := func() string { return g.ids.At(i) }
 	a, ok := g.nodeIndex[e.Src]
 	if !ok {
 		b.err = fmt.Errorf("replay: edge %q names unknown source node %q", id(), e.Src)
@@ -449,21 +488,29 @@ func (g *Graph) EdgeCount() int { return len(g.ends) }
 // with the graph: do not modify them.
 func (g *Graph) Edge(i int) Edge {
 	e := Edge{ID: g.ids.At(i), Src: g.nodes[g.ends[i][0]].ID, Dst: g.nodes[g.ends[i][1]].ID, Weight: g.weight[i]}
+	lo, hi := g.srcOff[i], g.srcOff[i+1]
+	e.Prov, _ = g.provenance(i, make([]string, 0, hi-lo))
+	return e
+}
+
+// provenance is edge i's provenance as Edge gives it, its sources
+// appended to buf (which the caller may reuse once done with them).
+func (g *Graph) provenance(i int, buf []string) (Provenance, []string) {
 	p := &g.provs[g.prov[i]]
-	e.Prov = Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems, NotInLog: p.notInLog}
+	out := Provenance{Writer: p.writer, SignatureValid: p.sigValid, WriterRegistered: p.reg, Channel: p.channel, SourceProblems: p.problems, NotInLog: p.notInLog}
 	if p.declared >= 0 {
 		d := p.declared == 1
-		e.Prov.Declared = &d
+		out.Declared = &d
 	}
 	if lo, hi := g.srcOff[i], g.srcOff[i+1]; hi > lo {
-		e.Prov.Sources = make([]string, hi-lo)
-		for j := range e.Prov.Sources {
-			e.Prov.Sources[j] = g.srcNames[g.srcs[int(lo)+j]]
+		for _, c := range g.srcs[lo:hi] {
+			buf = append(buf, g.srcNames[c])
 		}
+		out.Sources = buf
 	} else if g.emptySrc[int32(i)] {
-		e.Prov.Sources = []string{}
+		out.Sources = []string{}
 	}
-	return e
+	return out, buf
 }
 
 // ShareIDs lets the graph read its edge ids from t when t holds the same

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -41,6 +42,16 @@ type EdgeLabel struct {
 type LabelPolicy interface {
 	Name() string
 	Label(Edge) EdgeLabel
+}
+
+// ProvenanceLabeler is a LabelPolicy whose label of an edge depends on the
+// edge's provenance alone (as LabelPolicy says it should): a replay of a
+// large graph then labels each edge without spelling out its id and
+// endpoints. LabelProvenance must give what Label gives an edge of that
+// provenance, and must not keep p's slices (they are reused).
+type ProvenanceLabeler interface {
+	LabelPolicy
+	LabelProvenance(p *Provenance) EdgeLabel
 }
 
 // PolicyNames lists the selectable label policies.
@@ -157,8 +168,22 @@ type labelKey struct {
 func newLabelTable(g *Graph, p LabelPolicy) labelTable {
 	t := labelTable{of: make([]int32, g.EdgeCount())}
 	codes := map[labelKey]int32{}
+	pl, byProv := p.(ProvenanceLabeler)
+	var prov Provenance
+	var scratch []string
+	last := int32(-1) // the previous edge's code: runs of one label are common
 	for i := range t.of {
-		l := p.Label(g.Edge(i))
+		var l EdgeLabel
+		if byProv {
+			prov, scratch = g.provenance(i, scratch[:0])
+			l = pl.LabelProvenance(&prov)
+		} else {
+			l = p.Label(g.Edge(i))
+		}
+		if last >= 0 && sameLabel(l, t.tab[last]) {
+			t.of[i] = last
+			continue
+		}
 		k := labelKey{auth: l.Authenticated, declared: l.Declared, rule: l.Rule, source: l.Source, failed: joinLengths(l.Failed), failedSet: l.Failed != nil}
 		c, ok := codes[k]
 		if !ok {
@@ -166,9 +191,16 @@ func newLabelTable(g *Graph, p LabelPolicy) labelTable {
 			t.tab = append(t.tab, l)
 			codes[k] = c
 		}
-		t.of[i] = c
+		t.of[i], last = c, c
 	}
 	return t
+}
+
+// sameLabel says whether two labels are equal (Failed nil and empty told
+// apart, as labelKey tells them).
+func sameLabel(a, b EdgeLabel) bool {
+	return a.Authenticated == b.Authenticated && a.Declared == b.Declared && a.Rule == b.Rule && a.Source == b.Source &&
+		(a.Failed == nil) == (b.Failed == nil) && slices.Equal(a.Failed, b.Failed)
 }
 
 func (t *labelTable) at(i int) EdgeLabel       { return t.tab[t.of[i]] }

@@ -89,6 +89,10 @@ type view struct {
 	corr []correction
 }
 
+// sameAsG says whether the view removes no walk-carrying edge, so that
+// every solve on it is a solve on G.
+func (v *view) sameAsG() bool { return len(v.removed) == 0 }
+
 type correction struct {
 	v, u int32
 	w    float64
@@ -393,8 +397,8 @@ func (g *Graph) solvePair(ctx context.Context, r []float64, opt SolveOptions, v0
 		for _, u := range v1.dangl {
 			dm1 += x[u][1]
 		}
-		d0, d1 := g.sweep2(x, y, r, d, d*dm0+(1-d), d*dm1+(1-d), v0, v1, sorOmega)
-		if d0 < opt.Tolerance && d1 < opt.Tolerance {
+		dl := g.sweep2(x, y, [2][]float64{r, r}, d, [2]float64{d*dm0 + (1 - d), d*dm1 + (1 - d)}, [2]*view{v0, v1}, [2]bool{true, true}, sorOmega)
+		if dl[0] < opt.Tolerance && dl[1] < opt.Tolerance {
 			break
 		}
 	}
@@ -415,13 +419,17 @@ func (g *Graph) solvePair(ctx context.Context, r []float64, opt SolveOptions, v0
 	return out, nil
 }
 
-func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1 *view, omega float64) (d0, d1 float64) {
+// sweep2 sweeps two lanes at once: lane j solves reset r[j] on view
+// vs[j] (G and G_auth of one query in solvePair, two queries on one view
+// in solveTwo). A lane not live is read but neither updated nor counted.
+func (g *Graph) sweep2(x, y [][2]float64, r [2][]float64, d float64, c [2]float64, vs [2]*view, live [2]bool, omega float64) (delta [2]float64) {
 	g.sweeps.Add(1)
 	off, cols, w := g.offsets, g.cols, g.weights
-	inv0, inv1 := v0.invS, v1.invS
-	corr0, corr1 := v0.corr, v1.corr
+	inv := [2][]float64{vs[0].invS, vs[1].invS}
+	corr0, corr1 := vs[0].corr, vs[1].corr
+	r0, r1 := r[0], r[1][:len(r[0])]
 	k0, k1 := 0, 0
-	for v := range r {
+	for v := range r0 {
 		cs := cols[off[v]:off[v+1]]
 		ws := w[off[v]:off[v+1]]
 		ws = ws[:len(cs)]
@@ -438,17 +446,21 @@ func (g *Graph) sweep2(x, y [][2]float64, r []float64, d, c0, c1 float64, v0, v1
 		for ; k1 < len(corr1) && int(corr1[k1].v) == v; k1++ {
 			a1 -= corr1[k1].w * y[corr1[k1].u][1]
 		}
-		n0, n1 := d*a0+c0*r[v], d*a1+c1*r[v]
-		xv := &x[v]
-		if omega != 1 {
-			n0, n1 = xv[0]+omega*(n0-xv[0]), xv[1]+omega*(n1-xv[1])
+		a, rv := [2]float64{a0, a1}, [2]float64{r0[v], r1[v]}
+		xv, yv := &x[v], &y[v]
+		for j := range 2 {
+			if !live[j] {
+				continue
+			}
+			nx := d*a[j] + c[j]*rv[j]
+			if omega != 1 {
+				nx = xv[j] + omega*(nx-xv[j])
+			}
+			delta[j] += math.Abs(nx - xv[j])
+			xv[j], yv[j] = nx, nx*inv[j][v]
 		}
-		d0 += math.Abs(n0 - xv[0])
-		d1 += math.Abs(n1 - xv[1])
-		*xv = [2]float64{n0, n1}
-		y[v] = [2]float64{n0 * inv0[v], n1 * inv1[v]}
 	}
-	return d0, d1
+	return delta
 }
 
 func (g *Graph) sweepN(x, y, r []float64, d float64, c, delta []float64, vs []*view, omega float64) {

@@ -36,6 +36,16 @@ func (s *Store) AddAction(a Action) error { return s.insertAction(a, nil, nil) }
 // RecordAction signs an action as the agent that made it (the record's
 // time is a.TS), logs it and stores its row.
 func (s *Store) RecordAction(ctx context.Context, a Action, sg Signer) error {
+	ev, err := SignAction(a, sg)
+	if err != nil {
+		return err
+	}
+	return s.AddSignedEvent(ctx, ev)
+}
+
+// SignAction signs an action as RecordAction does, touching no store; add
+// it with AddSignedEvent.
+func SignAction(a Action, sg Signer) (*SignedEvent, error) {
 	if a.Params == nil {
 		a.Params = map[string]string{}
 	}
@@ -50,11 +60,12 @@ func (s *Store) RecordAction(ctx context.Context, a Action, sg Signer) error {
 			rec.Sources[p] = record.ParamSources{From: nonNilIDs(ps.From), Alt: nonNilIDs(ps.Alt)}
 		}
 	}
-	raw, idx, err := s.signEvent(ctx, record.KindAction, a.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	raw, err := signEventRecord(rec, sg, func(k record.KeyID) { rec.KID = k })
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.insertAction(a, idx, raw)
+	return &SignedEvent{kind: record.KindAction, name: a.ID, rec: rec, raw: raw,
+		insert: func(s *Store, leaf *uint64, raw []byte) error { return s.insertAction(a, leaf, raw) }}, nil
 }
 
 func nonNilIDs(ids []record.ID) []record.ID {

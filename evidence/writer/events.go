@@ -15,27 +15,63 @@ type Signer struct {
 	Nonce     [16]byte
 }
 
-// signEvent fills in the signer's fields of an event record (through the
-// setters), signs it, appends its kind-tagged leaf and returns the encoding
-// and leaf index.
+// signEvent signs an event record and appends its leaf (SignedEvent's
+// two steps at once) and returns the encoding and leaf index.
 func (s *Store) signEvent(ctx context.Context, kind, name string, rec any, sg Signer, set func(record.KeyID)) ([]byte, *uint64, error) {
-	set(record.KeyIDOf(sg.Key.Public().(ed25519.PublicKey)))
-	if err := record.Sign(rec, sg.Key); err != nil {
-		return nil, nil, err
-	}
-	raw, err := record.Encode(rec)
+	raw, err := signEventRecord(rec, sg, set)
 	if err != nil {
 		return nil, nil, err
 	}
+	idx, err := s.appendEvent(ctx, kind, name, rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return raw, idx, nil
+}
+
+// signEventRecord fills in the signer's fields of an event record
+// (through the setter), signs it and returns its encoding. It touches no
+// store.
+func signEventRecord(rec any, sg Signer, set func(record.KeyID)) ([]byte, error) {
+	set(record.KeyIDOf(sg.Key.Public().(ed25519.PublicKey)))
+	if err := record.Sign(rec, sg.Key); err != nil {
+		return nil, err
+	}
+	return record.Encode(rec)
+}
+
+// appendEvent appends a signed event record's kind-tagged leaf.
+func (s *Store) appendEvent(ctx context.Context, kind, name string, rec any) (*uint64, error) {
 	if ts, ok := eventTS(rec); ok {
 		s.saw(ts)
 	}
-	sig := reflectSig(rec)
-	idx, err := s.AppendLeaf(ctx, record.EventLeaf(kind, record.EventID(kind, name), sig))
+	idx, err := s.AppendLeaf(ctx, record.EventLeaf(kind, record.EventID(kind, name), reflectSig(rec)))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return raw, &idx, nil
+	return &idx, nil
+}
+
+// SignedEvent is an event record (a node declaration, a query, an action)
+// signed by SignNode, SignQuery or SignAction, which touch no store: a
+// writer serving many callers signs in each caller's goroutine and adds
+// the records in log order with AddSignedEvent, with the same result as
+// DeclareNode, RecordQuery and RecordAction.
+type SignedEvent struct {
+	kind, name string
+	rec        any
+	raw        []byte
+	insert     func(s *Store, leaf *uint64, raw []byte) error
+}
+
+// AddSignedEvent appends the leaf of a signed event record and stores its
+// row.
+func (s *Store) AddSignedEvent(ctx context.Context, ev *SignedEvent) error {
+	idx, err := s.appendEvent(ctx, ev.kind, ev.name, ev.rec)
+	if err != nil {
+		return err
+	}
+	return ev.insert(s, idx, ev.raw)
 }
 
 // eventTS reads an event record's time.

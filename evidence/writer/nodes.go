@@ -34,11 +34,22 @@ func (s *Store) insertNode(n Node, leaf *uint64, raw []byte) error {
 // passage's entry, or of the write that introduced the entity), logs it and
 // stores its row.
 func (s *Store) DeclareNode(ctx context.Context, n Node, sg Signer) error {
-	rec := &record.Node{V: record.FormatVersion, Kind: record.KindNode, Name: n.ID, NodeKind: n.Kind, Label: n.Label, EID: n.EID,
-		Writer: sg.Principal, TS: uint64(n.TS), Nonce: sg.Nonce}
-	raw, idx, err := s.signEvent(ctx, record.KindNode, n.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	ev, err := SignNode(n, sg)
 	if err != nil {
 		return err
 	}
-	return s.insertNode(n, idx, raw)
+	return s.AddSignedEvent(ctx, ev)
+}
+
+// SignNode signs a vertex's declaration as DeclareNode does, touching no
+// store; add it with AddSignedEvent.
+func SignNode(n Node, sg Signer) (*SignedEvent, error) {
+	rec := &record.Node{V: record.FormatVersion, Kind: record.KindNode, Name: n.ID, NodeKind: n.Kind, Label: n.Label, EID: n.EID,
+		Writer: sg.Principal, TS: uint64(n.TS), Nonce: sg.Nonce}
+	raw, err := signEventRecord(rec, sg, func(k record.KeyID) { rec.KID = k })
+	if err != nil {
+		return nil, err
+	}
+	return &SignedEvent{kind: record.KindNode, name: n.ID, rec: rec, raw: raw,
+		insert: func(s *Store, leaf *uint64, raw []byte) error { return s.insertNode(n, leaf, raw) }}, nil
 }

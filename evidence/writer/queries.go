@@ -28,19 +28,30 @@ func (s *Store) AddQuery(q Query) error { return s.insertQuery(q, nil, nil) }
 // RecordQuery signs a query as the principal that ran it (the record's
 // time is q.TS), logs it and stores its row.
 func (s *Store) RecordQuery(ctx context.Context, q Query, sg Signer) error {
+	ev, err := SignQuery(q, sg)
+	if err != nil {
+		return err
+	}
+	return s.AddSignedEvent(ctx, ev)
+}
+
+// SignQuery signs a query as RecordQuery does, touching no store; add it
+// with AddSignedEvent.
+func SignQuery(q Query, sg Signer) (*SignedEvent, error) {
 	if q.Reset == nil {
 		q.Reset = map[string]float64{}
 	}
 	if q.K < 0 {
-		return fmt.Errorf("writer: query %s: k %d is negative", q.ID, q.K)
+		return nil, fmt.Errorf("writer: query %s: k %d is negative", q.ID, q.K)
 	}
 	rec := &record.Query{V: record.FormatVersion, Kind: record.KindQuery, Name: q.ID, Text: q.Text, K: uint(q.K), Reset: q.Reset,
 		Dense: q.Dense, Selected: q.Selected, Writer: sg.Principal, TS: uint64(q.TS), Nonce: sg.Nonce}
-	raw, idx, err := s.signEvent(ctx, record.KindQuery, q.ID, rec, sg, func(k record.KeyID) { rec.KID = k })
+	raw, err := signEventRecord(rec, sg, func(k record.KeyID) { rec.KID = k })
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.insertQuery(q, idx, raw)
+	return &SignedEvent{kind: record.KindQuery, name: q.ID, rec: rec, raw: raw,
+		insert: func(s *Store, leaf *uint64, raw []byte) error { return s.insertQuery(q, leaf, raw) }}, nil
 }
 
 func (s *Store) insertQuery(q Query, leaf *uint64, raw []byte) error {

@@ -28,8 +28,14 @@ func (s *Store) Delete(ctx context.Context, t *record.Tombstone, key ed25519.Pri
 	if err := s.AddTombstone(ctx, t, key); err != nil {
 		return err
 	}
-	if _, err := s.tx.Exec("DELETE FROM entries WHERE eid = ?", t.Target.String()); err != nil {
-		return fmt.Errorf("writer: delete entry %s: %w", t.Target, err)
+	return s.RemoveEntryRow(t.Target)
+}
+
+// RemoveEntryRow removes a tombstoned entry's row (Delete's last step, for
+// a tombstone added with AddSignedTombstone).
+func (s *Store) RemoveEntryRow(id record.ID) error {
+	if _, err := s.tx.Exec("DELETE FROM entries WHERE eid = ?", id.String()); err != nil {
+		return fmt.Errorf("writer: delete entry %s: %w", id, err)
 	}
 	return nil
 }
@@ -37,15 +43,29 @@ func (s *Store) Delete(ctx context.Context, t *record.Tombstone, key ed25519.Pri
 // AddTombstone logs and stores a tombstone without removing the entry row
 // (Delete does both; a tombstone alone leaves a tombstoned record live).
 func (s *Store) AddTombstone(ctx context.Context, t *record.Tombstone, key ed25519.PrivateKey) error {
-	t.V, t.Kind = record.FormatVersion, record.KindTombstone
-	t.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
-	if err := record.Sign(t, key); err != nil {
-		return err
-	}
-	raw, err := record.Encode(t)
+	raw, err := SignTombstone(t, key)
 	if err != nil {
 		return err
 	}
+	return s.AddSignedTombstone(ctx, t, raw)
+}
+
+// SignTombstone fills in a tombstone's V, Kind, KID and signature and
+// returns its encoding. It touches no store (so it does not fill the
+// deleted entry's lineage fields, as Delete does): add it in log order
+// with AddSignedTombstone.
+func SignTombstone(t *record.Tombstone, key ed25519.PrivateKey) ([]byte, error) {
+	t.V, t.Kind = record.FormatVersion, record.KindTombstone
+	t.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
+	if err := record.Sign(t, key); err != nil {
+		return nil, err
+	}
+	return record.Encode(t)
+}
+
+// AddSignedTombstone appends the leaf of a tombstone SignTombstone
+// prepared (raw is what it returned) and stores it.
+func (s *Store) AddSignedTombstone(ctx context.Context, t *record.Tombstone, raw []byte) error {
 	leaf, err := record.TombstoneLeaf(t)
 	if err != nil {
 		return err

@@ -59,15 +59,19 @@ type Config struct {
 
 // Store is an open store being written.
 type Store struct {
-	cfg     Config
-	db      *sql.DB
-	tx      *sql.Tx
-	stmts   map[string]*sql.Stmt
-	pending int
-	seq     map[string]int64
-	tree    *compact.Range
-	leaves  uint64
-	version uint64
+	cfg   Config
+	db    *sql.DB
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt // this transaction's inserts
+	// prepared holds the inserts prepared on the connection itself, so a
+	// store that commits often (a recorder, after every group) does not
+	// prepare them again in every transaction.
+	prepared map[string]*sql.Stmt
+	pending  int
+	seq      map[string]int64
+	tree     *compact.Range
+	leaves   uint64
+	version  uint64
 	// now is the latest record time the store has seen: the time of the
 	// operator's records.
 	now uint64
@@ -154,6 +158,22 @@ var insertSQL = func() map[string]string {
 }()
 
 func (s *Store) begin() error {
+	// The one connection is free only between transactions: the inserts
+	// used so far are prepared on it here, and each transaction takes
+	// them with tx.Stmt, which reuses a statement already prepared on
+	// its connection.
+	for table := range s.stmts {
+		if _, ok := s.prepared[table]; !ok {
+			st, err := s.db.Prepare(insertSQL[table])
+			if err != nil {
+				return fmt.Errorf("writer: prepare %s: %w", table, err)
+			}
+			if s.prepared == nil {
+				s.prepared = map[string]*sql.Stmt{}
+			}
+			s.prepared[table] = st
+		}
+	}
 	tx, err := s.db.Begin()
 	if err != nil {
 		return fmt.Errorf("writer: %s: %w", s.cfg.SnapshotPath, err)
@@ -168,10 +188,13 @@ func (s *Store) begin() error {
 func (s *Store) exec(table string, args ...any) error {
 	st, ok := s.stmts[table]
 	if !ok {
-		q := insertSQL[table]
-		var err error
-		if st, err = s.tx.Prepare(q); err != nil {
-			return fmt.Errorf("writer: prepare %s: %w", table, err)
+		if p, ok := s.prepared[table]; ok {
+			st = s.tx.Stmt(p)
+		} else {
+			var err error
+			if st, err = s.tx.Prepare(insertSQL[table]); err != nil {
+				return fmt.Errorf("writer: prepare %s: %w", table, err)
+			}
 		}
 		s.stmts[table] = st
 	}

@@ -36,8 +36,10 @@ func (r fixedReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// build writes a small store and returns the snapshot bytes and the leaves.
-func build(t *testing.T, path string) ([]byte, *memLog, []byte) {
+// newStore creates a store at path with a fixed log key and registry
+// root, and registers principal "user" (key user); id makes the UUIDv7
+// with first byte b.
+func newStore(t *testing.T, path string) (st *writer.Store, lg *memLog, user ed25519.PrivateKey, id func(byte) record.ID) {
 	t.Helper()
 	skey, vkey, err := note.GenerateKey(fixedReader(1), "example.org/log")
 	if err != nil {
@@ -48,24 +50,31 @@ func build(t *testing.T, path string) ([]byte, *memLog, []byte) {
 		t.Fatal(err)
 	}
 	root := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32))
-	user := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
-	lg := &memLog{}
-	st, err := writer.Create(writer.Config{SnapshotPath: path, Log: lg, LogSigner: signer, Origin: "example.org/log", LogVerifier: vkey,
+	user = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
+	lg = &memLog{}
+	st, err = writer.Create(writer.Config{SnapshotPath: path, Log: lg, LogSigner: signer, Origin: "example.org/log", LogVerifier: vkey,
 		RootKeys: []ed25519.PublicKey{root.Public().(ed25519.PublicKey)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	id := func(b byte) record.ID {
+	id = func(b byte) record.ID {
 		var id record.ID
 		id[0], id[6], id[8] = b, 0x70, 0x80
 		return id
 	}
 	ev := &record.PrincipalEvent{RID: id(1), Op: record.OpRegister, Principal: "user", Channel: record.ChannelAuthenticated, TS: 10}
 	copy(ev.PublicKey[:], user.Public().(ed25519.PublicKey))
-	if err := st.Register(ctx, ev, root); err != nil {
+	if err := st.Register(context.Background(), ev, root); err != nil {
 		t.Fatal(err)
 	}
+	return st, lg, user, id
+}
+
+// build writes a small store and returns the snapshot bytes and the leaves.
+func build(t *testing.T, path string) ([]byte, *memLog, []byte) {
+	t.Helper()
+	st, lg, user, id := newStore(t, path)
+	ctx := context.Background()
 	for i := byte(0); i < 5; i++ {
 		if err := st.AddEntry(ctx, &record.Entry{EID: id(10 + i), Writer: "user", Content: strings.Repeat("x", int(i)), TS: 20 + uint64(i)}, user, writer.EntryOptions{SessionID: "s"}); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,18 @@ import (
 
 // AddWrite signs a structural write, appends its leaf and stores it.
 func (s *Store) AddWrite(ctx context.Context, w *record.Write, key ed25519.PrivateKey) error {
+	raw, err := SignWrite(w, key)
+	if err != nil {
+		return err
+	}
+	return s.AddSignedWrite(ctx, w, raw)
+}
+
+// SignWrite fills in a structural write's V, KID (and Kind, when empty)
+// and signature and returns its encoding. It touches no store: add the
+// write in log order with AddSignedWrite, with the same result as
+// AddWrite.
+func SignWrite(w *record.Write, key ed25519.PrivateKey) ([]byte, error) {
 	w.V = record.FormatVersion
 	if w.Kind == "" {
 		w.Kind = record.KindEdge
@@ -18,12 +30,14 @@ func (s *Store) AddWrite(ctx context.Context, w *record.Write, key ed25519.Priva
 		w.Sources = []record.ID{}
 	}
 	if err := record.Sign(w, key); err != nil {
-		return err
+		return nil, err
 	}
-	raw, err := record.Encode(w)
-	if err != nil {
-		return err
-	}
+	return record.Encode(w)
+}
+
+// AddSignedWrite appends the leaf of a write SignWrite prepared (raw is
+// what it returned) and stores it.
+func (s *Store) AddSignedWrite(ctx context.Context, w *record.Write, raw []byte) error {
 	idx, err := s.AppendLeaf(ctx, record.RecordLeaf(w.WID, w.Sig))
 	if err != nil {
 		return err

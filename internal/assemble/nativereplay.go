@@ -14,12 +14,23 @@ import (
 // divergence caused only by writes that are no-source by design (HippoRAG
 // 2's synonym edges) stays a warning.
 func NativeReplayFindings(st *storemodel.Store, rows []replay.Row) []finding.Finding {
+	return NativeReplayGrader(st)(rows)
+}
+
+// NativeReplayGrader is NativeReplayFindings for rows replayed later: it
+// keeps only the ids of the store's unexplained writes, so the caller may
+// let the store's edges go before replaying.
+func NativeReplayGrader(st *storemodel.Store) func(rows []replay.Row) []finding.Finding {
 	unexplained := map[string]bool{}
 	for _, e := range st.Edges {
 		if e.Kind == storemodel.EdgeUnexplained {
 			unexplained[e.ID] = true
 		}
 	}
+	return func(rows []replay.Row) []finding.Finding { return nativeReplayFindings(unexplained, rows) }
+}
+
+func nativeReplayFindings(unexplained map[string]bool, rows []replay.Row) []finding.Finding {
 	blamed := map[string]bool{} // query ids whose culprits include an unexplained write
 	for _, r := range rows {
 		if r.Culprits == nil {

@@ -20,9 +20,10 @@ import (
 // recorded under are read from the snapshot itself (indexed by eid and
 // node id).
 type itemIndex struct {
-	db    *sql.DB
-	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
+	db       *sql.DB
+	tx       *sql.Tx
+	stmts    map[string]*sql.Stmt // this transaction's
+	prepared map[string]*sql.Stmt // on the connection, reused by every transaction
 }
 
 const indexSchema = `
@@ -56,7 +57,15 @@ func openIndex() (*itemIndex, error) {
 		db.Close()
 		return nil, fmt.Errorf("record: item index: %w", err)
 	}
-	ix := &itemIndex{db: db}
+	ix := &itemIndex{db: db, prepared: map[string]*sql.Stmt{}}
+	for name, q := range indexSQL {
+		st, err := db.Prepare(q)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("record: item index: %w", err)
+		}
+		ix.prepared[name] = st
+	}
 	if err := ix.begin(); err != nil {
 		db.Close()
 		return nil, err
@@ -92,10 +101,11 @@ func (ix *itemIndex) stmt(name string) (*sql.Stmt, error) {
 	if st, ok := ix.stmts[name]; ok {
 		return st, nil
 	}
-	st, err := ix.tx.Prepare(indexSQL[name])
-	if err != nil {
-		return nil, fmt.Errorf("record: item index: %w", err)
+	p, ok := ix.prepared[name]
+	if !ok {
+		return nil, fmt.Errorf("record: item index: no statement %s", name)
 	}
+	st := ix.tx.Stmt(p)
 	ix.stmts[name] = st
 	return st, nil
 }

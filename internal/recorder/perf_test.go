@@ -34,7 +34,11 @@ import (
 // of the sustained run with --ack sequenced (default 100000; the
 // integrated run makes a fifth of them); MEMSCOPE_RECORD_GATEWAY_PROFILE=DIR
 // writes the gateway's CPU profile of each sustained run there;
-// MEMSCOPE_RECORD_SUSTAINED_ONLY=1 skips the latency runs.
+// MEMSCOPE_RECORD_SUSTAINED_ONLY=1 skips the latency runs and
+// MEMSCOPE_RECORD_LATENCY_ONLY=1 the sustained runs;
+// MEMSCOPE_RECORD_SESSIONS and MEMSCOPE_RECORD_ACK run one session count
+// and one mode; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
+// (default 6, of 50 calls per session).
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
 		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
@@ -49,15 +53,30 @@ func TestMeasureRecord(t *testing.T) {
 		t.Logf("durable commit floor, --ack %s: one-entry Recorder.Do: median %v p90 %v p99 %v", ack, q(d, 0.5), q(d, 0.9), q(d, 0.99))
 	}
 	sessionCounts := []int{1, 8}
+	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_SESSIONS")); err == nil && n > 0 {
+		sessionCounts = []int{n}
+	}
+	if a := os.Getenv("MEMSCOPE_RECORD_ACK"); a != "" {
+		acks = []recorder.Ack{recorder.Ack(a)}
+	}
 	if os.Getenv("MEMSCOPE_RECORD_SUSTAINED_ONLY") == "1" {
 		sessionCounts = nil
 	}
+	blocks := 6
+	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_LATENCY_BLOCKS")); err == nil && n > 0 {
+		blocks = n
+	}
 	for _, sessions := range sessionCounts {
 		for _, ack := range acks {
-			direct, gw := latency(t, notes, ack, sessions, 6, 50)
-			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v",
-				ack, sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99))
+			lr := latency(t, notes, ack, sessions, blocks, 50)
+			direct, gw := lr.direct, lr.gw
+			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + fsync) meanwhile: %d for %d calls, median %v p90 %v p99 %v",
+				ack, sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99),
+				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99))
 		}
+	}
+	if os.Getenv("MEMSCOPE_RECORD_LATENCY_ONLY") == "1" {
+		return
 	}
 	calls := 100000
 	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_CALLS")); err == nil && n > 0 {
@@ -128,10 +147,36 @@ func notesConfig(notes string) *recorder.Config {
 		Mapping: &recorder.Mapping{Writes: []recorder.WriteTool{{Tool: "remember", Content: "text", ID: "id"}}}}}}
 }
 
+// latencyReport is what one latency run measured: each call's wall time
+// each way, this process's CPU time per call each way (the clients, plus
+// the in-process gateway on the gateway side; the upstreams are other
+// processes) and the load average before and after.
+type latencyReport struct {
+	direct, gw       []time.Duration
+	directCPU, gwCPU time.Duration
+	load             string
+	// The recorder's snapshot commits (WAL append + fsync) during the
+	// gateway blocks, and the calls they committed.
+	commits    []time.Duration
+	commitJobs int
+}
+
+// loadAvg is /proc/loadavg's one-minute figure.
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
 // latency times remember calls, direct to the notes server and through
 // an in-process gateway (sessions sharing one recorder and one upstream),
 // alternating blocks so both see the same machine.
-func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, perBlock int) (direct, gw []time.Duration) {
+func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, perBlock int) latencyReport {
+	var direct, gw []time.Duration
+	var directCPU, gwCPU time.Duration
+	load := loadAvg()
 	ctx := context.Background()
 	rec, _ := openRecorderAck(t, ack)
 	defer rec.Close(ctx)
@@ -185,11 +230,21 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 		}
 		wg.Wait()
 	}
+	var commits []time.Duration
+	commitJobs := 0
 	for b := 0; b < blocks; b++ {
+		c0 := selfCPU()
 		run(viaDirect, &direct)
+		c1 := selfCPU()
+		rec.CommitTimes() // what the direct block's pause committed is not this block's
 		run(viaGW, &gw)
+		directCPU += c1 - c0
+		gwCPU += selfCPU() - c1
+		ct, jobs := rec.CommitTimes()
+		commits, commitJobs = append(commits, ct...), commitJobs+jobs
 	}
-	return direct, gw
+	return latencyReport{direct: direct, gw: gw, directCPU: directCPU / time.Duration(max(1, len(direct))), gwCPU: gwCPU / time.Duration(max(1, len(gw))),
+		load: load + " before, " + loadAvg() + " after", commits: commits, commitJobs: commitJobs}
 }
 
 // inFlight is how many calls the sustained run keeps in flight.

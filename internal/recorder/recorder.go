@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,17 +22,25 @@ import (
 	"github.com/memscope/memscope/evidence/writer"
 )
 
-// Durability: a job's records are signed, given their log indices,
-// appended to the log buffer and inserted into the snapshot's open
-// transaction by the one committer goroutine; after each group of jobs
-// the snapshot is committed (one WAL append and fsync). With AckSequenced
-// (the default) the jobs' callers are released then: their records are
-// durable with their log index assigned, and the log integrates them
-// right after, in the background. With AckIntegrated the callers wait
-// until Tessera has also integrated their leaves (its POSIX driver syncs
-// each bundle, tile and tree state it writes). The snapshot is always
-// committed before the log, so after a crash the log can only be behind
-// the snapshot, and Open re-appends the missing leaves from the rows.
+// Durability: a job runs in three steps. Its caller sequences it under
+// the recorder's sequencing lock (sequence.go): the job's lookups, its
+// records' ids, times and nonces, the item index's changes, and its place
+// in the committer's queue, which is therefore the order of the records'
+// times. The caller then signs the job's records outside the lock, in its
+// own goroutine, concurrently with the other callers and with the
+// committer. The one committer goroutine takes the queue in order, waits
+// for each job's signatures, appends its leaves to the log buffer and
+// inserts its rows into the snapshot's open transaction; after each group
+// of jobs the snapshot is committed (one WAL append and fsync). With
+// AckSequenced (the default) the jobs' callers are released then: their
+// records are durable with their log index assigned, and the log
+// integrates them right after, in the background. With AckIntegrated the
+// callers wait until Tessera has also integrated their leaves (its POSIX
+// driver syncs each bundle, tile and tree state it writes). The snapshot
+// is always committed before the log, so after a crash the log can only
+// be behind the snapshot, and Open re-appends the missing leaves from the
+// rows. A crash before a job's group is committed loses the job, which
+// was not acknowledged.
 
 const (
 	// maxGroup bounds how many jobs share one commit.
@@ -45,7 +52,12 @@ const (
 	// logLag is how many committed groups may wait for the log at once:
 	// the flusher integrates all that are waiting in one Tessera flush,
 	// and a committer that gets this far ahead of the log waits for it.
-	logLag = 64
+	// It holds more than integrateEvery's worth of groups at the highest
+	// rate (one group per call, about 2,000 calls/s on a 2-core machine),
+	// so the pace never holds the committer: with 64 it did, once a
+	// pause had 64 groups waiting, and an acknowledgement waited for the
+	// rest of the pause.
+	logLag = 8192
 	// walFoldBytes is the WAL size past which the committer folds it into
 	// the snapshot file (after releasing the group, so off the
 	// acknowledgement path).
@@ -57,10 +69,15 @@ const (
 	foldIdle = 150 * time.Millisecond
 	// integrateEvery paces the log under AckSequenced: the flusher
 	// integrates at most this often, every group committed meanwhile in
-	// one tessera flush, so tessera's syncs (about seven per flush) do not
-	// queue before each group's WAL sync on the same disk. A barrier
-	// (flushNow, Close) does not wait for the pace.
-	integrateEvery = 50 * time.Millisecond
+	// one tessera flush. Each flush costs about seven syncs and their
+	// kernel time whatever its size, and a group's WAL sync that falls
+	// during one waits behind it on the same disk: the rarer the flushes,
+	// the fewer acknowledgements wait (at 50 ms, tessera's flushes were
+	// 10 % of the gateway's CPU in the 8-session latency run; at 500 ms,
+	// under 5 %). The price is the log's lag behind the snapshot (what a
+	// restart after a crash re-appends, what a live reader sees as not
+	// yet logged). A barrier (flushNow, Close) does not wait for the pace.
+	integrateEvery = 500 * time.Millisecond
 )
 
 // Ack says when a recorded call's result is released to the agent.
@@ -103,10 +120,8 @@ type Recorder struct {
 	lock       *os.File // the store's flock (lock.go), held until Close
 	st         *writer.Store
 	log        *appender.Writer
-	ks         *keyring
 	info       storeInfo
 	registered map[string]bool
-	reqs       chan *job
 	loopDone   chan struct{}
 	closeOnce  sync.Once
 	errMu      sync.Mutex
@@ -116,18 +131,43 @@ type Recorder struct {
 	logWG      sync.WaitGroup
 	flushedSeq atomic.Uint64
 	urgent     chan struct{} // a barrier waits: integrate now
+	// The committer's queue of sequenced jobs, in sequence order.
+	qmu     sync.Mutex
+	queue   []*job
+	qclosed bool
+	qwake   chan struct{}
+	// Owned by the sequencer (seqMu, sequence.go).
+	seqMu   sync.Mutex
+	closed  bool
+	ks      *keyring
+	ix      *itemIndex // h_src -> live entry; entity -> member entries
+	pending overlay    // what is sequenced but not yet committed
+	rdb     *sql.DB    // the snapshot's committed state, read-only
 	// Owned by the committer goroutine.
 	leafBuf   [][]byte // leaves whose rows are not committed yet
 	nextLeaf  uint64
 	batchSeq  uint64
 	unflushed map[record.ID]uint64 // entry -> batch whose leaf it is in
-	ix        *itemIndex           // h_src -> live entry; entity -> member entries
+	// For measurements (CommitTimes).
+	commits commitTimes
 }
 
+// job is one Do: the records its function prepared, each signed by the
+// caller and inserted by the committer.
 type job struct {
-	fn   func(*Tx) error
-	err  error
-	done chan struct{}
+	recs    []prepared
+	signErr error
+	signed  chan struct{} // closed once recs are signed
+	err     error
+	done    chan struct{}
+	keys    overlayKeys // what the job added to the overlay
+}
+
+// prepared is one record of a job: sign runs in the caller's goroutine,
+// insert (its leaf and row) in the committer, in log order.
+type prepared struct {
+	sign   func() error
+	insert func() error
 }
 
 // Open resumes a store made by Init, repairing the log after a crash.
@@ -166,7 +206,8 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, fmt.Errorf("record: --ack %q: want %s or %s", ack, AckSequenced, AckIntegrated)
 	}
 	r := &Recorder{dir: o.Dir, ack: ack, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
-		reqs: make(chan *job, maxGroup), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag), urgent: make(chan struct{}, 1),
+		qwake: make(chan struct{}, 1), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag), urgent: make(chan struct{}, 1),
+		pending: newOverlay(),
 	}
 	if r.ix, err = openIndex(); err != nil {
 		lw.Close(context.WithoutCancel(ctx))
@@ -181,6 +222,12 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, err
 	}
 	if err := r.ensurePrincipals(ctx, o.Principals); err != nil {
+		r.ix.close()
+		r.st.Close(context.WithoutCancel(ctx))
+		lock.Close()
+		return nil, err
+	}
+	if r.rdb, err = openCommitted(o.Dir); err != nil {
 		r.ix.close()
 		r.st.Close(context.WithoutCancel(ctx))
 		lock.Close()
@@ -341,18 +388,28 @@ func (r *Recorder) Agents() []string { return append([]string(nil), r.info.Agent
 // Registered says whether principal may sign.
 func (r *Recorder) Registered(principal string) bool { return r.registered[principal] }
 
-// Do runs fn in the committer and returns once its records are durable in
-// the snapshot and the log (or fn or the commit failed).
+// Do runs fn, which prepares records (Tx), and returns once they are
+// durable in the snapshot (AckSequenced) or also in the log
+// (AckIntegrated), or fn or the commit failed. fn runs in the caller's
+// goroutine under the sequencing lock; the records are signed after it,
+// outside the lock; the committer inserts and commits them.
 func (r *Recorder) Do(ctx context.Context, fn func(*Tx) error) error {
-	j := &job{fn: fn, done: make(chan struct{})}
-	select {
-	case r.reqs <- j:
-	case <-r.loopDone:
-		return errors.New("record: the recorder is closed")
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	<-j.done // the job may already be applied: wait for its fate
+	j := &job{signed: make(chan struct{}), done: make(chan struct{})}
+	if err := r.sequence(j, fn); err != nil {
+		return err
+	}
+	// Sequenced: the job is the committer's now, whatever ctx says.
+	for _, p := range j.recs {
+		if err := p.sign(); err != nil {
+			j.signErr = err
+			break
+		}
+	}
+	close(j.signed)
+	<-j.done
 	return j.err
 }
 
@@ -362,33 +419,54 @@ func (r *Recorder) loop(ctx context.Context) {
 	defer idle.Stop()
 	dirty := false
 	for {
-		var first *job
-		select {
-		case j, ok := <-r.reqs:
-			if !ok {
+		group, closed := r.take(maxGroup)
+		if len(group) == 0 {
+			if closed {
 				return
 			}
-			first = j
-		case <-idle.C:
-			if dirty && r.failed() == nil {
-				if err := r.st.FoldWAL(true); err != nil {
-					r.fail(fmt.Errorf("record: snapshot checkpoint failed, recording stopped: %w", err))
+			select {
+			case <-r.qwake:
+			case <-idle.C:
+				if dirty && r.failed() == nil {
+					if err := r.st.FoldWAL(true); err != nil {
+						r.fail(fmt.Errorf("record: snapshot checkpoint failed, recording stopped: %w", err))
+					}
 				}
+				dirty = false
 			}
-			dirty = false
 			continue
 		}
-		group := drain(r.reqs, []*job{first}, maxGroup)
 		for _, j := range group {
-			if err := r.failed(); err != nil {
-				j.err = err
-				continue
-			}
-			j.err = j.fn(&Tx{r: r})
+			r.insert(j)
 		}
 		r.commit(ctx, group)
 		dirty = true
 		idle.Reset(foldIdle)
+	}
+}
+
+// insert waits for a job's signatures and adds its records in order. An
+// insert error fails the job (its remaining records are not added), as a
+// failed write did when the committer also signed; a signing error stops
+// recording, since later jobs were sequenced against the job's records.
+func (r *Recorder) insert(j *job) {
+	<-j.signed
+	if j.signErr != nil {
+		r.fail(fmt.Errorf("record: signing failed, recording stopped: %w", j.signErr))
+	}
+	if err := r.failed(); err != nil {
+		if j.err == nil {
+			j.err = err
+		}
+		return
+	}
+	for _, p := range j.recs {
+		if err := p.insert(); err != nil {
+			if j.err == nil {
+				j.err = err
+			}
+			return
+		}
 	}
 }
 
@@ -398,23 +476,33 @@ func (r *Recorder) loop(ctx context.Context) {
 // group is applied and committed to the snapshot while the log integrates
 // this one: the snapshot stays ahead of the log, never behind.
 func (r *Recorder) commit(ctx context.Context, group []*job) {
+	var took time.Duration
 	if err := r.failed(); err == nil {
-		if err := r.ix.commit(); err != nil {
-			r.fail(fmt.Errorf("record: item index failed, recording stopped: %w", err))
-		} else if err := r.st.Commit(); err != nil {
+		start := time.Now()
+		if err := r.st.Commit(); err != nil {
 			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
 		}
+		took = time.Since(start)
 	}
+	// The callers first: the overlay's cleanup and the item index's
+	// commit (committed) wait for the sequencing lock, which the other
+	// sessions' calls hold in turn.
 	if err := r.failed(); err != nil {
 		r.leafBuf = nil // their rows were not committed: never log them
 		release(group, err)
+		r.committed(group)
 		return
 	}
+	if len(group) > 0 {
+		r.commits.add(took, len(group))
+	}
+	waiting := group
 	if r.ack == AckSequenced {
 		release(group, nil)
-		group = nil
+		waiting = nil
 	}
-	r.handoff(group)
+	r.committed(group)
+	r.handoff(waiting)
 	r.foldWAL()
 }
 
@@ -576,8 +664,17 @@ func (r *Recorder) fail(err error) {
 func (r *Recorder) Close(ctx context.Context) error {
 	var err error
 	r.closeOnce.Do(func() {
-		close(r.reqs)
+		r.seqMu.Lock()
+		r.closed = true // no job is sequenced from now on
+		r.seqMu.Unlock()
+		r.qmu.Lock()
+		r.qclosed = true
+		r.qmu.Unlock()
+		r.wake()
 		<-r.loopDone
+		// The snapshot leaves WAL mode on close only with no other
+		// connection open.
+		r.rdb.Close()
 		_, err = r.st.Close(ctx)
 		r.ix.close()
 		r.lock.Close() // releases the flock

@@ -3,8 +3,6 @@ package recorder
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -26,8 +24,15 @@ const (
 	maxText    = 64 << 10
 )
 
-// Tx is what a job may record. It is only valid inside the job.
-type Tx struct{ r *Recorder }
+// Tx is what a job may record. It is only valid inside the job's
+// function, which runs under the sequencing lock (sequence.go): each
+// method looks up what it needs, gives its record its id, time and nonce
+// and queues it; the record is signed when the function has returned and
+// stored by the committer.
+type Tx struct {
+	r *Recorder
+	j *job
+}
 
 var ctxBG = context.Background()
 
@@ -69,12 +74,23 @@ func (t *Tx) Entry(in EntryIn) (record.ID, error) {
 		in.Parents, in.Weights = in.Parents[len(in.Parents)-maxParents:], in.Weights[len(in.Weights)-maxParents:]
 	}
 	ts := now()
+	sess := in.Session
 	e := &record.Entry{EID: newID(ts), Content: content, Writer: in.Writer, Trust: in.Trust, Parents: in.Parents, Weights: in.Weights,
-		HSrc: in.Source, HCtx: in.Context, TS: ts, Nonce: sg.Nonce}
-	if err := t.r.st.AddEntry(ctxBG, e, sg.Key, writer.EntryOptions{SessionID: in.Session}); err != nil {
-		return record.ID{}, err
-	}
-	t.r.unflushed[e.EID] = t.r.batchSeq + 1
+		HSrc: in.Source, HCtx: in.Context, TS: ts, Nonce: sg.Nonce, Session: &sess}
+	var raw []byte
+	r := t.r
+	t.prepare(func() (err error) {
+		raw, err = writer.SignEntry(e, sg.Key)
+		return err
+	}, func() error {
+		if err := r.st.AddSignedEntry(ctxBG, e, raw, writer.EntryOptions{SessionID: in.Session}); err != nil {
+			return err
+		}
+		r.unflushed[e.EID] = r.batchSeq + 1
+		return nil
+	})
+	r.pending.entries[e.EID] = entryFacts{hsrc: in.Source, trust: in.Trust, writer: in.Writer, parents: in.Parents, weights: in.Weights}
+	t.j.keys.entries = append(t.j.keys.entries, e.EID)
 	if err := t.r.ix.setItem(in.Source, e.EID); err != nil {
 		return record.ID{}, t.indexFailed(err)
 	}
@@ -95,24 +111,6 @@ func (t *Tx) Item(key [32]byte) (record.ID, bool) {
 		t.indexFailed(err)
 	}
 	return id, ok
-}
-
-// itemKeyOf is the h_src a live entry was recorded under, from its
-// signed record in the snapshot; ok is false for an entry that is not
-// live (never recorded, or tombstoned: its row is gone).
-func (t *Tx) itemKeyOf(id record.ID) (key [32]byte, ok bool, err error) {
-	var raw []byte
-	switch err := t.r.st.QueryRow("SELECT record FROM entries WHERE eid = ?", id.String()).Scan(&raw); {
-	case errors.Is(err, sql.ErrNoRows):
-		return key, false, nil
-	case err != nil:
-		return key, false, err
-	}
-	e, err := record.DecodeEntry(raw)
-	if err != nil {
-		return key, false, fmt.Errorf("record: entry %s in the snapshot: %w", id, err)
-	}
-	return e.HSrc, true, nil
 }
 
 // Write signs and stores a structural write.
@@ -136,7 +134,12 @@ func (t *Tx) Write(kind, src, dst, rel string, weight float64, principal string,
 	}
 	ts := now()
 	w := &record.Write{Kind: kind, WID: newID(ts), Src: src, Dst: dst, Rel: rel, Weight: weight, Writer: principal, Sources: sources, TS: ts, Nonce: sg.Nonce}
-	return w.WID, t.r.st.AddWrite(ctxBG, w, sg.Key)
+	var raw []byte
+	t.prepare(func() (err error) {
+		raw, err = writer.SignWrite(w, sg.Key)
+		return err
+	}, func() error { return t.r.st.AddSignedWrite(ctxBG, w, raw) })
+	return w.WID, nil
 }
 
 // Delete tombstones the entry recorded for a memory item. A target whose
@@ -162,8 +165,7 @@ func (t *Tx) Members(entity string) []record.ID {
 	}
 	var out []record.ID
 	for _, id := range ids {
-		var one int
-		if t.r.st.QueryRow("SELECT 1 FROM entries WHERE eid = ?", id.String()).Scan(&one) == nil {
+		if _, live, err := t.liveEntry(id); err == nil && live {
 			out = append(out, id)
 		}
 	}
@@ -171,8 +173,11 @@ func (t *Tx) Members(entity string) []record.ID {
 }
 
 // DeleteID tombstones a live entry (a no-op for one already deleted).
+// The tombstone carries what lineage needs of the entry (writer, trust,
+// parents, weights), as writer.Store.Delete fills it, so the entries
+// derived from it keep their ancestor.
 func (t *Tx) DeleteID(id record.ID, reason, principal string) error {
-	key, ok, err := t.itemKeyOf(id)
+	f, ok, err := t.liveEntry(id)
 	if err != nil || !ok {
 		return err
 	}
@@ -180,17 +185,32 @@ func (t *Tx) DeleteID(id record.ID, reason, principal string) error {
 	if err != nil {
 		return err
 	}
-	if seq, ok := t.r.unflushed[id]; ok && seq > t.r.flushedSeq.Load() {
-		if err := t.r.flushNow(ctxBG); err != nil {
+	ts := now()
+	tr := f.trust
+	tb := &record.Tombstone{Target: id, Reason: clip(reason, 4096), Writer: principal, TS: ts, Nonce: sg.Nonce,
+		EntryWriter: f.writer, EntryTrust: &tr, EntryParents: f.parents, EntryWeights: f.weights}
+	var raw []byte
+	r := t.r
+	t.prepare(func() (err error) {
+		raw, err = writer.SignTombstone(tb, sg.Key)
+		return err
+	}, func() error {
+		// A target whose leaf is not yet in the log is flushed first: the
+		// tombstone removes its row, and a row-less leaf could not be
+		// re-appended after a crash.
+		if seq, ok := r.unflushed[id]; ok && seq > r.flushedSeq.Load() {
+			if err := r.flushNow(ctxBG); err != nil {
+				return err
+			}
+		}
+		if err := r.st.AddSignedTombstone(ctxBG, tb, raw); err != nil {
 			return err
 		}
-	}
-	ts := now()
-	tb := &record.Tombstone{Target: id, Reason: clip(reason, 4096), Writer: principal, TS: ts, Nonce: sg.Nonce}
-	if err := t.r.st.Delete(ctxBG, tb, sg.Key); err != nil {
-		return err
-	}
-	if err := t.r.ix.dropItem(key); err != nil {
+		return r.st.RemoveEntryRow(id)
+	})
+	r.pending.deleted[id] = true
+	t.j.keys.deleted = append(t.j.keys.deleted, id)
+	if err := t.r.ix.dropItem(f.hsrc); err != nil {
 		return t.indexFailed(err)
 	}
 	return nil
@@ -210,53 +230,60 @@ func (t *Tx) Node(id, kind, label string, eid *record.ID, principal string) erro
 		return err
 	}
 	n := writer.Node{ID: id, Kind: kind, Label: clip(label, maxText), EID: eid, TS: int64(now())}
-	return t.r.st.DeclareNode(ctxBG, n, sg)
+	if kind == snapshot.NodeEntity {
+		t.r.pending.nodes[id] = true
+		t.j.keys.nodes = append(t.j.keys.nodes, id)
+	}
+	t.event(func() (*writer.SignedEvent, error) { return writer.SignNode(n, sg) })
+	return nil
 }
 
-// hasNode says whether the snapshot declares node id (its id column is
-// unique, so indexed).
-func (t *Tx) hasNode(id string) (bool, error) {
-	var one int
-	switch err := t.r.st.QueryRow("SELECT 1 FROM nodes WHERE id = ?", id).Scan(&one); {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, sql.ErrNoRows):
-		return false, nil
-	default:
-		return false, err
-	}
+// event prepares an event record (node, query, action): signed by sign
+// after sequencing, added by the committer.
+func (t *Tx) event(sign func() (*writer.SignedEvent, error)) {
+	var ev *writer.SignedEvent
+	t.prepare(func() (err error) {
+		ev, err = sign()
+		return err
+	}, func() error { return t.r.st.AddSignedEvent(ctxBG, ev) })
 }
 
 // Trust is an entry's recorded trust, read from the snapshot (the
 // recorder keeps no per-entry state it can read back, so its memory stays
-// flat); an entry not found reads as External.
+// flat) or from a job not yet committed; an entry not found reads as
+// External.
 func (t *Tx) Trust(id record.ID) record.Trust {
-	var tr int
-	if err := t.r.st.QueryRow("SELECT trust FROM entries WHERE eid = ?", id.String()).Scan(&tr); err != nil || tr < 0 || tr > int(record.External) {
+	tr, ok := t.entryTrust(id)
+	if !ok || tr > record.External {
 		return record.External
 	}
-	return record.Trust(tr)
+	return tr
 }
 
-// Query signs and stores a query record.
+// Query prepares a query record.
 func (t *Tx) Query(q writer.Query, principal string) error {
 	sg, err := t.signer(principal)
 	if err != nil {
 		return err
 	}
+	if q.K < 0 {
+		return fmt.Errorf("record: query %s: k %d is negative", q.ID, q.K)
+	}
 	q.Text = clip(q.Text, maxText)
 	q.TS = int64(now())
-	return t.r.st.RecordQuery(ctxBG, q, sg)
+	t.event(func() (*writer.SignedEvent, error) { return writer.SignQuery(q, sg) })
+	return nil
 }
 
-// Action signs and stores an action record.
+// Action prepares an action record.
 func (t *Tx) Action(a writer.Action, principal string) error {
 	sg, err := t.signer(principal)
 	if err != nil {
 		return err
 	}
 	a.TS = int64(now())
-	return t.r.st.RecordAction(ctxBG, a, sg)
+	t.event(func() (*writer.SignedEvent, error) { return writer.SignAction(a, sg) })
+	return nil
 }
 
 // clip cuts s to at most n bytes on a rune boundary.

@@ -9,6 +9,7 @@ package storereplay
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	"github.com/memscope/memscope/internal/generators/graphfile"
 	"github.com/memscope/memscope/internal/readers/hipporag"
@@ -31,17 +32,29 @@ type Policy struct{ listed map[string]bool }
 func (Policy) Name() string { return PolicyName }
 
 // Label implements replay.LabelPolicy.
-func (p Policy) Label(e replay.Edge) replay.EdgeLabel {
-	if len(e.Prov.Sources) == 0 {
+func (p Policy) Label(e replay.Edge) replay.EdgeLabel { return p.LabelProvenance(&e.Prov) }
+
+// LabelProvenance implements replay.ProvenanceLabeler: the label depends
+// on the declared sources alone.
+func (p Policy) LabelProvenance(prov *replay.Provenance) replay.EdgeLabel {
+	if len(prov.Sources) == 0 {
 		return replay.EdgeLabel{Rule: RuleNoSource, Failed: []string{RuleNoSource}, Declared: true}
 	}
-	for _, s := range e.Prov.Sources {
+	for _, s := range prov.Sources {
 		if !p.listed[s] {
 			return replay.EdgeLabel{Rule: RuleSourceUnlist, Failed: []string{RuleSourceUnlist}, Declared: true}
 		}
 	}
 	return replay.EdgeLabel{Authenticated: true, Rule: RuleSourced, Declared: true}
 }
+
+// collectAbove is the graph size (nodes and edges) above which
+// GraphReleasing collects the store's edges at once.
+const collectAbove = 1 << 20
+
+// buildGCPercent paces the collector while GraphReleasing builds a large
+// graph (the store's heap plus a quarter before a collection).
+const buildGCPercent = 25
 
 // Writer is the writer every native write is attributed to: the store
 // itself (it records no per-write principal).
@@ -50,6 +63,32 @@ func Writer(f storemodel.Format) string { return "store:" + string(f) }
 // Graph builds the replay graph and the label policy of a store. Passages
 // the store lists are the authenticated items (as declared).
 func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
+	return graph(st, false)
+}
+
+// GraphReleasing is Graph for a caller that needs nothing of the store's
+// edges once the graph has them: each edge is cleared as it is added and
+// st.Edges is nil on return, so a store of millions of writes does not
+// hold them (over a gigabyte at 5M) beside the graph while its adjacency
+// is compiled and the queries are solved.
+func GraphReleasing(st *storemodel.Store) (*replay.Graph, Policy, error) {
+	return graph(st, true)
+}
+
+func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
+	size := len(st.Nodes) + len(st.Edges)
+	if release && size > collectAbove {
+		// The graph's columns are built beside the store's edges, whose
+		// strings become garbage as each edge is added: a collector
+		// paced at GOGC 100 from the store's heap would let that garbage
+		// and the columns grow to twice the store before collecting.
+		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
+		// What reading the store left is garbage: collected and handed
+		// back to the system, so the graph's columns do not come on top
+		// of the pages it held (they are large spans, which the freed
+		// small ones would not serve).
+		debug.FreeOSMemory()
+	}
 	nodes := make([]replay.Node, len(st.Nodes))
 	pol := Policy{listed: map[string]bool{}}
 	for i, n := range st.Nodes {
@@ -65,6 +104,8 @@ func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
 	if err != nil {
 		return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
 	}
+	// Edges named by their endpoints keep no id string in the graph.
+	b.PairIDs(storemodel.PairSep)
 	// One shared true and false: the graph keeps provenance by value, so
 	// no per-edge flag is needed.
 	yes, no := true, false
@@ -78,6 +119,18 @@ func Graph(st *storemodel.Store) (*replay.Graph, Policy, error) {
 		if err := b.Add(replay.Edge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight,
 			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: declared}}); err != nil {
 			return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
+		}
+		if release {
+			*e = storemodel.Edge{}
+		}
+	}
+	if release {
+		st.Edges = nil
+		if size > collectAbove {
+			// The edges are garbage now, but the collector's goal was set
+			// by a heap that held them: without a collection here the
+			// adjacency and the solves would be laid beside them.
+			debug.FreeOSMemory()
 		}
 	}
 	g, err := b.Graph()

@@ -109,10 +109,9 @@ func (b *build) addNodes(g *Graph) {
 // names no node now but is not empty is one the parser adds at the end (a
 // node networkx's add_edge creates, or a node declared later, which the
 // streaming order refuses): every other graph node, empty ids aside, is a
-// store node by then.
-func (b *build) isNode(end string) bool {
-	_, ok := b.nodes[end]
-	return ok || end != ""
+// store node by then. found says whether b.nodes has it.
+func isNode(end string, found bool) bool {
+	return found || end != ""
 }
 
 // plainID says whether an id can only ever be read back from a pair id
@@ -128,6 +127,11 @@ func plainID(s string) bool {
 func (b *build) used(a, c, id string) bool {
 	i, okA := b.nodes[a]
 	j, okC := b.nodes[c]
+	return b.usedAt(a, c, id, i, okA, j, okC)
+}
+
+// usedAt is used with a's and c's positions looked up already (ok: found).
+func (b *build) usedAt(a, c, id string, i int32, okA bool, j int32, okC bool) bool {
 	if !okA || !okC || !plainID(a) || !plainID(c) {
 		seen := b.pairs[id]
 		b.pairs[id] = true
@@ -144,7 +148,10 @@ func (b *build) edge(e *rawEdge) {
 	i := b.edges
 	b.edges++
 	subject := func() string { return "edge " + e.src + " -- " + e.dst } // only for an issue
-	if !b.isNode(e.src) || !b.isNode(e.dst) {
+	// Each end is looked up once, for isNode and usedAt.
+	ia, okA := b.nodes[e.src]
+	ic, okC := b.nodes[e.dst]
+	if !isNode(e.src, okA) || !isNode(e.dst, okC) {
 		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject(), Message: "an endpoint is a skipped node; skipped"})
 		return
 	}
@@ -154,7 +161,7 @@ func (b *build) edge(e *rawEdge) {
 	}
 	w := e.weight
 	id := storemodel.PairID(e.src, e.dst)
-	if b.used(e.src, e.dst, id) {
+	if b.usedAt(e.src, e.dst, id, ia, okA, ic, okC) {
 		id = fmt.Sprintf("%s#%d", id, i)
 		b.pairs[id] = true
 	}
@@ -216,9 +223,11 @@ func (b *build) streamGraph(ctx context.Context) (*Graph, error) {
 }
 
 // collectEvery edges the streaming build collects garbage (a few hundred
-// bytes of it an edge). Every 2^18 keeps 1M nodes and 5M edges well under
-// 2 GB for somewhat more CPU than every 2^20 (docs/performance-history.md).
-const collectEvery = 1 << 18
+// bytes of it an edge). Every 2^19 keeps 1M nodes and 5M edges at 1.73 GB
+// (every 2^18: 1.67 GB for 16% more CPU in the open; every 2^20 was over
+// 2 GB before the text scan stopped building a string per edge:
+// docs/performance-history.md).
+const collectEvery = 1 << 19
 
 // wholeGraph builds the store after the whole graph is read, its edges
 // kept compactly meanwhile.

@@ -175,10 +175,13 @@ type Store struct {
 	Notes []string
 }
 
+// PairSep joins the endpoints of a PairID.
+const PairSep = "--"
+
 // PairID names an edge that has no id of its own by its endpoints.
 func PairID(a, b string) string {
 	if b < a {
 		a, b = b, a
 	}
-	return a + "--" + b
+	return a + PairSep + b
 }
