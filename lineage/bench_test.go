@@ -1,6 +1,7 @@
 package lineage
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"syscall"
@@ -24,7 +25,11 @@ func reportCPU(b *testing.B, start time.Duration) {
 // syntheticStore makes n entries in write order with 0-8 parents each drawn
 // mostly from recent entries (as retrieval favours recent memories), weights
 // in [0,1], about 2% external writers.
-func syntheticStore(n int) []Entry {
+func syntheticStore(n int) []Entry { return syntheticStoreOf(n, idFor) }
+
+// syntheticStoreOf is syntheticStore with the ids id gives.
+func syntheticStoreOf(n int, id func(int) string) []Entry {
+	idFor := id
 	r := rand.New(rand.NewPCG(42, 43))
 	es := make([]Entry, n)
 	for i := range es {
@@ -63,6 +68,27 @@ func graph1M(b *testing.B) *Graph {
 		store1M = syntheticStore(1_000_000)
 	}
 	return Build(store1M)
+}
+
+// BenchmarkBuild1MTimeOrdered is BenchmarkBuild1M with ids as memscope's
+// writer makes them (UUIDv7: a millisecond clock in the first six bytes,
+// random bits after), whose first bytes spread over the store's time span
+// where idFor's are all equal.
+func BenchmarkBuild1MTimeOrdered(b *testing.B) {
+	r := rand.New(rand.NewPCG(44, 45))
+	const start = 0x019cadc6d84c // a demo store's first millisecond
+	ids := make([]string, 1_000_000)
+	for i := range ids {
+		ms := uint64(start + i + r.IntN(3))
+		ids[i] = fmt.Sprintf("%08x-%04x-7%03x-8%03x-%012x", ms>>16, ms&0xffff, r.IntN(1<<12), r.IntN(1<<12), r.Uint64()>>16)
+	}
+	store := syntheticStoreOf(len(ids), func(i int) string { return ids[i] })
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		Build(store)
+	}
+	reportCPU(b, cpu)
 }
 
 func BenchmarkPropagate1M(b *testing.B) {

@@ -293,16 +293,16 @@ func (m *Model) busy() bool {
 
 // tickEvery is how often the spinner turns by itself: quickly while a
 // view waits for its data, slowly while only verification runs, whose
-// progress reports turn it too. Each turn redraws the frame, and on a big
-// store under load verification runs for minutes: at a million entries
-// drawing was a tenth of the inspector's CPU time beyond memscope
-// verify's.
+// progress reports (two a second) turn it too. Each turn redraws the
+// frame, and on a big store under load verification runs for minutes: at
+// a million entries drawing was a tenth of the inspector's CPU time beyond
+// memscope verify's.
 func (m *Model) tickEvery() time.Duration {
 	switch {
 	case m.busy():
 		return 120 * time.Millisecond
 	case m.verifying:
-		return 500 * time.Millisecond
+		return time.Second
 	}
 	return 0
 }

@@ -156,9 +156,10 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 			}
 		}
 		fail := func(err error) { ch <- tui.Progress{Finished: true, Err: err} }
-		// Each report redraws the frame and turns the spinner: four a
-		// second show progress without drawing for minutes on end.
-		tick := time.NewTicker(250 * time.Millisecond)
+		// Each report redraws the frame and turns the spinner: two a
+		// second show progress without drawing for minutes on end (each
+		// frame is CPU time taken from verification's signatures).
+		tick := time.NewTicker(500 * time.Millisecond)
 		defer tick.Stop()
 		for !isClosed(src.done) {
 			select {
