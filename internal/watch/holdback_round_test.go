@@ -59,19 +59,28 @@ func TestSnapshotAheadOfCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, cp := range [][]byte{cpEarly, fullRaw} {
-		if err := os.WriteFile(filepath.Join(logDir, "checkpoint"), cp, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		evs, err := RunOnce(ctx, tg, state, time.Now(), func(Event) error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range evs {
-			if e.Severity == finding.SevError {
-				t.Errorf("round %d: %s %s: %s", i+1, e.Code, e.Subject, e.Message)
-			}
+		roundAt(ctx, t, tg, state, logDir, cp, i+1)
+	}
+}
+
+// roundAt publishes checkpoint cp in logDir, runs one round of the watch
+// with the state file state, fails the test on every error event (the
+// lagging-checkpoint tests expect none) and returns the round's events.
+func roundAt(ctx context.Context, t *testing.T, tg Target, state, logDir string, cp []byte, round int) []Event {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(logDir, "checkpoint"), cp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := RunOnce(ctx, tg, state, time.Now(), func(Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Severity == finding.SevError {
+			t.Errorf("round %d: %s %s: %s", round, e.Code, e.Subject, e.Message)
 		}
 	}
+	return evs
 }
 
 // lagging prepares the scenario name's log at logDir to publish a

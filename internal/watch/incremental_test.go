@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -261,17 +260,7 @@ func TestIncrementalRoundHoldsBack(t *testing.T) {
 	}
 	tg := Target{Log: logDir, LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(sdir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
 	for i, cp := range [][]byte{cpEarly, fullRaw} {
-		if err := os.WriteFile(filepath.Join(logDir, "checkpoint"), cp, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		evs, err := RunOnce(ctx, tg, state, time.Now(), func(Event) error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range evs {
-			if e.Severity == finding.SevError {
-				t.Errorf("round %d: %s %s: %s", i+1, e.Code, e.Subject, e.Message)
-			}
+		for _, e := range roundAt(ctx, t, tg, state, logDir, cp, i+1) {
 			if e.Code == finding.WatchCheckpointAdvanced && !strings.Contains(e.Message, "new records checked") {
 				t.Errorf("round %d took the whole-store path: %s", i+1, e.Message)
 			}
