@@ -79,8 +79,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	gs := map[trace.GoID]*gstate{}
-	var first, last trace.Time
+	gs, first, last := readStates(r, *long)
+	summarise(gs, first, last)
+}
+
+// readStates follows every goroutine's state transitions through the
+// trace, printing the interface goroutines' states longer than long ms as
+// it goes, and returns each goroutine's totals with the trace's span.
+func readStates(r *trace.Reader, long float64) (gs map[trace.GoID]*gstate, first, last trace.Time) {
+	gs = map[trace.GoID]*gstate{}
 	for {
 		ev, err := r.ReadEvent()
 		if err == io.EOF {
@@ -112,8 +119,8 @@ func main() {
 		}
 		from, to := st.Goroutine()
 		t := ev.Time()
-		if *long > 0 && strings.HasPrefix(g.class, "ui") {
-			if g.lastT != 0 && float64(t-g.lastT)/1e6 > *long {
+		if long > 0 && strings.HasPrefix(g.class, "ui") {
+			if g.lastT != 0 && float64(t-g.lastT)/1e6 > long {
 				fmt.Printf("%8.3fs %-20s %-9s %7.1f ms -> %s;", float64(g.lastT-first)/1e9, g.class, from, float64(t-g.lastT)/1e6, to)
 				n := 0
 				for fr := range g.lastStack.Frames() {
@@ -143,6 +150,12 @@ func main() {
 			g.running = false
 		}
 	}
+	return gs, first, last
+}
+
+// summarise prints, per kind of goroutine, how often its goroutines woke,
+// how long they waited for a P and how long they ran.
+func summarise(gs map[trace.GoID]*gstate, first, last trace.Time) {
 	type agg struct {
 		waits []float64
 		run   float64
