@@ -438,7 +438,10 @@ func (in *newRows) check() {
 	}
 	nc.NewTombstones = len(in.tombstones)
 	v.entryIDs = newEntrySet(v.logPos, v.size)
-	for _, r := range append(slices.Clone(in.entries), in.context...) {
+	// The checked entries and the entries they cite, for the entry set
+	// and for the cross-checks below.
+	withContext := append(slices.Clone(in.entries), in.context...)
+	for _, r := range withContext {
 		if id, err := record.ParseID(r.EID); err == nil {
 			v.entryIDs.add(id)
 		}
@@ -462,7 +465,7 @@ func (in *newRows) check() {
 	v.orphanLeaves()
 	// Parent order and tombstone authority over the checked rows and
 	// their context (Run's general path, on these facts only).
-	for _, r := range append(slices.Clone(in.entries), in.context...) {
+	for _, r := range withContext {
 		if e := r.Entry; e != nil {
 			v.addGeneralFact(fact{id: e.EID, subject: "entry " + r.EID, writer: e.Writer, ts: e.TS, trust: e.Trust, entry: true, parents: e.Parents})
 		}
