@@ -282,22 +282,29 @@ func (g *Graph) solveFrom(ctx context.Context, r []float64, opt SolveOptions, vs
 	}
 	out := make([][]float64, m)
 	for j := range out {
-		s := make([]float64, n)
-		var sum float64
-		for u := 0; u < n; u++ {
-			v := x[u*m+j]
-			if v < 0 { // cancellation residue of removed edges
-				v = 0
-			}
-			s[u] = v
-			sum += v
-		}
-		for u := range s {
-			s[u] /= sum
-		}
-		out[j] = s
+		out[j] = scoresOf(n, func(u int) float64 { return x[u*m+j] })
 	}
 	return out, nil
+}
+
+// scoresOf takes one solve's scores out of its iterate (at(u) for node u
+// of n): negative residue of removed edges' cancellation clamped to 0,
+// then scaled to sum 1. Every solve ends with it.
+func scoresOf(n int, at func(u int) float64) []float64 {
+	s := make([]float64, n)
+	var sum float64
+	for u := range s {
+		v := at(u)
+		if v < 0 {
+			v = 0
+		}
+		s[u] = v
+		sum += v
+	}
+	for u := range s {
+		s[u] /= sum
+	}
+	return s
 }
 
 // sorOmega over-relaxes the full-tolerance solves: each node moves this
@@ -402,21 +409,7 @@ func (g *Graph) solvePair(ctx context.Context, r []float64, opt SolveOptions, v0
 			break
 		}
 	}
-	out := [][]float64{make([]float64, n), make([]float64, n)}
-	var sum [2]float64
-	for u := range x {
-		for j := 0; j < 2; j++ {
-			v := max(x[u][j], 0) // clamp cancellation residue of removed edges
-			out[j][u] = v
-			sum[j] += v
-		}
-	}
-	for j := range out {
-		for u := range out[j] {
-			out[j][u] /= sum[j]
-		}
-	}
-	return out, nil
+	return [][]float64{laneScores(x, 0), laneScores(x, 1)}, nil
 }
 
 // sweep2 sweeps two lanes at once: lane j solves reset r[j] on view

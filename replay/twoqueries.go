@@ -64,23 +64,9 @@ func (g *Graph) solveTwo(ctx context.Context, rs [2][]float64, opt SolveOptions,
 	return out, errs, nil
 }
 
-// laneScores takes lane j's scores out as solveFrom does: negative
-// residue clamped to 0, then scaled to sum 1.
+// laneScores takes lane j's scores out of a two-lane iterate (scoresOf).
 func laneScores(x [][2]float64, j int) []float64 {
-	s := make([]float64, len(x))
-	var sum float64
-	for u := range x {
-		v := x[u][j]
-		if v < 0 {
-			v = 0
-		}
-		s[u] = v
-		sum += v
-	}
-	for u := range s {
-		s[u] /= sum
-	}
-	return s
+	return scoresOf(len(x), func(u int) float64 { return x[u][j] })
 }
 
 // replayPairsOnG is ReplayAll on workers goroutines when G_auth is G:
