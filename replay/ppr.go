@@ -413,8 +413,8 @@ func (g *Graph) solvePair(ctx context.Context, r []float64, opt SolveOptions, v0
 }
 
 // sweep2 sweeps two lanes at once: lane j solves reset r[j] on view
-// vs[j] (G and G_auth of one query in solvePair, two queries on one view
-// in solveTwo). A lane not live is read but neither updated nor counted.
+// vs[j] (G and G_auth of one query in solvePair). A lane not live is read
+// but neither updated nor counted.
 func (g *Graph) sweep2(x, y [][2]float64, r [2][]float64, d float64, c [2]float64, vs [2]*view, live [2]bool, omega float64) (delta [2]float64) {
 	g.sweeps.Add(1)
 	off, cols, w := g.offsets, g.cols, g.weights

@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkTwoQueriesOnG solves two queries on G one after the other
-// (solve) and in one pass (solveTwo), on one core: the ratio of the two
+// (solve) and in one pass (solveLanes), on one core: the ratio of the two
 // is what pairing saves.
 func BenchmarkTwoQueriesOnG(b *testing.B) {
 	g, qs := benchGraph(100_000, 1_000_000, 6_000_000, 0)
@@ -32,7 +32,7 @@ func BenchmarkTwoQueriesOnG(b *testing.B) {
 	})
 	b.Run("paired", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := g.solveTwo(ctx, rs, r.cfg.Solve, r.full); err != nil {
+			if _, _, err := g.solveLanes(ctx, rs[:], r.cfg.Solve, r.full); err != nil {
 				b.Fatal(err)
 			}
 		}

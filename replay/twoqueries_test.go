@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestSolveTwoIsSolveBitForBit: two reset vectors solved in one pass get
-// exactly what each gets solved alone, when they converge after different
-// numbers of sweeps (the lane that converges first is left alone) and on a
-// view with removed edges (corrections) as on G.
-func TestSolveTwoIsSolveBitForBit(t *testing.T) {
+// TestSolveLanesIsSolveBitForBit: two to four reset vectors solved in one
+// pass get exactly what each gets solved alone, when they converge after
+// different numbers of sweeps (a lane that converges first is left alone)
+// and on a view with removed edges (corrections) as on G.
+func TestSolveLanesIsSolveBitForBit(t *testing.T) {
 	t.Parallel()
 	g, qs := benchGraph(300, 1200, 9000, 80)
 	r, err := NewReplayer(g, Config{})
@@ -35,12 +35,19 @@ func TestSolveTwoIsSolveBitForBit(t *testing.T) {
 	}
 	sweeps := map[int64]bool{}
 	for _, v := range []*view{r.full, r.auth} {
-		for _, pair := range [][2]int{{0, 1}, {3, 0}, {1, 4}, {4, 3}} {
-			got, failed, err := g.solveTwo(ctx, [2][]float64{resets[pair[0]], resets[pair[1]]}, r.cfg.Solve, v)
-			if err != nil || failed[0] != nil || failed[1] != nil {
-				t.Fatal(err, failed)
+		for _, group := range [][]int{{0, 1}, {3, 0}, {1, 4}, {4, 3}, {2, 4, 0}, {3, 1, 4, 2}} {
+			var rs [][]float64
+			for _, qi := range group {
+				rs = append(rs, resets[qi])
 			}
-			for j, qi := range pair {
+			got, failed, err := g.solveLanes(ctx, rs, r.cfg.Solve, v)
+			if err != nil || len(got) != len(group) || len(failed) != len(group) {
+				t.Fatal(err, len(got), len(failed))
+			}
+			for j, qi := range group {
+				if failed[j] != nil {
+					t.Fatal(failed[j])
+				}
 				before := g.Sweeps()
 				want, err := g.solve(ctx, resets[qi], r.cfg.Solve, []*view{v})
 				if err != nil {
@@ -60,10 +67,10 @@ func TestSolveTwoIsSolveBitForBit(t *testing.T) {
 	}
 }
 
-// TestReplayAllPairsQueriesOnG: when G_auth is G, ReplayAll on two workers
-// (two queries per pass) gives every row the per-query replay gives, an
-// odd query out and an unreplayable one included.
-func TestReplayAllPairsQueriesOnG(t *testing.T) {
+// TestReplayAllGroupsQueriesOnG: when G_auth is G, ReplayAll on two
+// workers (four queries per pass) gives every row the per-query replay
+// gives, a query left alone and an unreplayable one included.
+func TestReplayAllGroupsQueriesOnG(t *testing.T) {
 	t.Parallel()
 	g, qs := benchGraph(300, 1200, 9000, 0)
 	r, err := NewReplayer(g, Config{})
@@ -73,7 +80,8 @@ func TestReplayAllPairsQueriesOnG(t *testing.T) {
 	if !r.authIsG {
 		t.Fatal("G_auth is not G: the test would not pair queries")
 	}
-	qs = append(qs[:6:6], Query{ID: "broken", Reset: map[string]float64{"p1": -1}}, qs[6])
+	// Nine queries: groups of four, four (one unreplayable) and one.
+	qs = append(qs[:6:6], Query{ID: "broken", Reset: map[string]float64{"p1": -1}}, qs[6], qs[7])
 	rows, err := r.ReplayAll(context.Background(), qs, 2)
 	if err != nil {
 		t.Fatal(err)
