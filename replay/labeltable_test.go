@@ -52,6 +52,14 @@ func TestLabelTableMatchesEachEdgesLabel(t *testing.T) {
 			if got := r.Labels(); !reflect.DeepEqual(got, want) {
 				t.Errorf("policy %s (%T): labels differ from each edge's own", name, pol)
 			}
+			// Labelled in parts on several goroutines (as a large graph
+			// is), the codes are those of one pass, parts split mid-run.
+			one := labelTableIn(g, pol, 1)
+			for _, parts := range []int{2, 3, 7} {
+				if got := labelTableIn(g, pol, parts); !reflect.DeepEqual(got, one) {
+					t.Errorf("policy %s (%T) in %d parts: codes %v, in one pass %v", name, pol, parts, got.of, one.of)
+				}
+			}
 		}
 	}
 }

@@ -2,9 +2,12 @@ package replay
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/memscope/memscope/internal/par"
 )
 
 // Rules that decide an edge's label. Each label names the rule that decided
@@ -48,7 +51,8 @@ type LabelPolicy interface {
 // edge's provenance alone (as LabelPolicy says it should): a replay of a
 // large graph then labels each edge without spelling out its id and
 // endpoints. LabelProvenance must give what Label gives an edge of that
-// provenance, and must not keep p's slices (they are reused).
+// provenance, must not keep p's slices (they are reused), and is called
+// from several goroutines at once on a large graph.
 type ProvenanceLabeler interface {
 	LabelPolicy
 	LabelProvenance(p *Provenance) EdgeLabel
@@ -165,14 +169,71 @@ type labelKey struct {
 	failedSet      bool
 }
 
+// labelsInParallelAbove is the edge count above which a ProvenanceLabeler
+// labels the edges on every core: a million-edge store spends seconds here.
+const labelsInParallelAbove = 1 << 16
+
 func newLabelTable(g *Graph, p LabelPolicy) labelTable {
+	_, byProv := p.(ProvenanceLabeler)
+	if byProv && g.EdgeCount() > labelsInParallelAbove {
+		return labelTableIn(g, p, runtime.GOMAXPROCS(0))
+	}
+	return labelTableIn(g, p, 1)
+}
+
+// labelTableIn labels the edges in parts runs of edges, on as many
+// goroutines.
+func labelTableIn(g *Graph, p LabelPolicy, parts int) labelTable {
 	t := labelTable{of: make([]int32, g.EdgeCount())}
+	// Each part codes its labels in the order they first appear in it;
+	// the parts taken in edge order then give each label the code of its
+	// first appearance overall, as one pass over every edge would.
+	chunks := make([]labelChunk, parts)
+	par.Each(parts, parts, func(c int) {
+		lo, hi := c*len(t.of)/parts, (c+1)*len(t.of)/parts
+		chunks[c] = labelEdges(g, p, lo, t.of[lo:hi])
+	})
+	codes := map[labelKey]int32{}
+	for c, ch := range chunks {
+		remap := make([]int32, len(ch.tab))
+		for j, k := range ch.keys {
+			code, ok := codes[k]
+			if !ok {
+				code = int32(len(t.tab))
+				t.tab = append(t.tab, ch.tab[j])
+				codes[k] = code
+			}
+			remap[j] = code
+		}
+		if c == 0 {
+			continue // its codes are already the overall ones
+		}
+		lo, hi := c*len(t.of)/parts, (c+1)*len(t.of)/parts
+		for i := lo; i < hi; i++ {
+			t.of[i] = remap[t.of[i]]
+		}
+	}
+	return t
+}
+
+// labelChunk is the distinct labels of a run of edges, in the order they
+// first appear, with their keys.
+type labelChunk struct {
+	tab  []EdgeLabel
+	keys []labelKey
+}
+
+// labelEdges labels edges first, first+1, ... into of (codes into the
+// chunk's own table).
+func labelEdges(g *Graph, p LabelPolicy, first int, of []int32) labelChunk {
+	var ch labelChunk
 	codes := map[labelKey]int32{}
 	pl, byProv := p.(ProvenanceLabeler)
 	var prov Provenance
 	var scratch []string
 	last := int32(-1) // the previous edge's code: runs of one label are common
-	for i := range t.of {
+	for j := range of {
+		i := first + j
 		var l EdgeLabel
 		if byProv {
 			prov, scratch = g.provenance(i, scratch[:0])
@@ -180,20 +241,21 @@ func newLabelTable(g *Graph, p LabelPolicy) labelTable {
 		} else {
 			l = p.Label(g.Edge(i))
 		}
-		if last >= 0 && sameLabel(l, t.tab[last]) {
-			t.of[i] = last
+		if last >= 0 && sameLabel(l, ch.tab[last]) {
+			of[j] = last
 			continue
 		}
 		k := labelKey{auth: l.Authenticated, declared: l.Declared, rule: l.Rule, source: l.Source, failed: joinLengths(l.Failed), failedSet: l.Failed != nil}
 		c, ok := codes[k]
 		if !ok {
-			c = int32(len(t.tab))
-			t.tab = append(t.tab, l)
+			c = int32(len(ch.tab))
+			ch.tab = append(ch.tab, l)
+			ch.keys = append(ch.keys, k)
 			codes[k] = c
 		}
-		t.of[i], last = c, c
+		of[j], last = c, c
 	}
-	return t
+	return ch
 }
 
 // sameLabel says whether two labels are equal (Failed nil and empty told
