@@ -272,6 +272,19 @@ func (b *GraphBuilder) Add(e Edge) error {
 	if b.err != nil {
 		return b.err
 	}
+	if err := b.addInOrder(&e, b.lookUp(&e)); err != nil {
+		return err
+	}
+	b.addSources(len(b.g.ends)-1, e.Prov.Sources)
+	return nil
+}
+
+// addInOrder is Add but for the sources (addSources), with what lookUp
+// found of e: the part that depends on the edges added before.
+func (b *GraphBuilder) addInOrder(e *Edge, l edgeLookup) error {
+	if b.err != nil {
+		return b.err
+	}
 	g := b.g
 	i := len(g.ends)
 	if 2*(i+1) > math.MaxInt32-1 {
@@ -296,7 +309,7 @@ func (b *GraphBuilder) Add(e Edge) error {
 			return b.err
 		}
 		add := g.ids.Add
-		if b.pairSep != "" && isPairID(e.ID, e.Src, e.Dst, b.pairSep) {
+		if l.pairID {
 			add = g.ids.AddPair // compares with earlier edges only
 		}
 		if _, fresh := add(e.ID); !fresh {
@@ -307,13 +320,12 @@ func (b *GraphBuilder) Add(e Edge) error {
 		// are known.
 		id = func() string { return e.ID }
 	}
-	a, ok := g.nodeIndex[e.Src]
-	if !ok {
+	a, c := l.src, l.dst
+	if a < 0 {
 		b.err = fmt.Errorf("replay: edge %q names unknown source node %q", id(), e.Src)
 		return b.err
 	}
-	c, ok := g.nodeIndex[e.Dst]
-	if !ok {
+	if c < 0 {
 		b.err = fmt.Errorf("replay: edge %q names unknown destination node %q", id(), e.Dst)
 		return b.err
 	}
@@ -344,7 +356,14 @@ func (b *GraphBuilder) Add(e Edge) error {
 		b.provs[k] = code
 	}
 	g.prov = append(g.prov, code)
-	for _, s := range p.Sources {
+	return nil
+}
+
+// addSources records edge i's sources (the last part of Add): it depends
+// on no edge but those before i having had theirs added.
+func (b *GraphBuilder) addSources(i int, sources []string) {
+	g := b.g
+	for _, s := range sources {
 		c, ok := b.names[s]
 		if !ok {
 			c = int32(len(g.srcNames))
@@ -354,13 +373,12 @@ func (b *GraphBuilder) Add(e Edge) error {
 		g.srcs = append(g.srcs, c)
 	}
 	g.srcOff = append(g.srcOff, int32(len(g.srcs)))
-	if p.Sources != nil && len(p.Sources) == 0 {
+	if sources != nil && len(sources) == 0 {
 		if g.emptySrc == nil {
 			g.emptySrc = map[int32]bool{}
 		}
 		g.emptySrc[int32(i)] = true
 	}
-	return nil
 }
 
 // joinLengths joins strings unambiguously (each one after its length).

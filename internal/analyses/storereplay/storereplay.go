@@ -110,19 +110,21 @@ func graph(st *storemodel.Store, release bool) (*replay.Graph, Policy, error) {
 	// no per-edge flag is needed.
 	yes, no := true, false
 	w := Writer(st.Format)
-	for i := range st.Edges {
+	edge := func(i int) replay.Edge {
 		e := &st.Edges[i]
 		declared := &no
 		if len(e.Sources) > 0 {
 			declared = &yes
 		}
-		if err := b.Add(replay.Edge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight,
-			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: declared}}); err != nil {
-			return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
-		}
-		if release {
-			*e = storemodel.Edge{}
-		}
+		return replay.Edge{ID: e.ID, Src: e.Src, Dst: e.Dst, Weight: e.Weight,
+			Prov: replay.Provenance{Writer: w, Sources: e.Sources, Declared: declared}}
+	}
+	var done func(i int)
+	if release {
+		done = func(i int) { st.Edges[i] = storemodel.Edge{} }
+	}
+	if err := b.AddEach(len(st.Edges), edge, done); err != nil {
+		return nil, Policy{}, fmt.Errorf("%s store %s: %w", st.Format, st.Root, err)
 	}
 	if release {
 		st.Edges = nil
