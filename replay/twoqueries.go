@@ -172,6 +172,7 @@ func (r *Replayer) replayLanesOnG(ctx context.Context, qs []Query, workers int, 
 			if scores != nil {
 				scores[j] = nil
 			}
+			resets[j] = nil
 		}
 	})
 }

@@ -178,6 +178,7 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 	if err != nil {
 		return exitUsage, err
 	}
+	defer storereplay.PaceSolves(g)()
 	cfg.Policy = pol
 	rp, err := replay.NewReplayer(g, cfg)
 	if err != nil {

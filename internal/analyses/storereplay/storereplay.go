@@ -56,6 +56,24 @@ const collectAbove = 1 << 20
 // graph (the store's heap plus a quarter before a collection).
 const buildGCPercent = 25
 
+// solveGCPercent paces the collector while the queries on a large graph
+// are solved (PaceSolves).
+const solveGCPercent = 50
+
+// PaceSolves paces the collector for solving queries on g, until restore
+// is called. Each group of queries a worker solves together leaves its
+// iterates and scores (about 150 MB a worker at a million nodes) as
+// garbage; paced at GOGC 100 from a heap that holds the graph, the
+// collector would let that garbage take the heap past what opening the
+// store took (1M nodes, 5M edges: 1.86 GB peak RSS, 1.72 GB with this).
+func PaceSolves(g *replay.Graph) (restore func()) {
+	if len(g.Nodes())+g.EdgeCount() <= collectAbove {
+		return func() {}
+	}
+	old := debug.SetGCPercent(solveGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}
+
 // Writer is the writer every native write is attributed to: the store
 // itself (it records no per-write principal).
 func Writer(f storemodel.Format) string { return "store:" + string(f) }
