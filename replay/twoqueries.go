@@ -17,6 +17,13 @@ import (
 // 16 MB of two lanes' iterate per million nodes becomes 32 MB.
 const lanes = 4
 
+// laneSet is one node's scores in every lane of a pass: two lanes for one
+// or two reset vectors (sweep2), four for three or four (sweepLanes).
+type laneSet interface{ [2]float64 | [lanes]float64 }
+
+// laneSweep is one sweep over the CSR of every lane of x and y.
+type laneSweep[L laneSet] func(x, y []L, r [lanes][]float64, d float64, c [lanes]float64, v *view, live [lanes]bool) [lanes]float64
+
 // solveLanes solves up to four reset vectors on one view in one pass over
 // the CSR per sweep (the scores of a node side by side, as solvePair keeps
 // G and G_auth), each stopping at its own convergence. Each result is what
@@ -28,6 +35,23 @@ func (g *Graph) solveLanes(ctx context.Context, rs [][]float64, opt SolveOptions
 	if len(rs) == 0 || len(rs) > lanes {
 		return nil, nil, fmt.Errorf("replay: %d reset vectors for %d lanes", len(rs), lanes)
 	}
+	if len(rs) <= 2 {
+		return solveIn(g, ctx, rs, opt, v, func(x, y [][2]float64, r [lanes][]float64, d float64, c [lanes]float64, v *view, live [lanes]bool) [lanes]float64 {
+			r1 := r[1]
+			if r1 == nil {
+				r1 = r[0] // read, never used: lane 1 is not live
+			}
+			dl := g.sweep2(x, y, [2][]float64{r[0], r1}, d, [2]float64{c[0], c[1]}, [2]*view{v, v}, [2]bool{live[0], live[1]}, sorOmega)
+			return [lanes]float64{dl[0], dl[1]}
+		})
+	}
+	return solveIn(g, ctx, rs, opt, v, func(x, y [][lanes]float64, r [lanes][]float64, d float64, c [lanes]float64, v *view, live [lanes]bool) [lanes]float64 {
+		return g.sweepLanes(x, y, r, d, c, v, live, sorOmega)
+	})
+}
+
+// solveIn is solveLanes in lanes of L, swept by sweep.
+func solveIn[L laneSet](g *Graph, ctx context.Context, rs [][]float64, opt SolveOptions, v *view, sweep laneSweep[L]) (out [][]float64, errs []error, err error) {
 	opt, err = opt.normalised()
 	if err != nil {
 		return nil, nil, err
@@ -38,8 +62,8 @@ func (g *Graph) solveLanes(ctx context.Context, rs [][]float64, opt SolveOptions
 	// their r read).
 	var live [lanes]bool
 	var r [lanes][]float64
-	x := make([][lanes]float64, n)
-	y := make([][lanes]float64, n)
+	x := make([]L, n)
+	y := make([]L, n)
 	for j := range rs {
 		r[j], live[j] = rs[j][:n], true
 		for u, m := range r[j] {
@@ -64,14 +88,15 @@ func (g *Graph) solveLanes(ctx context.Context, rs [][]float64, opt SolveOptions
 			return nil, nil, err
 		}
 		var c [lanes]float64
-		for j := range live {
+		var width L
+		for j := range len(width) {
 			var dm float64
 			for _, u := range v.dangl {
 				dm += x[u][j]
 			}
 			c[j] = d*dm + (1 - d)
 		}
-		delta := g.sweepLanes(x, y, r, d, c, v, live, sorOmega)
+		delta := sweep(x, y, r, d, c, v, live)
 		for j := range rs {
 			if live[j] && delta[j] < opt.Tolerance {
 				live[j] = false

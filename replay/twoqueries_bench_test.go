@@ -5,16 +5,17 @@ import (
 	"testing"
 )
 
-// BenchmarkTwoQueriesOnG solves two queries on G one after the other
-// (solve) and in one pass (solveLanes), on one core: the ratio of the two
-// is what pairing saves.
-func BenchmarkTwoQueriesOnG(b *testing.B) {
+// BenchmarkLanesOnG solves four queries on G one after the other (solve),
+// two to a pass (two lanes, sweep2) and four to a pass (four lanes,
+// sweepLanes), on one core: the ratios are what solving queries together
+// saves.
+func BenchmarkLanesOnG(b *testing.B) {
 	g, qs := benchGraph(100_000, 1_000_000, 6_000_000, 0)
 	r, err := NewReplayer(g, Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var rs [2][]float64
+	rs := make([][]float64, 4)
 	for j := range rs {
 		if _, rs[j], err = r.queryStart(qs[j]); err != nil {
 			b.Fatal(err)
@@ -30,11 +31,15 @@ func BenchmarkTwoQueriesOnG(b *testing.B) {
 			}
 		}
 	})
-	b.Run("paired", func(b *testing.B) {
-		for b.Loop() {
-			if _, _, err := g.solveLanes(ctx, rs[:], r.cfg.Solve, r.full); err != nil {
-				b.Fatal(err)
+	for _, per := range []int{2, 4} {
+		b.Run(map[int]string{2: "two-per-pass", 4: "four-per-pass"}[per], func(b *testing.B) {
+			for b.Loop() {
+				for lo := 0; lo < len(rs); lo += per {
+					if _, _, err := g.solveLanes(ctx, rs[lo:lo+per], r.cfg.Solve, r.full); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
-		}
-	})
+		})
+	}
 }

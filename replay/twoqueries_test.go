@@ -35,7 +35,7 @@ func TestSolveLanesIsSolveBitForBit(t *testing.T) {
 	}
 	sweeps := map[int64]bool{}
 	for _, v := range []*view{r.full, r.auth} {
-		for _, group := range [][]int{{0, 1}, {3, 0}, {1, 4}, {4, 3}, {2, 4, 0}, {3, 1, 4, 2}} {
+		for _, group := range [][]int{{0, 1}, {3, 0}, {1, 4}, {4, 3}, {2}, {2, 4, 0}, {3, 1, 4, 2}} {
 			var rs [][]float64
 			for _, qi := range group {
 				rs = append(rs, resets[qi])
