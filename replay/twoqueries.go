@@ -11,10 +11,12 @@ import (
 
 // lanes is how many reset vectors solveLanes solves in one pass over the
 // CSR. Each lane's sum over a node's neighbours is a chain of dependent
-// additions; four independent chains fill the time of one addition's
-// latency that two left idle, so a sweep of four lanes costs about 1.2
-// sweeps of two (measured on a 200k-node LightRAG-shaped graph), and the
-// 16 MB of two lanes' iterate per million nodes becomes 32 MB.
+// additions; four independent chains fill more of an addition's latency
+// than two, so one four-lane pass costs 0.85 of two two-lane passes on
+// BenchmarkLanesOnG's graph (neighbours anywhere; 2.65 against 3.11
+// CPU-s) and about 0.6 on a graph shaped as scripts/gen-lightrag-graphml.py
+// makes them (neighbours within 4,096 nodes). The iterate takes 32 MB per
+// million nodes instead of 16.
 const lanes = 4
 
 // laneSet is one node's scores in every lane of a pass: two lanes for one
