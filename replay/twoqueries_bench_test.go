@@ -58,5 +58,5 @@ func BenchmarkLanesOnG(b *testing.B) {
 // reportCPU reports the process's CPU time per op since start: on a shared
 // machine it moves less with the load than the wall time.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((cputime.Process() - start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((cputime.Process()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
