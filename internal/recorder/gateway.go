@@ -125,6 +125,7 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				presizeStack(len(line))
 				s.request(ctx, m)
 			}()
 		case m.isNotification():
@@ -348,4 +349,22 @@ func (g *Gateway) upstreamNames() string {
 		n = append(n, u.cfg.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// requestStack is the stack a request's goroutine starts with (a
+// recorded call runs SQLite, transpiled C whose frames are deep and
+// large). A goroutine's stack starts small and grows by copying: grown
+// from inside SQLite, every deep frame was copied and adjusted, several
+// times per call (8 % of the gateway's CPU in a sustained run's profile).
+const requestStack = 64 << 10
+
+// presizeStack grows the calling goroutine's stack while it is shallow,
+// so it is copied once and cheaply; i only keeps the compiler from
+// eliding the frame.
+//
+//go:noinline
+func presizeStack(i int) byte {
+	var pad [requestStack]byte
+	pad[i%requestStack] = 1
+	return pad[(i+1)%requestStack]
 }

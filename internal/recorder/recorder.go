@@ -31,10 +31,12 @@ import (
 // committer. The one committer goroutine takes the queue in order, waits
 // for each job's signatures, appends its leaves to the log buffer and
 // inserts its rows into the snapshot's open transaction; after each group
-// of jobs the snapshot is committed (one WAL append and fsync). With
-// AckSequenced (the default) the jobs' callers are released then: their
-// records are durable with their log index assigned, and the log
-// integrates them right after, in the background. With AckIntegrated the
+// of jobs the snapshot is committed (one WAL append), and the group's
+// sync runs off the committer (syncer.go) while the next group's jobs are
+// inserted. With AckSequenced (the default) the jobs' callers are
+// released once the sync has returned: their records are durable with
+// their log index assigned, and the log integrates them right after, in
+// the background. With AckIntegrated the
 // callers wait until Tessera has also integrated their leaves (its POSIX
 // driver syncs each bundle, tile and tree state it writes). The snapshot
 // is always committed before the log, so after a crash the log can only
@@ -131,13 +133,14 @@ type Recorder struct {
 	logWG      sync.WaitGroup
 	flushedSeq atomic.Uint64
 	urgent     chan struct{} // a barrier waits: integrate now
-	// The groups committed and not yet synced, in commit order (syncer.go).
-	syncq  chan *syncing
-	syncWG sync.WaitGroup
-	// Syncs running, and a signal to the committer when one returns.
+	// The syncs of committed groups (syncer.go): the last group committed
+	// (the committer's), the syncs running, the groups not yet released,
+	// and a signal to the committer when a sync returns.
+	lastSync      *syncing
+	syncWG        sync.WaitGroup
 	syncsInFlight atomic.Int32
 	syncDone      chan struct{}
-	closeSyncq    sync.Once
+	syncHook      func() error // tests only: replaces the WAL's sync
 	// The committer's queue of sequenced jobs, in sequence order.
 	qmu     sync.Mutex
 	queue   []*job
@@ -214,7 +217,7 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 	}
 	r := &Recorder{dir: o.Dir, ack: ack, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
 		qwake: make(chan struct{}, 1), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag), urgent: make(chan struct{}, 1),
-		pending: newOverlay(), syncq: make(chan *syncing, maxSyncsInFlight), syncDone: make(chan struct{}, 1),
+		pending: newOverlay(), syncDone: make(chan struct{}, 1),
 	}
 	if r.ix, err = openIndex(); err != nil {
 		lw.Close(context.WithoutCancel(ctx))
@@ -222,7 +225,6 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 		return nil, err
 	}
 	go r.flusher(context.WithoutCancel(ctx))
-	go r.releaser()
 	if err := r.resume(ctx, signer); err != nil {
 		r.ix.close()
 		lw.Close(context.WithoutCancel(ctx))
@@ -716,7 +718,6 @@ func (s logSink) Append(_ context.Context, leaf []byte) (uint64, error) {
 // the remaining leaves go to the log, then the log closes.
 func (s logSink) Close(ctx context.Context) ([]byte, error) {
 	s.r.awaitSynced()
-	s.r.closeSyncq.Do(func() { close(s.r.syncq) })
 	if err := s.r.failed(); err == nil {
 		s.r.sendBatch(s.r.cutBatch())
 	}
