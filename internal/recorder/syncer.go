@@ -42,8 +42,10 @@ func (r *Recorder) startSync(s *syncing) {
 	r.syncWG.Add(1)
 	r.syncsInFlight.Add(1)
 	go func() {
+		syncStart := time.Now()
 		err := r.syncSnapshot()
-		took := time.Since(s.start)
+		synced := time.Now()
+		took := [2]time.Duration{synced.Sub(s.start), synced.Sub(syncStart)}
 		r.syncsInFlight.Add(-1)
 		select { // the committer may commit the next group now
 		case r.syncDone <- struct{}{}:
@@ -60,8 +62,9 @@ func (r *Recorder) startSync(s *syncing) {
 }
 
 // release acknowledges a synced group (AckSequenced) and hands its leaves
-// to the log flusher.
-func (r *Recorder) release(s *syncing, syncErr error, took time.Duration) {
+// to the log flusher; took is the commit's time with its sync, and the
+// sync's alone.
+func (r *Recorder) release(s *syncing, syncErr error, took [2]time.Duration) {
 	if syncErr != nil {
 		r.fail(fmt.Errorf("record: snapshot sync failed, recording stopped: %w", syncErr))
 	}
@@ -73,7 +76,7 @@ func (r *Recorder) release(s *syncing, syncErr error, took time.Duration) {
 		return
 	}
 	if len(s.jobs) > 0 {
-		r.commits.add(took, len(s.jobs))
+		r.commits.add(took[0], took[1], len(s.jobs))
 	}
 	if r.ack == AckSequenced {
 		release(s.jobs, nil)

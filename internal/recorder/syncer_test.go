@@ -65,7 +65,7 @@ func TestReleasedOnlyOnceSynced(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, jobs := r.CommitTimes(); jobs != 2 {
+	if _, _, jobs := r.CommitTimes(); jobs != 2 {
 		t.Fatalf("%d jobs committed, want 2", jobs)
 	}
 }
