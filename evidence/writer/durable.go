@@ -450,3 +450,13 @@ func (s *Store) walFile() (*os.File, error) {
 	s.wal, s.walInfo = f, fi
 	return f, nil
 }
+
+// closeWAL closes the file SyncWAL opened, if any.
+func (s *Store) closeWAL() {
+	s.walMu.Lock()
+	defer s.walMu.Unlock()
+	if s.wal != nil {
+		s.wal.Close()
+		s.wal = nil
+	}
+}

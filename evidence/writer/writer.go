@@ -274,9 +274,7 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if s.wal != nil {
-		defer s.wal.Close()
-	}
+	defer s.closeWAL()
 	// A WAL still beside the file (another process reading it held it
 	// open) keeps every committed row: the error says so, after the log
 	// is closed as usual.

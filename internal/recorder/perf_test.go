@@ -218,7 +218,11 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 				defer wg.Done()
 				for i := 0; i < perBlock; i++ {
 					start := time.Now()
-					if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}}); err != nil {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}})
+					if err == nil && res.IsError {
+						err = fmt.Errorf("remember: a tool error, not recorded: %v", res.Content)
+					}
+					if err != nil {
 						t.Error(err)
 						return
 					}
@@ -242,6 +246,9 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 		directCPU += c1 - c0
 		gwCPU += selfCPU() - c1
 		ct, st, jobs := rec.CommitTimes()
+		if want := sessions * perBlock; jobs != want {
+			t.Errorf("block %d: %d calls committed through the gateway, want %d", b, jobs, want)
+		}
 		commits, syncs, commitJobs = append(commits, ct...), append(syncs, st...), commitJobs+jobs
 	}
 	return latencyReport{direct: direct, gw: gw, directCPU: directCPU / time.Duration(max(1, len(direct))), gwCPU: gwCPU / time.Duration(max(1, len(gw))),

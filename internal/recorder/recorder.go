@@ -450,6 +450,9 @@ func (r *Recorder) loop(ctx context.Context) {
 			continue // the queue may hold more
 		}
 		if closed && len(open) == 0 {
+			// Close goes on to fold the WAL away: every group must be
+			// synced and released first.
+			r.awaitSynced()
 			return
 		}
 		select {
