@@ -62,6 +62,11 @@ type Options struct {
 	Now func() time.Time
 	// AnchorSources names the anchor files that lie inside the evidence.
 	AnchorSources AnchorSources
+	// SkipEntryCount leaves OpenProvenance's Report.Entries at 0: a
+	// monitor's replay reads only the labels, and counting the entries
+	// of a live handle that hides rows (loader.OpenLiveBefore) reads
+	// every row.
+	SkipEntryCount bool
 }
 
 // AnchorSources names, for each trust anchor, the file inside the evidence
