@@ -111,7 +111,7 @@ func incrementalRound(ctx context.Context, t Target, st *State, nl verify.NewLea
 		return o, "", err
 	}
 	o.findings = append(o.findings, r.flips...)
-	o.diverged, o.replayed = r.diverged, r.replayed
+	o.diverged, o.replayed, o.replayRows = r.diverged, r.replayed, r.rowsRead
 	o.note += fmt.Sprintf("; new structure: the replay graph was built from %s and %d stored queries replayed", r.from, r.replayed)
 	return o, "", nil
 }
@@ -161,6 +161,9 @@ type reached struct {
 	diverged []string
 	replayed int
 	from     string
+	// rowsRead counts the rows the live handle read (the fallback's copy
+	// is not counted).
+	rowsRead int64
 }
 
 // replayReached builds the replay graph of the store as it stands before
@@ -181,8 +184,8 @@ func replayReached(ctx context.Context, t Target, st *State, size uint64, need r
 	if err != nil {
 		return reached{}, err
 	}
-	from := "the store's structure (the cited entries read by index)"
 	rp, err := s.PassReplayer(ctx)
+	from := fmt.Sprintf("the store's structure (%d rows read, the cited entries by index)", snap.RowsRead())
 	defer s.Close() // the live session; a copy replaces s below
 	if errors.Is(err, assemble.ErrPassDeclined) {
 		from = "a copy of the whole store (" + err.Error() + ")"
@@ -201,7 +204,7 @@ func replayReached(ctx context.Context, t Target, st *State, size uint64, need r
 	if !need.all {
 		qs = reachedQueries(rp, qs, need)
 	}
-	r := reached{diverged: previouslyDiverged(st), from: from}
+	r := reached{diverged: previouslyDiverged(st), from: from, rowsRead: snap.RowsRead()}
 	if len(qs) == 0 {
 		return r, nil
 	}

@@ -37,6 +37,9 @@ type snapshotOutcome struct {
 	checked, context int
 	// replayed counts the stored queries replayed.
 	replayed int
+	// replayRows counts the rows read to build the replay graph of an
+	// incremental round (structural tables, registry, cited entries).
+	replayRows int64
 }
 
 // snapshotRound checks the store's snapshot in a round that saw new

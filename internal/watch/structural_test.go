@@ -16,6 +16,7 @@ import (
 	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/evidencetest"
+	"github.com/memscope/memscope/internal/generators/scenario"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
@@ -232,4 +233,40 @@ func fileHash(t *testing.T, path string) [32]byte {
 		t.Fatal(err)
 	}
 	return sha256.Sum256(b)
+}
+
+// TestStructuralRoundWorkFollowsStructure: a round whose new rows include
+// a structural write builds the replay graph from the same number of
+// rows on a store ten times larger (the same structure, more entries):
+// it reads the structure and the entries it cites, not every entry. The
+// count is of rows, not time.
+func TestStructuralRoundWorkFollowsStructure(t *testing.T) {
+	ctx := context.Background()
+	spec, _ := scenario.Lookup("clean")
+	read := map[int]int64{}
+	for _, entries := range []int{300, 3000} {
+		dir := t.TempDir()
+		m, err := scenario.Generate(ctx, dir, spec, scenario.Options{Seed: 1, Entries: entries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sdir := filepath.Join(dir, m.Name)
+		tg := Target{Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(sdir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
+		leaves := logSize(t, tg.Log)
+		st := stateAt(t, sdir, m, leaves-10)
+		st.Snapshot.Marks["writes"]-- // the last write is new to this round
+		nl := provedLeaves(t, tg.Log, st.Size)
+		o, fallback, err := incrementalRound(ctx, tg, st, nl)
+		if err != nil || fallback != "" {
+			t.Fatalf("%d entries: %v %s", entries, err, fallback)
+		}
+		t.Logf("%d entries: %s", entries, o.note)
+		if !strings.Contains(o.note, "the replay graph was built from the store's structure") {
+			t.Fatalf("%d entries: the round did not build the graph from the live store: %s", entries, o.note)
+		}
+		read[entries] = o.replayRows
+	}
+	if read[300] == 0 || read[3000] != read[300] {
+		t.Errorf("replay graph rows read: %d on the store of 300 entries, %d on the one of 3000: the round reads more than the structure", read[300], read[3000])
+	}
 }
