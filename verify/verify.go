@@ -67,6 +67,13 @@ type Options struct {
 	// of a live handle that hides rows (loader.OpenLiveBefore) reads
 	// every row.
 	SkipEntryCount bool
+	// RegistryAtClaimedLeaves: OpenProvenance takes each registry event's
+	// log position from the leaf its row claims, proved by an inclusion
+	// proof, instead of reading every leaf of the log to find it (it reads
+	// the log when a claim does not prove, and as Run does when a key was
+	// revoked). A monitor's round sets it: its own check trusts claims
+	// the same way (CheckNew).
+	RegistryAtClaimedLeaves bool
 }
 
 // AnchorSources names, for each trust anchor, the file inside the evidence

@@ -199,7 +199,7 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 		}()
 	}
 	pv, err := verify.OpenProvenance(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Snap: s.Snap, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
-		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, SkipEntryCount: s.Opts.EntriesByIndex})
+		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, SkipEntryCount: s.Opts.EntriesByIndex, RegistryAtClaimedLeaves: s.Opts.EntriesByIndex})
 	<-scanned
 	if err != nil {
 		return nil, err

@@ -60,12 +60,16 @@ type Options struct {
 	// Evictions runs replay's single-edge eviction probe (slow: one
 	// bisection per selected target).
 	Evictions bool
-	// EntriesByIndex: the provenance pass finds the entries it reads by
-	// their id through the UNIQUE index on entries.eid (the caller has
-	// checked it is declared) instead of reading every row's id first,
-	// and reads the timeline's ordering entries only when asked. A
-	// monitor sets it on a live handle (loader.OpenLiveBefore), whose one
-	// connection cannot serve the pass's parallel scan anyway.
+	// EntriesByIndex: the provenance pass reads what replay's labels need
+	// by look-up, not by scanning: the entries it reads by their id
+	// through the UNIQUE index on entries.eid (the caller has checked it
+	// is declared) instead of reading every row's id first; the registry
+	// events' log positions from the leaves their rows claim, each proved
+	// (verify.Options.RegistryAtClaimedLeaves), instead of reading every
+	// leaf; no count of the entries; the timeline's ordering entries only
+	// when asked. A monitor sets it on a live handle
+	// (loader.OpenLiveBefore), whose one connection cannot serve the
+	// pass's parallel scan anyway.
 	EntriesByIndex bool
 }
 
