@@ -44,9 +44,13 @@ func TestOpenLiveBeforeHidesRowsPastSize(t *testing.T) {
 			"entries": func() error {
 				return s.EachEntry(ctx, func(*loader.EntryRow) error { n["entries"]++; return nil })
 			},
-			"writes":     func() error { return s.EachWrite(ctx, func(*loader.WriteRow) error { n["writes"]++; return nil }) },
-			"principals": func() error { return s.EachPrincipal(ctx, func(*loader.PrincipalRow) error { n["principals"]++; return nil }) },
-			"tombstones": func() error { return s.EachTombstone(ctx, func(*loader.TombstoneRow) error { n["tombstones"]++; return nil }) },
+			"writes": func() error { return s.EachWrite(ctx, func(*loader.WriteRow) error { n["writes"]++; return nil }) },
+			"principals": func() error {
+				return s.EachPrincipal(ctx, func(*loader.PrincipalRow) error { n["principals"]++; return nil })
+			},
+			"tombstones": func() error {
+				return s.EachTombstone(ctx, func(*loader.TombstoneRow) error { n["tombstones"]++; return nil })
+			},
 		}
 		for table, read := range each {
 			if err := read(); err != nil {
