@@ -2,12 +2,12 @@ package loader_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"os"
+	"maps"
 	"path/filepath"
 	"testing"
 
+	"github.com/memscope/memscope/internal/evidencetest"
 	"github.com/memscope/memscope/loader"
 )
 
@@ -16,14 +16,15 @@ import (
 // independent SQL count over the file finds with a leaf below size or no
 // leaf (a leaf_index that is not a number counts as past every size, as
 // SQLite orders text after integers); the registry and meta are read
-// whole; the file is not changed, and no -wal or -shm file is left.
+// whole; the file is not changed, and no file (-wal, -shm) appears beside
+// it.
 func TestOpenLiveBeforeHidesRowsPastSize(t *testing.T) {
 	ctx := context.Background()
 	path := copyFile(t, filepath.Join(generated(t), "structural-write", "snapshot.db"))
 	// A hostile leaf_index that is text: hidden, as a whole-store round's
 	// copy deletes it (leaf_index >= size holds for text).
 	edit(t, path, "UPDATE writes SET leaf_index = 'x' WHERE seq = (SELECT min(seq) FROM writes)")
-	before := hashFile(t, path)
+	before := evidencetest.HashTree(t, filepath.Dir(path))
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
@@ -93,21 +94,7 @@ func TestOpenLiveBeforeHidesRowsPastSize(t *testing.T) {
 	if hid == 0 {
 		t.Fatal("no row was hidden: the test shows nothing")
 	}
-	if hashFile(t, path) != before {
-		t.Error("the snapshot changed")
+	if !maps.Equal(evidencetest.HashTree(t, filepath.Dir(path)), before) {
+		t.Error("the snapshot changed, or a file appeared beside it")
 	}
-	for _, side := range []string{"-wal", "-shm", "-journal"} {
-		if _, err := os.Stat(path + side); err == nil {
-			t.Errorf("%s left beside the snapshot", side)
-		}
-	}
-}
-
-func hashFile(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
 }

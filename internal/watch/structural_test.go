@@ -2,12 +2,11 @@ package watch
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,19 +82,11 @@ func TestLiveGraphMatchesCopy(t *testing.T) {
 	for _, name := range structuralScenarios {
 		dir, m := copyOfScenario(t, name)
 		tg := Target{Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(dir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
-		before := fileHash(t, tg.Snapshot)
+		before := evidencetest.HashTree(t, dir)
 		leaves := logSize(t, tg.Log)
 		for _, size := range []uint64{1, leaves / 4, leaves / 2, leaves - 1, leaves, 1 << 62} {
-			c, err := liveCopy(ctx, tg, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rp, err := c.session.Replayer(ctx)
-			if err != nil {
-				t.Fatalf("%s at %d: copy: %v", name, size, err)
-			}
+			c, rp := copyReplayer(ctx, t, tg, size)
 			want := replayDump(ctx, t, rp, c.session.ReplayQueries())
-			c.close()
 
 			snap, err := loader.OpenLiveBefore(ctx, tg.Snapshot, size)
 			if err != nil {
@@ -121,8 +112,8 @@ func TestLiveGraphMatchesCopy(t *testing.T) {
 				t.Errorf("%s at leaf %d: the live graph differs from the copy's\nlive: %s\ncopy: %s", name, size, got, want)
 			}
 		}
-		if fileHash(t, tg.Snapshot) != before {
-			t.Fatalf("%s: the snapshot changed", name)
+		if !maps.Equal(evidencetest.HashTree(t, dir), before) {
+			t.Fatalf("%s: the evidence changed", name)
 		}
 	}
 	if live < 2*len(structuralScenarios) {
@@ -144,34 +135,13 @@ func TestStructuralRoundMatchesWholeRound(t *testing.T) {
 		leaves := logSize(t, tg.Log)
 		for _, start := range []uint64{1, 10, leaves / 3, leaves / 2, leaves - 3} {
 			diverged := divergedAt(ctx, t, tg, start)
-			run := func(whole bool) (flips []string, st *State, note string) {
-				st0 := stateAt(t, dir, m, start)
-				st0.Snapshot.Diverged = diverged
+			run := func(whole bool) ([]string, *State, string) {
+				st := stateAt(t, dir, m, start)
+				st.Snapshot.Diverged = diverged
 				if whole {
-					st0.Snapshot.Marks = nil
+					st.Snapshot.Marks = nil
 				}
-				path := filepath.Join(t.TempDir(), "state.json")
-				if err := SaveState(path, st0); err != nil {
-					t.Fatal(err)
-				}
-				evs, err := RunOnce(ctx, tg, path, time.Now(), func(Event) error { return nil })
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, e := range evs {
-					switch e.Code {
-					case finding.WatchSelectionFlipped:
-						flips = append(flips, e.Subject+": "+e.Message)
-					case finding.WatchCheckpointAdvanced:
-						note = e.Message
-					}
-				}
-				slices.Sort(flips)
-				after, err := LoadState(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return flips, after, note
+				return roundFlips(ctx, t, tg, st)
 			}
 			inc, incState, note := run(false)
 			whole, wholeState, _ := run(true)
@@ -198,15 +168,7 @@ func TestStructuralRoundMatchesWholeRound(t *testing.T) {
 // round at leaf size sees it (the copy, rows past size removed).
 func divergedAt(ctx context.Context, t *testing.T, tg Target, size uint64) []string {
 	t.Helper()
-	c, err := liveCopy(ctx, tg, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	rp, err := c.session.Replayer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rp := copyReplayer(ctx, t, tg, size)
 	_, diverged, err := replayQueries(ctx, rp, c.session.ReplayQueries(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -227,15 +189,6 @@ func logSize(t *testing.T, logDir string) uint64 {
 	return cp.Size
 }
 
-func fileHash(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
-}
-
 // TestStructuralRoundWorkFollowsStructure: a round whose new rows include
 // a structural write builds the replay graph from the same number of
 // rows on a store ten times larger (the same structure, more entries):
@@ -246,13 +199,7 @@ func TestStructuralRoundWorkFollowsStructure(t *testing.T) {
 	spec, _ := scenario.Lookup("clean")
 	read := map[int]int64{}
 	for _, entries := range []int{300, 3000} {
-		dir := t.TempDir()
-		m, err := scenario.Generate(ctx, dir, spec, scenario.Options{Seed: 1, Entries: entries})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sdir := filepath.Join(dir, m.Name)
-		tg := Target{Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(sdir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
+		sdir, m, tg := generatedStore(t, spec, entries)
 		leaves := logSize(t, tg.Log)
 		st := stateAt(t, sdir, m, leaves-10)
 		st.Snapshot.Marks["writes"]-- // the last write is new to this round
@@ -295,25 +242,7 @@ func TestStructuralRoundFallsBackToCopy(t *testing.T) {
 		if !marks {
 			st.Snapshot.Marks = nil
 		}
-		path := filepath.Join(t.TempDir(), "state.json")
-		if err := SaveState(path, st); err != nil {
-			t.Fatal(err)
-		}
-		evs, err := RunOnce(ctx, tg, path, time.Now(), func(Event) error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		note := ""
-		for _, e := range evs {
-			switch e.Code {
-			case finding.WatchSelectionFlipped:
-				out = append(out, e.Subject+": "+e.Message)
-			case finding.WatchCheckpointAdvanced:
-				note = e.Message
-			}
-		}
-		slices.Sort(out)
+		out, _, note := roundFlips(ctx, t, tg, st)
 		return out, note
 	}
 	inc, note := flips(true)
@@ -325,4 +254,49 @@ func TestStructuralRoundFallsBackToCopy(t *testing.T) {
 	if len(whole) == 0 || !slices.Equal(inc, whole) {
 		t.Errorf("flips differ\nincremental: %q\nwhole:       %q", inc, whole)
 	}
+}
+
+// roundFlips runs one round from state st and returns its selection
+// flips (subject and message, sorted), the state it leaves and its
+// advance message.
+func roundFlips(ctx context.Context, t *testing.T, tg Target, st *State) (flips []string, after *State, note string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := SaveState(path, st); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := RunOnce(ctx, tg, path, time.Now(), func(Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		switch e.Code {
+		case finding.WatchSelectionFlipped:
+			flips = append(flips, e.Subject+": "+e.Message)
+		case finding.WatchCheckpointAdvanced:
+			note = e.Message
+		}
+	}
+	slices.Sort(flips)
+	after, err = LoadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flips, after, note
+}
+
+// copyReplayer is the replayer of the round's copy of the store before
+// leaf size (liveCopy, the whole-store path); the copy goes at cleanup.
+func copyReplayer(ctx context.Context, t *testing.T, tg Target, size uint64) (*storeCopy, *replay.Replayer) {
+	t.Helper()
+	c, err := liveCopy(ctx, tg, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	rp, err := c.session.Replayer(ctx)
+	if err != nil {
+		t.Fatalf("copy before leaf %d: %v", size, err)
+	}
+	return c, rp
 }
