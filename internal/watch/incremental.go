@@ -161,8 +161,8 @@ type reached struct {
 	diverged []string
 	replayed int
 	from     string
-	// rowsRead counts the rows the live handle read (the fallback's copy
-	// is not counted).
+	// rowsRead counts the rows the live handle read (0 when the graph
+	// came from the copy).
 	rowsRead int64
 }
 
@@ -176,41 +176,55 @@ type reached struct {
 // decide a label without the whole store), the graph comes from a
 // verified copy of the store, as a whole-store round builds it.
 func replayReached(ctx context.Context, t Target, st *State, size uint64, need replayNeed) (reached, error) {
-	snap, err := loader.OpenLiveBefore(ctx, t.Snapshot, size)
-	if err != nil {
-		return reached{}, err
-	}
-	s, err := assemble.OpenOn(ctx, assemble.Options{Snapshot: t.Snapshot, Log: t.Log, LogKey: t.LogKey, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions, Title: t.Snapshot, EntriesByIndex: true}, snap)
-	if err != nil {
-		return reached{}, err
-	}
-	rp, err := s.PassReplayer(ctx)
-	from := fmt.Sprintf("the store's structure (%d rows read, the cited entries by index)", snap.RowsRead())
-	defer s.Close() // the live session; a copy replaces s below
+	r := reached{diverged: previouslyDiverged(st)}
+	rp, qs, err := liveReplayer(ctx, t, size, &r)
 	if errors.Is(err, assemble.ErrPassDeclined) {
-		from = "a copy of the whole store (" + err.Error() + ")"
+		r.from = "a copy of the whole store (" + err.Error() + ")"
 		c, cerr := liveCopy(ctx, t, size)
 		if cerr != nil {
 			return reached{}, cerr
 		}
 		defer c.close()
-		s = c.session
-		rp, err = s.Replayer(ctx)
+		qs = c.session.ReplayQueries()
+		rp, err = c.session.Replayer(ctx)
 	}
 	if err != nil {
 		return reached{}, err
 	}
-	qs := s.ReplayQueries()
 	if !need.all {
 		qs = reachedQueries(rp, qs, need)
 	}
-	r := reached{diverged: previouslyDiverged(st), from: from, rowsRead: snap.RowsRead()}
 	if len(qs) == 0 {
 		return r, nil
 	}
 	r.flips, r.diverged, err = replayQueries(ctx, rp, qs, r.diverged)
 	r.replayed = len(qs)
 	return r, err
+}
+
+// liveReplayer builds the replayer and the stored queries from the live
+// handle before leaf size (replayReached), filling r's from and rowsRead.
+// The handle, and its read transaction, is closed before it returns: the
+// replay reads nothing more from the store, and a read transaction held
+// open keeps a writer's WAL from being checkpointed. An error wrapping
+// assemble.ErrPassDeclined says the graph needs the whole store.
+func liveReplayer(ctx context.Context, t Target, size uint64, r *reached) (*replay.Replayer, []replay.Query, error) {
+	snap, err := loader.OpenLiveBefore(ctx, t.Snapshot, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := assemble.OpenOn(ctx, assemble.Options{Snapshot: t.Snapshot, Log: t.Log, LogKey: t.LogKey, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions, Title: t.Snapshot, EntriesByIndex: true}, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	rp, err := s.PassReplayer(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.rowsRead = snap.RowsRead()
+	r.from = fmt.Sprintf("the store's structure (%d rows read, the cited entries by index)", r.rowsRead)
+	return rp, s.ReplayQueries(), nil
 }
 
 // reachedQueries keeps the new stored queries and the queries a new
