@@ -99,7 +99,7 @@ func incrementalRound(ctx context.Context, t Target, st *State, nl verify.NewLea
 	}
 	o.marks["queries"] = qMark
 	o.rowsRead, o.checked, o.context = snap.RowsRead(), nc.Checked, nc.Context
-	closeLive() // the replay copies a later state; the transaction ends here
+	closeLive() // the replay reads a later state through its own handle; this transaction ends here
 	o.note = fmt.Sprintf("snapshot: %d new records checked (%d rows read, registry and cited records included)", nc.Checked, o.rowsRead)
 	need := replayNeed{writes: nc.NewWrites, queries: newQueries, all: nc.NewTombstones > 0 || nc.NewPrincipals > 0}
 	o.diverged = previouslyDiverged(st)
