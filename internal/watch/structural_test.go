@@ -220,39 +220,49 @@ func TestStructuralRoundWorkFollowsStructure(t *testing.T) {
 }
 
 // TestStructuralRoundFallsBackToCopy: where the provenance pass cannot
-// decide a label from the live handle (here a passage's entry row claims
-// a leaf its record is not on, which only the full verification decides),
-// the structural round builds the graph from a verified copy, says so,
-// and reports the flips a whole-store round reports.
+// decide a label from the live handle, the structural round builds the
+// graph from a verified copy, says why, and reports the flips a
+// whole-store round reports. Two tamperings of a passage's entry row:
+// it claims a leaf its record is not on (only the full verification
+// decides), and its id is stored as a blob, which the eid index does not
+// find by text while a scan of the table sees the row.
 func TestStructuralRoundFallsBackToCopy(t *testing.T) {
 	ctx := context.Background()
-	dir, m := copyOfScenario(t, "structural-write")
-	tg := Target{Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(dir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
-	db, err := sql.Open("sqlite", "file:"+tg.Snapshot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec("UPDATE entries SET leaf_index = leaf_index + 1 WHERE eid = (SELECT eid FROM nodes WHERE eid IS NOT NULL AND eid <> '' ORDER BY seq LIMIT 1)")
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	flips := func(marks bool) ([]string, string) {
-		st := stateAt(t, dir, m, 10)
-		if !marks {
-			st.Snapshot.Marks = nil
+	const passageEntry = "(SELECT eid FROM nodes WHERE eid IS NOT NULL AND eid <> '' ORDER BY seq LIMIT 1)"
+	for _, tc := range []struct{ edit, why string }{
+		{"UPDATE entries SET leaf_index = leaf_index + 1 WHERE eid = " + passageEntry, "a record's leaf is not proved where its row places it"},
+		{"UPDATE entries SET eid = CAST(eid AS BLOB) WHERE eid = " + passageEntry, "was found by the eid index"},
+	} {
+		dir, m := copyOfScenario(t, "structural-write")
+		tg := Target{Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(dir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
+		db, err := sql.Open("sqlite", "file:"+tg.Snapshot)
+		if err != nil {
+			t.Fatal(err)
 		}
-		out, _, note := roundFlips(ctx, t, tg, st)
-		return out, note
-	}
-	inc, note := flips(true)
-	t.Log(note)
-	if !strings.Contains(note, "the replay graph was built from a copy of the whole store (") {
-		t.Fatalf("the round did not fall back to the copy: %s", note)
-	}
-	whole, _ := flips(false)
-	if len(whole) == 0 || !slices.Equal(inc, whole) {
-		t.Errorf("flips differ\nincremental: %q\nwhole:       %q", inc, whole)
+		res, err := db.Exec(tc.edit)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			t.Fatalf("%s: %d rows changed", tc.edit, n)
+		}
+		flips := func(marks bool) ([]string, string) {
+			st := stateAt(t, dir, m, 10)
+			if !marks {
+				st.Snapshot.Marks = nil
+			}
+			out, _, note := roundFlips(ctx, t, tg, st)
+			return out, note
+		}
+		inc, note := flips(true)
+		if !strings.Contains(note, "the replay graph was built from a copy of the whole store (") || !strings.Contains(note, tc.why) {
+			t.Errorf("%s: the round did not fall back to the copy saying why: %s", tc.edit, note)
+		}
+		whole, _ := flips(false)
+		if len(whole) == 0 || !slices.Equal(inc, whole) {
+			t.Errorf("%s: flips differ\nincremental: %q\nwhole:       %q", tc.edit, inc, whole)
+		}
 	}
 }
 
