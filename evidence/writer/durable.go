@@ -39,7 +39,9 @@ import (
 //
 // With DeferSync the commit only appends to the WAL (synchronous=NORMAL,
 // with which SQLite keeps the WAL consistent: it syncs it before every
-// checkpoint and syncs the restarted WAL's header) and the owner makes it
+// checkpoint, and syncs the header of a restarted WAL unless synchronous
+// is OFF: sqlite3WalFrames, SQLite ticket ff5be73dee, in modernc.org/sqlite
+// v1.61.1's translation) and the owner makes it
 // durable with SyncWAL, which may run while the next commits append: a
 // group-committing owner then overlaps one group's sync with the next
 // group's inserts and append instead of holding every caller behind it.
