@@ -12,11 +12,10 @@ import (
 // lanes is how many reset vectors solveLanes solves in one pass over the
 // CSR. Each lane's sum over a node's neighbours is a chain of dependent
 // additions; four independent chains fill more of an addition's latency
-// than two, so one four-lane pass costs 0.85 of two two-lane passes on
-// BenchmarkLanesOnG's graph (neighbours anywhere; 2.65 against 3.11
-// CPU-s) and about 0.6 on a graph shaped as scripts/gen-lightrag-graphml.py
-// makes them (neighbours within 4,096 nodes). The iterate takes 32 MB per
-// million nodes instead of 16.
+// than two, so one four-lane pass costs about 0.85 of two two-lane passes
+// (BenchmarkLanesOnG: 2.65 against 3.11 CPU-s; the 1M-node LightRAG
+// replay: 2.74 CPU-s a group of four against 1.63 a pair). The iterate
+// takes 32 MB per million nodes instead of 16.
 const lanes = 4
 
 // laneSet is one node's scores in every lane of a pass: two lanes for one
