@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
@@ -201,7 +202,15 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 		err = s.Snap.EachEntry(ctx, l.add)
 	}
 	if err == nil {
+		// The report's entry look-ups are sorted on the other core while
+		// the lineage graph is built (the views' first look-up would
+		// otherwise sort them after it, on the way to "verified").
+		var sorted sync.WaitGroup
+		if rep != nil {
+			sorted.Go(rep.SortEntries)
+		}
 		l.finish()
+		sorted.Wait()
 	}
 	s.endVerify(done, rep, verr)
 	s.loadErr = err
