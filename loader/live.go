@@ -131,8 +131,13 @@ func LiveCounts(ctx context.Context, path string) (map[string]int, error) {
 // one statement may be open at a time: a caller must finish (or close)
 // one row stream before it starts another. The file is never written.
 func OpenLive(ctx context.Context, path string) (*Snapshot, error) {
+	return openLive(ctx, path, "&_pragma=query_only(1)")
+}
+
+// openLive is OpenLive with the connection string's extra query.
+func openLive(ctx context.Context, path, query string) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &Error{File: path, Err: err} }
-	src, err := liveDSN(path, "&_pragma=query_only(1)")
+	src, err := liveDSN(path, query)
 	if err != nil {
 		return fail(err)
 	}

@@ -8,7 +8,9 @@
 #   3. one round over the 1,000-tenant fleet;
 #   4. with STORE=D (a demo store, memscope demo --scenario clean
 #      --entries 1000000), one --snapshot round over its last 1,000 leaves
-#      from the state a round at the size before them leaves.
+#      from the state a round at the size before them leaves, then the
+#      same round with a structural write among its new rows (watchbench
+#      -structural: it builds the replay graph).
 set -eu
 ms=${1:?usage: watch-measure.sh MEMSCOPE [WORKDIR]}
 work=${2:-$(mktemp -d)}
@@ -28,6 +30,11 @@ if [ -n "${STORE:-}" ]; then
 	echo "--- --snapshot round over the last 1,000 leaves of $STORE"
 	rm -f "$work/snap.state.json"
 	go run ./scripts/watchbench -store "$STORE" -new 1000 -state "$work/snap.state.json"
+	/usr/bin/time -v "$ms" watch --log "$STORE/log" --log-key "$STORE/log.vkey" --trust "$STORE/trust.keys" --snapshot "$STORE/snapshot.db" --state "$work/snap.state.json" --once 2>&1 >/dev/null |
+		grep -E 'WATCH_|Elapsed|User time|System time|Maximum resident'
+	echo "--- the same round with a structural write among its new rows"
+	rm -f "$work/snap.state.json"
+	go run ./scripts/watchbench -store "$STORE" -new 1000 -state "$work/snap.state.json" -structural
 	/usr/bin/time -v "$ms" watch --log "$STORE/log" --log-key "$STORE/log.vkey" --trust "$STORE/trust.keys" --snapshot "$STORE/snapshot.db" --state "$work/snap.state.json" --once 2>&1 >/dev/null |
 		grep -E 'WATCH_|Elapsed|User time|System time|Maximum resident'
 fi

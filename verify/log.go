@@ -30,32 +30,9 @@ func (v *verifier) openLog(ctx context.Context, lv note.Verifier) error {
 // set, limits the leaf table to the record ids it accepts (the provenance
 // pass needs only the registry's); tombstone leaves are always kept.
 func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, keep func(record.ID) bool) error {
-	r, err := tlog.OpenWith(ctx, v.opts.Log, v.opts.LogOptions)
-	if errors.Is(err, tlog.ErrDeadline) {
-		return v.deadlineError()
-	}
-	if err != nil {
-		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
-		return nil
-	}
-	v.log = r
-	cp := v.publishedCheckpoint(ctx, r, lv)
-	if cp == nil {
-		return nil
-	}
-	v.size, v.root = cp.Size, cp.Root
-	v.rep.TreeSize, v.rep.RootHash = cp.Size, cp.Root
-	// The size is the checkpoint's claim: prove the leaves exist before
-	// anything is sized by it.
-	if err := r.Present(ctx, cp.Size); err != nil {
-		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
-		return nil
-	}
-	if cp.Size > math.MaxUint32 {
-		if !check || v.reportCheck(r.Check(ctx, cp.Size, cp.Root)) {
-			v.add(phaseLog, 0, finding.LogUnreadable, "log", fmt.Sprintf("the log claims %d leaves: verify holds at most %d", cp.Size, uint64(math.MaxUint32)))
-		}
-		return nil
+	r, cp, err := v.logCheckpoint(ctx, lv, check)
+	if err != nil || cp == nil {
+		return err
 	}
 	if keep == nil {
 		// Sized once and kept outside the heap (bigslice): growing a
@@ -93,6 +70,40 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 	v.logOK = true
 	v.rep.LogChecked = true
 	return nil
+}
+
+// logCheckpoint opens the log and reads its published checkpoint for
+// readLog (v.log, v.size and v.root set). A nil checkpoint, with a nil
+// error, means the log cannot be read: the finding is added.
+func (v *verifier) logCheckpoint(ctx context.Context, lv note.Verifier, check bool) (*tlog.Reader, *tlog.Checkpoint, error) {
+	r, err := tlog.OpenWith(ctx, v.opts.Log, v.opts.LogOptions)
+	if errors.Is(err, tlog.ErrDeadline) {
+		return nil, nil, v.deadlineError()
+	}
+	if err != nil {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
+		return nil, nil, nil
+	}
+	v.log = r
+	cp := v.publishedCheckpoint(ctx, r, lv)
+	if cp == nil {
+		return nil, nil, nil
+	}
+	v.size, v.root = cp.Size, cp.Root
+	v.rep.TreeSize, v.rep.RootHash = cp.Size, cp.Root
+	// The size is the checkpoint's claim: prove the leaves exist before
+	// anything is sized by it.
+	if err := r.Present(ctx, cp.Size); err != nil {
+		v.add(phaseLog, 0, finding.LogUnreadable, "log", err.Error())
+		return nil, nil, nil
+	}
+	if cp.Size > math.MaxUint32 {
+		if !check || v.reportCheck(r.Check(ctx, cp.Size, cp.Root)) {
+			v.add(phaseLog, 0, finding.LogUnreadable, "log", fmt.Sprintf("the log claims %d leaves: verify holds at most %d", cp.Size, uint64(math.MaxUint32)))
+		}
+		return nil, nil, nil
+	}
+	return r, cp, nil
 }
 
 func shortHash(h []byte) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/evidence/record"
@@ -82,8 +83,14 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 	if v.revocations {
 		return v.openLog(ctx, lv)
 	}
-	if err := v.readLog(ctx, lv, false, func(id record.ID) bool { return wanted[id] }); err != nil {
+	claimed, err := v.registryAtClaims(ctx, lv, events)
+	if err != nil {
 		return err
+	}
+	if !claimed {
+		if err := v.readLog(ctx, lv, false, func(id record.ID) bool { return wanted[id] }); err != nil {
+			return err
+		}
 	}
 	if !v.logOK {
 		return nil // unreadable: Run orders by time too
@@ -106,15 +113,57 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 	return v.openLog(ctx, lv)
 }
 
+// registryAtClaims, with Options.RegistryAtClaimedLeaves, fills the leaf
+// table with each registry event's leaf as its row claims it, once an
+// inclusion proof of the event's record there verifies against the
+// published checkpoint, instead of reading every leaf to find them. It
+// returns false, the table left empty, when an event names no leaf or
+// its claim does not prove (the log is then read as without the option). What this cannot see is an event's
+// record on a second leaf (DUPLICATE_ID, which the whole read would
+// catch and then order as Run does); a monitor's incremental check has
+// the same limit (docs/WATCH.md).
+func (v *verifier) registryAtClaims(ctx context.Context, lv note.Verifier, events []*loader.PrincipalRow) (bool, error) {
+	if !v.opts.RegistryAtClaimedLeaves {
+		return false, nil
+	}
+	r, cp, err := v.logCheckpoint(ctx, lv, false)
+	if err != nil || cp == nil {
+		return true, err // unreadable: as readLog would leave it
+	}
+	var refs leafTable
+	for _, e := range events {
+		if e.Event == nil {
+			continue
+		}
+		if e.LeafIndex < 0 || uint64(e.LeafIndex) >= cp.Size {
+			return false, nil
+		}
+		leaf := record.RecordLeaf(e.Event.RID, e.Event.Sig)
+		ok, err := r.CheckLeaf(ctx, rfc6962.DefaultHasher.HashLeaf(leaf), uint64(e.LeafIndex), cp.Size, cp.Root)
+		if err != nil && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if err != nil || !ok {
+			return false, nil
+		}
+		refs = append(refs, leafRef{e.Event.RID, uint32(e.LeafIndex)})
+	}
+	refs.sort()
+	v.leafByID, v.logOK, v.rep.LogChecked = refs, true, true
+	return true, nil
+}
+
 // provenanceCoverage counts the tables as Run's phases do and reports
 // their coverage through the same code, so that replay's unsigned labels
 // are those a verification gives.
 func (v *verifier) provenanceCoverage(ctx context.Context) error {
-	n, err := v.snap.Count(ctx, "entries")
-	if err != nil {
-		return err
+	if !v.opts.SkipEntryCount {
+		n, err := v.snap.Count(ctx, "entries")
+		if err != nil {
+			return err
+		}
+		v.rep.Entries = n
 	}
-	v.rep.Entries = n
 	if err := v.snap.EachTombstone(ctx, func(*loader.TombstoneRow) error {
 		v.rep.Tombstones++
 		return nil

@@ -62,6 +62,18 @@ type Options struct {
 	Now func() time.Time
 	// AnchorSources names the anchor files that lie inside the evidence.
 	AnchorSources AnchorSources
+	// SkipEntryCount leaves OpenProvenance's Report.Entries at 0: a
+	// monitor's replay reads only the labels, and counting the entries
+	// of a live handle that hides rows (loader.OpenLiveBefore) reads
+	// every row.
+	SkipEntryCount bool
+	// RegistryAtClaimedLeaves: OpenProvenance takes each registry event's
+	// log position from the leaf its row claims, proved by an inclusion
+	// proof, instead of reading every leaf of the log to find it (it reads
+	// the log when a claim does not prove, and as Run does when a key was
+	// revoked). A monitor's round sets it: its own check trusts claims
+	// the same way (CheckNew).
+	RegistryAtClaimedLeaves bool
 }
 
 // AnchorSources names, for each trust anchor, the file inside the evidence

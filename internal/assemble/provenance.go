@@ -161,6 +161,8 @@ type provenance struct {
 	// ordering are the entries that can decide where a query falls among
 	// the writes in the timeline (see asRanEntries), in row order.
 	ordering []Entry
+	// orderingLater: ordering was not read (passOrdering reads it).
+	orderingLater bool
 }
 
 // provenancePass runs the pass once per session; concurrent callers share
@@ -184,16 +186,20 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 		return nil, fmt.Errorf("%w: the entries table is refused", errNeedFull)
 	}
 	// The registry and the writes' signatures on one core, the scan of
-	// the entries' ids on the other.
+	// the entries' ids on the other (none when they are found by index).
 	var table *entryTable
 	var tableErr error
 	scanned := make(chan struct{})
-	go func() {
-		defer close(scanned)
-		table, tableErr = readEntryTable(ctx, s.Snap, s.EntryTotal())
-	}()
+	if s.Opts.EntriesByIndex {
+		close(scanned)
+	} else {
+		go func() {
+			defer close(scanned)
+			table, tableErr = readEntryTable(ctx, s.Snap, s.EntryTotal())
+		}()
+	}
 	pv, err := verify.OpenProvenance(ctx, verify.Options{Snapshot: s.Opts.Snapshot, Snap: s.Snap, Log: s.Opts.Log, LogKey: s.Opts.LogKey, LogOptions: s.Opts.LogOptions,
-		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey})
+		TrustRoots: s.Opts.TrustRoots, HMACKey: s.Opts.HMACKey, SkipEntryCount: s.Opts.EntriesByIndex, RegistryAtClaimedLeaves: s.Opts.EntriesByIndex})
 	<-scanned
 	if err != nil {
 		return nil, err
@@ -226,27 +232,10 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 	var linSeq []int64
 	writers := map[string]string{}
 	for len(frontier) > 0 {
-		var seqs []int64
-		for _, id := range frontier {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			rows := table.lookup(id)
-			if len(rows) > 1 {
-				return nil, fmt.Errorf("%w: entry id %q is held by %d rows", errNeedFull, id, len(rows))
-			}
-			for _, r := range rows {
-				seqs = append(seqs, r.seq)
-			}
-		}
 		var next []string
-		err := s.Snap.EntriesBySeq(ctx, seqs, func(r *loader.EntryRow) error {
+		err := s.frontierRows(ctx, table, frontier, seen, func(r *loader.EntryRow) error {
 			if r.DecodeErr != nil && errors.Is(r.DecodeErr, loader.ErrRow) {
 				return fmt.Errorf("%w: %v", errNeedFull, r.DecodeErr)
-			}
-			if !seen[r.EID] {
-				return fmt.Errorf("%w: entry row seq %d changed while read", errNeedFull, r.Seq)
 			}
 			pv.CheckEntry(r)
 			pv.CheckInclusion(r)
@@ -294,10 +283,98 @@ func (s *Session) runProvenance(ctx context.Context) (*provenance, error) {
 	if p.labels, err = p.g.Propagate(s.propagateOptions(DefaultTau, false)); err != nil {
 		return nil, err
 	}
-	if p.ordering, err = s.asRanEntries(ctx, table); err != nil {
+	if table == nil {
+		p.orderingLater = true // read when a timeline asks (passOrdering)
+	} else if p.ordering, err = s.asRanEntries(ctx, table); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// frontierRows reads the entry rows of the ids of frontier not yet seen
+// (marking them seen), in batches, by the scanned table's seqs or, when
+// table is nil (Options.EntriesByIndex), by the UNIQUE eid index. An id
+// held by two rows, or a row that is not one asked for (it changed while
+// read, or the index matched another spelling), makes the pass decline.
+func (s *Session) frontierRows(ctx context.Context, table *entryTable, frontier []string, seen map[string]bool, fn func(*loader.EntryRow) error) error {
+	want := map[string]int{}
+	var ids []string
+	var seqs []int64
+	for _, id := range frontier {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		want[id] = 0
+		if table == nil {
+			ids = append(ids, id)
+			continue
+		}
+		rows := table.lookup(id)
+		if len(rows) > 1 {
+			return fmt.Errorf("%w: entry id %q is held by %d rows", errNeedFull, id, len(rows))
+		}
+		for _, r := range rows {
+			seqs = append(seqs, r.seq)
+		}
+	}
+	check := func(r *loader.EntryRow) error {
+		n, ok := want[r.EID]
+		if !ok {
+			return fmt.Errorf("%w: entry row seq %d changed while read", errNeedFull, r.Seq)
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: entry id %q is held by more than one row", errNeedFull, r.EID)
+		}
+		want[r.EID] = n + 1
+		return fn(r)
+	}
+	if table == nil {
+		if err := s.Snap.EntriesByID(ctx, ids, check); err != nil {
+			return err
+		}
+		return s.unfoundByIndex(want)
+	}
+	return s.Snap.EntriesBySeq(ctx, seqs, check)
+}
+
+// unfoundByIndex makes the pass decline when an id it looked up by the
+// eid index (want: rows found per id) has no row and no tombstone names
+// it. The index finds a row only by an exact text match, so a row whose
+// id cell is stored otherwise (a blob, say) or an index that does not
+// match its table would hide a row the scan of the table sees; whether
+// such an id is missing takes that scan. A tombstoned id's absence is
+// the deletion its tombstone records.
+func (s *Session) unfoundByIndex(want map[string]int) error {
+	var tomb map[string]bool
+	for id, n := range want {
+		if n > 0 {
+			continue
+		}
+		if tomb == nil {
+			tomb = make(map[string]bool, len(s.Tombstones))
+			for _, t := range s.Tombstones {
+				tomb[t] = true
+			}
+		}
+		if !tomb[id] {
+			return fmt.Errorf("%w: no row of entry %q was found by the eid index", errNeedFull, id)
+		}
+	}
+	return nil
+}
+
+// passOrdering is the pass's ordering entries (asRanEntries), read now
+// when the pass found its entries by index and left them for later.
+func (s *Session) passOrdering(ctx context.Context, p *provenance) ([]Entry, error) {
+	if !p.orderingLater {
+		return p.ordering, nil
+	}
+	table, err := readEntryTable(ctx, s.Snap, s.EntryTotal())
+	if err != nil {
+		return nil, err
+	}
+	return s.asRanEntries(ctx, table)
 }
 
 // asRanEntries reads the entries that can change where a query falls among

@@ -212,6 +212,20 @@ func (s *Session) ProvenanceReplayer(ctx context.Context) (*replay.Replayer, err
 	return s.replayer(ctx, false, false)
 }
 
+// ErrPassDeclined is the error PassReplayer wraps when the provenance
+// pass cannot decide a label as the full verification would.
+var ErrPassDeclined = errNeedFull
+
+// PassReplayer is Replayer by the provenance pass alone: where the pass
+// declines it loads and verifies nothing and returns an error wrapping
+// ErrPassDeclined (a monitor on a live handle then checks a copy).
+func (s *Session) PassReplayer(ctx context.Context) (*replay.Replayer, error) {
+	if _, err := s.provenancePass(ctx); err != nil {
+		return nil, err
+	}
+	return s.replayer(ctx, false, false)
+}
+
 func (s *Session) replayer(ctx context.Context, full, startLoad bool) (*replay.Replayer, error) {
 	g, err := s.labelledGraph(ctx, full, startLoad)
 	if err != nil {

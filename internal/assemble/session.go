@@ -60,6 +60,17 @@ type Options struct {
 	// Evictions runs replay's single-edge eviction probe (slow: one
 	// bisection per selected target).
 	Evictions bool
+	// EntriesByIndex: the provenance pass reads what replay's labels need
+	// by look-up, not by scanning: the entries it reads by their id
+	// through the UNIQUE index on entries.eid (the caller has checked it
+	// is declared) instead of reading every row's id first; the registry
+	// events' log positions from the leaves their rows claim, each proved
+	// (verify.Options.RegistryAtClaimedLeaves), instead of reading every
+	// leaf; no count of the entries; the timeline's ordering entries only
+	// when asked. A monitor sets it on a live handle
+	// (loader.OpenLiveBefore), whose one connection cannot serve the
+	// pass's parallel scan anyway.
+	EntriesByIndex bool
 }
 
 // Entry is the in-memory summary of one entry row, kept for every entry.
@@ -198,6 +209,14 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return OpenOn(ctx, opts, snap)
+}
+
+// OpenOn is Open on a snapshot handle the caller opened (a live one, for
+// a monitor); the session owns it from here and closes it, also when
+// OpenOn fails.
+func OpenOn(ctx context.Context, opts Options, snap *loader.Snapshot) (*Session, error) {
+	var err error
 	s := &Session{Opts: opts, Snap: snap, Meta: snap.Meta, loadDone: make(chan struct{})}
 	opened := false
 	defer func() {

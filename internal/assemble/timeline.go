@@ -182,7 +182,11 @@ func (s *Session) AsRanReplay(ctx context.Context, rp *replay.Replayer) (*timeli
 	if err != nil {
 		return nil, err
 	}
-	return s.asRanReplay(rp, p.ordering)
+	ordering, err := s.passOrdering(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return s.asRanReplay(rp, ordering)
 }
 
 // PassageEntries maps each passage node to the entry it shows.

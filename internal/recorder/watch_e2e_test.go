@@ -110,6 +110,9 @@ func TestWatchWhileRecording(t *testing.T) {
 		if e.Code == finding.WatchCheckpointAdvanced && !strings.Contains(e.Message, "new records checked") {
 			t.Errorf("the poisoning round checked the whole store, not what was new: %s", e.Message)
 		}
+		if e.Code == finding.WatchCheckpointAdvanced && strings.Contains(e.Message, "new structure") && !strings.Contains(e.Message, "graph was built from the store's structure") {
+			t.Errorf("the poisoning round's replay graph did not come from the live store: %s", e.Message)
+		}
 		switch {
 		case e.Code == finding.WatchSelectionFlipped:
 			flipped++

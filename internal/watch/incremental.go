@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
@@ -98,20 +99,20 @@ func incrementalRound(ctx context.Context, t Target, st *State, nl verify.NewLea
 	}
 	o.marks["queries"] = qMark
 	o.rowsRead, o.checked, o.context = snap.RowsRead(), nc.Checked, nc.Context
-	closeLive() // the replay copies a later state; the transaction ends here
+	closeLive() // the replay reads a later state through its own handle; this transaction ends here
 	o.note = fmt.Sprintf("snapshot: %d new records checked (%d rows read, registry and cited records included)", nc.Checked, o.rowsRead)
 	need := replayNeed{writes: nc.NewWrites, queries: newQueries, all: nc.NewTombstones > 0 || nc.NewPrincipals > 0}
 	o.diverged = previouslyDiverged(st)
 	if len(need.writes) == 0 && len(need.queries) == 0 && !need.all {
 		return o, "", nil
 	}
-	flips, diverged, n, err := replayReached(ctx, t, st, nl.Size, need)
+	r, err := replayReached(ctx, t, st, nl.Size, need)
 	if err != nil {
 		return o, "", err
 	}
-	o.findings = append(o.findings, flips...)
-	o.diverged, o.replayed = diverged, n
-	o.note += fmt.Sprintf("; new structure: the replay graph was built from the whole store and %d stored queries replayed", n)
+	o.findings = append(o.findings, r.flips...)
+	o.diverged, o.replayed, o.replayRows = r.diverged, r.replayed, r.rowsRead
+	o.note += fmt.Sprintf("; new structure: the replay graph was built from %s and %d stored queries replayed", r.from, r.replayed)
 	return o, "", nil
 }
 
@@ -152,31 +153,78 @@ type replayNeed struct {
 	all             bool
 }
 
-// replayReached builds the replay graph from a copy of the store (the
-// whole-store part of such a round, with rows past the checkpoint held
-// back as in snapshotRound) and replays the queries need reaches
-// (reachedQueries). It returns the flips, the new diverged set and how
-// many queries it replayed.
-func replayReached(ctx context.Context, t Target, st *State, size uint64, need replayNeed) ([]finding.Finding, []string, int, error) {
-	c, err := liveCopy(ctx, t, size)
-	if err != nil {
-		return nil, nil, 0, err
+// reached is what replayReached found: the flips, the new diverged set,
+// how many queries it replayed and what the graph was built from (for
+// the advance message).
+type reached struct {
+	flips    []finding.Finding
+	diverged []string
+	replayed int
+	from     string
+	// rowsRead counts the rows the live handle read (0 when the graph
+	// came from the copy).
+	rowsRead int64
+}
+
+// replayReached builds the replay graph of the store as it stands before
+// the checkpoint of size and replays the queries need reaches
+// (reachedQueries). The graph comes from a live handle that hides the
+// rows past the checkpoint (loader.OpenLiveBefore, the rows snapshotRound
+// holds back): the structural tables, the registry and the cited entries
+// by their UNIQUE index, through the provenance pass, so the round reads
+// the structure and not every entry. Where the pass declines (it cannot
+// decide a label without the whole store), the graph comes from a
+// verified copy of the store, as a whole-store round builds it.
+func replayReached(ctx context.Context, t Target, st *State, size uint64, need replayNeed) (reached, error) {
+	r := reached{diverged: previouslyDiverged(st)}
+	rp, qs, err := liveReplayer(ctx, t, size, &r)
+	if errors.Is(err, assemble.ErrPassDeclined) {
+		r.from = "a copy of the whole store (" + err.Error() + ")"
+		c, cerr := liveCopy(ctx, t, size)
+		if cerr != nil {
+			return reached{}, cerr
+		}
+		defer c.close()
+		qs = c.session.ReplayQueries()
+		rp, err = c.session.Replayer(ctx)
 	}
-	defer c.close()
-	rp, err := c.session.Replayer(ctx)
 	if err != nil {
-		return nil, nil, 0, err
+		return reached{}, err
 	}
-	qs := c.session.ReplayQueries()
 	if !need.all {
 		qs = reachedQueries(rp, qs, need)
 	}
-	before := previouslyDiverged(st)
 	if len(qs) == 0 {
-		return nil, before, 0, nil
+		return r, nil
 	}
-	flips, diverged, err := replayQueries(ctx, rp, qs, before)
-	return flips, diverged, len(qs), err
+	r.flips, r.diverged, err = replayQueries(ctx, rp, qs, r.diverged)
+	r.replayed = len(qs)
+	return r, err
+}
+
+// liveReplayer builds the replayer and the stored queries from the live
+// handle before leaf size (replayReached), filling r's from and rowsRead.
+// The handle, and its read transaction, is closed before it returns: the
+// replay reads nothing more from the store, and a read transaction held
+// open keeps a writer's WAL from being checkpointed. An error wrapping
+// assemble.ErrPassDeclined says the graph needs the whole store.
+func liveReplayer(ctx context.Context, t Target, size uint64, r *reached) (*replay.Replayer, []replay.Query, error) {
+	snap, err := loader.OpenLiveBefore(ctx, t.Snapshot, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := assemble.OpenOn(ctx, assemble.Options{Snapshot: t.Snapshot, Log: t.Log, LogKey: t.LogKey, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions, Title: t.Snapshot, EntriesByIndex: true}, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	rp, err := s.PassReplayer(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.rowsRead = snap.RowsRead()
+	r.from = fmt.Sprintf("the store's structure (%d rows read, the cited entries by index)", r.rowsRead)
+	return rp, s.ReplayQueries(), nil
 }
 
 // reachedQueries keeps the new stored queries and the queries a new

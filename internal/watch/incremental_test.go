@@ -117,12 +117,7 @@ func TestIncrementalRoundWorkFollowsNewLeaves(t *testing.T) {
 	// Each store's new entries cite parents of their own, so the
 	// context differs; what else a round reads must not.
 	for _, entries := range []int{300, 3000} {
-		dir := t.TempDir()
-		m, err := scenario.Generate(ctx, dir, spec, scenario.Options{Seed: 1, Entries: entries})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sdir := filepath.Join(dir, m.Name)
+		sdir, m, tg := generatedStore(t, spec, entries)
 		db, err := sql.Open("sqlite", "file:"+filepath.Join(sdir, m.Snapshot)+"?mode=ro&immutable=1")
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +129,6 @@ func TestIncrementalRoundWorkFollowsNewLeaves(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := stateAt(t, sdir, m, uint64(from))
-		tg := Target{Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(sdir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
 		nl := provedLeaves(t, tg.Log, st.Size)
 		o, fallback, err := incrementalRound(ctx, tg, st, nl)
 		if err != nil || fallback != "" {
@@ -157,6 +151,19 @@ func TestIncrementalRoundWorkFollowsNewLeaves(t *testing.T) {
 	if read[3000] != read[300] || read[300] > 20 {
 		t.Errorf("rows read besides the new rows and their context: %d on the store of 300 entries, %d on the one of 3000: the round reads more than what is new", read[300], read[3000])
 	}
+}
+
+// generatedStore generates the scenario spec with entries entries into
+// a new directory and returns it, its manifest and its target.
+func generatedStore(t *testing.T, spec scenario.Spec, entries int) (string, *evidence.Manifest, Target) {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := scenario.Generate(context.Background(), dir, spec, scenario.Options{Seed: 1, Entries: entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(dir, m.Name)
+	return sdir, m, Target{Log: filepath.Join(sdir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(sdir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
 }
 
 // provedLeaves reads and proves the leaves past size, as a round does.
@@ -195,15 +202,7 @@ func TestReachedQueries(t *testing.T) {
 	ctx := context.Background()
 	dir, m := copyOfScenario(t, "structural-write")
 	tg := Target{Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(dir, m.Snapshot)}
-	c, err := liveCopy(ctx, tg, 1<<62)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	rp, err := c.session.Replayer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rp := copyReplayer(ctx, t, tg, 1<<62)
 	qs := c.session.ReplayQueries()
 	rows, err := rp.ReplayAll(ctx, qs, 1)
 	if err != nil {

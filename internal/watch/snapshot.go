@@ -37,6 +37,9 @@ type snapshotOutcome struct {
 	checked, context int
 	// replayed counts the stored queries replayed.
 	replayed int
+	// replayRows counts the rows read to build the replay graph of an
+	// incremental round (structural tables, registry, cited entries).
+	replayRows int64
 }
 
 // snapshotRound checks the store's snapshot in a round that saw new
@@ -270,12 +273,15 @@ func copyMarks(ctx context.Context, db *sql.DB, firstHeld map[string]int64) (ver
 	return marks, nil
 }
 
-// keptWhole are the tables holdBack never thins: the registry, and the
-// meta values a writer signs when it closes (at the end of the log),
-// without which the copy does not open. A row of theirs the checkpoint
-// does not cover only loses its verification (transient
-// RECORD_NOT_IN_LOG), not the graph's shape.
-var keptWhole = map[string]bool{"meta": true, "principals": true}
+// keptWhole are the tables holdBack never thins, as a live handle shows
+// them whole (loader.LiveWhole: the registry and the meta values).
+var keptWhole = map[string]bool{}
+
+func init() {
+	for _, t := range loader.LiveWhole {
+		keptWhole[t] = true
+	}
+}
 
 // leafTables lists the copy's tables that have a leaf_index column, but
 // those kept whole.

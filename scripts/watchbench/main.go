@@ -17,7 +17,10 @@
 // round was at the log's size minus new: that checkpoint and, per table,
 // the mark a round at that size leaves (the last row whose claimed leaf
 // is before it), so the next round is an incremental one over the new
-// leaves. The store is opened read-only.
+// leaves. With -structural the writes mark is one row lower: the round
+// also re-checks the last write row before the new leaves, a structural
+// write, so it builds the replay graph (on the 1M-entry demo store the
+// new leaves themselves hold none). The store is opened read-only.
 package main
 
 import (
@@ -53,9 +56,10 @@ func main() {
 	fleet := flag.Int("fleet", 0, "also write this many copies as a fleet")
 	store := flag.String("store", "", "existing store: write only the --snapshot state -state for it")
 	stateOut := flag.String("state", "", "with -store: the state file to write (must not exist)")
+	structural := flag.Bool("structural", false, "with -store: put the writes mark one row lower, so the round re-checks the last write row before it: a round whose new rows include a structural write (it builds the replay graph)")
 	flag.Parse()
 	if *store != "" {
-		snapshotState(*store, uint64(*extra), *stateOut)
+		snapshotState(*store, uint64(*extra), *stateOut, *structural)
 		return
 	}
 	if *dir == "" {
@@ -135,7 +139,7 @@ func writeFleet(dir, logDir, vkey string, st *watch.State, count int) {
 
 // snapshotState writes the state of a monitor with --snapshot at the
 // store's log size minus extra (see the package comment).
-func snapshotState(store string, extra uint64, out string) {
+func snapshotState(store string, extra uint64, out string, structural bool) {
 	ctx := context.Background()
 	logDir := filepath.Join(store, "log")
 	r, err := tlog.Open(ctx, logDir)
@@ -157,6 +161,12 @@ func snapshotState(store string, extra uint64, out string) {
 		if !m.Valid {
 			marks[tb] = math.MinInt64
 		}
+	}
+	if structural {
+		if marks["writes"] == math.MinInt64 {
+			log.Fatal("-structural: no write row before the new leaves")
+		}
+		marks["writes"]--
 	}
 	st.Snapshot = &watch.SnapshotState{Marks: marks}
 	f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
