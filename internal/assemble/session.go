@@ -470,6 +470,12 @@ func addLineage(b *lineage.Builder, r *loader.EntryRow, writer string) {
 // noteSeq records row n's seq: nothing while the seqs run consecutively
 // from the first, the whole list from the first row that breaks the run.
 func (s *Session) noteSeq(n int, seq int64) {
+	// Only the loading goroutine writes seqLo and seqs, so it reads them
+	// without the lock, and takes it only to change them (not at all
+	// while the seqs run on).
+	if n > 0 && s.seqs == nil && seq == s.seqLo+int64(n) {
+		return
+	}
 	s.seqMu.Lock()
 	defer s.seqMu.Unlock()
 	switch {
