@@ -36,8 +36,20 @@ import (
 // the file and returns it to rollback-journal mode, so a closed store is
 // one self-contained file (the loader opens snapshots immutable and never
 // reads a -wal).
-func pragmas(durable bool) string {
-	if durable {
+//
+// With DeferSync the commit only appends to the WAL (synchronous=NORMAL,
+// with which SQLite keeps the WAL consistent: it syncs it before every
+// checkpoint, and syncs the header of a restarted WAL unless synchronous
+// is OFF: sqlite3WalFrames, SQLite ticket ff5be73dee, in modernc.org/sqlite
+// v1.61.1's translation) and the owner makes it
+// durable with SyncWAL, which may run while the next commits append: a
+// group-committing owner then overlaps one group's sync with the next
+// group's inserts and append instead of holding every caller behind it.
+func pragmas(cfg Config) string {
+	switch {
+	case cfg.Durable && cfg.DeferSync:
+		return "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=wal_autocheckpoint(0)&_pragma=busy_timeout(5000)"
+	case cfg.Durable:
 		return "_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=wal_autocheckpoint(0)&_pragma=busy_timeout(5000)"
 	}
 	return "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
@@ -50,7 +62,7 @@ func openDB(cfg Config) (*sql.DB, error) {
 		return nil, err
 	}
 	// A URL keeps '#' and '?' in the path from cutting the file name short.
-	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: pragmas(cfg.Durable)}
+	dsn := url.URL{Scheme: "file", Path: abs, RawQuery: pragmas(cfg)}
 	db, err := sql.Open("sqlite", dsn.String())
 	if err != nil {
 		return nil, fmt.Errorf("writer: %s: %w", cfg.SnapshotPath, err)
@@ -64,7 +76,8 @@ func newStore(cfg Config, db *sql.DB) *Store {
 		meta: map[string]string{}, metaSigned: map[string]string{}, metaRev: map[string]uint64{}}
 }
 
-// Commit makes every row written so far durable (with Config.Durable) and
+// Commit makes every row written so far durable (with Config.Durable;
+// with DeferSync too, once a SyncWAL that starts after it returns) and
 // starts a new transaction.
 func (s *Store) Commit() error {
 	if err := s.tx.Commit(); err != nil {
@@ -393,4 +406,59 @@ func leafOfRow(table string, raw []byte) ([]byte, error) {
 		return record.EventLeaf(record.KindVector, record.EventID(record.KindVector, v.Name), v.Sig), nil
 	}
 	return nil, fmt.Errorf("unknown table %s", table)
+}
+
+// SyncWAL makes every commit that returned before it was called durable
+// (Config.DeferSync): it syncs the WAL file's data, as SQLite's own
+// commit would have. It is safe to call from several goroutines at once
+// and while the writer commits. The WAL must exist (a commit made it).
+func (s *Store) SyncWAL() error {
+	f, err := s.walFile()
+	if err != nil {
+		return err
+	}
+	if err := syncData(f); err != nil {
+		return fmt.Errorf("writer: %s: sync: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// walFile is the open WAL, reopened should SQLite have replaced the file
+// (it does not while the writer's connection is open, but a sync of a
+// replaced file would sync nothing the commits wrote).
+func (s *Store) walFile() (*os.File, error) {
+	path := s.cfg.SnapshotPath + "-wal"
+	now, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("writer: sync: %w", err)
+	}
+	s.walMu.Lock()
+	defer s.walMu.Unlock()
+	if s.wal != nil && os.SameFile(now, s.walInfo) {
+		return s.wal, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("writer: sync: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writer: sync: %w", err)
+	}
+	if s.wal != nil {
+		s.wal.Close() // a sync still running on it finishes first (os.File)
+	}
+	s.wal, s.walInfo = f, fi
+	return f, nil
+}
+
+// closeWAL closes the file SyncWAL opened, if any.
+func (s *Store) closeWAL() {
+	s.walMu.Lock()
+	defer s.walMu.Unlock()
+	if s.wal != nil {
+		s.wal.Close()
+		s.wal = nil
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -48,6 +49,9 @@ type Config struct {
 	// it the snapshot is written as fast as possible and is only whole
 	// once Close returns.
 	Durable bool
+	// DeferSync (with Durable) leaves the WAL's sync to the owner: a
+	// Commit is durable once a SyncWAL called after it returns.
+	DeferSync bool
 	// Operator, when set, is the registered principal that signs the
 	// store's own rows: its meta values, the checkpoints it saw and its
 	// vector index (record.Config, CheckpointSeen, Vector). They are signed
@@ -77,7 +81,11 @@ type Store struct {
 	now uint64
 	// meta values as written, the value last signed for each key and its
 	// revision; checkpoints and vectors not yet signed.
-	meta       map[string]string
+	meta map[string]string
+	// The WAL file SyncWAL syncs (DeferSync), opened at the first sync.
+	walMu      sync.Mutex
+	wal        *os.File
+	walInfo    os.FileInfo
 	metaSigned map[string]string
 	metaRev    map[string]uint64
 	cpPending  []pendingCheckpoint
@@ -259,6 +267,14 @@ func (s *Store) Close(ctx context.Context) ([]byte, error) {
 	if err := s.tx.Commit(); err != nil {
 		return nil, fmt.Errorf("writer: %s: commit: %w", s.cfg.SnapshotPath, err)
 	}
+	// The log closes with leaves of this commit: it must be durable even
+	// should leaveWAL stop short of its checkpoint.
+	if s.cfg.Durable && s.cfg.DeferSync {
+		if err := s.SyncWAL(); err != nil {
+			return nil, err
+		}
+	}
+	defer s.closeWAL()
 	// A WAL still beside the file (another process reading it held it
 	// open) keeps every committed row: the error says so, after the log
 	// is closed as usual.

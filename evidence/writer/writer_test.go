@@ -38,8 +38,8 @@ func (r fixedReader) Read(p []byte) (int, error) {
 
 // newStore creates a store at path with a fixed log key and registry
 // root, and registers principal "user" (key user); id makes the UUIDv7
-// with first byte b.
-func newStore(t *testing.T, path string) (st *writer.Store, lg *memLog, user ed25519.PrivateKey, id func(byte) record.ID) {
+// with first byte b. opts change the store's config (durability).
+func newStore(t *testing.T, path string, opts ...func(*writer.Config)) (st *writer.Store, lg *memLog, user ed25519.PrivateKey, id func(byte) record.ID) {
 	t.Helper()
 	skey, vkey, err := note.GenerateKey(fixedReader(1), "example.org/log")
 	if err != nil {
@@ -52,8 +52,12 @@ func newStore(t *testing.T, path string) (st *writer.Store, lg *memLog, user ed2
 	root := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32))
 	user = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
 	lg = &memLog{}
-	st, err = writer.Create(writer.Config{SnapshotPath: path, Log: lg, LogSigner: signer, Origin: "example.org/log", LogVerifier: vkey,
-		RootKeys: []ed25519.PublicKey{root.Public().(ed25519.PublicKey)}})
+	cfg := writer.Config{SnapshotPath: path, Log: lg, LogSigner: signer, Origin: "example.org/log", LogVerifier: vkey,
+		RootKeys: []ed25519.PublicKey{root.Public().(ed25519.PublicKey)}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	st, err = writer.Create(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

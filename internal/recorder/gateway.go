@@ -125,6 +125,7 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				presizeStack(len(line))
 				s.request(ctx, m)
 			}()
 		case m.isNotification():
@@ -348,4 +349,25 @@ func (g *Gateway) upstreamNames() string {
 		n = append(n, u.cfg.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// requestStack is the stack a request's goroutine starts with (a
+// recorded call runs SQLite, transpiled C whose frames are deep and
+// large). A goroutine's stack starts small and grows by copying: grown
+// from inside SQLite, every deep frame was copied and adjusted, several
+// times per call (1.5-8.6 % of the gateway's CPU in sustained runs'
+// profiles, 3 % in the 8-session latency run's). The price is the stack
+// of each request in flight: 128 KiB (about 4 MiB more resident memory
+// with 64 calls in flight).
+const requestStack = 64 << 10
+
+// presizeStack grows the calling goroutine's stack while it is shallow,
+// so it is copied once and cheaply; i only keeps the compiler from
+// eliding the frame.
+//
+//go:noinline
+func presizeStack(i int) byte {
+	var pad [requestStack]byte
+	pad[i%requestStack] = 1
+	return pad[(i+1)%requestStack]
 }

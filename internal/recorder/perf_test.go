@@ -70,9 +70,9 @@ func TestMeasureRecord(t *testing.T) {
 		for _, ack := range acks {
 			lr := latency(t, notes, ack, sessions, blocks, 50)
 			direct, gw := lr.direct, lr.gw
-			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + fsync) meanwhile: %d for %d calls, median %v p90 %v p99 %v",
+			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
 				ack, sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99),
-				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99))
+				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99), q(lr.syncs, 0.5), q(lr.syncs, 0.9), q(lr.syncs, 0.99))
 		}
 	}
 	if os.Getenv("MEMSCOPE_RECORD_LATENCY_ONLY") == "1" {
@@ -155,10 +155,11 @@ type latencyReport struct {
 	direct, gw       []time.Duration
 	directCPU, gwCPU time.Duration
 	load             string
-	// The recorder's snapshot commits (WAL append + fsync) during the
-	// gateway blocks, and the calls they committed.
-	commits    []time.Duration
-	commitJobs int
+	// The recorder's snapshot commits during the gateway blocks (from the
+	// commit's start to its WAL sync's return), their syncs alone, and the
+	// calls they committed.
+	commits, syncs []time.Duration
+	commitJobs     int
 }
 
 // loadAvg is /proc/loadavg's one-minute figure.
@@ -217,7 +218,11 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 				defer wg.Done()
 				for i := 0; i < perBlock; i++ {
 					start := time.Now()
-					if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}}); err != nil {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}})
+					if err == nil && res.IsError {
+						err = fmt.Errorf("remember: a tool error, not recorded: %v", res.Content)
+					}
+					if err != nil {
 						t.Error(err)
 						return
 					}
@@ -230,7 +235,7 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 		}
 		wg.Wait()
 	}
-	var commits []time.Duration
+	var commits, syncs []time.Duration
 	commitJobs := 0
 	for b := 0; b < blocks; b++ {
 		c0 := selfCPU()
@@ -240,11 +245,14 @@ func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, per
 		run(viaGW, &gw)
 		directCPU += c1 - c0
 		gwCPU += selfCPU() - c1
-		ct, jobs := rec.CommitTimes()
-		commits, commitJobs = append(commits, ct...), commitJobs+jobs
+		ct, st, jobs := rec.CommitTimes()
+		if want := sessions * perBlock; jobs != want {
+			t.Errorf("block %d: %d calls committed through the gateway, want %d", b, jobs, want)
+		}
+		commits, syncs, commitJobs = append(commits, ct...), append(syncs, st...), commitJobs+jobs
 	}
 	return latencyReport{direct: direct, gw: gw, directCPU: directCPU / time.Duration(max(1, len(direct))), gwCPU: gwCPU / time.Duration(max(1, len(gw))),
-		load: load + " before, " + loadAvg() + " after", commits: commits, commitJobs: commitJobs}
+		load: load + " before, " + loadAvg() + " after", commits: commits, syncs: syncs, commitJobs: commitJobs}
 }
 
 // inFlight is how many calls the sustained run keeps in flight.

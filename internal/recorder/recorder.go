@@ -31,10 +31,12 @@ import (
 // committer. The one committer goroutine takes the queue in order, waits
 // for each job's signatures, appends its leaves to the log buffer and
 // inserts its rows into the snapshot's open transaction; after each group
-// of jobs the snapshot is committed (one WAL append and fsync). With
-// AckSequenced (the default) the jobs' callers are released then: their
-// records are durable with their log index assigned, and the log
-// integrates them right after, in the background. With AckIntegrated the
+// of jobs the snapshot is committed (one WAL append), and the group's
+// sync runs off the committer (syncer.go) while the next group's jobs are
+// inserted. With AckSequenced (the default) the jobs' callers are
+// released once the sync has returned: their records are durable with
+// their log index assigned, and the log integrates them right after, in
+// the background. With AckIntegrated the
 // callers wait until Tessera has also integrated their leaves (its POSIX
 // driver syncs each bundle, tile and tree state it writes). The snapshot
 // is always committed before the log, so after a crash the log can only
@@ -131,6 +133,14 @@ type Recorder struct {
 	logWG      sync.WaitGroup
 	flushedSeq atomic.Uint64
 	urgent     chan struct{} // a barrier waits: integrate now
+	// The syncs of committed groups (syncer.go): the last group committed
+	// (the committer's), the syncs running, the groups not yet released,
+	// and a signal to the committer when a sync returns.
+	lastSync      *syncing
+	syncWG        sync.WaitGroup
+	syncsInFlight atomic.Int32
+	syncDone      chan struct{}
+	syncHook      func() error // tests only: replaces the WAL's sync
 	// The committer's queue of sequenced jobs, in sequence order.
 	qmu     sync.Mutex
 	queue   []*job
@@ -207,7 +217,7 @@ func Open(ctx context.Context, o Options) (*Recorder, error) {
 	}
 	r := &Recorder{dir: o.Dir, ack: ack, lock: lock, log: lw, ks: &keyring{dir: o.Dir}, info: info, registered: map[string]bool{},
 		qwake: make(chan struct{}, 1), loopDone: make(chan struct{}), unflushed: map[record.ID]uint64{}, logq: make(chan *logBatch, logLag), urgent: make(chan struct{}, 1),
-		pending: newOverlay(),
+		pending: newOverlay(), syncDone: make(chan struct{}, 1),
 	}
 	if r.ix, err = openIndex(); err != nil {
 		lw.Close(context.WithoutCancel(ctx))
@@ -248,7 +258,7 @@ func (r *Recorder) resume(ctx context.Context, signer note.Signer) error {
 		return err
 	}
 	r.st, err = writer.Resume(writer.Config{SnapshotPath: filepath.Join(r.dir, evidence.SnapshotFile), Log: logSink{r}, LogSigner: signer,
-		Origin: r.info.Origin, Durable: true, Operator: &writer.Signer{Principal: OperatorPrincipal, Key: opKey, Nonce: newNonce()}},
+		Origin: r.info.Origin, Durable: true, DeferSync: true, Operator: &writer.Signer{Principal: OperatorPrincipal, Key: opKey, Nonce: newNonce()}},
 		writer.ResumeState{LogSize: tree.End(), Tree: tree})
 	if err != nil {
 		return err
@@ -413,35 +423,49 @@ func (r *Recorder) Do(ctx context.Context, fn func(*Tx) error) error {
 	return j.err
 }
 
+// loop is the committer. It inserts each job as soon as it is queued;
+// it commits the jobs inserted so far once fewer than maxSyncsInFlight
+// groups are syncing (syncer.go), so while a group syncs the jobs that
+// arrive are inserted and wait in the open transaction, and commit as
+// one group when the sync returns.
 func (r *Recorder) loop(ctx context.Context) {
 	defer close(r.loopDone)
 	idle := time.NewTimer(foldIdle)
 	defer idle.Stop()
 	dirty := false
+	var open []*job // inserted, not yet committed
 	for {
-		group, closed := r.take(maxGroup)
-		if len(group) == 0 {
-			if closed {
-				return
-			}
-			select {
-			case <-r.qwake:
-			case <-idle.C:
-				if dirty && r.failed() == nil {
-					if err := r.st.FoldWAL(true); err != nil {
-						r.fail(fmt.Errorf("record: snapshot checkpoint failed, recording stopped: %w", err))
-					}
-				}
-				dirty = false
-			}
-			continue
-		}
+		group, closed := r.take(maxGroup - len(open))
 		for _, j := range group {
 			r.insert(j)
 		}
-		r.commit(ctx, group)
-		dirty = true
-		idle.Reset(foldIdle)
+		open = append(open, group...)
+		if len(open) > 0 && r.syncsInFlight.Load() < maxSyncsInFlight {
+			r.commit(ctx, open)
+			open, dirty = nil, true
+			idle.Reset(foldIdle)
+			continue
+		}
+		if len(group) > 0 {
+			continue // the queue may hold more
+		}
+		if closed && len(open) == 0 {
+			// Close goes on to fold the WAL away: every group must be
+			// synced and released first.
+			r.awaitSynced()
+			return
+		}
+		select {
+		case <-r.qwake:
+		case <-r.syncDone:
+		case <-idle.C:
+			if dirty && len(open) == 0 && r.failed() == nil {
+				if err := r.st.FoldWAL(true); err != nil {
+					r.fail(fmt.Errorf("record: snapshot checkpoint failed, recording stopped: %w", err))
+				}
+				dirty = false
+			}
+		}
 	}
 }
 
@@ -470,39 +494,31 @@ func (r *Recorder) insert(j *job) {
 	}
 }
 
-// commit makes the group's rows durable in the snapshot, releases the
-// group (AckSequenced) and hands its leaves to the log flusher, which
-// releases the group once they are integrated (AckIntegrated). The next
-// group is applied and committed to the snapshot while the log integrates
-// this one: the snapshot stays ahead of the log, never behind.
+// commit appends the group's rows to the snapshot's WAL and starts their
+// sync (syncer.go), which releases the group (AckSequenced) or hands it
+// with its leaves to the log flusher, which releases it once they are
+// integrated (AckIntegrated). The next group is applied and committed
+// while this one syncs and the log integrates it: the snapshot stays
+// ahead of the log, never behind.
 func (r *Recorder) commit(ctx context.Context, group []*job) {
-	var took time.Duration
+	start := time.Now()
 	if err := r.failed(); err == nil {
-		start := time.Now()
 		if err := r.st.Commit(); err != nil {
 			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
 		}
-		took = time.Since(start)
 	}
-	// The callers first: the overlay's cleanup and the item index's
-	// commit (committed) wait for the sequencing lock, which the other
-	// sessions' calls hold in turn.
+	// The overlay's cleanup and the item index's commit (committed) wait
+	// for the sequencing lock, which the other sessions' calls hold in
+	// turn; the rows are in the snapshot's committed state already, so
+	// lookups find them there, synced or not.
 	if err := r.failed(); err != nil {
 		r.leafBuf = nil // their rows were not committed: never log them
 		release(group, err)
 		r.committed(group)
 		return
 	}
-	if len(group) > 0 {
-		r.commits.add(took, len(group))
-	}
-	waiting := group
-	if r.ack == AckSequenced {
-		release(group, nil)
-		waiting = nil
-	}
+	r.startSync(&syncing{jobs: group, batch: r.cutBatch(), start: start})
 	r.committed(group)
-	r.handoff(waiting)
 	r.foldWAL()
 }
 
@@ -545,14 +561,12 @@ func (r *Recorder) foldWAL() {
 	}
 }
 
-// handoff sends the leaves buffered so far, whose rows are committed, to
-// the flusher with the jobs it releases after them.
-func (r *Recorder) handoff(group []*job) {
+// cutBatch takes the leaves buffered so far, whose rows are committed,
+// as the next batch for the flusher.
+func (r *Recorder) cutBatch() *logBatch {
 	r.batchSeq++
-	b := &logBatch{leaves: r.leafBuf, first: r.nextLeaf - uint64(len(r.leafBuf)), jobs: group, seq: r.batchSeq}
+	b := &logBatch{leaves: r.leafBuf, first: r.nextLeaf - uint64(len(r.leafBuf)), seq: r.batchSeq}
 	r.leafBuf = nil
-	r.logWG.Add(1)
-	r.logq <- b
 	if len(r.unflushed) > 4096 {
 		done := r.flushedSeq.Load()
 		for id, seq := range r.unflushed {
@@ -561,6 +575,13 @@ func (r *Recorder) handoff(group []*job) {
 			}
 		}
 	}
+	return b
+}
+
+// sendBatch hands a batch whose rows are synced to the flusher.
+func (r *Recorder) sendBatch(b *logBatch) {
+	r.logWG.Add(1)
+	r.logq <- b
 }
 
 // logBatch is one group's leaves on their way to the log.
@@ -628,6 +649,7 @@ func (r *Recorder) integrate(ctx context.Context, batches []*logBatch) error {
 // appended so far (a barrier, used outside the group rhythm).
 func (r *Recorder) flushNow(ctx context.Context) error {
 	r.commit(ctx, nil)
+	r.awaitSynced()
 	r.awaitLog()
 	return r.failed()
 }
@@ -698,8 +720,9 @@ func (s logSink) Append(_ context.Context, leaf []byte) (uint64, error) {
 // Close runs after the writer committed the snapshot for the last time:
 // the remaining leaves go to the log, then the log closes.
 func (s logSink) Close(ctx context.Context) ([]byte, error) {
+	s.r.awaitSynced()
 	if err := s.r.failed(); err == nil {
-		s.r.handoff(nil)
+		s.r.sendBatch(s.r.cutBatch())
 	}
 	s.r.awaitLog()
 	if err := s.r.failed(); err != nil {
