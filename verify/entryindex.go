@@ -48,10 +48,30 @@ func (x *entryIndex) has(eid string) bool {
 	h := maphash.String(x.seed, eid)
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.sortLocked()
+	_, ok := slices.BinarySearch(x.sums, h)
+	return ok
+}
+
+// sort readies the index for look-ups (has sorts it on first use).
+func (x *entryIndex) sort() {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	x.sortLocked()
+	x.mu.Unlock()
+}
+
+func (x *entryIndex) sortLocked() {
 	if !x.sorted {
 		slices.Sort(x.sums)
 		x.sorted = true
 	}
-	_, ok := slices.BinarySearch(x.sums, h)
-	return ok
 }
+
+// SortEntries readies the report's entry look-ups (Entry) now instead of
+// at the first of them (a sort of a million hashes): a caller with a core
+// to spare, as the inspector building its lineage graph after
+// verification, does it beside that work.
+func (r *Report) SortEntries() { r.entries.sort() }

@@ -12,8 +12,8 @@ import (
 
 func entryIDs(s *assemble.Session) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for i := range s.Entries {
-			if !yield(s.Entries[i].ID) {
+		for i := range s.HeldEntries() {
+			if !yield(s.EntryAt(i).ID) {
 				return
 			}
 		}

@@ -101,7 +101,7 @@ func (s *Session) entryLabel(rep *verify.Report, labels []lineage.Trust, id stri
 	if !ok {
 		return defences.EntryLabel{Trust: record.External, Why: "not in the store"}
 	}
-	e := s.Entries[s.RowOf(node)]
+	e := s.EntryAt(s.RowOf(node))
 	l := defences.EntryLabel{Known: true, Trust: labels[node]}
 	if bad := VerificationFailure(rep, id); bad != "" {
 		l.Trust, l.Why = record.External, "failed verification: "+bad

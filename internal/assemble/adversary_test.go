@@ -36,7 +36,7 @@ func TestChannelAtWriteTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	payee := ""
-	for _, e := range s.Entries {
+	for _, e := range held(s) {
 		if e.Writer == "agent:courier" {
 			payee = e.ID
 		}

@@ -57,13 +57,7 @@ func (s *Session) GraphCollisions() []finding.Finding {
 // action ids (what lineage's views name).
 func (s *Session) LineageCollisions() []finding.Finding {
 	return collisionFindings([]idKind{
-		{"entry id", func(yield func(string) bool) {
-			for i := 0; s.Lineage != nil && i < s.Lineage.Len(); i++ {
-				if !yield(s.Lineage.ID(i)) {
-					return
-				}
-			}
-		}},
+		{"entry id", s.entryIDText},
 		{"action id", func(yield func(string) bool) {
 			for _, a := range s.Actions {
 				if !yield(a.ID) {
@@ -87,4 +81,25 @@ func collisionFindings(kinds []idKind) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// entryIDText yields every entry id: the held rows' own text, which costs
+// no string per id, or the lineage graph's when no row is held
+// (LoadLineage), which formats each. They are the same ids: the graph has
+// a node per row, named by the row's id (a canonical id's text is what
+// its key formats to, record.CanonicalID; other text is kept as given).
+func (s *Session) entryIDText(yield func(string) bool) {
+	if n := s.HeldEntries(); n > 0 {
+		for i := range n {
+			if !yield(s.EntryAt(i).ID) {
+				return
+			}
+		}
+		return
+	}
+	for i := 0; s.Lineage != nil && i < s.Lineage.Len(); i++ {
+		if !yield(s.Lineage.ID(i)) {
+			return
+		}
+	}
 }

@@ -56,10 +56,10 @@ func TestIndexWhileLoading(t *testing.T) {
 				t.Fatal(err)
 			}
 			if id == "" {
-				id = s.Entries[0].ID
+				id = s.EntryAt(0).ID
 			}
 			row, ok := s.Index(id)
-			if !ok || s.Entries[row].ID != id {
+			if !ok || s.EntryAt(row).ID != id {
 				t.Fatalf("Index(%s) = %d, %v after Load", id, row, ok)
 			}
 			j, _ := s.Lineage.Index(id)

@@ -109,7 +109,7 @@ func (s *Session) EntryLineageWith(id string, labels []lineage.Trust, tau float6
 
 func (s *Session) relative(r lineage.Relative, labels []lineage.Trust) Relative {
 	out := Relative{Entry: r.ID, Depth: r.Depth, Recomputed: labels[r.Index].String()}
-	out.Writer = s.Entries[s.RowOf(r.Index)].Writer
+	out.Writer = s.EntryAt(s.RowOf(r.Index)).Writer
 	return out
 }
 
@@ -125,7 +125,7 @@ func (s *Session) drawGraph(nb lineage.Neighbourhood) dagdraw.Graph {
 			if err != nil {
 				c = "(content not read: " + err.Error() + ")"
 			}
-			label += " " + s.Entries[row].Writer + ": " + Preview(c, 60)
+			label += " " + s.EntryAt(row).Writer + ": " + Preview(c, 60)
 		}
 		dg.Nodes = append(dg.Nodes, dagdraw.Node{ID: n.ID, Label: sanitize.Line(label), Trust: n.Label.String(),
 			ElidedParents: n.HiddenParents, Focus: i == nb.Center})

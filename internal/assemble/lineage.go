@@ -288,7 +288,7 @@ func scheduleOf(w []float64) lineage.Schedule {
 // lineageEntry rebuilds the lineage view of entry i from the graph.
 func (s *Session) lineageEntry(i int) lineage.Entry {
 	g := s.Lineage
-	e := lineage.Entry{ID: g.ID(i), Writer: s.Entries[s.RowOf(i)].Writer, Recorded: g.Recorded(i)}
+	e := lineage.Entry{ID: g.ID(i), Writer: s.EntryAt(s.RowOf(i)).Writer, Recorded: g.Recorded(i)}
 	for _, p := range g.Parents(i) {
 		e.Parents = append(e.Parents, g.ID(p.Node))
 		e.Weights = append(e.Weights, p.Weight)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unsafe"
+	"sync"
 
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
@@ -16,10 +16,9 @@ import (
 // verify.Options.OnEntry), publishing them as they arrive.
 type entryLoader struct {
 	s        *Session
-	entries  []Entry
+	rows     entryStore
 	lin      *lineage.Builder
-	writers  map[string]string // intern: a million rows share a few writers
-	ids      idText
+	writers  map[string]uint32 // index in rows.writers
 	progress func(done, total int)
 	onEntry  []func(i int, e *Entry)
 	next     int // publish when this many rows are in
@@ -32,16 +31,19 @@ type entryLoader struct {
 func (s *Session) newEntryLoader(progress func(done, total int), onEntry []func(i int, e *Entry)) *entryLoader {
 	// The array is sized by the estimate (exact on a writer's store) and
 	// grows past it only on a store whose seqs are not distinct.
-	return &entryLoader{s: s, entries: make([]Entry, 0, s.EntryTotal()), lin: lineage.NewBuilder(s.EntryTotal()),
-		writers: map[string]string{}, progress: progress, onEntry: onEntry, next: 64}
+	return &entryLoader{s: s, rows: entryStore{rows: make([]entryRow, 0, s.EntryTotal())}, lin: lineage.NewBuilder(s.EntryTotal()),
+		writers: map[string]uint32{}, progress: progress, onEntry: onEntry, next: 64}
 }
 
-func (l *entryLoader) intern(w string) string {
+// writer is w's index in the store's writers, added on first sight.
+func (l *entryLoader) writer(w string) uint32 {
 	if v, ok := l.writers[w]; ok {
 		return v
 	}
-	l.writers[w] = w
-	return w
+	v := uint32(len(l.rows.writers))
+	l.rows.writers = append(l.rows.writers, w)
+	l.writers[w] = v
+	return v
 }
 
 // restart begins another stream of the same rows.
@@ -49,11 +51,11 @@ func (l *entryLoader) restart() { l.pos = 0 }
 
 // add takes the next row of the stream.
 func (l *entryLoader) add(r *loader.EntryRow) error {
-	if l.pos < len(l.entries) {
+	if l.pos < len(l.rows.rows) {
 		// Held already: the same table read again must give the same row.
-		if e := &l.entries[l.pos]; e.ID != r.EID || l.s.seqOf(l.pos) != r.Seq {
+		if id := l.rows.id(&l.rows.rows[l.pos]); id != r.EID || l.s.seqOf(l.pos) != r.Seq {
 			return fmt.Errorf("%s: entry row %d changed while it was being read (seq %d id %s, then seq %d id %s)",
-				l.s.Opts.Snapshot, l.pos, l.s.seqOf(l.pos), e.ID, r.Seq, r.EID)
+				l.s.Opts.Snapshot, l.pos, l.s.seqOf(l.pos), id, r.Seq, r.EID)
 		}
 		l.pos++
 		return nil
@@ -61,18 +63,14 @@ func (l *entryLoader) add(r *loader.EntryRow) error {
 	l.pos++
 	s := l.s
 	// The signed bytes are the truth: lineage reads the record.
-	l.entries = append(l.entries, entryOf(r, l.intern))
-	n := len(l.entries) - 1
-	e := &l.entries[n]
-	e.ID = l.ids.hold(e.ID)
+	e := entryOf(r, func(w string) string { return w })
+	n := len(l.rows.rows)
 	s.noteSeq(n, r.Seq)
 	addLineage(l.lin, r, e.Writer)
 	for _, f := range l.onEntry {
-		f(n, e)
+		f(n, &e)
 	}
-	if s.Opts.LazyContent {
-		e.Content = ""
-	}
+	l.rows.add(&e, l.writer(e.Writer), !s.Opts.LazyContent)
 	// The first screenful is published at once, then every 4096 rows.
 	if n+1 >= l.next {
 		l.next += 4096
@@ -84,53 +82,31 @@ func (l *entryLoader) add(r *loader.EntryRow) error {
 	return nil
 }
 
-// idText holds the entry ids' text in 64 KiB blocks: a million 36-byte
-// ids are then a few hundred allocations of their exact size instead of a
-// million of 48 bytes each (12 MB less held at 1M entries, and a million
-// fewer objects for the collector).
-type idText struct{ block []byte }
-
-func (t *idText) hold(s string) string {
-	if s == "" {
-		return ""
-	}
-	if len(s) > cap(t.block)-len(t.block) {
-		t.block = make([]byte, 0, max(64<<10, len(s)))
-	}
-	off := len(t.block)
-	t.block = append(t.block, s...)
-	// The bytes are written once, here, and never changed afterwards.
-	return unsafe.String(&t.block[off], len(s))
-}
-
 func (l *entryLoader) publish() {
-	// The header first: a reader below the count sees a slice that holds
+	// The rows first: a reader below the count sees a store that holds
 	// its row.
-	p := l.entries
-	l.s.partial.Store(&p)
-	l.s.loaded.Store(int64(len(l.entries)))
+	p := l.rows
+	l.s.rows.Store(&p)
+	l.s.loaded.Store(int64(len(p.rows)))
 }
 
-// finish publishes the whole array and the lineage graph.
+// finish publishes every row and the lineage graph.
 func (l *entryLoader) finish() {
 	s := l.s
-	entries := l.entries
-	n := len(entries)
+	n := len(l.rows.rows)
 	l.publish()
 	g := l.lin.Graph()
 	rowOf := make([]int32, g.Len())
 	// Row n was the lineage builder's n-th entry.
-	for row := range entries {
+	for row := range n {
 		if j, ok := g.InputNode(row); ok {
 			rowOf[j] = int32(row)
 		}
 	}
 	s.mu.Lock()
-	s.Entries = entries
 	s.estimate.Store(int64(n))
 	s.Lineage, s.rowOf = g, rowOf
 	s.mu.Unlock()
-	s.partial.Store(nil)
 	if l.progress != nil {
 		l.progress(n, n)
 	}
@@ -226,7 +202,15 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 		err = s.Snap.EachEntry(ctx, l.add)
 	}
 	if err == nil {
+		// The report's entry look-ups are sorted on the other core while
+		// the lineage graph is built (the views' first look-up would
+		// otherwise sort them after it, on the way to "verified").
+		var sorted sync.WaitGroup
+		if rep != nil {
+			sorted.Go(rep.SortEntries)
+		}
 		l.finish()
+		sorted.Wait()
 	}
 	s.endVerify(done, rep, verr)
 	s.loadErr = err

@@ -7,14 +7,17 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/verify"
 )
 
 // rowsOf is what a session holds per entry row, errors as text (two
 // decodes of one row give equal errors, not the same value).
-func rowsOf(s *Session) []string {
-	out := make([]string, len(s.Entries))
-	for i, e := range s.Entries {
+func rowsOf(s *Session) []string { return rowsIn(s, held(s)) }
+
+func rowsIn(s *Session, es []Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
 		out[i] = fmt.Sprintf("%s %s %d %d %d %q %d %v seq=%d", e.ID, e.Writer, e.Recorded, e.Flags, e.TS, e.Content, e.Leaf, e.DecodeErr, s.seqOf(i))
 	}
 	return out
@@ -50,10 +53,11 @@ func TestLoadVerifyEqualsLoadThenVerify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, e := range want.Entries {
-				want.Entries[i].Flags = uint16(len(e.ID))
+			wantRows := held(want)
+			for i, e := range wantRows {
+				wantRows[i].Flags = uint16(len(e.ID))
 			}
-			if g, w := rowsOf(got), rowsOf(want); !reflect.DeepEqual(g, w) {
+			if g, w := rowsOf(got), rowsIn(want, wantRows); !reflect.DeepEqual(g, w) {
 				t.Fatalf("rows differ: LoadVerify %d rows, Load %d", len(g), len(w))
 			}
 			for i := range order {
@@ -61,11 +65,11 @@ func TestLoadVerifyEqualsLoadThenVerify(t *testing.T) {
 					t.Fatalf("onEntry saw row %d at call %d: each row must be seen once, in order", order[i], i)
 				}
 			}
-			if len(order) != len(want.Entries) || checked == 0 {
-				t.Errorf("onEntry saw %d of %d rows; progress reached %d", len(order), len(want.Entries), checked)
+			if len(order) != len(wantRows) || checked == 0 {
+				t.Errorf("onEntry saw %d of %d rows; progress reached %d", len(order), len(wantRows), checked)
 			}
-			for i, e := range got.Entries {
-				if row, ok := got.Index(e.ID); !ok || got.Entries[row].ID != e.ID {
+			for i, e := range held(got) {
+				if row, ok := got.Index(e.ID); !ok || got.EntryAt(row).ID != e.ID {
 					t.Fatalf("row %d (%s) not found by id", i, e.ID)
 				}
 			}
@@ -137,24 +141,51 @@ func TestLoadVerifyStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-// Ids held in blocks read back as given, across block boundaries and for
-// an id longer than a block.
-func TestIdTextHoldsEachID(t *testing.T) {
+// Rows held in the pointer-free store read back as given: ids across
+// block boundaries, an id longer than a block, an empty id, writers,
+// contents and decode errors on the rows that had them; and a copy taken
+// before more rows were added still reads its own rows.
+func TestEntryStoreHoldsEachRow(t *testing.T) {
 	t.Parallel()
-	var h idText
-	var in, out []string
+	var st entryStore
+	var in []Entry
+	var early *entryStore
 	for i := range 5000 {
-		s := fmt.Sprintf("019cadc6-d84c-7ffe-873d-%012d", i)
-		if i == 2500 {
-			s = string(make([]byte, 70<<10)) + "x"
+		e := Entry{ID: fmt.Sprintf("019cadc6-d84c-7ffe-873d-%012d", i), Writer: fmt.Sprintf("agent:%d", i%3), Recorded: record.Trust(i % 4),
+			Flags: uint16(i), TS: int64(i) * 7, Content: fmt.Sprint("content ", i), Leaf: int64(i) - 1}
+		switch i {
+		case 2500:
+			e.ID = string(make([]byte, 70<<10)) + "x"
+		case 10:
+			e.ID = ""
+		case 11, 4999:
+			e.DecodeErr = fmt.Errorf("row %d does not decode", i)
 		}
-		if i == 10 {
-			s = ""
+		in = append(in, e)
+		st.add(&e, uint32(i%3), true)
+		if i%3 == len(st.writers) {
+			st.writers = append(st.writers, e.Writer)
 		}
-		in = append(in, s)
-		out = append(out, h.hold(s))
+		if i == 2000 {
+			c := st
+			early = &c
+		}
 	}
-	if !reflect.DeepEqual(in, out) {
-		t.Fatal("an id held in a block reads back changed")
+	for i, want := range in {
+		if got := st.at(i); got != want {
+			t.Fatalf("row %d reads back as %+v, was %+v", i, got, want)
+		}
 	}
+	if early.len() != 2001 || early.at(2000) != in[2000] || early.at(11) != in[11] {
+		t.Fatal("a copy taken before more rows were added does not read its rows")
+	}
+}
+
+// held is every entry row the session holds.
+func held(s *Session) []Entry {
+	out := make([]Entry, s.HeldEntries())
+	for i := range out {
+		out[i] = s.EntryAt(i)
+	}
+	return out
 }

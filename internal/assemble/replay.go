@@ -37,7 +37,8 @@ func (s *Session) ReplayGraph(rep *verify.Report) (*replay.Graph, error) {
 		if !ok {
 			return "", 0, false
 		}
-		return s.Entries[i].Writer, s.Entries[i].Leaf, true
+		e := s.EntryAt(i)
+		return e.Writer, e.Leaf, true
 	}}
 	labels, err := s.Labels(DefaultTau, false)
 	if err != nil {

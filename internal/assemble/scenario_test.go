@@ -110,7 +110,7 @@ func TestMemoryGraftIsLaunderingAndRefused(t *testing.T) {
 	}
 	labels, _ := s.Labels(0, false)
 	graft := 0
-	for i, e := range s.Entries {
+	for i, e := range held(s) {
 		if e.Writer != "agent:planner" || !strings.Contains(e.Content, "7731") {
 			continue
 		}

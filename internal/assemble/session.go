@@ -133,23 +133,22 @@ type Session struct {
 	Snap *loader.Snapshot
 	Meta map[string]string
 
-	// Entries has one element per entry row, set when Load has finished.
-	// While Load runs, EntryAt(i) for i < Loaded() reads the rows so far.
-	Entries []Entry
+	// rows are the entry rows Load has read (EntryAt, HeldEntries),
+	// published before each Loaded step; nil before Load and after
+	// LoadLineage, which keeps none.
+	rows atomic.Pointer[entryStore]
 	// estimate is Open's cheap bound on the entry rows (from the seq
 	// column's bounds, never a count(*), which reads every row); exact
 	// after Load.
 	estimate atomic.Int64
 	loaded   atomic.Int64
-	// partial is the array Load fills, published before each Loaded step.
-	partial atomic.Pointer[[]Entry]
 	// Where row i is in the table: seq seqLo+i, unless seqs is set (a
 	// store whose seqs are not consecutive). Written by Load before it
 	// publishes the rows.
 	seqLo int64
 	seqs  []int64
 	seqMu sync.RWMutex
-	rowOf []int32 // lineage node index -> row in Entries
+	rowOf []int32 // lineage node index -> entry row
 
 	// writes are the structural write rows in stored order (WriteCount,
 	// WriteAt): held by column, a million of them being most of what a
@@ -364,24 +363,24 @@ func estimateRows(ctx context.Context, snap *loader.Snapshot, table, path string
 // it has finished.
 func (s *Session) EntryTotal() int { return int(s.estimate.Load()) }
 
-// EntryAt is row i of Entries, also while Load runs (for i < Loaded()).
-func (s *Session) EntryAt(i int) *Entry {
-	if p := s.partial.Load(); p != nil {
-		return &(*p)[i]
-	}
-	return &s.Entries[i]
-}
+// EntryAt is entry row i, also while Load runs (for i < Loaded()).
+func (s *Session) EntryAt(i int) Entry { return s.rows.Load().at(i) }
+
+// HeldEntries is the number of entry rows held: every row once Load has
+// finished, none after LoadLineage.
+func (s *Session) HeldEntries() int { return s.rows.Load().len() }
 
 // DefaultTau is the lineage threshold views use unless told otherwise: at 0
 // every positive-weight derivation edge is strong.
 const DefaultTau = 0.0
 
 // Load reads every entry (decoding the signed bytes, without checking
-// signatures) into Entries and builds the lineage graph. progress, when
-// set, gets the number of rows read and the total; onEntry, when set, sees
-// each entry as it is stored (from the loading goroutine, in row order).
-// Entries[i] is complete once Loaded() > i, so other goroutines may read
-// the rows loaded so far.
+// signatures) into the session's rows and builds the lineage graph.
+// progress, when set, gets the number of rows read and the total; onEntry,
+// when set, sees each entry before it is stored (from the loading
+// goroutine, in row order; what it sets in Flags is kept). EntryAt(i) is
+// complete once Loaded() > i, so other goroutines may read the rows loaded
+// so far.
 func (s *Session) Load(ctx context.Context, progress func(done, total int), onEntry ...func(i int, e *Entry)) error {
 	if !s.loadStarted.CompareAndSwap(false, true) {
 		return fmt.Errorf("inspect: Load called twice on %s", s.Opts.Snapshot)
@@ -419,7 +418,7 @@ func (s *Session) load(ctx context.Context, progress func(done, total int), onEn
 }
 
 // LoadLineage builds the lineage graph from one streaming read of the
-// entries without keeping them: Entries stays empty, so only what needs no
+// entries without keeping them: no row is held, so only what needs no
 // entry row works afterwards (Labels, LineageSummary, GateAudit). It is
 // for commands that ask lineage a store-wide question, which at a million
 // entries would otherwise hold every content string and id. Verify, when
@@ -471,6 +470,12 @@ func addLineage(b *lineage.Builder, r *loader.EntryRow, writer string) {
 // noteSeq records row n's seq: nothing while the seqs run consecutively
 // from the first, the whole list from the first row that breaks the run.
 func (s *Session) noteSeq(n int, seq int64) {
+	// Only the loading goroutine writes seqLo and seqs, so it reads them
+	// without the lock, and takes it only to change them (not at all
+	// while the seqs run on).
+	if n > 0 && s.seqs == nil && seq == s.seqLo+int64(n) {
+		return
+	}
 	s.seqMu.Lock()
 	defer s.seqMu.Unlock()
 	switch {
@@ -574,7 +579,7 @@ func lineageOf(r *loader.EntryRow, writer string) lineage.Entry {
 	return le
 }
 
-// Loaded is the number of Entries filled so far.
+// Loaded is the number of entry rows read so far.
 func (s *Session) Loaded() int { return int(s.loaded.Load()) }
 
 // loadedGraph returns the lineage graph and the node-to-row map under the
@@ -586,7 +591,7 @@ func (s *Session) loadedGraph() (*lineage.Graph, []int32) {
 	return s.Lineage, s.rowOf
 }
 
-// Index maps an entry id to its row in Entries (after Load).
+// Index maps an entry id to its row (after Load).
 func (s *Session) Index(id string) (int, bool) {
 	g, rowOf := s.loadedGraph()
 	if g == nil {
@@ -599,7 +604,7 @@ func (s *Session) Index(id string) (int, bool) {
 	return int(rowOf[j]), true
 }
 
-// RowOf maps a lineage node index to its row in Entries (after Load).
+// RowOf maps a lineage node index to its entry row (after Load).
 func (s *Session) RowOf(node int) int {
 	_, rowOf := s.loadedGraph()
 	return int(rowOf[node])

@@ -30,7 +30,7 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 			if i < from || i >= from+len(got) {
 				from = i - i%window
 				var err error
-				if got, err = s.Contents(context.Background(), from, min(from+window, len(s.Entries))); err != nil {
+				if got, err = s.Contents(context.Background(), from, min(from+window, s.HeldEntries())); err != nil {
 					got = nil
 					return "(content not read: " + err.Error() + ")"
 				}
@@ -38,13 +38,13 @@ func (s *Session) Timeline(rp *replay.Replayer) (*timeline.Timeline, error) {
 			return got[i-from]
 		}
 	}
-	return s.timeline(rp, s.Entries, true, content), nil
+	return s.timeline(rp, entryList{s.HeldEntries(), s.EntryAt}, true, content), nil
 }
 
 // timeline builds the stream; without summaries (for replaying as of a
 // query only) the events carry no text, which a million writes would
 // otherwise format.
-func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool, content func(i int, e *Entry) string) *timeline.Timeline {
+func (s *Session) timeline(rp *replay.Replayer, entries entryList, summaries bool, content func(i int, e *Entry) string) *timeline.Timeline {
 	ev, _ := s.events(rp, entries, summaries, content, true)
 	return timeline.Build(ev)
 }
@@ -53,7 +53,7 @@ func (s *Session) timeline(rp *replay.Replayer, entries []Entry, summaries bool,
 // queries among the writes): the writes are placed by their leaf and time
 // alone (timeline.NewAsRanReplay), never held as events.
 func (s *Session) asRanReplay(rp *replay.Replayer, entries []Entry) (*timeline.Replay, error) {
-	ev, at := s.events(rp, entries, false, func(int, *Entry) string { return "" }, false)
+	ev, at := s.events(rp, entriesOf(entries), false, func(int, *Entry) string { return "" }, false)
 	g := rp.Graph()
 	places := make([]timeline.WritePlace, s.WriteCount())
 	for i := range places {
@@ -65,9 +65,20 @@ func (s *Session) asRanReplay(rp *replay.Replayer, entries []Entry) (*timeline.R
 	return timeline.NewAsRanReplay(rp, ev, at, places)
 }
 
+// entryList is n entries, read one at a time (the session's rows, or a
+// slice of them).
+type entryList struct {
+	n  int
+	at func(i int) Entry
+}
+
+func entriesOf(es []Entry) entryList {
+	return entryList{len(es), func(i int) Entry { return es[i] }}
+}
+
 // events are the timeline's events in the order Build takes them; without
 // writes, at is where the write events would have gone.
-func (s *Session) events(rp *replay.Replayer, entries []Entry, summaries bool, content func(i int, e *Entry) string, writes bool) (ev []timeline.Event, at int) {
+func (s *Session) events(rp *replay.Replayer, entries entryList, summaries bool, content func(i int, e *Entry) string, writes bool) (ev []timeline.Event, at int) {
 	var auth map[string]bool
 	// Replaying as of a query reads positions only: no labels on events.
 	if rp != nil && summaries {
@@ -77,7 +88,7 @@ func (s *Session) events(rp *replay.Replayer, entries []Entry, summaries bool, c
 			auth[g.EdgeID(i)] = rp.Authenticated(i)
 		}
 	}
-	n := len(s.PrincipalEvents) + len(entries) + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
+	n := len(s.PrincipalEvents) + entries.n + len(s.TombstoneRecs) + len(s.Queries) + len(s.Actions) + len(s.GateEvents) + len(s.Checkpoints)
 	if writes {
 		n += s.WriteCount()
 	}
@@ -86,10 +97,10 @@ func (s *Session) events(rp *replay.Replayer, entries []Entry, summaries bool, c
 		ev = append(ev, timeline.Event{Kind: timeline.KindPrincipal, ID: p.ID, Leaf: p.Leaf, TS: p.TS, Principal: p.Principal,
 			Summary: fmt.Sprintf("%s %s (%s)", p.Op, p.Principal, p.Channel)})
 	}
-	for i := range entries {
-		e := &entries[i]
+	for i := range entries.n {
+		e := entries.at(i)
 		ev = append(ev, timeline.Event{Kind: timeline.KindEntry, ID: e.ID, Leaf: e.Leaf, TS: e.TS, Principal: e.Writer,
-			Summary: Preview(content(i, e), 60)})
+			Summary: Preview(content(i, &e), 60)})
 	}
 	at = len(ev)
 	for i := range s.WriteCount() {
@@ -276,8 +287,8 @@ func (s *Session) orderingEntries() []Entry {
 		last = max(last, s.WriteLeaf(i))
 	}
 	var out []Entry
-	for _, e := range s.Entries {
-		if e.Leaf >= 0 && e.Leaf <= last {
+	for i := range s.HeldEntries() {
+		if e := s.EntryAt(i); e.Leaf >= 0 && e.Leaf <= last {
 			out = append(out, e)
 		}
 	}

@@ -255,7 +255,7 @@ func buildLineageSummary(ln *LineageSection, s *assemble.Session, sum *assemble.
 		}
 		row := LaunderRow{Entry: Text(l.Entry), Recorded: l.Recorded, Recomputed: l.Recomputed}
 		if j, ok := s.Index(l.Entry); ok {
-			row.Writer = Text(s.Entries[j].Writer)
+			row.Writer = Text(s.EntryAt(j).Writer)
 		}
 		ln.Launder = append(ln.Launder, row)
 	}
@@ -400,7 +400,8 @@ func entryLineage(el *EntryLineage, s *assemble.Session, id string, labels []lin
 		}
 	}
 	if j, ok := s.Index(id); ok {
-		el.Writer, el.Content = Text(s.Entries[j].Writer), Text(s.Entries[j].Content)
+		e := s.EntryAt(j)
+		el.Writer, el.Content = Text(e.Writer), Text(e.Content)
 	}
 	for _, o := range v.Explanation.Origins {
 		out := Origin{Ancestor: Text(o.Ancestor), Bottleneck: o.Bottleneck, Break: o.Break}

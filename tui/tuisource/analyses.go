@@ -274,9 +274,10 @@ func jumpSubject(s string) string {
 }
 
 func (src *Source) statusByRow(rep *verify.Report) *[]tui.Status {
-	out := make([]tui.Status, len(src.s.Entries))
-	problems := make([]string, len(src.s.Entries))
-	for i, e := range src.s.Entries {
+	out := make([]tui.Status, src.s.HeldEntries())
+	problems := make([]string, len(out))
+	for i := range out {
+		e := src.s.EntryAt(i)
 		out[i] = tui.OK
 		_, flagged := rep.EntryStatus[e.ID]
 		_, excluded := rep.InclusionFailures[e.ID]

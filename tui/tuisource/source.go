@@ -238,7 +238,7 @@ func (src *Source) load(ctx context.Context) {
 
 // byRow reorders lineage labels (indexed by the lineage graph) by row.
 func (src *Source) byRow(labels []lineage.Trust) *[]lineage.Trust {
-	out := make([]lineage.Trust, len(src.s.Entries))
+	out := make([]lineage.Trust, src.s.HeldEntries())
 	for j, l := range labels {
 		out[src.s.RowOf(j)] = l
 	}
