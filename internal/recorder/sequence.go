@@ -189,7 +189,11 @@ func (t *Tx) entryTrust(id record.ID) (record.Trust, bool) {
 }
 
 // prepare adds a record to the job: sign runs in the caller after
-// sequencing, insert in the committer.
-func (t *Tx) prepare(sign, insert func() error) {
-	t.j.recs = append(t.j.recs, prepared{sign: sign, insert: insert})
+// sequencing, add (given what sign returned) in the committer.
+func prepare[S any](t *Tx, sign func() (S, error), add func(S) error) {
+	var signed S
+	t.j.recs = append(t.j.recs, prepared{sign: func() (err error) {
+		signed, err = sign()
+		return err
+	}, insert: func() error { return add(signed) }})
 }

@@ -77,12 +77,8 @@ func (t *Tx) Entry(in EntryIn) (record.ID, error) {
 	sess := in.Session
 	e := &record.Entry{EID: newID(ts), Content: content, Writer: in.Writer, Trust: in.Trust, Parents: in.Parents, Weights: in.Weights,
 		HSrc: in.Source, HCtx: in.Context, TS: ts, Nonce: sg.Nonce, Session: &sess}
-	var raw []byte
 	r := t.r
-	t.prepare(func() (err error) {
-		raw, err = writer.SignEntry(e, sg.Key)
-		return err
-	}, func() error {
+	prepare(t, func() ([]byte, error) { return writer.SignEntry(e, sg.Key) }, func(raw []byte) error {
 		if err := r.st.AddSignedEntry(ctxBG, e, raw, writer.EntryOptions{SessionID: in.Session}); err != nil {
 			return err
 		}
@@ -134,11 +130,8 @@ func (t *Tx) Write(kind, src, dst, rel string, weight float64, principal string,
 	}
 	ts := now()
 	w := &record.Write{Kind: kind, WID: newID(ts), Src: src, Dst: dst, Rel: rel, Weight: weight, Writer: principal, Sources: sources, TS: ts, Nonce: sg.Nonce}
-	var raw []byte
-	t.prepare(func() (err error) {
-		raw, err = writer.SignWrite(w, sg.Key)
-		return err
-	}, func() error { return t.r.st.AddSignedWrite(ctxBG, w, raw) })
+	prepare(t, func() ([]byte, error) { return writer.SignWrite(w, sg.Key) },
+		func(raw []byte) error { return t.r.st.AddSignedWrite(ctxBG, w, raw) })
 	return w.WID, nil
 }
 
@@ -189,12 +182,8 @@ func (t *Tx) DeleteID(id record.ID, reason, principal string) error {
 	tr := f.trust
 	tb := &record.Tombstone{Target: id, Reason: clip(reason, 4096), Writer: principal, TS: ts, Nonce: sg.Nonce,
 		EntryWriter: f.writer, EntryTrust: &tr, EntryParents: f.parents, EntryWeights: f.weights}
-	var raw []byte
 	r := t.r
-	t.prepare(func() (err error) {
-		raw, err = writer.SignTombstone(tb, sg.Key)
-		return err
-	}, func() error {
+	prepare(t, func() ([]byte, error) { return writer.SignTombstone(tb, sg.Key) }, func(raw []byte) error {
 		// A target whose leaf is not yet in the log is flushed first: the
 		// tombstone removes its row, and a row-less leaf could not be
 		// re-appended after a crash.
@@ -241,11 +230,7 @@ func (t *Tx) Node(id, kind, label string, eid *record.ID, principal string) erro
 // event prepares an event record (node, query, action): signed by sign
 // after sequencing, added by the committer.
 func (t *Tx) event(sign func() (*writer.SignedEvent, error)) {
-	var ev *writer.SignedEvent
-	t.prepare(func() (err error) {
-		ev, err = sign()
-		return err
-	}, func() error { return t.r.st.AddSignedEvent(ctxBG, ev) })
+	prepare(t, sign, func(ev *writer.SignedEvent) error { return t.r.st.AddSignedEvent(ctxBG, ev) })
 }
 
 // Trust is an entry's recorded trust, read from the snapshot (the
