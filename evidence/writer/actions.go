@@ -60,7 +60,7 @@ func SignAction(a Action, sg Signer) (*SignedEvent, error) {
 			rec.Sources[p] = record.ParamSources{From: nonNilIDs(ps.From), Alt: nonNilIDs(ps.Alt)}
 		}
 	}
-	raw, err := signEventRecord(rec, sg, func(k record.KeyID) { rec.KID = k })
+	raw, err := signRecord(rec, sg.Key, func(k record.KeyID) { rec.KID = k })
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,6 @@ func (s *Store) AddEntry(ctx context.Context, e *record.Entry, key ed25519.Priva
 // AddSignedEntry; the result is the same as AddEntry's.
 func SignEntry(e *record.Entry, key ed25519.PrivateKey) ([]byte, error) {
 	e.V, e.Kind = record.FormatVersion, record.KindEntry
-	e.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
 	if e.Parents == nil {
 		e.Parents = []record.ID{}
 	}
@@ -48,10 +47,7 @@ func SignEntry(e *record.Entry, key ed25519.PrivateKey) ([]byte, error) {
 		none := ""
 		e.Session = &none
 	}
-	if err := record.Sign(e, key); err != nil {
-		return nil, err
-	}
-	return record.Encode(e)
+	return signRecord(e, key, func(k record.KeyID) { e.KID = k })
 }
 
 // AddSignedEntry appends the leaf of an entry SignEntry prepared (raw is

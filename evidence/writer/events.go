@@ -18,7 +18,7 @@ type Signer struct {
 // signEvent signs an event record and appends its leaf (SignedEvent's
 // two steps at once) and returns the encoding and leaf index.
 func (s *Store) signEvent(ctx context.Context, kind, name string, rec any, sg Signer, set func(record.KeyID)) ([]byte, *uint64, error) {
-	raw, err := signEventRecord(rec, sg, set)
+	raw, err := signRecord(rec, sg.Key, set)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,12 +29,11 @@ func (s *Store) signEvent(ctx context.Context, kind, name string, rec any, sg Si
 	return raw, idx, nil
 }
 
-// signEventRecord fills in the signer's fields of an event record
-// (through the setter), signs it and returns its encoding. It touches no
-// store.
-func signEventRecord(rec any, sg Signer, set func(record.KeyID)) ([]byte, error) {
-	set(record.KeyIDOf(sg.Key.Public().(ed25519.PublicKey)))
-	if err := record.Sign(rec, sg.Key); err != nil {
+// signRecord fills in a record's key id (through the setter), signs it
+// with key and returns its encoding. It touches no store.
+func signRecord(rec any, key ed25519.PrivateKey, set func(record.KeyID)) ([]byte, error) {
+	set(record.KeyIDOf(key.Public().(ed25519.PublicKey)))
+	if err := record.Sign(rec, key); err != nil {
 		return nil, err
 	}
 	return record.Encode(rec)

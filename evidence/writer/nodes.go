@@ -46,7 +46,7 @@ func (s *Store) DeclareNode(ctx context.Context, n Node, sg Signer) error {
 func SignNode(n Node, sg Signer) (*SignedEvent, error) {
 	rec := &record.Node{V: record.FormatVersion, Kind: record.KindNode, Name: n.ID, NodeKind: n.Kind, Label: n.Label, EID: n.EID,
 		Writer: sg.Principal, TS: uint64(n.TS), Nonce: sg.Nonce}
-	raw, err := signEventRecord(rec, sg, func(k record.KeyID) { rec.KID = k })
+	raw, err := signRecord(rec, sg.Key, func(k record.KeyID) { rec.KID = k })
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func SignQuery(q Query, sg Signer) (*SignedEvent, error) {
 	}
 	rec := &record.Query{V: record.FormatVersion, Kind: record.KindQuery, Name: q.ID, Text: q.Text, K: uint(q.K), Reset: q.Reset,
 		Dense: q.Dense, Selected: q.Selected, Writer: sg.Principal, TS: uint64(q.TS), Nonce: sg.Nonce}
-	raw, err := signEventRecord(rec, sg, func(k record.KeyID) { rec.KID = k })
+	raw, err := signRecord(rec, sg.Key, func(k record.KeyID) { rec.KID = k })
 	if err != nil {
 		return nil, err
 	}

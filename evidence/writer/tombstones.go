@@ -56,11 +56,7 @@ func (s *Store) AddTombstone(ctx context.Context, t *record.Tombstone, key ed255
 // with AddSignedTombstone.
 func SignTombstone(t *record.Tombstone, key ed25519.PrivateKey) ([]byte, error) {
 	t.V, t.Kind = record.FormatVersion, record.KindTombstone
-	t.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
-	if err := record.Sign(t, key); err != nil {
-		return nil, err
-	}
-	return record.Encode(t)
+	return signRecord(t, key, func(k record.KeyID) { t.KID = k })
 }
 
 // AddSignedTombstone appends the leaf of a tombstone SignTombstone

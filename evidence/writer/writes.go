@@ -25,14 +25,10 @@ func SignWrite(w *record.Write, key ed25519.PrivateKey) ([]byte, error) {
 	if w.Kind == "" {
 		w.Kind = record.KindEdge
 	}
-	w.KID = record.KeyIDOf(key.Public().(ed25519.PublicKey))
 	if w.Sources == nil {
 		w.Sources = []record.ID{}
 	}
-	if err := record.Sign(w, key); err != nil {
-		return nil, err
-	}
-	return record.Encode(w)
+	return signRecord(w, key, func(k record.KeyID) { w.KID = k })
 }
 
 // AddSignedWrite appends the leaf of a write SignWrite prepared (raw is
