@@ -138,8 +138,26 @@ func (t *Tx) hasNode(id string) (bool, error) {
 	if t.r.pending.nodes[id] {
 		return true, nil
 	}
+	return t.committedRow("SELECT 1 FROM nodes WHERE id = ?", id)
+}
+
+// isLive says whether an entry is live, as liveEntry does without reading
+// and decoding its record.
+func (t *Tx) isLive(id record.ID) (bool, error) {
+	if t.r.pending.deleted[id] {
+		return false, nil
+	}
+	if _, ok := t.r.pending.entries[id]; ok {
+		return true, nil
+	}
+	return t.committedRow("SELECT 1 FROM entries WHERE eid = ?", id.String())
+}
+
+// committedRow says whether query (SELECT 1 ...) finds a row in the
+// snapshot's committed state.
+func (t *Tx) committedRow(query string, arg any) (bool, error) {
 	var one int
-	switch err := t.r.rdb.QueryRow("SELECT 1 FROM nodes WHERE id = ?", id).Scan(&one); {
+	switch err := t.r.rdb.QueryRow(query, arg).Scan(&one); {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, sql.ErrNoRows):

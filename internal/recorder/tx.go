@@ -158,7 +158,7 @@ func (t *Tx) Members(entity string) []record.ID {
 	}
 	var out []record.ID
 	for _, id := range ids {
-		if _, live, err := t.liveEntry(id); err == nil && live {
+		if live, err := t.isLive(id); err == nil && live {
 			out = append(out, id)
 		}
 	}
