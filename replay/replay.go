@@ -264,7 +264,13 @@ func (r *Replayer) replay(ctx context.Context, q Query, oneCore bool) (Row, erro
 	if err != nil {
 		return Row{}, err
 	}
+	return r.replayStarted(ctx, q, k, reset, oneCore)
+}
+
+// replayStarted is replay once queryStart has given q's k and reset.
+func (r *Replayer) replayStarted(ctx context.Context, q Query, k int, reset []float64, oneCore bool) (Row, error) {
 	var scores [][]float64
+	var err error
 	switch {
 	case r.authIsG:
 		// G_auth is G (every write authenticated): its scores are G's, bit

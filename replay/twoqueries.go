@@ -180,8 +180,8 @@ func (r *Replayer) replayLanesOnG(ctx context.Context, qs []Query, workers int, 
 			idx, ks, resets = append(idx, i), append(ks, k), append(resets, reset)
 		}
 		if len(idx) < 2 {
-			for _, i := range idx { // one query: the ordinary replay
-				rows[i], errs[i] = r.replay(ctx, qs[i], true)
+			for j, i := range idx { // one query: the ordinary replay
+				rows[i], errs[i] = r.replayStarted(ctx, qs[i], ks[j], resets[j], true)
 			}
 			return
 		}
