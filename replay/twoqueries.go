@@ -72,10 +72,7 @@ func solveIn[L laneSet](g *Graph, ctx context.Context, rs [][]float64, opt Solve
 			y[u][j] = m * v.invS[u]
 		}
 	}
-	maxIter := 1
-	if d > 0 {
-		maxIter = int(math.Ceil(math.Log(opt.Tolerance/4)/math.Log(d))) + 100
-	}
+	maxIter := maxSweeps(opt)
 	for iter := 0; slices.Contains(live[:], true); iter++ {
 		if iter >= maxIter {
 			for j := range rs {
