@@ -239,12 +239,7 @@ func (g *Graph) solveFrom(ctx context.Context, r []float64, opt SolveOptions, vs
 			y[u*m+j] = s[u] * v.invS[u]
 		}
 	}
-	// Each sweep contracts the error by at least d in L1, so this bound is
-	// generous; hitting it means a bug, reported rather than looped on.
-	maxIter := 1
-	if d > 0 {
-		maxIter = int(math.Ceil(math.Log(opt.Tolerance/4)/math.Log(d))) + 100
-	}
+	maxIter := maxSweeps(opt)
 	restart := make([]float64, m)
 	delta := make([]float64, m)
 	for iter := 0; ; iter++ {
@@ -285,6 +280,16 @@ func (g *Graph) solveFrom(ctx context.Context, r []float64, opt SolveOptions, vs
 		out[j] = scoresOf(n, func(u int) float64 { return x[u*m+j] })
 	}
 	return out, nil
+}
+
+// maxSweeps bounds a full-tolerance solve: each sweep contracts the
+// error by at least d in L1, so the bound is generous; hitting it means a
+// bug, reported rather than looped on. opt is normalised.
+func maxSweeps(opt SolveOptions) int {
+	if d := opt.Damping; d > 0 {
+		return int(math.Ceil(math.Log(opt.Tolerance/4)/math.Log(d))) + 100
+	}
+	return 1
 }
 
 // scoresOf takes one solve's scores out of its iterate (at(u) for node u
@@ -386,10 +391,7 @@ func (g *Graph) solvePair(ctx context.Context, r []float64, opt SolveOptions, v0
 		x[u] = [2]float64{s0[u], s1[u]}
 		y[u] = [2]float64{s0[u] * v0.invS[u], s1[u] * v1.invS[u]}
 	}
-	maxIter := 1
-	if d > 0 {
-		maxIter = int(math.Ceil(math.Log(opt.Tolerance/4)/math.Log(d))) + 100
-	}
+	maxIter := maxSweeps(opt)
 	for iter := 0; ; iter++ {
 		if iter >= maxIter {
 			return nil, fmt.Errorf("replay: PPR did not converge to %g in %d iterations", opt.Tolerance, maxIter)
@@ -519,10 +521,7 @@ func (g *Graph) selectFrom(ctx context.Context, r []float64, opt SolveOptions, v
 		x[u] = start[u]
 		y[u] = start[u] * v.invS[u]
 	}
-	maxIter := 1
-	if d > 0 {
-		maxIter = int(math.Ceil(math.Log(opt.Tolerance/4)/math.Log(d))) + 100
-	}
+	maxIter := maxSweeps(opt)
 	score := func(u int32) float64 { return x[u] }
 	iter := 1
 	for ; ; iter++ {

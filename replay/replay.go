@@ -264,7 +264,13 @@ func (r *Replayer) replay(ctx context.Context, q Query, oneCore bool) (Row, erro
 	if err != nil {
 		return Row{}, err
 	}
+	return r.replayStarted(ctx, q, k, reset, oneCore)
+}
+
+// replayStarted is replay once queryStart has given q's k and reset.
+func (r *Replayer) replayStarted(ctx context.Context, q Query, k int, reset []float64, oneCore bool) (Row, error) {
 	var scores [][]float64
+	var err error
 	switch {
 	case r.authIsG:
 		// G_auth is G (every write authenticated): its scores are G's, bit
@@ -289,20 +295,19 @@ func (r *Replayer) replay(ctx context.Context, q Query, oneCore bool) (Row, erro
 // replayFrom is the rest of a replay once q's scores on G and G_auth are
 // known.
 func (r *Replayer) replayFrom(ctx context.Context, q Query, k int, reset, onG, onAuth []float64) (Row, error) {
-	scores := [2][]float64{onG, onAuth}
-	row, err := r.baseRow(q, k, scores[0], scores[1])
+	row, err := r.baseRow(q, k, onG, onAuth)
 	if err != nil {
 		return Row{}, err
 	}
 	row.Rank1Changed = len(row.G.Items) > 0 && len(row.GAuth.Items) > 0 && row.G.Items[0].NodeID != row.GAuth.Items[0].NodeID
-	row.Targets = r.lemma1(q, reset, k, scores[0], scores[1], row)
+	row.Targets = r.lemma1(q, reset, k, onG, onAuth, row)
 	if r.cfg.Evictions {
-		if err := r.evictions(ctx, reset, k, scores[0], row, row.Targets); err != nil {
+		if err := r.evictions(ctx, reset, k, onG, row, row.Targets); err != nil {
 			return Row{}, fmt.Errorf("query %q: eviction probe: %w", q.ID, err)
 		}
 	}
 	if r.cfg.Culprits && row.Class != diff.Same {
-		c, err := r.culprits(ctx, reset, k, scores[0], scores[1], row)
+		c, err := r.culprits(ctx, reset, k, onG, onAuth, row)
 		if err != nil {
 			return Row{}, fmt.Errorf("query %q: culprits: %w", q.ID, err)
 		}

@@ -72,10 +72,7 @@ func solveIn[L laneSet](g *Graph, ctx context.Context, rs [][]float64, opt Solve
 			y[u][j] = m * v.invS[u]
 		}
 	}
-	maxIter := 1
-	if d > 0 {
-		maxIter = int(math.Ceil(math.Log(opt.Tolerance/4)/math.Log(d))) + 100
-	}
+	maxIter := maxSweeps(opt)
 	for iter := 0; slices.Contains(live[:], true); iter++ {
 		if iter >= maxIter {
 			for j := range rs {
@@ -180,8 +177,8 @@ func (r *Replayer) replayLanesOnG(ctx context.Context, qs []Query, workers int, 
 			idx, ks, resets = append(idx, i), append(ks, k), append(resets, reset)
 		}
 		if len(idx) < 2 {
-			for _, i := range idx { // one query: the ordinary replay
-				rows[i], errs[i] = r.replay(ctx, qs[i], true)
+			for j, i := range idx { // one query: the ordinary replay
+				rows[i], errs[i] = r.replayStarted(ctx, qs[i], ks[j], resets[j], true)
 			}
 			return
 		}
