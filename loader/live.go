@@ -164,14 +164,16 @@ func openLive(ctx context.Context, path, query string) (*Snapshot, error) {
 
 // HasUniqueIndex reports whether table has a UNIQUE index (or primary
 // key) on exactly column, so that a lookup by it is one B-tree descent
-// rather than a scan of the table.
+// rather than a scan of the table. It asks about the file's table (schema
+// main), also on a handle whose TEMP view of the same name hides rows
+// (OpenLiveBefore): a look-up through that view uses the table's index.
 func (s *Snapshot) HasUniqueIndex(ctx context.Context, table, column string) (bool, error) {
 	if err := knownTable(table); err != nil {
 		return false, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT il.name FROM pragma_index_list(?) il WHERE il."unique" = 1
-		AND (SELECT count(*) FROM pragma_index_info(il.name)) = 1
-		AND (SELECT name FROM pragma_index_info(il.name)) = ?`, table, column)
+	rows, err := s.db.QueryContext(ctx, `SELECT il.name FROM pragma_index_list(?, 'main') il WHERE il."unique" = 1
+		AND (SELECT count(*) FROM pragma_index_info(il.name, 'main')) = 1
+		AND (SELECT name FROM pragma_index_info(il.name, 'main')) = ?`, table, column)
 	if err != nil {
 		return false, s.errf(table, "", column, err)
 	}

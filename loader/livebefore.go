@@ -47,16 +47,15 @@ func OpenLiveBefore(ctx context.Context, path string, size uint64) (*Snapshot, e
 
 // hideFrom makes the temp views of OpenLiveBefore, then forbids writes.
 func (s *Snapshot) hideFrom(ctx context.Context, size int64) error {
-	for _, t := range append(slices.Clone(Tables), OptionalTables...) {
+	for _, t := range slices.Concat(Tables, OptionalTables) {
 		if slices.Contains(LiveWhole, t) || !s.Has(t) {
 			continue
 		}
-		var has int
-		err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = 'leaf_index'", t).Scan(&has)
+		cols, err := s.columns(ctx, t)
 		if err != nil {
 			return err
 		}
-		if has == 0 { // absent, or no leaf to hold back by
+		if !cols["leaf_index"] { // absent, or no leaf to hold back by
 			continue
 		}
 		q := fmt.Sprintf("CREATE TEMP VIEW %[1]q AS SELECT * FROM main.%[1]q WHERE leaf_index IS NULL OR NOT (leaf_index >= %[2]d)", t, size)

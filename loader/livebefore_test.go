@@ -98,3 +98,37 @@ func TestOpenLiveBeforeHidesRowsPastSize(t *testing.T) {
 		t.Error("the snapshot changed, or a file appeared beside it")
 	}
 }
+
+// TestOpenLiveBeforeSeesUniqueIndexes: on a handle that hides rows
+// behind TEMP views, HasUniqueIndex reports the file's indexes as
+// OpenLive's handle does (the view shadows the table's name, and a
+// look-up through it still descends the table's index), so a caller can
+// check on the handle it reads by index.
+func TestOpenLiveBeforeSeesUniqueIndexes(t *testing.T) {
+	ctx := context.Background()
+	path := copyFile(t, filepath.Join(generated(t), "structural-write", "snapshot.db"))
+	live, err := loader.OpenLive(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	before, err := loader.OpenLiveBefore(ctx, path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer before.Close()
+	for _, c := range []struct {
+		table, column string
+		unique        bool
+	}{{"entries", "eid", true}, {"writes", "wid", true}, {"tombstones", "target", true}, {"principals", "rid", true}, {"entries", "writer", false}} {
+		for name, s := range map[string]*loader.Snapshot{"OpenLive": live, "OpenLiveBefore": before} {
+			got, err := s.HasUniqueIndex(ctx, c.table, c.column)
+			if err != nil {
+				t.Fatalf("%s: %s.%s: %v", name, c.table, c.column, err)
+			}
+			if got != c.unique {
+				t.Errorf("%s: %s.%s: unique index %v, the schema declares %v", name, c.table, c.column, got, c.unique)
+			}
+		}
+	}
+}

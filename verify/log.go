@@ -34,6 +34,13 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 	if err != nil || cp == nil {
 		return err
 	}
+	v.readLeaves(ctx, r, cp, check, keep)
+	return nil
+}
+
+// readLeaves is readLog's read of the leaves up to cp, from r as
+// logCheckpoint opened it.
+func (v *verifier) readLeaves(ctx context.Context, r *tlog.Reader, cp *tlog.Checkpoint, check bool, keep func(record.ID) bool) {
 	if keep == nil {
 		// Sized once and kept outside the heap (bigslice): growing a
 		// 10M-leaf table by appends would hold the old and the new array
@@ -48,7 +55,7 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 		if !v.reportCheck(v.checkedLeaves(ctx, r, cp, scan)) {
 			v.seenLeaf, v.leafByID, v.pf = nil, nil, posFacts{}
 			v.tombLeaves, v.tombLeafData, v.eventLeaves, v.eventLeafKind = map[record.ID]uint64{}, map[record.ID][]byte{}, 0, map[uint64]string{}
-			return nil
+			return
 		}
 	} else {
 		for leaf, err := range r.Leaves(ctx, 0, cp.Size) {
@@ -64,12 +71,11 @@ func (v *verifier) readLog(ctx context.Context, lv note.Verifier, check bool, ke
 	}
 	if scan.err != nil {
 		v.add(phaseLog, 0, finding.LogUnreadable, "log", scan.err.Error())
-		return nil
+		return
 	}
 	v.leafByID.sort()
 	v.logOK = true
 	v.rep.LogChecked = true
-	return nil
 }
 
 // logCheckpoint opens the log and reads its published checkpoint for

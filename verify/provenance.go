@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/tlog"
 	"github.com/memscope/memscope/loader"
 )
 
@@ -83,14 +84,25 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 	if v.revocations {
 		return v.openLog(ctx, lv)
 	}
-	claimed, err := v.registryAtClaims(ctx, lv, events)
-	if err != nil {
-		return err
-	}
-	if !claimed {
-		if err := v.readLog(ctx, lv, false, func(id record.ID) bool { return wanted[id] }); err != nil {
+	keep := func(id record.ID) bool { return wanted[id] }
+	if v.opts.RegistryAtClaimedLeaves {
+		// One published checkpoint serves the claims' proofs and, when a
+		// claim does not prove, the read of the leaves.
+		r, cp, err := v.logCheckpoint(ctx, lv, false)
+		if err != nil {
 			return err
 		}
+		if cp != nil { // nil: unreadable, as readLog would leave it
+			claimed, err := v.registryAtClaims(ctx, r, cp, events)
+			if err != nil {
+				return err
+			}
+			if !claimed {
+				v.readLeaves(ctx, r, cp, false, keep)
+			}
+		}
+	} else if err := v.readLog(ctx, lv, false, keep); err != nil {
+		return err
 	}
 	if !v.logOK {
 		return nil // unreadable: Run orders by time too
@@ -116,20 +128,14 @@ func (v *verifier) registryLog(ctx context.Context, lv note.Verifier) error {
 // registryAtClaims, with Options.RegistryAtClaimedLeaves, fills the leaf
 // table with each registry event's leaf as its row claims it, once an
 // inclusion proof of the event's record there verifies against the
-// published checkpoint, instead of reading every leaf to find them. It
-// returns false, the table left empty, when an event names no leaf or
-// its claim does not prove (the log is then read as without the option). What this cannot see is an event's
-// record on a second leaf (DUPLICATE_ID, which the whole read would
-// catch and then order as Run does); a monitor's incremental check has
-// the same limit (docs/WATCH.md).
-func (v *verifier) registryAtClaims(ctx context.Context, lv note.Verifier, events []*loader.PrincipalRow) (bool, error) {
-	if !v.opts.RegistryAtClaimedLeaves {
-		return false, nil
-	}
-	r, cp, err := v.logCheckpoint(ctx, lv, false)
-	if err != nil || cp == nil {
-		return true, err // unreadable: as readLog would leave it
-	}
+// published checkpoint cp, instead of reading every leaf to find them.
+// It returns false, the table left empty, when an event names no leaf or
+// its claim does not prove (the leaves are then read as without the
+// option). What this cannot see is an event's record on a second leaf
+// (DUPLICATE_ID, which the whole read would catch and then order as Run
+// does); a monitor's incremental check has the same limit
+// (docs/WATCH.md).
+func (v *verifier) registryAtClaims(ctx context.Context, r *tlog.Reader, cp *tlog.Checkpoint, events []*loader.PrincipalRow) (bool, error) {
 	var refs leafTable
 	for _, e := range events {
 		if e.Event == nil {

@@ -213,6 +213,16 @@ func liveReplayer(ctx context.Context, t Target, size uint64, r *reached) (*repl
 	if err != nil {
 		return nil, nil, err
 	}
+	// The pass finds entries by the eid index: checked on this handle's
+	// own read transaction, since the store may have changed its schema
+	// since the round's first handle checked idIndexes.
+	if ok, err := snap.HasUniqueIndex(ctx, "entries", "eid"); err != nil || !ok {
+		snap.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%w: table entries has no unique index on eid", assemble.ErrPassDeclined)
+	}
 	s, err := assemble.OpenOn(ctx, assemble.Options{Snapshot: t.Snapshot, Log: t.Log, LogKey: t.LogKey, TrustRoots: t.TrustRoots, LogOptions: t.LogOptions, Title: t.Snapshot, EntriesByIndex: true}, snap)
 	if err != nil {
 		return nil, nil, err

@@ -273,18 +273,9 @@ func copyMarks(ctx context.Context, db *sql.DB, firstHeld map[string]int64) (ver
 	return marks, nil
 }
 
-// keptWhole are the tables holdBack never thins, as a live handle shows
-// them whole (loader.LiveWhole: the registry and the meta values).
-var keptWhole = map[string]bool{}
-
-func init() {
-	for _, t := range loader.LiveWhole {
-		keptWhole[t] = true
-	}
-}
-
 // leafTables lists the copy's tables that have a leaf_index column, but
-// those kept whole.
+// those holdBack never thins, as a live handle shows them whole
+// (loader.LiveWhole: the registry and the meta values).
 func leafTables(ctx context.Context, db *sql.DB) ([]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table'")
 	if err != nil {
@@ -302,7 +293,7 @@ func leafTables(ctx context.Context, db *sql.DB) ([]string, error) {
 	rows.Close()
 	var out []string
 	for _, n := range names {
-		if keptWhole[n] {
+		if slices.Contains(loader.LiveWhole, n) {
 			continue
 		}
 		var has int

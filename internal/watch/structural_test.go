@@ -310,3 +310,46 @@ func copyReplayer(ctx context.Context, t *testing.T, tg Target, size uint64) (*s
 	}
 	return c, rp
 }
+
+// TestLiveReplayerChecksItsOwnIndex: the live handle the pass reads
+// entries from by the eid index checks that index itself, on its own
+// read transaction, since the store may have been rebuilt since the
+// round's first handle checked it. With the entries table rebuilt
+// without its UNIQUE eid (rows and every other column as they were), the
+// live path declines, saying why, and the round would copy; on the
+// honest store it does not decline.
+func TestLiveReplayerChecksItsOwnIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, rebuilt := range []bool{false, true} {
+		dir, m := copyOfScenario(t, "structural-write")
+		tg := Target{Log: filepath.Join(dir, m.Log), LogKey: m.Anchors.LogKey, Snapshot: filepath.Join(dir, m.Snapshot), TrustRoots: evidencetest.Roots(t, m)}
+		if rebuilt {
+			db, err := sql.Open("sqlite", "file:"+tg.Snapshot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var schema string
+			if err := db.QueryRow("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'entries'").Scan(&schema); err != nil {
+				t.Fatal(err)
+			}
+			plain := strings.Replace(strings.Replace(schema, "eid        TEXT NOT NULL UNIQUE", "eid        TEXT NOT NULL", 1), "CREATE TABLE entries", "CREATE TABLE entries_plain", 1)
+			if plain == schema || strings.Contains(plain, "UNIQUE") {
+				t.Fatalf("the entries schema is not the one this test edits: %s", schema)
+			}
+			for _, q := range []string{plain, "INSERT INTO entries_plain SELECT * FROM entries", "DROP TABLE entries", "ALTER TABLE entries_plain RENAME TO entries"} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			db.Close()
+		}
+		var r reached
+		_, _, err := liveReplayer(ctx, tg, logSize(t, tg.Log), &r)
+		switch {
+		case !rebuilt && err != nil:
+			t.Errorf("honest store: %v", err)
+		case rebuilt && (!errors.Is(err, assemble.ErrPassDeclined) || !strings.Contains(err.Error(), "no unique index on eid")):
+			t.Errorf("entries without a unique eid: the live path did not decline for that: %v", err)
+		}
+	}
+}
