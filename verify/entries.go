@@ -82,7 +82,7 @@ func (v *verifier) entries(ctx context.Context) error {
 	var done int
 	order := v.newRowOrder("entries")
 	err = fanOutBatches(v.opts.Workers, func(yield func(*loader.EntryRow) error) error {
-		return v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
+		err := v.snap.EachEntryRaw(ctx, func(r *loader.EntryRow) error {
 			// The canonical text parses without allocating; other
 			// spellings ParseID accepts take the general way.
 			id, ok := record.CanonicalID(r.EID)
@@ -108,6 +108,10 @@ func (v *verifier) entries(ctx context.Context) error {
 			v.rep.Records++
 			return yield(r)
 		})
+		if err == nil && v.opts.EntriesRead != nil {
+			v.opts.EntriesRead()
+		}
+		return err
 	}, v.checkEntries, func(n int) {
 		if v.opts.Progress != nil {
 			done += n

@@ -55,12 +55,18 @@ func TestOnEntrySeesEveryRowOnce(t *testing.T) {
 				got = append(got, seen{r.Seq, r.EID, r.Entry != nil})
 				return nil
 			}
+			// EntriesRead comes once, after the last row.
+			read, readAt := 0, -1
+			opts.EntriesRead = func() { read, readAt = read+1, len(got) }
 			hooked, err := verify.Run(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("OnEntry saw %d rows, the loader streams %d (or in another order)", len(got), len(want))
+			}
+			if read != 1 || readAt != len(want) {
+				t.Errorf("EntriesRead called %d times, after %d of %d rows; want once, after every row", read, readAt, len(want))
 			}
 			if !reflect.DeepEqual(hooked.Findings, plain.Findings) {
 				t.Errorf("the hook changed the findings:\n%s", findingsDiff(plain.Findings, hooked.Findings))
@@ -73,8 +79,12 @@ func TestOnEntrySeesEveryRowOnce(t *testing.T) {
 				}
 				return nil
 			}
+			read = 0
 			if _, err := verify.Run(context.Background(), opts); !errors.Is(err, stop) {
 				t.Errorf("an OnEntry error must end the run with it, got %v", err)
+			}
+			if read != 0 {
+				t.Errorf("EntriesRead called after the rows stopped short")
 			}
 		})
 	}

@@ -57,6 +57,12 @@ type Options struct {
 	// once instead of twice. It must not modify r; an error stops the run
 	// and is returned.
 	OnEntry func(r *loader.EntryRow) error
+	// EntriesRead, when set, is called once OnEntry has seen every entry
+	// row (the entries were read to the end without error), on the same
+	// goroutine, while the entries' last checks and the tables after them
+	// are still to run: a caller that builds something from every row
+	// (the inspector's lineage graph) starts it there.
+	EntriesRead func()
 	// Now is the verifying clock (nil: time.Now): a record signed more
 	// than futureSkew after it is TIME_IN_FUTURE.
 	Now func() time.Time

@@ -74,7 +74,15 @@ func (s *Session) propagateOptions(tau float64, failClosed bool) lineage.Options
 	return lineage.Options{Tau: tau, FailClosed: failClosed}
 }
 
+// labelKey names one labelling: a tau and a label policy.
+type labelKey struct {
+	tau        float64
+	failClosed bool
+}
+
 // Labels recomputes every entry's trust at tau (indexed like Entries).
+// Once verification was fed in, a labelling is computed once and shared:
+// callers must not modify the slice.
 func (s *Session) Labels(tau float64, failClosed bool) ([]lineage.Trust, error) {
 	if err := s.needLoaded(); err != nil {
 		return nil, err
@@ -87,7 +95,20 @@ func (s *Session) Labels(tau float64, failClosed bool) ([]lineage.Trust, error) 
 		s.ghostFindings = claims
 		s.resolved = true
 	}
-	return s.Lineage.Propagate(s.propagateOptions(tau, failClosed))
+	k := labelKey{tau, failClosed}
+	if l, ok := s.resolvedLabels[k]; ok {
+		return l, nil
+	}
+	l, err := s.Lineage.Propagate(s.propagateOptions(tau, failClosed))
+	if err == nil && s.resolved {
+		// Before verification the labels are the writers' names alone and
+		// Resolve changes them: only the resolved graph's are kept.
+		if s.resolvedLabels == nil {
+			s.resolvedLabels = map[labelKey][]lineage.Trust{}
+		}
+		s.resolvedLabels[k] = l
+	}
+	return l, err
 }
 
 // tombstoneClaims are the findings about tombstones' claims on the

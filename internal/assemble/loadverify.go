@@ -22,6 +22,10 @@ type entryLoader struct {
 	progress func(done, total int)
 	onEntry  []func(i int, e *Entry)
 	next     int // publish when this many rows are in
+	// graph and rowOf are the lineage graph of every row and its
+	// node-to-row map, once build has run.
+	graph *lineage.Graph
+	rowOf []int32
 	// pos is the position in the current stream: a stream that starts
 	// again (after preload, or after a verification that stopped) skips
 	// the rows already held, each of which must be the same row again.
@@ -90,22 +94,32 @@ func (l *entryLoader) publish() {
 	l.s.loaded.Store(int64(len(p.rows)))
 }
 
-// finish publishes every row and the lineage graph.
-func (l *entryLoader) finish() {
-	s := l.s
-	n := len(l.rows.rows)
-	l.publish()
+// build makes the lineage graph of the rows held, which must be every row
+// (the builder is spent).
+func (l *entryLoader) build() {
 	g := l.lin.Graph()
 	rowOf := make([]int32, g.Len())
 	// Row n was the lineage builder's n-th entry.
-	for row := range n {
+	for row := range len(l.rows.rows) {
 		if j, ok := g.InputNode(row); ok {
 			rowOf[j] = int32(row)
 		}
 	}
+	l.graph, l.rowOf = g, rowOf
+}
+
+// finish publishes every row and the lineage graph (built now unless
+// build has run).
+func (l *entryLoader) finish() {
+	s := l.s
+	n := len(l.rows.rows)
+	l.publish()
+	if l.graph == nil {
+		l.build()
+	}
 	s.mu.Lock()
 	s.estimate.Store(int64(n))
-	s.Lineage, s.rowOf = g, rowOf
+	s.Lineage, s.rowOf = l.graph, l.rowOf
 	s.mu.Unlock()
 	if l.progress != nil {
 		l.progress(n, n)
@@ -191,11 +205,29 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 		}
 		return l.add(r)
 	}
-	// OnEntry runs on verification's reading goroutine only, and Run has
-	// returned before preloaded is called here.
+	// Once every row is in, the lineage graph is built while verification
+	// runs its last checks, not after them (on the way to "verified").
+	var built chan struct{}
+	opts.EntriesRead = func() {
+		if preloaded() != nil {
+			return
+		}
+		built = make(chan struct{})
+		go func() {
+			defer close(built)
+			l.build()
+		}()
+	}
+	// OnEntry and EntriesRead run on this goroutine (verification's
+	// reading goroutine), before Run returns.
 	rep, verr := verify.Run(ctx, opts)
 	err := preloaded()
-	if verr != nil && err == nil {
+	switch {
+	case verr != nil && err == nil && built != nil:
+		// Every row was handed over; a cancelled load still ends as one
+		// (the graph being built is dropped).
+		err = ctx.Err()
+	case verr != nil && err == nil:
 		// Whatever verification did not hand over is read by itself
 		// (ctx cancelled: at once an error).
 		l.restart()
@@ -203,11 +235,14 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 	}
 	if err == nil {
 		// The report's entry look-ups are sorted on the other core while
-		// the lineage graph is built (the views' first look-up would
+		// the lineage graph is finished (the views' first look-up would
 		// otherwise sort them after it, on the way to "verified").
 		var sorted sync.WaitGroup
 		if rep != nil {
 			sorted.Go(rep.SortEntries)
+		}
+		if built != nil {
+			<-built
 		}
 		l.finish()
 		sorted.Wait()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/memscope/memscope/evidence/record"
@@ -188,4 +189,59 @@ func held(s *Session) []Entry {
 		out[i] = s.EntryAt(i)
 	}
 	return out
+}
+
+// Verification stopped after every row was handed over (here cancelled at
+// the last row, while the lineage graph is being built beside the checks
+// that follow) still ends LoadVerify with the context's error and no
+// report.
+func TestLoadVerifyCancelledAfterTheLastRow(t *testing.T) {
+	t.Parallel()
+	full, _ := open(t, "sleeper")
+	last := full.HeldEntries() - 1
+	s, _ := openUnloaded(t, "sleeper")
+	s.preloadRows = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := s.LoadVerify(ctx, nil, func(i int, e *Entry) {
+		if i == last {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("LoadVerify cancelled at its last row: %v", err)
+	}
+	if s.Report() != nil {
+		t.Error("a cancelled verification left a report")
+	}
+}
+
+// Labels taken before verification (writers' names alone) are not kept:
+// once verification is fed in, an entry that failed it is External.
+func TestLabelsBeforeVerificationAreNotReused(t *testing.T) {
+	t.Parallel()
+	s, _ := open(t, "tampered")
+	before, err := s.Labels(DefaultTau, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = slices.Clone(before)
+	mustVerify(t, s)
+	after, err := s.Labels(DefaultTau, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := s.Lineage.Propagate(s.propagateOptions(DefaultTau, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(before, after) {
+		t.Error("tampered: the labels did not change when verification was fed in")
+	}
+	if !slices.Equal(after, fresh) {
+		t.Error("the kept labels differ from a fresh propagation")
+	}
+	if again, _ := s.Labels(DefaultTau, false); &again[0] != &after[0] {
+		t.Error("the verified labelling was computed twice")
+	}
 }

@@ -196,6 +196,11 @@ type Session struct {
 	// propagation; resolved says it was fed.
 	linMu    sync.Mutex
 	resolved bool
+	// resolvedLabels are Labels' results once verification was fed in,
+	// by tau and policy: the inspector's steps after "verified" (its own
+	// labels, the defences, the summary, the replay graph) ask for the
+	// same labelling, and each propagation is a pass over every entry.
+	resolvedLabels map[labelKey][]lineage.Trust
 	// ghostFindings are the tombstone-claim findings of the last Resolve.
 	ghostFindings []finding.Finding
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memscope/memscope/evidence/snapshot"
@@ -195,29 +196,13 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		src.report = rep
 		src.cpStatus = src.parseCheckpoints(rep)
 		src.mu.Unlock()
-		src.status.Store(src.statusByRow(rep))
-		// The defence verdicts at the opening tau and policy, so that the
-		// Actions view only reads them (later pairs: RelabelPolicy).
-		if err := src.computeVerdicts(ctx, labelKey{tau: src.currentTau(), failClosed: src.failClosed()}); err != nil {
+		send(tui.Progress{Stage: "lineage and replay", Done: 0, Total: 1})
+		after, err := src.afterVerify(ctx, rep)
+		if err != nil {
 			fail(err)
 			return
 		}
-		send(tui.Progress{Stage: "lineage", Done: 0, Total: 1})
-		sum, err := src.s.LineageSummary(assemble.DefaultTau, src.s.Opts.FailClosed)
-		if err == nil {
-			findings = append(findings, assemble.LineageFindings(sum)...)
-		}
-		send(tui.Progress{Stage: "replay", Done: 0, Total: len(src.s.Queries)})
-		if res, err := src.replay(ctx); err == nil {
-			// Recordings are checked against the graph each query ran on.
-			rows := slices.Clone(res.rows)
-			if res.ran != nil {
-				assemble.ApplyAsRan(res.qs, rows, res.ran)
-			}
-			findings = append(findings, assemble.ReplayFindings(rows)...)
-		} else {
-			findings = append(findings, finding.New(finding.ReplayUnavailable, "replay", err.Error()))
-		}
+		findings = append(append(findings, after.lineage...), after.replay...)
 		// "verified" now: the MWP audit reads every record once more
 		// (half a minute and 2 GB at a million entries) for findings
 		// that memscope verify does not report; they follow.
@@ -235,6 +220,52 @@ func (src *Source) Verify(ctx context.Context) <-chan tui.Progress {
 		ch <- tui.Progress{Finished: true, Findings: jumpSubjects(findings)}
 	}()
 	return ch
+}
+
+// verifiedSteps are the findings of the steps between verification and
+// "verified", in the order the Findings view lists them.
+type verifiedSteps struct {
+	lineage, replay []finding.Finding
+}
+
+// afterVerify runs the steps between verification and "verified": the
+// Entries view's status per row, the defence verdicts at the opening tau
+// and policy (so that the Actions view only reads them; later pairs:
+// RelabelPolicy), the lineage summary and the replay of every query. They
+// read the report and the loaded entries and share nothing else, so they
+// run side by side: one after another they kept a core idle on the way to
+// "verified". The error is the verdicts' (a cancelled ctx).
+func (src *Source) afterVerify(ctx context.Context, rep *verify.Report) (verifiedSteps, error) {
+	var out verifiedSteps
+	// Verification is fed into the lineage graph once, before the steps
+	// that read its labels start.
+	_, _ = src.s.Labels(assemble.DefaultTau, src.s.Opts.FailClosed)
+	var verdictErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { src.status.Store(src.statusByRow(rep)) })
+	wg.Go(func() {
+		verdictErr = src.computeVerdicts(ctx, labelKey{tau: src.currentTau(), failClosed: src.failClosed()})
+	})
+	wg.Go(func() {
+		if sum, err := src.s.LineageSummary(assemble.DefaultTau, src.s.Opts.FailClosed); err == nil {
+			out.lineage = assemble.LineageFindings(sum)
+		}
+	})
+	wg.Go(func() {
+		res, err := src.replay(ctx)
+		if err != nil {
+			out.replay = []finding.Finding{finding.New(finding.ReplayUnavailable, "replay", err.Error())}
+			return
+		}
+		// Recordings are checked against the graph each query ran on.
+		rows := slices.Clone(res.rows)
+		if res.ran != nil {
+			assemble.ApplyAsRan(res.qs, rows, res.ran)
+		}
+		out.replay = assemble.ReplayFindings(rows)
+	})
+	wg.Wait()
+	return out, verdictErr
 }
 
 // mwpAudit runs the MWP non-formation audit that memscope exposure and
