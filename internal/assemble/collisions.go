@@ -3,6 +3,7 @@ package assemble
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
@@ -56,8 +57,12 @@ func (s *Session) GraphCollisions() []finding.Finding {
 // LineageCollisions are the TEXT_CONFUSABLE_ID findings of entry and
 // action ids (what lineage's views name).
 func (s *Session) LineageCollisions() []finding.Finding {
-	return collisionFindings([]idKind{
-		{"entry id", s.entryIDText},
+	entries := s.heldCollisions.Load()
+	if entries == nil {
+		c := collisionFindings([]idKind{{"entry id", s.entryIDText}})
+		entries = &c
+	}
+	return append(slices.Clone(*entries), collisionFindings([]idKind{
 		{"action id", func(yield func(string) bool) {
 			for _, a := range s.Actions {
 				if !yield(a.ID) {
@@ -65,7 +70,20 @@ func (s *Session) LineageCollisions() []finding.Finding {
 				}
 			}
 		}},
-	})
+	})...)
+}
+
+// storeCollisions are the entry id collisions of every row of a finished
+// load (LineageCollisions' first part), found beside the lineage graph's
+// build rather than on the way from the graph to "verified".
+func storeCollisions(st *entryStore) []finding.Finding {
+	return collisionFindings([]idKind{{"entry id", func(yield func(string) bool) {
+		for i := range st.len() {
+			if !yield(st.at(i).ID) {
+				return
+			}
+		}
+	}}})
 }
 
 func collisionFindings(kinds []idKind) []finding.Finding {

@@ -14,8 +14,9 @@ import (
 
 // Entry ids that differ by a zero-width space or a Cyrillic look-alike
 // are one TEXT_CONFUSABLE_ID group, whether the ids are read from the
-// rows the session holds (Load) or from the lineage graph (LoadLineage,
-// which holds none): the same findings either way.
+// rows the session holds (Load), from the lineage graph (LoadLineage,
+// which holds none) or beside the graph's build (LoadVerify, which keeps
+// them): the same findings every way.
 func TestEntryIDCollisionsFromRowsOrGraph(t *testing.T) {
 	t.Parallel()
 	sdir := evidencetest.CopyTree(t, filepath.Join(scenarioDir, "clean"))
@@ -51,5 +52,15 @@ func TestEntryIDCollisionsFromRowsOrGraph(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("from the rows %v, from the graph %v", got, want)
+	}
+	verified := openStore(t, sdir, snap, m, "")
+	if err := verified.LoadVerify(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if verified.heldCollisions.Load() == nil {
+		t.Fatal("LoadVerify kept no entry id collisions")
+	}
+	if kept := verified.LineageCollisions(); !reflect.DeepEqual(kept, got) {
+		t.Fatalf("kept by LoadVerify %v, from the rows %v", kept, got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/verify"
@@ -234,18 +235,26 @@ func (s *Session) LoadVerify(ctx context.Context, progress func(done, total int)
 		err = s.Snap.EachEntry(ctx, l.add)
 	}
 	if err == nil {
-		// The report's entry look-ups are sorted on the other core while
-		// the lineage graph is finished (the views' first look-up would
-		// otherwise sort them after it, on the way to "verified").
-		var sorted sync.WaitGroup
-		if rep != nil {
-			sorted.Go(rep.SortEntries)
-		}
+		// The report's entry look-ups are sorted, and the entry ids'
+		// collisions found, on the other core while the lineage graph is
+		// finished (the views' first look-up and the lineage summary would
+		// otherwise do them after it, on the way to "verified").
+		var beside sync.WaitGroup
+		var collisions []finding.Finding
+		beside.Go(func() {
+			if rep != nil {
+				rep.SortEntries()
+			}
+			collisions = storeCollisions(&l.rows)
+		})
 		if built != nil {
 			<-built
+		} else {
+			l.build()
 		}
+		beside.Wait()
+		s.heldCollisions.Store(&collisions)
 		l.finish()
-		sorted.Wait()
 	}
 	s.endVerify(done, rep, verr)
 	s.loadErr = err

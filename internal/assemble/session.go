@@ -201,6 +201,9 @@ type Session struct {
 	// labels, the defences, the summary, the replay graph) ask for the
 	// same labelling, and each propagation is a pass over every entry.
 	resolvedLabels map[labelKey][]lineage.Trust
+	// heldCollisions are the entry id collisions of every row, once
+	// LoadVerify has found them (LineageCollisions).
+	heldCollisions atomic.Pointer[[]finding.Finding]
 	// ghostFindings are the tombstone-claim findings of the last Resolve.
 	ghostFindings []finding.Finding
 }
