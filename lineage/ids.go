@@ -116,13 +116,17 @@ func (t *idTable) oddIndex() map[string]int32 {
 // permute reorders the table: position perm[n] moves to n.
 func (t *idTable) permute(perm []int32) idTable {
 	out := idTable{keys: make([]record.ID, len(perm))}
-	for n, old := range perm {
-		out.keys[n] = t.keys[old]
-		if s, ok := t.odd[old]; ok {
-			if out.odd == nil {
-				out.odd = make(map[int32]string, len(t.odd))
+	inChunks(len(perm), func(lo, hi int) {
+		for n := lo; n < hi; n++ {
+			out.keys[n] = t.keys[perm[n]]
+		}
+	})
+	if len(t.odd) > 0 {
+		out.odd = make(map[int32]string, len(t.odd))
+		for n, old := range perm {
+			if s, ok := t.odd[old]; ok {
+				out.odd[int32(n)] = s
 			}
-			out.odd[int32(n)] = s
 		}
 	}
 	return out
