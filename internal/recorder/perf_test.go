@@ -38,7 +38,9 @@ import (
 // MEMSCOPE_RECORD_SUSTAINED_ONLY=1 skips the latency runs and
 // MEMSCOPE_RECORD_LATENCY_ONLY=1 the sustained runs;
 // MEMSCOPE_RECORD_SESSIONS and MEMSCOPE_RECORD_ACK run one session count
-// and one mode; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
+// and one mode; MEMSCOPE_RECORD_MODE=listen (the figure: memscope record
+// --listen, its own process) or inprocess (the commit breakdown) runs one
+// of the two gateways; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
 // (default 6, of 50 calls per session).
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
@@ -69,17 +71,23 @@ func TestMeasureRecord(t *testing.T) {
 	}
 	for _, sessions := range sessionCounts {
 		for _, ack := range acks {
-			// The figure: the gateway as deployed, its own process.
-			side := processGateway(t, memscope, notes, ack, sessions)
-			lr := latency(t, side, notes, blocks, 50)
-			side.close()
-			t.Logf("--ack %s, %d session(s), memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
-				ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
-				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
+			mode := os.Getenv("MEMSCOPE_RECORD_MODE")
+			if mode == "" || mode == "listen" {
+				// The figure: the gateway as deployed, its own process.
+				side := processGateway(t, memscope, notes, ack, sessions)
+				lr := latency(t, side, notes, blocks, 50)
+				side.close()
+				t.Logf("--ack %s, %d session(s), memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
+					ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
+					lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
+			}
+			if mode != "" && mode != "inprocess" {
+				continue
+			}
 			// The breakdown: the gateway in this process, whose commits
 			// and syncs can be timed (its garbage shares the clients' heap).
-			side = inProcessGateway(t, notes, ack, sessions)
-			lr = latency(t, side, notes, blocks, 50)
+			side := inProcessGateway(t, notes, ack, sessions)
+			lr := latency(t, side, notes, blocks, 50)
 			side.close()
 			t.Logf("--ack %s, %d session(s), in-process gateway: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
 				ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
