@@ -73,6 +73,10 @@ func (g *Gateway) Close() {
 	}
 }
 
+// MaxSessionRequests bounds one session's requests in flight (each holds
+// a goroutine with a presized stack, requestStack).
+const MaxSessionRequests = 256
+
 // Serve runs one agent session over r/w until r ends or ctx is done.
 func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := &session{g: g, out: newLineWriter(w), id: fmt.Sprintf("mcp-%s-%d", newID(now()).String(), g.sessNext.Add(1)),
@@ -97,6 +101,11 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// Requests in flight are bounded: past the bound the session stops
+	// reading until one finishes (the transport's own backpressure), so
+	// an agent that sends without waiting cannot grow the gateway's
+	// goroutines and stacks without end.
+	inFlight := make(chan struct{}, MaxSessionRequests)
 	lr := newLineReader(r, MaxMessage)
 	for {
 		line, err := lr.next()
@@ -122,9 +131,15 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		switch {
 		case m.isRequest():
+			select {
+			case inFlight <- struct{}{}:
+			case <-ctx.Done():
+				return nil
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer func() { <-inFlight }()
 				presizeStack(len(line))
 				s.request(ctx, m)
 			}()

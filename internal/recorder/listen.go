@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // MaxListenSessions bounds the agent sessions one gateway serves at once
@@ -58,6 +59,17 @@ func (g *Gateway) ServeListener(ctx context.Context, l net.Listener) error {
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
+			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED) {
+				// Out of descriptors for a moment (or a client gone before
+				// its accept): the sessions open go on; try again shortly.
+				g.logf("accepting a session: %v; retrying", err)
+				select {
+				case <-time.After(100 * time.Millisecond):
+				case <-ctx.Done():
+					return nil
+				}
+				continue
 			}
 			return fmt.Errorf("record: accepting a session: %w", err)
 		}

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -153,4 +155,63 @@ func waitForSocket(t *testing.T, path string) {
 		}
 	}
 	t.Fatalf("no socket at %s after 30 s", path)
+}
+
+// TestSessionRequestsBounded: an agent that sends requests without
+// waiting for answers (here calls that never finish upstream) gets at
+// most MaxSessionRequests in flight; the gateway then stops reading its
+// session (the client's next write blocks) instead of starting a
+// goroutine per request without end, and still stops on cancel.
+func TestSessionRequestsBounded(t *testing.T) {
+	_, web, _ := bins(t)
+	rec, _ := openRecorder(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer rec.Close(context.Background())
+	g, err := recorder.NewGateway(ctx, rec, &recorder.Config{Servers: []recorder.ServerConfig{{Name: "web", Command: []string{web}, Role: recorder.RoleSourceUntrusted}}, CallTimeoutMS: 600000}, recorder.DefaultAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(ctx, sr, sw) }()
+	answers := bufio.NewReader(cr)
+	if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := answers.ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
+		t.Fatalf("initialize: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, answers) // whatever else comes back
+	var sent atomic.Int64
+	go func() {
+		for i := 1; i <= 2*recorder.MaxSessionRequests; i++ {
+			if _, err := fmt.Fprintf(cw, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hang","arguments":{}}}`+"\n", i); err != nil {
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	// The pipe is synchronous: a write returns once the gateway read it.
+	// Wait until the writes stop advancing.
+	last := int64(-1)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		n := sent.Load()
+		if n == last {
+			break
+		}
+		last = n
+	}
+	// The reader holds one more line while it waits for a free slot.
+	if n := sent.Load(); n > recorder.MaxSessionRequests+1 || n < recorder.MaxSessionRequests {
+		t.Fatalf("the gateway read %d requests with none answered, want %d in flight and one waiting", n, recorder.MaxSessionRequests)
+	}
+	cancel()
+	select {
+	case <-served:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after cancel with its session full")
+	}
 }
