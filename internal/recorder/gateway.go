@@ -29,6 +29,8 @@ type Gateway struct {
 
 	sessMu   sync.Mutex
 	sessions map[*session]bool
+	// inFlight holds a slot per request in flight, of every session.
+	inFlight chan struct{}
 	// server-to-client requests in flight: gateway id -> origin
 	srvReqs  sync.Map
 	srvNext  atomic.Int64
@@ -47,7 +49,7 @@ type srvReq struct {
 
 // NewGateway starts the upstream servers of cfg.
 func NewGateway(ctx context.Context, rec *Recorder, cfg *Config, agent string) (*Gateway, error) {
-	g := &Gateway{rec: rec, cfg: cfg, agent: agent, log: os.Stderr, sessions: map[*session]bool{}}
+	g := &Gateway{rec: rec, cfg: cfg, agent: agent, log: os.Stderr, sessions: map[*session]bool{}, inFlight: make(chan struct{}, MaxGatewayRequests)}
 	if len(cfg.Servers) == 0 {
 		return nil, fmt.Errorf("record: no upstream server (give -- CMD ARGS or a config with servers)")
 	}
@@ -74,8 +76,31 @@ func (g *Gateway) Close() {
 }
 
 // MaxSessionRequests bounds one session's requests in flight (each holds
-// a goroutine with a presized stack, requestStack).
-const MaxSessionRequests = 256
+// a goroutine with a presized stack, requestStack), and
+// MaxGatewayRequests all sessions' together (with --listen's 64
+// sessions, 64 x 256 stacks would be 2 GiB; 1,024 are 128 MiB), so one
+// session that floods leaves the others room.
+const (
+	MaxSessionRequests = 256
+	MaxGatewayRequests = 1024
+)
+
+// acquire takes a slot in both bounds, in order, or gives up when ctx is
+// done.
+func acquire(ctx context.Context, session, gateway chan struct{}) bool {
+	select {
+	case session <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case gateway <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		<-session
+		return false
+	}
+}
 
 // Serve runs one agent session over r/w until r ends or ctx is done.
 func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
@@ -131,15 +156,13 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		switch {
 		case m.isRequest():
-			select {
-			case inFlight <- struct{}{}:
-			case <-ctx.Done():
+			if !acquire(ctx, inFlight, g.inFlight) {
 				return nil
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() { <-inFlight }()
+				defer func() { <-inFlight; <-g.inFlight }()
 				presizeStack(len(line))
 				s.request(ctx, m)
 			}()

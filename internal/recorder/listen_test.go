@@ -157,11 +157,12 @@ func waitForSocket(t *testing.T, path string) {
 	t.Fatalf("no socket at %s after 30 s", path)
 }
 
-// TestSessionRequestsBounded: an agent that sends requests without
-// waiting for answers (here calls that never finish upstream) gets at
-// most MaxSessionRequests in flight; the gateway then stops reading its
-// session (the client's next write blocks) instead of starting a
-// goroutine per request without end, and still stops on cancel.
+// TestSessionRequestsBounded: agents that send requests without waiting
+// for answers (here calls that never finish upstream) get at most
+// MaxSessionRequests in flight each and MaxGatewayRequests together; the
+// gateway then stops reading a session (the client's next write blocks)
+// instead of starting a goroutine per request without end, and still
+// stops on cancel.
 func TestSessionRequestsBounded(t *testing.T) {
 	_, web, _ := bins(t)
 	rec, _ := openRecorder(t)
@@ -173,45 +174,62 @@ func TestSessionRequestsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	served := make(chan error, 1)
-	go func() { served <- g.Serve(ctx, sr, sw) }()
-	answers := bufio.NewReader(cr)
-	if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := answers.ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
-		t.Fatalf("initialize: %q %v", line, err)
-	}
-	go io.Copy(io.Discard, answers) // whatever else comes back
-	var sent atomic.Int64
-	go func() {
-		for i := 1; i <= 2*recorder.MaxSessionRequests; i++ {
-			if _, err := fmt.Fprintf(cw, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hang","arguments":{}}}`+"\n", i); err != nil {
-				return
-			}
-			sent.Add(1)
+	// One session more than the gateway-wide bound has room for.
+	sessions := recorder.MaxGatewayRequests/recorder.MaxSessionRequests + 1
+	sent := make([]atomic.Int64, sessions)
+	served := make(chan error, sessions)
+	for s := range sessions {
+		cr, sw := io.Pipe()
+		sr, cw := io.Pipe()
+		go func() { served <- g.Serve(ctx, sr, sw) }()
+		answers := bufio.NewReader(cr)
+		if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`+"\n"); err != nil {
+			t.Fatal(err)
 		}
-	}()
-	// The pipe is synchronous: a write returns once the gateway read it.
-	// Wait until the writes stop advancing.
+		if line, err := answers.ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
+			t.Fatalf("initialize: %q %v", line, err)
+		}
+		go io.Copy(io.Discard, answers) // whatever else comes back
+		go func() {
+			for i := 1; i <= 2*recorder.MaxSessionRequests; i++ {
+				if _, err := fmt.Fprintf(cw, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hang","arguments":{}}}`+"\n", i); err != nil {
+					return
+				}
+				sent[s].Add(1)
+			}
+		}()
+	}
+	// The pipes are synchronous: a write returns once the gateway read
+	// it. Wait until the writes stop advancing.
+	total := func() (n int64) {
+		for i := range sent {
+			n += sent[i].Load()
+		}
+		return n
+	}
 	last := int64(-1)
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		n := sent.Load()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		n := total()
 		if n == last {
 			break
 		}
 		last = n
 	}
-	// The reader holds one more line while it waits for a free slot.
-	if n := sent.Load(); n > recorder.MaxSessionRequests+1 || n < recorder.MaxSessionRequests {
-		t.Fatalf("the gateway read %d requests with none answered, want %d in flight and one waiting", n, recorder.MaxSessionRequests)
+	// A session's reader holds one more line while it waits for a slot.
+	for s := range sent {
+		if n := sent[s].Load(); n > recorder.MaxSessionRequests+1 {
+			t.Errorf("session %d: the gateway read %d requests with none answered, want at most %d in flight and one waiting", s, n, recorder.MaxSessionRequests)
+		}
+	}
+	if n := total(); n > int64(recorder.MaxGatewayRequests+sessions) || n < recorder.MaxGatewayRequests {
+		t.Errorf("the gateway read %d requests in all with none answered, want %d in flight and at most one waiting a session", n, recorder.MaxGatewayRequests)
 	}
 	cancel()
-	select {
-	case <-served:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Serve did not return after cancel with its session full")
+	for range sessions {
+		select {
+		case <-served:
+		case <-time.After(30 * time.Second):
+			t.Fatal("Serve did not return after cancel with its session full")
+		}
 	}
 }
