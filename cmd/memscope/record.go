@@ -10,7 +10,8 @@ import (
 )
 
 const recordUsage = `memscope record init DIR [agent:NAME...] [--log-storage mysql://...]
-       memscope record --store DIR [--config FILE] [--agent agent:NAME] [--log-storage mysql://...] [--ack sequenced|integrated] [-- CMD [ARGS...]]`
+       memscope record --store DIR [--config FILE] [--agent agent:NAME] [--log-storage mysql://...] [--ack sequenced|integrated] [--listen SOCKET] [-- CMD [ARGS...]]
+       memscope record --connect SOCKET`
 
 // runRecord is memscope record: the MCP gateway that writes evidence
 // (internal/recorder; docs/RECORD.md).
@@ -43,8 +44,19 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	agent := fs.String("agent", "", "the agent principal the session records as (default: the store's first)")
 	logStorage := fs.String("log-storage", "", "where the log lives: the store's POSIX directory (default) or mysql://...")
 	ack := fs.String("ack", string(recorder.AckSequenced), "release a result once its records are committed to the snapshot with log indices assigned (sequenced), or only once the log has integrated them (integrated); docs/RECORD.md")
+	listen := fs.String("listen", "", "serve agent sessions on this Unix socket (created owner-only; must not exist) instead of stdin/stdout, until interrupted")
+	connect := fs.String("connect", "", "relay stdin/stdout to a gateway started with --listen on this socket (for agents that can only start a command)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage, nil
+	}
+	if *connect != "" {
+		if *store != "" || *cfgPath != "" || *listen != "" || fs.NArg() > 0 {
+			return exitUsage, usagef("--connect takes no other argument: the gateway listening on the socket has the store and the servers")
+		}
+		if err := recorder.Connect(ctx, *connect, os.Stdin, stdout); err != nil {
+			return exitUsage, err
+		}
+		return exitOK, nil
 	}
 	if *ack != string(recorder.AckSequenced) && *ack != string(recorder.AckIntegrated) {
 		return exitUsage, usagef("--ack %q: want sequenced or integrated", *ack)
@@ -52,7 +64,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *store == "" {
 		return exitUsage, usagef("--store is required; usage: memscope record --store DIR [--config FILE] [-- CMD [ARGS...]] (memscope help record)")
 	}
-	o := recorder.RunOptions{Store: *store, Command: fs.Args(), Agent: *agent, LogStorage: *logStorage, Ack: recorder.Ack(*ack)}
+	o := recorder.RunOptions{Store: *store, Command: fs.Args(), Agent: *agent, LogStorage: *logStorage, Ack: recorder.Ack(*ack), Listen: *listen}
 	if *cfgPath != "" {
 		c, err := recorder.LoadConfig(*cfgPath)
 		if err != nil {

@@ -29,6 +29,8 @@ type Gateway struct {
 
 	sessMu   sync.Mutex
 	sessions map[*session]bool
+	// inFlight holds a slot per request in flight, of every session.
+	inFlight chan struct{}
 	// server-to-client requests in flight: gateway id -> origin
 	srvReqs  sync.Map
 	srvNext  atomic.Int64
@@ -47,7 +49,7 @@ type srvReq struct {
 
 // NewGateway starts the upstream servers of cfg.
 func NewGateway(ctx context.Context, rec *Recorder, cfg *Config, agent string) (*Gateway, error) {
-	g := &Gateway{rec: rec, cfg: cfg, agent: agent, log: os.Stderr, sessions: map[*session]bool{}}
+	g := &Gateway{rec: rec, cfg: cfg, agent: agent, log: os.Stderr, sessions: map[*session]bool{}, inFlight: make(chan struct{}, MaxGatewayRequests)}
 	if len(cfg.Servers) == 0 {
 		return nil, fmt.Errorf("record: no upstream server (give -- CMD ARGS or a config with servers)")
 	}
@@ -70,6 +72,33 @@ func (g *Gateway) logf(format string, a ...any) {
 func (g *Gateway) Close() {
 	for _, u := range g.ups {
 		u.stop()
+	}
+}
+
+// MaxSessionRequests bounds one session's requests in flight (each holds
+// a goroutine with a presized stack, requestStack), and
+// MaxGatewayRequests all sessions' together (with --listen's 64
+// sessions, 64 x 256 stacks would be 2 GiB; 1,024 are 128 MiB), so one
+// session that floods leaves the others room.
+const (
+	MaxSessionRequests = 256
+	MaxGatewayRequests = 1024
+)
+
+// acquire takes a slot in both bounds, in order, or gives up when ctx is
+// done.
+func acquire(ctx context.Context, session, gateway chan struct{}) bool {
+	select {
+	case session <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case gateway <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		<-session
+		return false
 	}
 }
 
@@ -97,6 +126,11 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// Requests in flight are bounded: past the bound the session stops
+	// reading until one finishes (the transport's own backpressure), so
+	// an agent that sends without waiting cannot grow the gateway's
+	// goroutines and stacks without end.
+	inFlight := make(chan struct{}, MaxSessionRequests)
 	lr := newLineReader(r, MaxMessage)
 	for {
 		line, err := lr.next()
@@ -122,9 +156,13 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		switch {
 		case m.isRequest():
+			if !acquire(ctx, inFlight, g.inFlight) {
+				return nil
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer func() { <-inFlight; <-g.inFlight }()
 				presizeStack(len(line))
 				s.request(ctx, m)
 			}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,9 @@ import (
 // MEMSCOPE_RECORD_SUSTAINED_ONLY=1 skips the latency runs and
 // MEMSCOPE_RECORD_LATENCY_ONLY=1 the sustained runs;
 // MEMSCOPE_RECORD_SESSIONS and MEMSCOPE_RECORD_ACK run one session count
-// and one mode; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
+// and one mode; MEMSCOPE_RECORD_MODE=listen (the figure: memscope record
+// --listen, its own process) or inprocess (the commit breakdown) runs one
+// of the two gateways; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
 // (default 6, of 50 calls per session).
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
@@ -68,10 +71,26 @@ func TestMeasureRecord(t *testing.T) {
 	}
 	for _, sessions := range sessionCounts {
 		for _, ack := range acks {
-			lr := latency(t, notes, ack, sessions, blocks, 50)
-			direct, gw := lr.direct, lr.gw
-			t.Logf("--ack %s, %d session(s): direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
-				ack, sessions, q(direct, 0.5), q(direct, 0.99), q(gw, 0.5), q(gw, 0.99), q(gw, 0.5)-q(direct, 0.5), q(gw, 0.99)-q(direct, 0.99),
+			mode := os.Getenv("MEMSCOPE_RECORD_MODE")
+			if mode == "" || mode == "listen" {
+				// The figure: the gateway as deployed, its own process.
+				side := processGateway(t, memscope, notes, ack, sessions)
+				lr := latency(t, side, notes, blocks, 50)
+				side.close()
+				t.Logf("--ack %s, %d session(s), memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
+					ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
+					lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
+			}
+			if mode != "" && mode != "inprocess" {
+				continue
+			}
+			// The breakdown: the gateway in this process, whose commits
+			// and syncs can be timed (its garbage shares the clients' heap).
+			side := inProcessGateway(t, notes, ack, sessions)
+			lr := latency(t, side, notes, blocks, 50)
+			side.close()
+			t.Logf("--ack %s, %d session(s), in-process gateway: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
+				ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
 				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99), q(lr.syncs, 0.5), q(lr.syncs, 0.9), q(lr.syncs, 0.99))
 		}
 	}
@@ -147,17 +166,27 @@ func notesConfig(notes string) *recorder.Config {
 		Mapping: &recorder.Mapping{Writes: []recorder.WriteTool{{Tool: "remember", Content: "text", ID: "id"}}}}}}
 }
 
+// writeNotesConfig writes notesConfig's JSON form into dir.
+func writeNotesConfig(t *testing.T, dir, notes string) string {
+	cfg := filepath.Join(dir, "notes.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":[{"name":"notes","command":[%q],"role":"memory","mapping":{"writes":[{"tool":"remember","content":"text","id":"id"}]}}]}`, notes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // latencyReport is what one latency run measured: each call's wall time
-// each way, this process's CPU time per call each way (the clients, plus
-// the in-process gateway on the gateway side; the upstreams are other
-// processes) and the load average before and after.
+// each way, the CPU time per call each way (this process's clients, plus
+// on the gateway side the gateway: in this process, or its own process's
+// CPU time; the upstreams are other processes either way) and the load
+// average before and after.
 type latencyReport struct {
 	direct, gw       []time.Duration
 	directCPU, gwCPU time.Duration
 	load             string
-	// The recorder's snapshot commits during the gateway blocks (from the
-	// commit's start to its WAL sync's return), their syncs alone, and the
-	// calls they committed.
+	// In-process only: the recorder's snapshot commits during the gateway
+	// blocks (from the commit's start to its WAL sync's return), their
+	// syncs alone, and the calls they committed.
 	commits, syncs []time.Duration
 	commitJobs     int
 }
@@ -171,88 +200,174 @@ func loadAvg() string {
 	return "?"
 }
 
-// latency times remember calls, direct to the notes server and through
-// an in-process gateway (sessions sharing one recorder and one upstream),
-// alternating blocks so both see the same machine.
-func latency(t *testing.T, notes string, ack recorder.Ack, sessions, blocks, perBlock int) latencyReport {
-	var direct, gw []time.Duration
-	var directCPU, gwCPU time.Duration
-	load := loadAvg()
+// gatewaySide is the gateway a latency run measures: the agent sessions
+// connected to it and, in process mode, its process (whose CPU time is
+// read) or, in-process, its recorder (whose commit times are read).
+type gatewaySide struct {
+	sessions []*mcp.ClientSession
+	pid      int
+	rec      *recorder.Recorder
+	close    func()
+}
+
+// inProcessGateway runs the gateway in this process (sessions sharing
+// one recorder and one upstream), so the recorder's commit times can be
+// read; its allocations share this process's heap with the clients'.
+func inProcessGateway(t *testing.T, notes string, ack recorder.Ack, sessions int) *gatewaySide {
 	ctx := context.Background()
 	rec, _ := openRecorderAck(t, ack)
-	defer rec.Close(ctx)
 	g, err := recorder.NewGateway(ctx, rec, notesConfig(notes), recorder.DefaultAgent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
-	var viaGW, viaDirect []*mcp.ClientSession
+	side := &gatewaySide{rec: rec}
 	for i := 0; i < sessions; i++ {
 		cr, sw := io.Pipe()
 		sr, cw := io.Pipe()
 		go g.Serve(ctx, sr, sw)
-		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+		side.sessions = append(side.sessions, connectIO(t, cr, cw))
+	}
+	side.close = func() {
+		closeAll(side.sessions)
+		g.Close()
+		rec.Close(ctx)
+	}
+	return side
+}
+
+// processGateway runs the gateway as a user deploys it for several
+// agents: one memscope record process serving every session on a Unix
+// socket (--listen), all sharing its recorder and one upstream.
+func processGateway(t *testing.T, memscope, notes string, ack recorder.Ack, sessions int) *gatewaySide {
+	dir := filepath.Join(t.TempDir(), "store")
+	if out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	sock := filepath.Join(filepath.Dir(dir), "gw.sock")
+	cmd := exec.Command(memscope, "record", "--store", dir, "--config", writeNotesConfig(t, filepath.Dir(dir), notes), "--ack", string(ack), "--listen", sock)
+	cmd.Stderr = os.Stderr
+	if pd := os.Getenv("MEMSCOPE_RECORD_GATEWAY_PROFILE"); pd != "" {
+		cmd.Env = append(os.Environ(), "MEMSCOPE_CPUPROFILE="+filepath.Join(pd, fmt.Sprintf("gateway-listen-%s-%d.pprof", ack, sessions)))
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	side := &gatewaySide{pid: cmd.Process.Pid}
+	side.close = func() {
+		closeAll(side.sessions)
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+	}
+	waitForSocket(t, sock)
+	for i := 0; i < sessions; i++ {
+		c, err := net.Dial("unix", sock)
 		if err != nil {
+			side.close()
 			t.Fatal(err)
 		}
-		viaGW = append(viaGW, cs)
+		side.sessions = append(side.sessions, connectIO(t, c, c))
+	}
+	return side
+}
+
+func connectIO(t *testing.T, r io.ReadCloser, w io.WriteCloser) *mcp.ClientSession {
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: r, Writer: w}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func closeAll(css []*mcp.ClientSession) {
+	for _, cs := range css {
+		cs.Close()
+	}
+}
+
+// latency times remember calls, direct to the notes server (one process
+// per session) and through the gateway, alternating blocks so both see
+// the same machine.
+func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int) latencyReport {
+	var direct, gw []time.Duration
+	var directCPU, gwCPU time.Duration
+	load := loadAvg()
+	ctx := context.Background()
+	var viaDirect []*mcp.ClientSession
+	for range side.sessions {
 		d, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: exec.Command(notes)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		viaDirect = append(viaDirect, d)
 	}
-	defer func() {
-		for i := range viaGW {
-			viaGW[i].Close()
-			viaDirect[i].Close()
+	defer closeAll(viaDirect)
+	cpu := func() time.Duration {
+		if side.pid != 0 {
+			return selfCPU() + cpuOf(side.pid)
 		}
-	}()
-	run := func(css []*mcp.ClientSession, out *[]time.Duration) {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for _, cs := range css {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < perBlock; i++ {
-					start := time.Now()
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}})
-					if err == nil && res.IsError {
-						err = fmt.Errorf("remember: a tool error, not recorded: %v", res.Content)
-					}
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					el := time.Since(start)
-					mu.Lock()
-					*out = append(*out, el)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		return selfCPU()
 	}
 	var commits, syncs []time.Duration
 	commitJobs := 0
 	for b := 0; b < blocks; b++ {
-		c0 := selfCPU()
-		run(viaDirect, &direct)
-		c1 := selfCPU()
-		rec.CommitTimes() // what the direct block's pause committed is not this block's
-		run(viaGW, &gw)
-		directCPU += c1 - c0
-		gwCPU += selfCPU() - c1
-		ct, st, jobs := rec.CommitTimes()
-		if want := sessions * perBlock; jobs != want {
-			t.Errorf("block %d: %d calls committed through the gateway, want %d", b, jobs, want)
+		// A pause before each block, longer than the recorder's idle
+		// work (its WAL fold after 150 ms idle, a log integration), so
+		// what one side's block left to do is done before the next
+		// block, not charged to it.
+		time.Sleep(blockPause)
+		c0 := cpu()
+		timeCalls(t, viaDirect, perBlock, &direct)
+		time.Sleep(blockPause)
+		c1 := cpu()
+		if side.rec != nil {
+			side.rec.CommitTimes() // what the direct block's pause committed is not this block's
 		}
-		commits, syncs, commitJobs = append(commits, ct...), append(syncs, st...), commitJobs+jobs
+		timeCalls(t, side.sessions, perBlock, &gw)
+		directCPU += c1 - c0
+		gwCPU += cpu() - c1
+		if side.rec != nil {
+			ct, st, jobs := side.rec.CommitTimes()
+			if want := len(side.sessions) * perBlock; jobs != want {
+				t.Errorf("block %d: %d calls committed through the gateway, want %d", b, jobs, want)
+			}
+			commits, syncs, commitJobs = append(commits, ct...), append(syncs, st...), commitJobs+jobs
+		}
 	}
 	return latencyReport{direct: direct, gw: gw, directCPU: directCPU / time.Duration(max(1, len(direct))), gwCPU: gwCPU / time.Duration(max(1, len(gw))),
 		load: load + " before, " + loadAvg() + " after", commits: commits, syncs: syncs, commitJobs: commitJobs}
+}
+
+// blockPause separates the latency run's blocks.
+const blockPause = 400 * time.Millisecond
+
+// timeCalls makes perBlock remember calls on each session at once and
+// appends each call's wall time to out.
+func timeCalls(t *testing.T, css []*mcp.ClientSession, perBlock int, out *[]time.Duration) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, cs := range css {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perBlock; i++ {
+				start := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}})
+				if err == nil && res.IsError {
+					err = fmt.Errorf("remember: a tool error, not recorded: %v", res.Content)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				el := time.Since(start)
+				mu.Lock()
+				*out = append(*out, el)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // inFlight is how many calls the sustained run keeps in flight.
@@ -278,11 +393,7 @@ func sustained(t *testing.T, memscope, notes string, ack recorder.Ack, calls int
 	if out, err := exec.Command(memscope, "record", "init", dir).CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	cfg := filepath.Join(filepath.Dir(dir), "notes.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":[{"name":"notes","command":[%q],"role":"memory","mapping":{"writes":[{"tool":"remember","content":"text","id":"id"}]}}]}`, notes)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(memscope, "record", "--store", dir, "--config", cfg, "--ack", string(ack))
+	cmd := exec.Command(memscope, "record", "--store", dir, "--config", writeNotesConfig(t, filepath.Dir(dir), notes), "--ack", string(ack))
 	if pd := os.Getenv("MEMSCOPE_RECORD_GATEWAY_PROFILE"); pd != "" {
 		cmd.Env = append(os.Environ(), "MEMSCOPE_CPUPROFILE="+filepath.Join(pd, "gateway-"+string(ack)+".pprof"))
 	}

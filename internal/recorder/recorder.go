@@ -69,9 +69,10 @@ const (
 	// between bursts of calls reads whole to an immutable reader
 	// (memscope verify, inspect) as a rollback-journal store did.
 	foldIdle = 150 * time.Millisecond
-	// integrateEvery paces the log under AckSequenced: the flusher
-	// integrates at most this often, every group committed meanwhile in
-	// one tessera flush. Each flush costs about seven syncs and their
+	// integrateEvery paces the log under AckSequenced: under a steady
+	// load the flusher integrates once the oldest group waiting is this
+	// old, every group committed meanwhile in one tessera flush (between
+	// bursts it integrates sooner: integrateIdle). Each flush costs about seven syncs and their
 	// kernel time whatever its size, and a group's WAL sync that falls
 	// during one waits behind it on the same disk: the rarer the flushes,
 	// the fewer acknowledgements wait (at 50 ms, tessera's flushes were
@@ -80,6 +81,14 @@ const (
 	// restart after a crash re-appends, what a live reader sees as not
 	// yet logged). A barrier (flushNow, Close) does not wait for the pace.
 	integrateEvery = 500 * time.Millisecond
+	// integrateIdle: a committer that has committed nothing for this long
+	// is between bursts (an agent's calls come between its model's turns),
+	// and the log is integrated then, before integrateEvery, while no
+	// acknowledgement waits; integrateGap spaces such idle integrations,
+	// so calls a little further apart than integrateIdle do not each pay
+	// for a flush.
+	integrateIdle = 20 * time.Millisecond
+	integrateGap  = 100 * time.Millisecond
 )
 
 // Ack says when a recorded call's result is released to the agent.
@@ -133,6 +142,9 @@ type Recorder struct {
 	logWG      sync.WaitGroup
 	flushedSeq atomic.Uint64
 	urgent     chan struct{} // a barrier waits: integrate now
+	// lastCommit is when the committer last committed a group (Unix
+	// nanoseconds): the flusher integrates once it has been idle a while.
+	lastCommit atomic.Int64
 	// The syncs of committed groups (syncer.go): the last group committed
 	// (the committer's), the syncs running, the groups not yet released,
 	// and a signal to the committer when a sync returns.
@@ -502,6 +514,7 @@ func (r *Recorder) insert(j *job) {
 // ahead of the log, never behind.
 func (r *Recorder) commit(ctx context.Context, group []*job) {
 	start := time.Now()
+	r.lastCommit.Store(start.UnixNano())
 	if err := r.failed(); err == nil {
 		if err := r.st.Commit(); err != nil {
 			r.fail(fmt.Errorf("record: snapshot commit failed, recording stopped: %w", err))
@@ -565,7 +578,7 @@ func (r *Recorder) foldWAL() {
 // as the next batch for the flusher.
 func (r *Recorder) cutBatch() *logBatch {
 	r.batchSeq++
-	b := &logBatch{leaves: r.leafBuf, first: r.nextLeaf - uint64(len(r.leafBuf)), seq: r.batchSeq}
+	b := &logBatch{leaves: r.leafBuf, first: r.nextLeaf - uint64(len(r.leafBuf)), seq: r.batchSeq, cut: time.Now()}
 	r.leafBuf = nil
 	if len(r.unflushed) > 4096 {
 		done := r.flushedSeq.Load()
@@ -590,6 +603,7 @@ type logBatch struct {
 	first  uint64
 	jobs   []*job
 	seq    uint64
+	cut    time.Time // when its group was committed
 }
 
 // flusher integrates batches in order, every batch waiting at the time
@@ -597,13 +611,8 @@ type logBatch struct {
 func (r *Recorder) flusher(ctx context.Context) {
 	var last time.Time
 	for b := range r.logq {
-		if wait := time.Until(last.Add(integrateEvery)); r.ack == AckSequenced && wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-r.urgent:
-			}
-			t.Stop()
+		if r.ack == AckSequenced {
+			r.awaitIntegration(b.cut, last)
 		}
 		last = time.Now()
 		batches := drain(r.logq, []*logBatch{b}, logLag+1)
@@ -614,6 +623,39 @@ func (r *Recorder) flusher(ctx context.Context) {
 			}
 			release(b.jobs, err)
 			r.logWG.Done()
+		}
+	}
+}
+
+// awaitIntegration paces the log under AckSequenced: it returns when the
+// oldest batch waiting (cut at oldest) is integrateEvery old, when the
+// committer has been idle integrateIdle and the last integration (at
+// last) is integrateGap old, or when a barrier asks. Under a steady load
+// the log integrates every integrateEvery; between bursts it catches up
+// at once, off the acknowledgement path.
+func (r *Recorder) awaitIntegration(oldest, last time.Time) {
+	deadline := oldest.Add(integrateEvery)
+	for {
+		now := time.Now()
+		if !now.Before(deadline) {
+			return
+		}
+		wait := deadline.Sub(now)
+		if gap := last.Add(integrateGap).Sub(now); gap > 0 {
+			wait = min(wait, gap)
+		} else {
+			idle := now.Sub(time.Unix(0, r.lastCommit.Load()))
+			if idle >= integrateIdle {
+				return
+			}
+			wait = min(wait, integrateIdle-idle)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-r.urgent:
+			t.Stop()
+			return
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 )
 
 // RunOptions are memscope record's arguments.
@@ -14,10 +15,15 @@ type RunOptions struct {
 	Agent      string
 	LogStorage string
 	Ack        Ack // AckSequenced when empty
+	// Listen, when set, is a Unix socket path: agent sessions connect
+	// there (any number, up to MaxListenSessions at once) instead of
+	// the one session on stdin/stdout.
+	Listen string
 }
 
 // Run records one agent session on stdin/stdout until stdin ends or ctx
-// is done, then closes the store (signing its meta rows).
+// is done (or, with Listen, every session on the socket until ctx is
+// done), then closes the store (signing its meta rows).
 func Run(ctx context.Context, o RunOptions, stdin io.Reader, stdout io.Writer) error {
 	cfg := o.Config
 	if cfg == nil {
@@ -44,12 +50,25 @@ func Run(ctx context.Context, o RunOptions, stdin io.Reader, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
+	var l net.Listener
+	if o.Listen != "" {
+		if l, err = Listen(o.Listen); err != nil {
+			rec.Close(context.WithoutCancel(ctx))
+			return err
+		}
+		defer l.Close()
+	}
 	g, err := NewGateway(ctx, rec, cfg, agent)
 	if err != nil {
 		rec.Close(context.WithoutCancel(ctx))
 		return err
 	}
-	serr := g.Serve(ctx, stdin, stdout)
+	var serr error
+	if l != nil {
+		serr = g.ServeListener(ctx, l)
+	} else {
+		serr = g.Serve(ctx, stdin, stdout)
+	}
 	g.Close()
 	if cerr := rec.Close(context.WithoutCancel(ctx)); cerr != nil && serr == nil {
 		serr = fmt.Errorf("record: closing the store: %w", cerr)
