@@ -240,6 +240,13 @@ func (src *Source) afterVerify(ctx context.Context, rep *verify.Report) (verifie
 	// Verification is fed into the lineage graph once, before the steps
 	// that read its labels start.
 	_, _ = src.s.Labels(assemble.DefaultTau, src.s.Opts.FailClosed)
+	if !src.riding.Load() {
+		// The store loaded before verification began (a small one), so
+		// the labels and gate rows shown were computed from the writers'
+		// names alone: verification forces unverified entries External
+		// and settles deleted parents, so they are computed again.
+		_ = src.relabel(src.currentTau(), src.failClosed())
+	}
 	var verdictErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { src.status.Store(src.statusByRow(rep)) })

@@ -33,6 +33,20 @@ func (src *Source) RelabelPolicy(ctx context.Context, tau float64, failClosed bo
 	if err := src.WaitLoaded(ctx); err != nil {
 		return err
 	}
+	if err := src.relabel(tau, failClosed); err != nil {
+		return err
+	}
+	return src.computeVerdicts(ctx, labelKey{tau: tau, failClosed: failClosed})
+}
+
+// relabel recomputes every entry's label and the gate audit at tau under
+// a policy and makes them the ones shown (the Entries view's recomputed
+// column, the Actions view's gate rows). relabelMu orders it with the
+// refresh after verification, so labels computed before verification
+// never overwrite the verified ones.
+func (src *Source) relabel(tau float64, failClosed bool) error {
+	src.relabelMu.Lock()
+	defer src.relabelMu.Unlock()
 	labels, err := src.labelsWith(tau, failClosed)
 	if err != nil {
 		return err
@@ -47,7 +61,7 @@ func (src *Source) RelabelPolicy(ctx context.Context, tau float64, failClosed bo
 	fc := failClosed
 	src.policy.Store(&fc)
 	src.mu.Unlock()
-	return src.computeVerdicts(ctx, labelKey{tau: tau, failClosed: failClosed})
+	return nil
 }
 
 // computeVerdicts evaluates the five defences on every action at one tau

@@ -48,6 +48,7 @@ type Source struct {
 	// set before the row is published by the session's Loaded count.
 	// Per-row overlays, swapped whole.
 	recomputed atomic.Pointer[[]lineage.Trust]
+	relabelMu  sync.Mutex // orders relabel (policy.go)
 	status     atomic.Pointer[[]tui.Status]
 	problems   atomic.Pointer[[]string] // what is wrong, per row (statusByRow)
 	done       chan struct{}            // closed when loading ends
@@ -265,9 +266,13 @@ func (src *Source) labelsWith(tau float64, failClosed bool) ([]lineage.Trust, er
 	if err != nil {
 		return nil, err
 	}
-	src.mu.Lock()
-	src.labels[k] = l
-	src.mu.Unlock()
+	// Before verification is fed in the labels are the writers' names
+	// alone, and verification changes them: only verified ones are kept.
+	if src.s.Verified() {
+		src.mu.Lock()
+		src.labels[k] = l
+		src.mu.Unlock()
+	}
 	return l, nil
 }
 
