@@ -51,9 +51,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, err
 	}
-	workers, restore := interfaceP()
-	defer restore()
-	src, err := openInspector(ctx, &ef, pos[0], *plain, workers)
+	src, err := openInspector(ctx, &ef, pos[0], *plain, backgroundWorkers())
 	if err != nil {
 		// On a terminal the error gets the inspector's error screen, with
 		// what to do; piped, it is a plain message on stderr.
@@ -63,26 +61,46 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, err
 	}
 	defer src.Close()
+	defer interfaceP(src.EntryTotal())()
 	if err := onTerminal(func() error { return tui.Run(src, opts) }); err != nil {
 		return exitUsage, err
 	}
 	return exitOK, nil
 }
 
-// interfaceP keeps a P for the interface. Loading, verification's
-// signature workers and replay can otherwise hold every P, and Bubble
-// Tea's input loop and renderer then wait for one on each key (at 10M
-// entries a median 31-48 ms a key, against 20-28 ms with a spare P:
-// docs/PERFORMANCE.md, "Scrolling, whole program"). GOMAXPROCS grows by
-// one and the background work keeps the old count, which it returns; a
-// GOMAXPROCS the user set is left alone (0 workers: GOMAXPROCS).
-func interfaceP() (workers int, restore func()) {
+// backgroundWorkers is how many Ps loading, verification's signature
+// workers and replay use: the cores found (0, GOMAXPROCS, when the user
+// set GOMAXPROCS), whether or not interfaceP adds one for the interface.
+func backgroundWorkers() int {
 	if os.Getenv("GOMAXPROCS") != "" {
-		return 0, func() {}
+		return 0
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// spareInterfacePEntries: a store with more entries than this gets a P
+// for the interface while it loads (interfaceP).
+const spareInterfacePEntries = 4_000_000
+
+// interfaceP keeps a P for the interface on a store of more than
+// spareInterfacePEntries entries. There, loading, verification's
+// signature workers and the collector's cycles over the rows can hold
+// every P, and Bubble Tea's input loop and renderer then wait for one on
+// each key (at 10M entries a median 31-48 ms a key, against 20-28 ms with
+// a spare P: docs/performance-history.md, "Scrolling, whole program"). On
+// a smaller store the keys did not wait (1M: 8.9-11.5 ms without it), and
+// a third P on two cores only adds contention: the inspector took about
+// 10 % more CPU and wall time to "verified" with it at 1M (four
+// alternated runs, docs/performance-history.md). GOMAXPROCS grows by one
+// and the background work keeps the old count (backgroundWorkers); the
+// returned func restores it. A GOMAXPROCS the user set is left alone.
+func interfaceP(entries int) (restore func()) {
+	if os.Getenv("GOMAXPROCS") != "" || entries <= spareInterfacePEntries {
+		return func() {}
 	}
 	n := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(n + 1)
-	return n, func() { runtime.GOMAXPROCS(n) }
+	return func() { runtime.GOMAXPROCS(n) }
 }
 
 const inspectHint = "Check that SNAPSHOT is a memscope snapshot (docs/FORMAT.md), that --log names its tlog-tiles directory or URL, and that --log-key and --trust hold the keys you were given (a note verifier key; 64-hex-digit Ed25519 keys or a file of them). memscope inspect -h lists the flags."

@@ -5,15 +5,16 @@ import (
 	"testing"
 )
 
-func TestInterfacePKeepsOnePForTheInterface(t *testing.T) {
+func TestInterfacePKeepsOnePForTheInterfaceOnABigStore(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "")
 	before := runtime.GOMAXPROCS(0)
-	workers, restore := interfaceP()
+	workers := backgroundWorkers()
+	restore := interfaceP(spareInterfacePEntries + 1)
 	if workers != before {
 		t.Errorf("background workers %d, want the %d Ps there were", workers, before)
 	}
 	if got := runtime.GOMAXPROCS(0); got != before+1 {
-		t.Errorf("GOMAXPROCS %d while inspecting, want %d", got, before+1)
+		t.Errorf("GOMAXPROCS %d while inspecting a big store, want %d", got, before+1)
 	}
 	restore()
 	if got := runtime.GOMAXPROCS(0); got != before {
@@ -21,10 +22,21 @@ func TestInterfacePKeepsOnePForTheInterface(t *testing.T) {
 	}
 }
 
+func TestInterfacePAddsNoPOnASmallerStore(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "")
+	before := runtime.GOMAXPROCS(0)
+	restore := interfaceP(spareInterfacePEntries)
+	defer restore()
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d while inspecting %d entries, want %d unchanged", got, spareInterfacePEntries, before)
+	}
+}
+
 func TestInterfacePLeavesAUsersGOMAXPROCS(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "1")
 	before := runtime.GOMAXPROCS(0)
-	workers, restore := interfaceP()
+	workers := backgroundWorkers()
+	restore := interfaceP(spareInterfacePEntries + 1)
 	defer restore()
 	if workers != 0 || runtime.GOMAXPROCS(0) != before {
 		t.Errorf("with GOMAXPROCS set: workers %d, GOMAXPROCS %d; want 0 and %d unchanged", workers, runtime.GOMAXPROCS(0), before)

@@ -337,6 +337,9 @@ func rootDetail(s *assemble.Session) string {
 // EntryCount implements tui.Source: the rows loaded so far.
 func (src *Source) EntryCount() int { return src.s.Loaded() }
 
+// EntryTotal is how many entry rows the store has, known from opening.
+func (src *Source) EntryTotal() int { return src.s.EntryTotal() }
+
 // Entry implements tui.Source.
 func (src *Source) Entry(i int) tui.EntryRow {
 	e := src.s.EntryAt(i)
