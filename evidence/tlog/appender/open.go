@@ -38,9 +38,11 @@ func Open(ctx context.Context, dir string, signer note.Signer, o Options) (*Writ
 // Options tune a resumed log for a recorder, which waits for every
 // integration before it acknowledges: BatchMaxAge is how long Tessera
 // waits for more leaves before it sequences a short batch (default 100 ms,
-// Create's; a recorder wants a few ms). Batches are handed over from one
-// goroutine and every index is checked, so a reordering by Tessera's age
-// timer would be an error, never a misnumbering.
+// Create's). It must stay well above the time to hand a chunk over (see
+// batchMaxAge): below it, Tessera's age timer can split a chunk and the
+// halves reach the sequencer in either order. Every index is checked, so
+// such a reordering is an error that stops the writer, never a
+// misnumbering.
 type Options struct {
 	CheckpointInterval time.Duration
 	BatchMaxAge        time.Duration
