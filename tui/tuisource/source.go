@@ -80,7 +80,6 @@ type Source struct {
 
 	mu        sync.Mutex
 	replayMu  sync.Mutex // serialises replay (one run of every query)
-	labels    map[labelKey][]lineage.Trust
 	gate      []lineage.GateResult
 	report    *verify.Report
 	rp        *replay.Replayer
@@ -117,7 +116,7 @@ func New(ctx context.Context, opts assemble.Options, plain bool) (*Source, error
 		return nil, err
 	}
 	total := s.EntryTotal()
-	src := &Source{s: s, glyphs: dagdraw.Box, done: make(chan struct{}), labels: map[labelKey][]lineage.Trust{}}
+	src := &Source{s: s, glyphs: dagdraw.Box, done: make(chan struct{})}
 	if plain {
 		src.glyphs = dagdraw.ASCII
 	}
@@ -252,28 +251,11 @@ func (src *Source) labelsAt(tau float64) ([]lineage.Trust, error) {
 	return src.labelsWith(tau, src.failClosed())
 }
 
-// labelsWith recomputes (or reuses) every entry's label at tau under a
-// label policy.
+// labelsWith is every entry's label at tau under a label policy: the
+// session computes each labelling once verification was fed in and keeps
+// it (assemble.Session.Labels), so nothing is cached here.
 func (src *Source) labelsWith(tau float64, failClosed bool) ([]lineage.Trust, error) {
-	k := labelKey{tau, failClosed}
-	src.mu.Lock()
-	l, ok := src.labels[k]
-	src.mu.Unlock()
-	if ok {
-		return l, nil
-	}
-	l, err := src.s.Labels(tau, failClosed)
-	if err != nil {
-		return nil, err
-	}
-	// Before verification is fed in the labels are the writers' names
-	// alone, and verification changes them: only verified ones are kept.
-	if src.s.Verified() {
-		src.mu.Lock()
-		src.labels[k] = l
-		src.mu.Unlock()
-	}
-	return l, nil
+	return src.s.Labels(tau, failClosed)
 }
 
 // Report is the verification report once Verify has finished.
