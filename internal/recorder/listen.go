@@ -23,8 +23,9 @@ const MaxListenSessions = 64
 // replaced (a socket left by a gateway that was killed must be removed by
 // hand, which the error says). The socket is created owner-only (umask
 // 077 around bind, not a chmod after it, which would leave a moment in
-// which another user could connect and write as the agent principal),
-// and it is removed when the listener closes.
+// which another user could connect and write as the agent principal;
+// the umask is the process's, so call it before anything else creates
+// files), and it is removed when the listener closes.
 func Listen(path string) (*net.UnixListener, error) {
 	old := syscall.Umask(0o077)
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})

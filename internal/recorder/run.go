@@ -46,17 +46,18 @@ func Run(ctx context.Context, o RunOptions, stdin io.Reader, stdout io.Writer) e
 	if agent == "" {
 		agent = info.Agents[0]
 	}
-	rec, err := Open(ctx, Options{Dir: o.Store, Principals: cfg.Principals(agent), LogStorage: o.LogStorage, Ack: o.Ack})
-	if err != nil {
-		return err
-	}
+	// The socket first: Listen sets the process's umask for a moment, and
+	// the recorder's goroutines, once open, create log files.
 	var l net.Listener
 	if o.Listen != "" {
 		if l, err = Listen(o.Listen); err != nil {
-			rec.Close(context.WithoutCancel(ctx))
 			return err
 		}
 		defer l.Close()
+	}
+	rec, err := Open(ctx, Options{Dir: o.Store, Principals: cfg.Principals(agent), LogStorage: o.LogStorage, Ack: o.Ack})
+	if err != nil {
+		return err
 	}
 	g, err := NewGateway(ctx, rec, cfg, agent)
 	if err != nil {
