@@ -59,7 +59,7 @@ func (s *Session) GraphCollisions() []finding.Finding {
 func (s *Session) LineageCollisions() []finding.Finding {
 	entries := s.heldCollisions.Load()
 	if entries == nil {
-		c := collisionFindings([]idKind{{"entry id", s.entryIDText}})
+		c := entryIDCollisions(s.entryIDText)
 		entries = &c
 	}
 	return append(slices.Clone(*entries), collisionFindings([]idKind{
@@ -77,13 +77,18 @@ func (s *Session) LineageCollisions() []finding.Finding {
 // load (LineageCollisions' first part), found beside the lineage graph's
 // build rather than on the way from the graph to "verified".
 func storeCollisions(st *entryStore) []finding.Finding {
-	return collisionFindings([]idKind{{"entry id", func(yield func(string) bool) {
+	return entryIDCollisions(func(yield func(string) bool) {
 		for i := range st.len() {
 			if !yield(st.at(i).ID) {
 				return
 			}
 		}
-	}}})
+	})
+}
+
+// entryIDCollisions are the TEXT_CONFUSABLE_ID findings among entry ids.
+func entryIDCollisions(ids iter.Seq[string]) []finding.Finding {
+	return collisionFindings([]idKind{{"entry id", ids}})
 }
 
 func collisionFindings(kinds []idKind) []finding.Finding {
