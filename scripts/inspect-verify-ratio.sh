@@ -3,7 +3,7 @@
 # to say "verified" against `memscope verify` on the same store, in the
 # same run (docs/performance-history.md, "time to verified"). Each round runs the
 # inspector (tmux, 120x40, polling the screen until the status line says
-# "verified:") and then the CLI, so load changes hit both alike; ROUNDS
+# "verified:") and the CLI, in turn first, so load changes hit both alike; ROUNDS
 # (default 3) rounds. Per round it prints both wall times (ms from process
 # start: the shell that execs memscope writes the clock first), both CPU
 # times (the inspector's read from /proc at "verified", so the time it
@@ -28,11 +28,8 @@ trap 'exit 1' INT TERM HUP
 now() { date +%s%N; }
 tck=$(getconf CLK_TCK)
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-walls=""
-cpus=""
-i=0
-while [ "$i" -lt "$rounds" ]; do
-	i=$((i + 1))
+# inspector times one inspector run to "verified" (iw, ic, irss, status).
+inspector() {
 	tmux kill-session -t "$sess" 2>/dev/null || true
 	: >"$clock"
 	tmux new-session -d -s "$sess" -x 120 -y 40 "date +%s%N >$clock; exec $ms inspect snapshot.db --log log --anchors scenario.json"
@@ -48,14 +45,34 @@ while [ "$i" -lt "$rounds" ]; do
 	j=0
 	while [ -r /proc/"$pid"/status ] && [ "$j" -lt 100 ]; do sleep 0.1; j=$((j + 1)); done
 	tmux kill-session -t "$sess" 2>/dev/null || true
+}
+# cliverify times one memscope verify run (cw, cc, crss).
+cliverify() {
 	/usr/bin/time -f '%e %U %S %M' -o "$out" "$cli" verify snapshot.db --log log --anchors scenario.json >/dev/null || true
 	read -r cw cu cs cm <"$out"
 	cw=$(echo "$cw * 1000" | bc | cut -d. -f1)
 	cc=$(echo "($cu + $cs) * 1000" | bc | cut -d. -f1)
 	crss=$((cm / 1024))
+}
+walls=""
+cpus=""
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	i=$((i + 1))
+	# Odd rounds run the inspector first, even rounds the CLI first, so a
+	# drift in the host's speed within a round favours neither.
+	if [ $((i % 2)) -eq 1 ]; then
+		inspector
+		cliverify
+		order="inspector first"
+	else
+		cliverify
+		inspector
+		order="verify first"
+	fi
 	rw=$(echo "scale=2; $iw / $cw" | bc)
 	rc=$(echo "scale=2; $ic / $cc" | bc)
-	echo "round $i: inspector $iw ms wall, $ic ms CPU, $irss MB peak; verify $cw ms wall, $cc ms CPU, $crss MB peak; ratio wall $rw, CPU $rc  [$status]"
+	echo "round $i: inspector $iw ms wall, $ic ms CPU, $irss MB peak; verify $cw ms wall, $cc ms CPU, $crss MB peak; ratio wall $rw, CPU $rc  ($order) [$status]"
 	walls="$walls $rw"
 	cpus="$cpus $rc"
 done
