@@ -3,8 +3,12 @@ package recorder
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,5 +86,65 @@ func TestFailedSyncStopsRecording(t *testing.T) {
 	}
 	if err := <-doEntry(r, 2); err == nil {
 		t.Fatal("a call after a failed sync was acknowledged")
+	}
+}
+
+// Under a steady load the committer is never idle, so only the size check
+// keeps the WAL bounded: it is folded once past walFoldBytes, and its file
+// (reused from the start after each fold) stays near that size however
+// much is recorded.
+func TestWALBoundedUnderLoad(t *testing.T) {
+	r := openForSyncTest(t)
+	defer r.Close(context.Background())
+	wal := filepath.Join(r.dir, "snapshot.db-wal")
+	content := strings.Repeat("x", 8<<10)
+	const writers, perWriter = 16, 200 // about 3 x walFoldBytes of content
+	var most atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if st, err := os.Stat(wal); err == nil && st.Size() > most.Load() {
+				most.Store(st.Size())
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				err := r.Do(context.Background(), func(tx *Tx) error {
+					_, err := tx.Entry(EntryIn{Writer: DefaultAgent, Content: content + strconv.Itoa(w*perWriter+i), Trust: record.Trusted})
+					return err
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	written := int64(writers * perWriter * len(content))
+	if written < 3*walFoldBytes {
+		t.Fatalf("the load wrote %d bytes of content, want at least %d", written, 3*walFoldBytes)
+	}
+	if limit := int64(walFoldBytes + 4<<20); most.Load() > limit {
+		t.Fatalf("the WAL reached %d bytes under load (%d written), want at most %d", most.Load(), written, limit)
 	}
 }
