@@ -76,5 +76,6 @@ while [ "$i" -lt "$rounds" ]; do
 	walls="$walls $rw"
 	cpus="$cpus $rc"
 done
-med() { echo $1 | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# med: the median; of an even count, the mean of the middle two.
+med() { echo $1 | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "median ratio inspector/verify over $rounds rounds: wall $(med "$walls"), CPU $(med "$cpus")  (load now: $(cut -d' ' -f1-3 /proc/loadavg))"
