@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 )
 
@@ -96,7 +97,7 @@ func TestFailedSyncStopsRecording(t *testing.T) {
 func TestWALBoundedUnderLoad(t *testing.T) {
 	r := openForSyncTest(t)
 	defer r.Close(context.Background())
-	wal := filepath.Join(r.dir, "snapshot.db-wal")
+	wal := filepath.Join(r.dir, evidence.SnapshotFile) + "-wal" // SQLite's name for the WAL
 	content := strings.Repeat("x", 8<<10)
 	const writers, perWriter = 16, 200 // about 3 x walFoldBytes of content
 	var most atomic.Int64
@@ -143,6 +144,11 @@ func TestWALBoundedUnderLoad(t *testing.T) {
 	written := int64(writers * perWriter * len(content))
 	if written < 3*walFoldBytes {
 		t.Fatalf("the load wrote %d bytes of content, want at least %d", written, 3*walFoldBytes)
+	}
+	// The WAL was seen, and reached the size that folds it: the load
+	// exercised the fold.
+	if most.Load() < walFoldBytes {
+		t.Fatalf("the WAL (%s) reached only %d bytes under load, want at least %d", wal, most.Load(), walFoldBytes)
 	}
 	if limit := int64(walFoldBytes + 4<<20); most.Load() > limit {
 		t.Fatalf("the WAL reached %d bytes under load (%d written), want at most %d", most.Load(), written, limit)
