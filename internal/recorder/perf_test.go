@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -41,11 +42,13 @@ import (
 // and one mode; MEMSCOPE_RECORD_MODE=listen (the figure: memscope record
 // --listen, its own process) or inprocess (the commit breakdown) runs one
 // of the two gateways; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
-// (default 6, of 50 calls per session).
+// (default 6, of 50 calls per session); MEMSCOPE_RECORD_THINK (a Go
+// duration, default none) pauses each session before each timed call.
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
 		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
 	}
+	setThink(t)
 	memscope, _, _ := bins(t)
 	notes := filepath.Join(filepath.Dir(memscope), "notes")
 	sync := fsyncFloor(t, t.TempDir())
@@ -77,8 +80,8 @@ func TestMeasureRecord(t *testing.T) {
 				side := processGateway(t, memscope, notes, ack, sessions)
 				lr := latency(t, side, notes, blocks, 50)
 				side.close()
-				t.Logf("--ack %s, %d session(s), memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
-					ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
+				t.Logf("--ack %s, %d session(s)%s, memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
+					ack, sessions, thinkNote(), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
 					lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
 			}
 			if mode != "" && mode != "inprocess" {
@@ -89,8 +92,8 @@ func TestMeasureRecord(t *testing.T) {
 			side := inProcessGateway(t, notes, ack, sessions)
 			lr := latency(t, side, notes, blocks, 50)
 			side.close()
-			t.Logf("--ack %s, %d session(s), in-process gateway: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
-				ack, sessions, q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
+			t.Logf("--ack %s, %d session(s)%s, in-process gateway: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
+				ack, sessions, thinkNote(), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
 				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99), q(lr.syncs, 0.5), q(lr.syncs, 0.9), q(lr.syncs, 0.99))
 		}
 	}
@@ -340,6 +343,36 @@ func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int
 // blockPause separates the latency run's blocks.
 const blockPause = 400 * time.Millisecond
 
+// think is the pause before each timed call (MEMSCOPE_RECORD_THINK, a
+// Go duration; default none). With none, the sessions are a closed loop
+// that keeps every call in flight on the two cores the clients, the
+// upstream and the gateway share: a saturation figure. A real agent waits
+// for its model between tool calls (seconds), so a few milliseconds of
+// think time give the added latency of concurrent sessions that do not
+// saturate the machine. Direct and gateway blocks pause alike.
+var think time.Duration
+
+// setThink reads MEMSCOPE_RECORD_THINK; a value that is not a duration
+// stops the measurement rather than quietly running a closed loop.
+func setThink(t *testing.T) {
+	v := os.Getenv("MEMSCOPE_RECORD_THINK")
+	if v == "" {
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		t.Fatalf("MEMSCOPE_RECORD_THINK=%q: want a duration such as 5ms", v)
+	}
+	think = d
+}
+
+func thinkNote() string {
+	if think == 0 {
+		return " (closed loop, no think time)"
+	}
+	return fmt.Sprintf(" (think time %v +- %v before each call)", think, think/2)
+}
+
 // timeCalls makes perBlock remember calls on each session at once and
 // appends each call's wall time to out.
 func timeCalls(t *testing.T, css []*mcp.ClientSession, perBlock int, out *[]time.Duration) {
@@ -351,6 +384,11 @@ func timeCalls(t *testing.T, css []*mcp.ClientSession, perBlock int, out *[]time
 		go func() {
 			defer wg.Done()
 			for i := 0; i < perBlock; i++ {
+				if think > 0 {
+					// Uniform in [think/2, 3*think/2): sessions drift apart as
+					// agents waiting on their models do.
+					time.Sleep(think/2 + rand.N(think))
+				}
 				start := time.Now()
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "note " + strconv.Itoa(i)}})
 				if err == nil && res.IsError {
