@@ -366,6 +366,7 @@ func setThink(t *testing.T) {
 	think = d
 }
 
+// thinkNote says in each latency line which of the two loads it measured.
 func thinkNote() string {
 	if think == 0 {
 		return " (closed loop, no think time)"
