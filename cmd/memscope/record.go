@@ -80,17 +80,12 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	return exitOK, nil
 }
 
-// The gateway's collector. Its live heap is small (about 10-15 MiB:
-// messages in flight, the sequencing overlay), so at Go's default GOGC of
-// 100 it collected every few MiB of allocation, and each cycle's marking,
-// assists and stop of every P fell on the calls waiting to be recorded.
-// At 400, three alternated 8-session latency runs gave a median added
-// latency of 2.18-2.82 ms against 3.25-3.82 ms at 100, and 0.60-0.68 ms of
-// added CPU a call against 0.69-0.89 (docs/performance-history.md); over
-// 100,000 sustained calls the gateway stayed at 49-73 MiB resident. The
-// soft memory limit keeps a large message (up to recorder.MaxMessage) from
-// letting the heap grow to five times its size: past it the collector
-// runs as often as it must.
+// The gateway's collector. Its live heap is small (about 10-15 MiB), so at
+// Go's default GOGC of 100 it collected every few MiB of allocation, on
+// the calls waiting to be recorded; the soft memory limit keeps a large
+// message (up to recorder.MaxMessage) from letting the heap grow to five
+// times its size. The measurements are in docs/RECORD.md and
+// docs/performance-history.md.
 const (
 	gatewayGCPercent   = 400
 	gatewayMemoryLimit = 256 << 20

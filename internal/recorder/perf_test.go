@@ -48,7 +48,7 @@ func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
 		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
 	}
-	setThink(t)
+	think := thinkTime(t)
 	memscope, _, _ := bins(t)
 	notes := filepath.Join(filepath.Dir(memscope), "notes")
 	sync := fsyncFloor(t, t.TempDir())
@@ -78,10 +78,10 @@ func TestMeasureRecord(t *testing.T) {
 			if mode == "" || mode == "listen" {
 				// The figure: the gateway as deployed, its own process.
 				side := processGateway(t, memscope, notes, ack, sessions)
-				lr := latency(t, side, notes, blocks, 50)
+				lr := latency(t, side, notes, blocks, 50, think)
 				side.close()
 				t.Logf("--ack %s, %d session(s)%s, memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
-					ack, sessions, thinkNote(), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
+					ack, sessions, thinkNote(think), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
 					lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
 			}
 			if mode != "" && mode != "inprocess" {
@@ -90,10 +90,10 @@ func TestMeasureRecord(t *testing.T) {
 			// The breakdown: the gateway in this process, whose commits
 			// and syncs can be timed (its garbage shares the clients' heap).
 			side := inProcessGateway(t, notes, ack, sessions)
-			lr := latency(t, side, notes, blocks, 50)
+			lr := latency(t, side, notes, blocks, 50, think)
 			side.close()
 			t.Logf("--ack %s, %d session(s)%s, in-process gateway: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; test-process CPU per call direct %v, gateway %v (added %v: the in-process gateway); load average %s; the gateway's snapshot commits (WAL append + sync) meanwhile: %d for %d calls, median %v p90 %v p99 %v; their WAL syncs (fdatasync) alone: median %v p90 %v p99 %v",
-				ack, sessions, thinkNote(), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
+				ack, sessions, thinkNote(think), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
 				lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load, len(lr.commits), lr.commitJobs, q(lr.commits, 0.5), q(lr.commits, 0.9), q(lr.commits, 0.99), q(lr.syncs, 0.5), q(lr.syncs, 0.9), q(lr.syncs, 0.99))
 		}
 	}
@@ -290,7 +290,7 @@ func closeAll(css []*mcp.ClientSession) {
 // latency times remember calls, direct to the notes server (one process
 // per session) and through the gateway, alternating blocks so both see
 // the same machine.
-func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int) latencyReport {
+func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int, think time.Duration) latencyReport {
 	var direct, gw []time.Duration
 	var directCPU, gwCPU time.Duration
 	load := loadAvg()
@@ -319,13 +319,13 @@ func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int
 		// block, not charged to it.
 		time.Sleep(blockPause)
 		c0 := cpu()
-		timeCalls(t, viaDirect, perBlock, &direct)
+		timeCalls(t, viaDirect, perBlock, think, &direct)
 		time.Sleep(blockPause)
 		c1 := cpu()
 		if side.rec != nil {
 			side.rec.CommitTimes() // what the direct block's pause committed is not this block's
 		}
-		timeCalls(t, side.sessions, perBlock, &gw)
+		timeCalls(t, side.sessions, perBlock, think, &gw)
 		directCPU += c1 - c0
 		gwCPU += cpu() - c1
 		if side.rec != nil {
@@ -343,40 +343,38 @@ func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int
 // blockPause separates the latency run's blocks.
 const blockPause = 400 * time.Millisecond
 
-// think is the pause before each timed call (MEMSCOPE_RECORD_THINK, a
+// thinkTime is the pause before each timed call (MEMSCOPE_RECORD_THINK, a
 // Go duration; default none). With none, the sessions are a closed loop
 // that keeps every call in flight on the two cores the clients, the
 // upstream and the gateway share: a saturation figure. A real agent waits
 // for its model between tool calls (seconds), so a few milliseconds of
 // think time give the added latency of concurrent sessions that do not
-// saturate the machine. Direct and gateway blocks pause alike.
-var think time.Duration
-
-// setThink reads MEMSCOPE_RECORD_THINK; a value that is not a duration
-// stops the measurement rather than quietly running a closed loop.
-func setThink(t *testing.T) {
+// saturate the machine. Direct and gateway blocks pause alike. A value
+// that is not a duration stops the measurement rather than quietly
+// running a closed loop.
+func thinkTime(t *testing.T) time.Duration {
 	v := os.Getenv("MEMSCOPE_RECORD_THINK")
 	if v == "" {
-		return
+		return 0
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
 		t.Fatalf("MEMSCOPE_RECORD_THINK=%q: want a duration such as 5ms", v)
 	}
-	think = d
+	return d
 }
 
 // thinkNote says in each latency line which of the two loads it measured.
-func thinkNote() string {
+func thinkNote(think time.Duration) string {
 	if think == 0 {
 		return " (closed loop, no think time)"
 	}
 	return fmt.Sprintf(" (think time %v +- %v before each call)", think, think/2)
 }
 
-// timeCalls makes perBlock remember calls on each session at once and
-// appends each call's wall time to out.
-func timeCalls(t *testing.T, css []*mcp.ClientSession, perBlock int, out *[]time.Duration) {
+// timeCalls makes perBlock remember calls on each session at once, each
+// after a pause around think, and appends each call's wall time to out.
+func timeCalls(t *testing.T, css []*mcp.ClientSession, perBlock int, think time.Duration, out *[]time.Duration) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
