@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,10 +24,7 @@ import (
 // (default 4).
 func TestKillNineLosesNothingAcknowledged(t *testing.T) {
 	memscope, _, store, cfg := storySetup(t, "")
-	rounds := 4
-	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_CRASH_ROUNDS")); err == nil && n > 0 {
-		rounds = n
-	}
+	rounds := envCount(t, "MEMSCOPE_CRASH_ROUNDS", 4)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var acked []string
 	deleted, tried := map[string]bool{}, map[string]bool{}

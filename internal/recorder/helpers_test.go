@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,16 @@ var (
 	binDir    string
 	buildErr  error
 )
+
+// TestMain removes the built binaries (74 MB) after the run: every test
+// process builds its own, and left behind they filled /tmp.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
@@ -224,4 +235,20 @@ func renderedText(t *testing.T, html string) string {
 		t.Fatalf("pdftotext: %v", err)
 	}
 	return string(out)
+}
+
+// envCount reads a positive count from the environment variable name, or
+// returns def when it is unset. Anything else stops the test: a typo must
+// not run the default under the label the caller asked for.
+func envCount(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive whole number", name, v)
+	}
+	return n
 }

@@ -44,37 +44,46 @@ import (
 // of the two gateways; MEMSCOPE_RECORD_LATENCY_BLOCKS sets the latency runs' blocks each way
 // (default 6, of 50 calls per session); MEMSCOPE_RECORD_THINK (a Go
 // duration, default none) pauses each session before each timed call.
+// A setting that is not one of these values stops the run before it
+// measures anything.
 func TestMeasureRecord(t *testing.T) {
 	if os.Getenv("MEMSCOPE_RECORD_PERF") != "1" {
 		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
 	}
 	think := thinkTime(t)
-	memscope, _, _ := bins(t)
-	notes := filepath.Join(filepath.Dir(memscope), "notes")
-	sync := fsyncFloor(t, t.TempDir())
-	t.Logf("fsync floor: one 4 KiB write+fsync on this disk: median %v p90 %v p99 %v", q(sync, 0.5), q(sync, 0.9), q(sync, 0.99))
-	acks := []recorder.Ack{recorder.AckSequenced, recorder.AckIntegrated}
-	for _, ack := range acks {
-		d := commitFloor(t, ack)
-		t.Logf("durable commit floor, --ack %s: one-entry Recorder.Do: median %v p90 %v p99 %v", ack, q(d, 0.5), q(d, 0.9), q(d, 0.99))
-	}
 	sessionCounts := []int{1, 8}
-	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_SESSIONS")); err == nil && n > 0 {
+	if n := envCount(t, "MEMSCOPE_RECORD_SESSIONS", 0); n > 0 {
 		sessionCounts = []int{n}
 	}
-	if a := os.Getenv("MEMSCOPE_RECORD_ACK"); a != "" {
+	acks := []recorder.Ack{recorder.AckSequenced, recorder.AckIntegrated}
+	switch a := os.Getenv("MEMSCOPE_RECORD_ACK"); a {
+	case "":
+	case string(recorder.AckSequenced), string(recorder.AckIntegrated):
 		acks = []recorder.Ack{recorder.Ack(a)}
+	default:
+		t.Fatalf("MEMSCOPE_RECORD_ACK=%q: want %s or %s", a, recorder.AckSequenced, recorder.AckIntegrated)
 	}
 	if os.Getenv("MEMSCOPE_RECORD_SUSTAINED_ONLY") == "1" {
 		sessionCounts = nil
 	}
-	blocks := 6
-	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_LATENCY_BLOCKS")); err == nil && n > 0 {
-		blocks = n
+	blocks := envCount(t, "MEMSCOPE_RECORD_LATENCY_BLOCKS", 6)
+	mode := os.Getenv("MEMSCOPE_RECORD_MODE")
+	if mode != "" && mode != "listen" && mode != "inprocess" {
+		t.Fatalf("MEMSCOPE_RECORD_MODE=%q: want listen or inprocess", mode)
+	}
+	calls := envCount(t, "MEMSCOPE_RECORD_CALLS", 100000)
+	// Every setting is read above, so a typo stops the run before it
+	// measures anything.
+	memscope, _, _ := bins(t)
+	notes := filepath.Join(filepath.Dir(memscope), "notes")
+	sync := fsyncFloor(t, t.TempDir())
+	t.Logf("fsync floor: one 4 KiB write+fsync on this disk: median %v p90 %v p99 %v", q(sync, 0.5), q(sync, 0.9), q(sync, 0.99))
+	for _, ack := range []recorder.Ack{recorder.AckSequenced, recorder.AckIntegrated} {
+		d := commitFloor(t, ack)
+		t.Logf("durable commit floor, --ack %s: one-entry Recorder.Do: median %v p90 %v p99 %v", ack, q(d, 0.5), q(d, 0.9), q(d, 0.99))
 	}
 	for _, sessions := range sessionCounts {
 		for _, ack := range acks {
-			mode := os.Getenv("MEMSCOPE_RECORD_MODE")
 			if mode == "" || mode == "listen" {
 				// The figure: the gateway as deployed, its own process.
 				side := processGateway(t, memscope, notes, ack, sessions)
@@ -99,10 +108,6 @@ func TestMeasureRecord(t *testing.T) {
 	}
 	if os.Getenv("MEMSCOPE_RECORD_LATENCY_ONLY") == "1" {
 		return
-	}
-	calls := 100000
-	if n, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_CALLS")); err == nil && n > 0 {
-		calls = n
 	}
 	for _, ack := range acks {
 		n := calls
@@ -550,10 +555,7 @@ func TestMeasureVerifyRecorded(t *testing.T) {
 		t.Skip("measurement: set MEMSCOPE_RECORD_PERF=1")
 	}
 	memscope, _, _ := bins(t)
-	n := 20000
-	if v, err := strconv.Atoi(os.Getenv("MEMSCOPE_RECORD_VERIFY_CALLS")); err == nil && v > 0 {
-		n = v
-	}
+	n := envCount(t, "MEMSCOPE_RECORD_VERIFY_CALLS", 20000)
 	ctx := context.Background()
 	rec, dir := openRecorder(t)
 	var wg sync.WaitGroup
