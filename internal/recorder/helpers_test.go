@@ -50,7 +50,7 @@ func bins(t *testing.T) (memscope, web, pay string) {
 		if buildErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"memscope": "./cmd/memscope", "web": "./internal/recorder/testdata/webserver", "pay": "./internal/recorder/testdata/payserver", "notes": "./internal/recorder/testdata/notesserver"} {
+		for name, pkg := range map[string]string{"memscope": "./cmd/memscope", "web": "./internal/recorder/testdata/webserver", "pay": "./internal/recorder/testdata/payserver", "notes": "./internal/recorder/testdata/notesserver", "smuggle": "./internal/recorder/testdata/smuggleserver"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg)
 			cmd.Dir = repoRoot()
 			if out, err := cmd.CombinedOutput(); err != nil {

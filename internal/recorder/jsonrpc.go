@@ -167,14 +167,28 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 }
 
 // parseMessage decodes one line. A batch (array) is not part of MCP's
-// current revision and is refused.
+// current revision and is refused. Members are read by exact name
+// (exactjson.go). A line that repeats a name in one object returns the
+// message decoded so far with an *errRepeatedName, so a response can
+// still be matched to its request and refused there.
 func parseMessage(line []byte) (*message, error) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, fmt.Errorf("JSON-RPC batches are not supported")
 	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v) // the syntax error, with its offset
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
 		return nil, err
+	}
+	var m message
+	if err := decodeExact(line, &m); err != nil {
+		return nil, err
+	}
+	if err := uniqueNames(line); err != nil {
+		return &m, err
 	}
 	if m.JSONRPC != "2.0" {
 		return &m, fmt.Errorf("jsonrpc member is %q, want \"2.0\"", m.JSONRPC)

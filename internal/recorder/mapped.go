@@ -88,7 +88,7 @@ func (s *session) recordMapped(ctx context.Context, rt route, p callParams, res 
 // argText is an argument as text: a JSON string's value, else its JSON.
 func argText(v json.RawMessage) string {
 	var s string
-	if json.Unmarshal(v, &s) == nil {
+	if decodeExact(v, &s) == nil {
 		return s
 	}
 	return string(v)

@@ -87,7 +87,7 @@ func (s *session) notification(m *message) {
 			RequestID json.RawMessage `json:"requestId"`
 			Reason    string          `json:"reason"`
 		}
-		if json.Unmarshal(m.Params, &p) == nil {
+		if decodeExact(m.Params, &p) == nil {
 			s.mu.Lock()
 			f, ok := s.inflight[string(p.RequestID)]
 			s.mu.Unlock()
@@ -178,7 +178,7 @@ type callResult struct {
 func (s *session) toolCall(ctx context.Context, m *message) {
 	g := s.g
 	var p callParams
-	if err := json.Unmarshal(m.Params, &p); err != nil || p.Name == "" {
+	if err := decodeExact(m.Params, &p); err != nil || p.Name == "" {
 		_ = s.out.send(errorResponse(m.ID, -32602, "tools/call: params must name a tool"))
 		return
 	}
@@ -190,7 +190,7 @@ func (s *session) toolCall(ctx context.Context, m *message) {
 	params := m.Params
 	if rt.name != p.Name { // a renamed tool: the upstream knows its own name
 		var raw map[string]json.RawMessage
-		_ = json.Unmarshal(m.Params, &raw)
+		_ = decodeExact(m.Params, &raw)
 		raw["name"], _ = json.Marshal(rt.name)
 		params, _ = json.Marshal(raw)
 	}
@@ -233,13 +233,13 @@ func (s *session) decodeResult(raw json.RawMessage, role string, res *callResult
 		var head struct {
 			IsError bool `json:"isError"`
 		}
-		if json.Unmarshal(raw, &head) != nil {
+		if decodeExact(raw, &head) != nil {
 			return false
 		}
 		res.IsError = head.IsError
 		return true
 	}
-	return json.Unmarshal(raw, res) == nil
+	return decodeExact(raw, res) == nil
 }
 
 // recordSource records a source tool's output as an entry by its server's

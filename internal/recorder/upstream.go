@@ -3,6 +3,7 @@ package recorder
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,7 +70,14 @@ func (u *upstream) read(out io.Reader) {
 			break
 		}
 		m, perr := parseMessage(line)
-		if perr != nil {
+		var repeated *errRepeatedName
+		if errors.As(perr, &repeated) && m.isResponse() {
+			// Answered as an error, so the call ends now rather than at
+			// its timeout, and nothing of it is recorded or forwarded.
+			u.g.logf("upstream %s: response refused: %v", u.cfg.Name, perr)
+			msg, _ := json.Marshal(fmt.Sprintf("upstream %s sent a response that memscope record refused: %v", u.cfg.Name, perr))
+			m = &message{ID: m.ID, Error: json.RawMessage(fmt.Sprintf(`{"code":%d,"message":%s}`, codeInternal, msg))}
+		} else if perr != nil {
 			u.g.logf("upstream %s: malformed message discarded: %v", u.cfg.Name, perr)
 			continue
 		}
