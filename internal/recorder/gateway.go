@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
 
 // Gateway is memscope record: an MCP server for agent sessions and an MCP
@@ -193,7 +195,7 @@ func (g *Gateway) serverRequest(u *upstream, m *message) {
 // clientResponse routes an agent's response to a server request back.
 func (g *Gateway) clientResponse(m *message) {
 	var gid string
-	if decodeExact(m.ID, &gid) != nil {
+	if exactjson.DecodeChecked(m.ID, &gid) != nil {
 		g.logf("agent: response for unknown id %.64s discarded", m.ID)
 		return
 	}
@@ -265,7 +267,7 @@ func (g *Gateway) routes(ctx context.Context) (map[string]route, json.RawMessage
 				switch {
 				case err != nil:
 					failure = err.Error()
-				case m.Error != nil || decodeExact(m.Result, &res) != nil:
+				case m.Error != nil || exactjson.DecodeChecked(m.Result, &res) != nil:
 					failure = string(m.Error)
 				default:
 					failure = ""
@@ -282,7 +284,7 @@ func (g *Gateway) routes(ctx context.Context) (map[string]route, json.RawMessage
 			}
 			for _, t := range res.Tools {
 				var name string
-				if decodeExact(t["name"], &name) != nil || name == "" {
+				if exactjson.DecodeChecked(t["name"], &name) != nil || name == "" {
 					continue
 				}
 				all = append(all, tool{u, name, t})
@@ -360,7 +362,7 @@ func (g *Gateway) initialize(ctx context.Context, params json.RawMessage) (json.
 			ProtocolVersion json.RawMessage            `json:"protocolVersion"`
 			Capabilities    map[string]json.RawMessage `json:"capabilities"`
 		}
-		if decodeExact(u.initResult, &r) != nil {
+		if exactjson.DecodeChecked(u.initResult, &r) != nil {
 			continue
 		}
 		if version == nil {

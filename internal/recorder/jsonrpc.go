@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
 
 // The gateway forwards JSON-RPC 2.0 messages of MCP's stdio transport
@@ -169,7 +171,7 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 // parseMessage decodes one line. A batch (array) is not part of MCP's
 // current revision and is refused. Members are read by exact name
 // (exactjson.go). A line that repeats a name in one object returns the
-// message decoded so far with an *errRepeatedName, so a response can
+// message decoded so far with an *exactjson.RepeatedNameError, so a response can
 // still be matched to its request and refused there.
 func parseMessage(line []byte) (*message, error) {
 	if len(line) > 0 && line[0] == '[' {
@@ -184,11 +186,11 @@ func parseMessage(line []byte) (*message, error) {
 		return nil, err
 	}
 	var m message
-	if err := decodeExact(line, &m); err != nil {
+	if err := exactjson.DecodeChecked(line, &m); err != nil {
 		return nil, err
 	}
-	if err := uniqueNames(line); err != nil {
-		return &m, err
+	if err := exactjson.RepeatedName(line); err != nil {
+		return &m, fmt.Errorf("%w: memscope record cannot tell which value the peer acts on, so the message is refused", err)
 	}
 	if m.JSONRPC != "2.0" {
 		return &m, fmt.Errorf("jsonrpc member is %q, want \"2.0\"", m.JSONRPC)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/writer"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
 
 // recordMapped records a call of a memory server described by a config
@@ -88,7 +90,7 @@ func (s *session) recordMapped(ctx context.Context, rt route, p callParams, res 
 // argText is an argument as text: a JSON string's value, else its JSON.
 func argText(v json.RawMessage) string {
 	var s string
-	if decodeExact(v, &s) == nil {
+	if exactjson.DecodeChecked(v, &s) == nil {
 		return s
 	}
 	return string(v)

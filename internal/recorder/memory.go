@@ -12,6 +12,8 @@ import (
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/writer"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
 
 // The reference knowledge-graph server's tools, as
@@ -56,7 +58,7 @@ func structured(res *callResult) json.RawMessage {
 		return res.StructuredContent
 	}
 	for _, c := range res.Content {
-		if c.Type == "text" && json.Valid([]byte(c.Text)) && uniqueNames([]byte(c.Text)) == nil {
+		if c.Type == "text" && json.Valid([]byte(c.Text)) && exactjson.RepeatedName([]byte(c.Text)) == nil {
 			return json.RawMessage(c.Text)
 		}
 	}
@@ -74,7 +76,7 @@ func (s *session) recordMemory(ctx context.Context, rt route, p callParams, res 
 		var out struct {
 			Entities []kgEntity `json:"entities"`
 		}
-		if err := decodeExact(structured(res), &out); err != nil {
+		if err := exactjson.DecodeChecked(structured(res), &out); err != nil {
 			return fmt.Errorf("create_entities result: %w", err)
 		}
 		return s.write(ctx, func(tx *Tx, lw *lineageWrite) error {
@@ -92,7 +94,7 @@ func (s *session) recordMemory(ctx context.Context, rt route, p callParams, res 
 				AddedObservations []string `json:"addedObservations"`
 			} `json:"results"`
 		}
-		if err := decodeExact(structured(res), &out); err != nil {
+		if err := exactjson.DecodeChecked(structured(res), &out); err != nil {
 			return fmt.Errorf("add_observations result: %w", err)
 		}
 		return s.write(ctx, func(tx *Tx, lw *lineageWrite) error {
@@ -109,7 +111,7 @@ func (s *session) recordMemory(ctx context.Context, rt route, p callParams, res 
 		var out struct {
 			Relations []kgRelation `json:"relations"`
 		}
-		if err := decodeExact(structured(res), &out); err != nil {
+		if err := exactjson.DecodeChecked(structured(res), &out); err != nil {
 			return fmt.Errorf("create_relations result: %w", err)
 		}
 		return s.write(ctx, func(tx *Tx, lw *lineageWrite) error {
@@ -124,7 +126,7 @@ func (s *session) recordMemory(ctx context.Context, rt route, p callParams, res 
 		return s.deleteItems(ctx, server, rt.name, p)
 	case "read_graph", "search_nodes", "open_nodes":
 		var g kgGraph
-		if err := decodeExact(structured(res), &g); err != nil {
+		if err := exactjson.DecodeChecked(structured(res), &g); err != nil {
 			return fmt.Errorf("%s result: %w", rt.name, err)
 		}
 		return s.readGraph(ctx, server, rt.name, p, g)
@@ -261,7 +263,7 @@ func (s *session) deleteItems(ctx context.Context, server, tool string, p callPa
 	switch tool {
 	case "delete_entities":
 		var names []string
-		_ = decodeExact(p.Arguments["entityNames"], &names)
+		_ = exactjson.DecodeChecked(p.Arguments["entityNames"], &names)
 		for _, n := range names {
 			entities = append(entities, entityNode(server, n))
 		}
@@ -270,7 +272,7 @@ func (s *session) deleteItems(ctx context.Context, server, tool string, p callPa
 			EntityName   string   `json:"entityName"`
 			Observations []string `json:"observations"`
 		}
-		_ = decodeExact(p.Arguments["deletions"], &ds)
+		_ = exactjson.DecodeChecked(p.Arguments["deletions"], &ds)
 		for _, d := range ds {
 			for _, o := range d.Observations {
 				keys = append(keys, itemKey(server, "observation", d.EntityName, o))
@@ -278,7 +280,7 @@ func (s *session) deleteItems(ctx context.Context, server, tool string, p callPa
 		}
 	case "delete_relations":
 		var rs []kgRelation
-		_ = decodeExact(p.Arguments["relations"], &rs)
+		_ = exactjson.DecodeChecked(p.Arguments["relations"], &rs)
 		for _, r := range rs {
 			keys = append(keys, itemKey(server, "relation", r.From, r.RelationType, r.To))
 		}
@@ -308,11 +310,11 @@ func (s *session) readGraph(ctx context.Context, server, tool string, p callPara
 	switch tool {
 	case "search_nodes":
 		var q string
-		_ = decodeExact(p.Arguments["query"], &q)
+		_ = exactjson.DecodeChecked(p.Arguments["query"], &q)
 		text = q
 	case "open_nodes":
 		var names []string
-		_ = decodeExact(p.Arguments["names"], &names)
+		_ = exactjson.DecodeChecked(p.Arguments["names"], &names)
 		text = strings.Join(names, ", ")
 	}
 	var seen []seenItem
@@ -379,7 +381,7 @@ func (s *session) recordAction(ctx context.Context, rt route, p callParams) erro
 	for _, k := range names {
 		v := p.Arguments[k]
 		var str string
-		if decodeExact(v, &str) != nil {
+		if exactjson.DecodeChecked(v, &str) != nil {
 			str = string(v)
 		}
 		params[clip(k, 128)] = clip(str, maxText)

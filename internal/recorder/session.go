@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/memscope/memscope/evidence/record"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
 
 // session is one agent connected to the gateway.
@@ -87,7 +89,7 @@ func (s *session) notification(m *message) {
 			RequestID json.RawMessage `json:"requestId"`
 			Reason    string          `json:"reason"`
 		}
-		if decodeExact(m.Params, &p) == nil {
+		if exactjson.DecodeChecked(m.Params, &p) == nil {
 			s.mu.Lock()
 			f, ok := s.inflight[string(p.RequestID)]
 			s.mu.Unlock()
@@ -178,7 +180,7 @@ type callResult struct {
 func (s *session) toolCall(ctx context.Context, m *message) {
 	g := s.g
 	var p callParams
-	if err := decodeExact(m.Params, &p); err != nil || p.Name == "" {
+	if err := exactjson.DecodeChecked(m.Params, &p); err != nil || p.Name == "" {
 		_ = s.out.send(errorResponse(m.ID, -32602, "tools/call: params must name a tool"))
 		return
 	}
@@ -190,7 +192,7 @@ func (s *session) toolCall(ctx context.Context, m *message) {
 	params := m.Params
 	if rt.name != p.Name { // a renamed tool: the upstream knows its own name
 		var raw map[string]json.RawMessage
-		_ = decodeExact(m.Params, &raw)
+		_ = exactjson.DecodeChecked(m.Params, &raw)
 		raw["name"], _ = json.Marshal(rt.name)
 		params, _ = json.Marshal(raw)
 	}
@@ -233,13 +235,13 @@ func (s *session) decodeResult(raw json.RawMessage, role string, res *callResult
 		var head struct {
 			IsError bool `json:"isError"`
 		}
-		if decodeExact(raw, &head) != nil {
+		if exactjson.DecodeChecked(raw, &head) != nil {
 			return false
 		}
 		res.IsError = head.IsError
 		return true
 	}
-	return decodeExact(raw, res) == nil
+	return exactjson.DecodeChecked(raw, res) == nil
 }
 
 // recordSource records a source tool's output as an entry by its server's

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
 
 // upstream is one MCP server the gateway started, spoken to over stdio.
@@ -70,7 +72,7 @@ func (u *upstream) read(out io.Reader) {
 			break
 		}
 		m, perr := parseMessage(line)
-		var repeated *errRepeatedName
+		var repeated *exactjson.RepeatedNameError
 		if errors.As(perr, &repeated) && m.isResponse() {
 			// Answered as an error, so the call ends now rather than at
 			// its timeout, and nothing of it is recorded or forwarded.

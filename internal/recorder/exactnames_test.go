@@ -10,122 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/internal/sharedtest"
+
+	"github.com/memscope/memscope/internal/exactjson"
 )
-
-// repeatedNameByTokens is the reference for uniqueNames: encoding/json's
-// own tokenizer, which unescapes every name, and a set per object.
-func repeatedNameByTokens(b []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	type frame struct {
-		object bool
-		key    bool
-		names  map[string]bool
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				if n := len(stack); n > 0 && stack[n-1].object {
-					stack[n-1].key = true
-				}
-				stack = append(stack, &frame{object: d == '{', key: d == '{', names: map[string]bool{}})
-			default:
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		top := len(stack) - 1
-		if top < 0 || !stack[top].object {
-			continue
-		}
-		if stack[top].key {
-			name := tok.(string)
-			if stack[top].names[name] {
-				return name, true
-			}
-			stack[top].names[name] = true
-			stack[top].key = false
-			continue
-		}
-		stack[top].key = true
-	}
-}
-
-var namesSeeds = []string{
-	`{"a":1,"b":2}`,
-	`{"a":1,"a":2}`,
-	`{"a":{"x":1},"b":{"x":2}}`,
-	`{"a":{"x":1,"x":2}}`,
-	`[{"a":1},{"a":1}]`,
-	`{"a":[{"b":1,"c":{"b":2}}],"b":3}`,
-	`{"\u0061":1,"a":2}`,
-	`{"a\"":1,"a":2,"a\\":3}`,
-	`{"k":"a","a":"k"}`,
-	`{"Name":1,"name":2,"NAME":3}`,
-	`{"name\u0000":1,"name":2}`,
-	`{"\ud800":1,"\ufffd":2}`,
-	"{\"\xff\":1,\"\xfe\":2}",
-	`{"x":[],"y":{},"x":null}`,
-	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18,"a":19}`,
-	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18}`,
-	`"just a string"`,
-	`null`,
-	` { "a" : { "a" : { "a" : 1 } } } `,
-}
-
-func checkUniqueNames(t *testing.T, b []byte) {
-	if !json.Valid(b) {
-		return // uniqueNames's precondition
-	}
-	name, repeated := repeatedNameByTokens(b)
-	err := uniqueNames(b)
-	var e *errRepeatedName
-	switch {
-	case repeated && !errors.As(err, &e):
-		t.Fatalf("%q: name %q repeats, uniqueNames says %v", b, name, err)
-	case !repeated && err != nil:
-		t.Fatalf("%q: no name repeats, uniqueNames says %v", b, err)
-	case repeated && string(e.name) != name:
-		t.Fatalf("%q: first repeated name is %q, uniqueNames says %q", b, name, e.name)
-	}
-}
-
-func TestUniqueNamesAgreesWithTokenizer(t *testing.T) {
-	for _, s := range namesSeeds {
-		checkUniqueNames(t, []byte(s))
-	}
-	// An object of many names is linear, not quadratic: 200,000 names.
-	var b strings.Builder
-	b.WriteString("{")
-	for i := range 200000 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString(`"n` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `":0`)
-		b.WriteString(`,"u` + strconv.Itoa(i) + `":0`)
-	}
-	b.WriteString("}")
-	checkUniqueNames(t, []byte(b.String()))
-}
-
-func FuzzUniqueNames(f *testing.F) {
-	for _, s := range namesSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		checkUniqueNames(t, b)
-	})
-}
 
 // Field names of the structs the gateway decodes hostile members into.
 var gatewayFieldNames = []string{"jsonrpc", "id", "method", "params", "result", "error", "name", "arguments", "content", "type", "text", "structuredContent", "isError", "entities", "relations", "entityType", "observations", "from", "to", "relationType", "results", "entityName", "addedObservations", "requestId", "reason", "tools", "nextCursor", "protocolVersion", "capabilities"}
@@ -155,9 +46,6 @@ func caseVariant(b []byte) bool {
 // names (refused before decoding), decodeExact reads what encoding/json
 // reads, into each struct the gateway decodes.
 func FuzzDecodeExactAgreesWithStdlib(f *testing.F) {
-	for _, s := range namesSeeds {
-		f.Add([]byte(s))
-	}
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"a","entityType":"t","observations":["o"]}]}}}`,
 		`{"content":[{"type":"text","text":"hello \u00e9 \ud83d\ude00"}],"structuredContent":{"entities":[]},"isError":false}`,
@@ -171,7 +59,7 @@ func FuzzDecodeExactAgreesWithStdlib(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if !json.Valid(b) || uniqueNames(b) != nil || caseVariant(b) {
+		if !json.Valid(b) || exactjson.RepeatedName(b) != nil || caseVariant(b) {
 			return
 		}
 		for _, mk := range []func() any{
@@ -182,7 +70,7 @@ func FuzzDecodeExactAgreesWithStdlib(f *testing.F) {
 			func() any { return new([]kgRelation) },
 		} {
 			exact, std := mk(), mk()
-			errExact, errStd := decodeExact(b, exact), json.Unmarshal(b, std)
+			errExact, errStd := exactjson.DecodeChecked(b, exact), json.Unmarshal(b, std)
 			if (errExact == nil) != (errStd == nil) {
 				t.Fatalf("%q into %T: decodeExact error %v, encoding/json error %v", b, exact, errExact, errStd)
 			}
@@ -227,7 +115,7 @@ func readByGateway(t *testing.T, line string) map[string]any {
 	out := map[string]any{"method": m.Method}
 	if m.Params != nil {
 		var p callParams
-		if err := decodeExact(m.Params, &p); err != nil {
+		if err := exactjson.DecodeChecked(m.Params, &p); err != nil {
 			t.Fatal(err)
 		}
 		args := map[string]any{}
@@ -240,7 +128,7 @@ func readByGateway(t *testing.T, line string) map[string]any {
 	}
 	if m.Result != nil {
 		var r callResult
-		if err := decodeExact(m.Result, &r); err != nil {
+		if err := exactjson.DecodeChecked(m.Result, &r); err != nil {
 			t.Fatal(err)
 		}
 		var texts []any
@@ -277,7 +165,7 @@ func TestSmuggledNamesReadAsJSONParse(t *testing.T) {
 	goDiffers := map[string]bool{}
 	for _, s := range smuggled {
 		_, err := parseMessage([]byte(s.line))
-		var e *errRepeatedName
+		var e *exactjson.RepeatedNameError
 		if s.refused {
 			if !errors.As(err, &e) {
 				t.Errorf("%s: want refused for a repeated name, got %v", s.line, err)
