@@ -120,7 +120,6 @@ func FuzzRepeatedName(f *testing.F) {
 	})
 }
 
-
 // doc is a record shape like those the readers decode.
 type doc struct {
 	Idx      string            `json:"idx"`
