@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/evidence"
+	"github.com/memscope/memscope/internal/exactjson"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/igraphpickle"
 	"github.com/memscope/memscope/internal/readers/storefile"
@@ -118,10 +119,6 @@ func Looks(path string) bool {
 	n, _ := f.Read(head)
 	// Protocol 2+ pickles start with PROTO; igraph's names its class early.
 	return n > 2 && head[0] == 0x80 && strings.Contains(string(head[:n]), "igraph")
-}
-
-type openieFile struct {
-	Docs []json.RawMessage `json:"docs"`
 }
 
 type openieDoc struct {
@@ -396,8 +393,12 @@ type openieFast struct {
 type notString struct{}
 
 func (p *provenance) read(file string, b []byte, st *storemodel.Store) error {
+	// HippoRAG reads the file with json.load and each doc's fields by
+	// exact key (HippoRAG.py load_existing_openie, the last of a repeated
+	// key). Struct decoding here is exact (exactjson) and refuses a
+	// repeated name, so a file with one is read doc by doc below.
 	var fast openieFast
-	if json.Unmarshal(b, &fast) == nil {
+	if exactjson.Decode(b, &fast) == nil {
 		if fast.Docs == nil {
 			return fmt.Errorf("%s: no \"docs\" list (save_openie_results writes one)", file)
 		}
@@ -406,17 +407,29 @@ func (p *provenance) read(file string, b []byte, st *storemodel.Store) error {
 		}
 		return nil
 	}
-	var f openieFile
-	if err := json.Unmarshal(b, &f); err != nil {
+	// Maps decode as json.load does: exact keys, the last of a repeat.
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	if f.Docs == nil {
+	var docs []json.RawMessage
+	if raw, ok := top["docs"]; ok {
+		if err := json.Unmarshal(raw, &docs); err != nil {
+			return fmt.Errorf("%s: docs: %w", file, err)
+		}
+	}
+	if docs == nil {
 		return fmt.Errorf("%s: no \"docs\" list (save_openie_results writes one)", file)
 	}
-	for i, raw := range f.Docs {
+	for i, raw := range docs {
 		var d openieDoc
-		if err := json.Unmarshal(raw, &d); err != nil {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: fmt.Sprintf("docs[%d]", i), Message: err.Error()})
+		if err := exactjson.Decode(raw, &d); err != nil {
+			msg := err.Error()
+			var rep *exactjson.RepeatedNameError
+			if errors.As(err, &rep) {
+				msg += ": json.dump never writes one, and Python's json keeps the last value while a merging reader would not; doc not read"
+			}
+			st.Issues = append(st.Issues, storemodel.Issue{Code: CodeMalformed, File: file, Subject: fmt.Sprintf("docs[%d]", i), Message: msg})
 			continue
 		}
 		triples := make([][]any, len(d.Triples))

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
+	"github.com/memscope/memscope/internal/exactjson"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -24,10 +26,26 @@ type lpgRelation struct {
 	Properties map[string]any `json:"properties"`
 }
 
+// lpg is LabelledPropertyGraph's persisted JSON (its nodes and relations
+// by id, its triplets).
 type lpg struct {
-	Nodes     map[string]json.RawMessage `json:"nodes"`
-	Relations map[string]json.RawMessage `json:"relations"`
-	Triplets  [][]string                 `json:"triplets"`
+	Nodes     map[string]json.RawMessage
+	Relations map[string]json.RawMessage
+	Triplets  [][]string
+}
+
+// members decodes the named members of top that are present; each into
+// a map or a slice of strings, which encoding/json reads as json.load
+// does (exact keys, the last of a repeat).
+func members(top map[string]json.RawMessage, into map[string]any) error {
+	for name, v := range into {
+		if raw, ok := top[name]; ok {
+			if err := json.Unmarshal(raw, v); err != nil {
+				return fmt.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // propertyGraph reads SimplePropertyGraphStore's graph: text chunks as
@@ -35,15 +53,19 @@ type lpg struct {
 // triplet_source_id names, each triplet as an edge whose relation's
 // triplet_source_id is its source.
 func (r *reader) propertyGraph() error {
-	var g lpg
-	ok, err := r.read(lpgFile, "LlamaIndex property graph store (JSON)", &g)
+	var top map[string]json.RawMessage
+	ok, err := r.read(lpgFile, "LlamaIndex property graph store (JSON)", &top)
 	if err != nil || !ok {
 		return err
+	}
+	var g lpg
+	if err := members(top, map[string]any{"nodes": &g.Nodes, "relations": &g.Relations, "triplets": &g.Triplets}); err != nil {
+		return fmt.Errorf("%s: %v", filepath.Join(r.dir, lpgFile), err)
 	}
 	nodes := map[string]lpgNode{}
 	for _, id := range slices.Sorted(maps.Keys(g.Nodes)) {
 		var n lpgNode
-		if err := json.Unmarshal(g.Nodes[id], &n); err != nil {
+		if err := exactjson.Decode(g.Nodes[id], &n); err != nil {
 			r.issue(finding.StoreRecordMalformed, lpgFile, "nodes "+id, err.Error())
 			continue
 		}
@@ -86,7 +108,7 @@ func (r *reader) propertyGraph() error {
 			continue
 		}
 		var rel lpgRelation
-		if err := json.Unmarshal(raw, &rel); err != nil {
+		if err := exactjson.Decode(raw, &rel); err != nil {
 			r.issue(finding.StoreRecordMalformed, lpgFile, "relation "+t[0]+"_"+t[1]+"_"+t[2], err.Error())
 			continue
 		}
@@ -113,12 +135,14 @@ func (r *reader) isPassage(id string) bool {
 // triplets). Entities are joined to the chunks the KG index's table files
 // under them; a triplet's sources are the chunks filed under both ends.
 func (r *reader) kgGraph() error {
-	var g struct {
-		GraphDict map[string][][]string `json:"graph_dict"`
-	}
-	ok, err := r.read(kgFile, "LlamaIndex graph store (JSON)", &g)
+	var top map[string]json.RawMessage
+	ok, err := r.read(kgFile, "LlamaIndex graph store (JSON)", &top)
 	if err != nil || !ok {
 		return err
+	}
+	var g struct{ GraphDict map[string][][]string }
+	if err := members(top, map[string]any{"graph_dict": &g.GraphDict}); err != nil {
+		return fmt.Errorf("%s: %v", filepath.Join(r.dir, kgFile), err)
 	}
 	triples := 0
 	for _, subj := range slices.Sorted(maps.Keys(g.GraphDict)) {

@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memscope/memscope/internal/exactjson"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
@@ -119,7 +120,11 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	return r.st, nil
 }
 
-// read reads one JSON file of the directory; absent is (nil, nil).
+// read reads one JSON file of the directory into v, a map; absent is
+// (false, nil). LlamaIndex loads its stores with json.load (exact keys,
+// the last of a repeated key), as encoding/json decodes into maps; its
+// struct decoding matches names case-insensitively and merges repeats,
+// so every record is then decoded with exactjson, which refuses them.
 func (r *reader) read(name, role string, v any) (bool, error) {
 	p := filepath.Join(r.dir, name)
 	if !regular(p) {
@@ -148,14 +153,18 @@ type kvEntry struct {
 // indexStore reads the index structs: their types for the notes and the
 // KG index's keyword table.
 func (r *reader) indexStore() error {
-	var doc map[string]map[string]kvEntry
+	var doc map[string]map[string]json.RawMessage
 	if _, err := r.read(indexFile, "LlamaIndex index store (JSON)", &doc); err != nil {
 		return err
 	}
 	var kinds []string
 	ids := slices.Sorted(maps.Keys(doc["index_store/data"]))
 	for _, id := range ids {
-		e := doc["index_store/data"][id]
+		var e kvEntry
+		if err := exactjson.Decode(doc["index_store/data"][id], &e); err != nil {
+			r.issue(finding.StoreRecordMalformed, indexFile, "index "+id, err.Error())
+			continue
+		}
 		kinds = append(kinds, e.Type)
 		data, err := structData(e.Data)
 		if err != nil {
@@ -168,7 +177,7 @@ func (r *reader) indexStore() error {
 		var kg struct {
 			Table map[string][]string `json:"table"`
 		}
-		if err := json.Unmarshal(data, &kg); err != nil {
+		if err := exactjson.Decode(data, &kg); err != nil {
 			r.issue(finding.StoreRecordMalformed, indexFile, "index "+id+", field table", err.Error())
 			continue
 		}
@@ -201,16 +210,21 @@ func structData(raw json.RawMessage) (json.RawMessage, error) {
 
 // docstore reads every node with a text as a passage, in id order.
 func (r *reader) docstore() error {
-	var doc map[string]map[string]kvEntry
+	var doc map[string]map[string]json.RawMessage
 	ok, err := r.read(docstoreFile, "LlamaIndex docstore (JSON)", &doc)
 	if err != nil || !ok {
 		return err
 	}
 	for _, id := range slices.Sorted(maps.Keys(doc["docstore/data"])) {
+		var e kvEntry
 		var n struct {
 			Text *string `json:"text"`
 		}
-		if err := json.Unmarshal(doc["docstore/data"][id].Data, &n); err != nil || n.Text == nil {
+		if err := exactjson.Decode(doc["docstore/data"][id], &e); err != nil {
+			r.issue(finding.StoreRecordMalformed, docstoreFile, "docstore/data "+id, err.Error()+"; node not read")
+			continue
+		}
+		if err := exactjson.Decode(e.Data, &n); err != nil || n.Text == nil {
 			r.issue(finding.StoreRecordMalformed, docstoreFile, "docstore/data "+id+", field __data__.text", "missing or not a string; node not read")
 			continue
 		}

@@ -82,12 +82,16 @@ func collections(dir string) (map[string]bool, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	var m meta
-	if json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&m) != nil {
+	b, err := io.ReadAll(io.LimitReader(f, maxMeta))
+	if err != nil {
+		return nil, false
+	}
+	cols, err := metaCollections(b)
+	if err != nil {
 		return nil, false
 	}
 	out := map[string]bool{}
-	for n := range m.Collections {
+	for n := range cols {
 		out[n] = true
 	}
 	return out, true
@@ -124,8 +128,24 @@ func Looks(path string) bool {
 	return ok
 }
 
-type meta struct {
-	Collections map[string]json.RawMessage `json:"collections"`
+// metaCollections is meta.json's "collections" object as
+// QdrantLocal._load reads it (qdrant_client/local/qdrant_local.py:
+// json.load, then meta["collections"]): by exact name, the last of a
+// repeated name, as Go decodes into maps (not into struct fields, which
+// match names case-insensitively and merge repeats). Absent or null is
+// nil.
+func metaCollections(b []byte) (map[string]json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, err
+	}
+	var cols map[string]json.RawMessage
+	if raw, ok := top["collections"]; ok {
+		if err := json.Unmarshal(raw, &cols); err != nil {
+			return nil, fmt.Errorf("collections: %v", err)
+		}
+	}
+	return cols, nil
 }
 
 // Read reads every collection meta.json names into st.Vectors, in
@@ -136,15 +156,15 @@ func Read(ctx context.Context, location string, st *storemodel.Store) error {
 		return err
 	}
 	st.Files = append(st.Files, f)
-	var m meta
-	if err := json.Unmarshal(b, &m); err != nil {
+	cols, err := metaCollections(b)
+	if err != nil {
 		return fmt.Errorf("%s: not Qdrant local meta.json: %v", f.Path, err)
 	}
-	if m.Collections == nil {
+	if cols == nil {
 		return fmt.Errorf("%s: no \"collections\" object (QdrantLocal._load reads meta[\"collections\"])", f.Path)
 	}
-	names := make([]string, 0, len(m.Collections))
-	for n := range m.Collections {
+	names := make([]string, 0, len(cols))
+	for n := range cols {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -235,11 +255,11 @@ func AnyPointHas(ctx context.Context, location string, keys ...string) bool {
 	if err != nil {
 		return false
 	}
-	var m meta
-	if json.Unmarshal(b, &m) != nil {
+	cols, err := metaCollections(b)
+	if err != nil {
 		return false
 	}
-	for name := range m.Collections {
+	for name := range cols {
 		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
 			continue
 		}
