@@ -134,14 +134,7 @@ func TestOpenIEBadDocReadDocByDoc(t *testing.T) {
 	if err := os.WriteFile(name, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := Open(context.Background(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, got := openBoth(t, src, dir)
 	var msgs []string
 	for _, is := range got.Issues {
 		msgs = append(msgs, is.Subject+": "+is.Message)
@@ -149,6 +142,25 @@ func TestOpenIEBadDocReadDocByDoc(t *testing.T) {
 	if len(got.Issues) != 2 || !strings.Contains(msgs[0], "docs[12]") || !strings.Contains(msgs[1], "extracted_triples[0][2] is not a string") {
 		t.Errorf("issues %q, want docs[12] malformed and docs[13]'s triple element", msgs)
 	}
+	sameEdges(t, got, want)
+}
+
+// openBoth opens the two save directories.
+func openBoth(t *testing.T, a, b string) (*storemodel.Store, *storemodel.Store) {
+	t.Helper()
+	var st [2]*storemodel.Store
+	for i, dir := range []string{a, b} {
+		var err error
+		if st[i], err = Open(context.Background(), dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st[0], st[1]
+}
+
+// sameEdges requires got's edges to be want's, with their provenance.
+func sameEdges(t *testing.T, got, want *storemodel.Store) {
+	t.Helper()
 	if len(got.Edges) != len(want.Edges) {
 		t.Fatalf("%d edges, want %d", len(got.Edges), len(want.Edges))
 	}
