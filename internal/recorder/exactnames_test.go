@@ -13,9 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memscope/memscope/internal/sharedtest"
-
 	"github.com/memscope/memscope/internal/exactjson"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // Field names of the structs the gateway decodes hostile members into.

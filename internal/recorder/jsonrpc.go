@@ -169,10 +169,15 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 }
 
 // parseMessage decodes one line. A batch (array) is not part of MCP's
-// current revision and is refused. Members are read by exact name
-// (exactjson.go). A line that repeats a name in one object returns the
-// message decoded so far with an *exactjson.RepeatedNameError, so a response can
-// still be matched to its request and refused there.
+// current revision and is refused. The gateway records what its peers
+// act on, and they read by exact member name (JSON.parse in the
+// TypeScript SDK, pydantic in Python's): so does parseMessage, and every
+// decoding of a member after it (exactjson.DecodeChecked), never Go's
+// case-insensitive matching (docs/RECORD.md, "Member names are read as
+// the peers read them"). A line that repeats a name in one object, which
+// the peers and Go resolve differently, returns the message decoded so
+// far with an *exactjson.RepeatedNameError, so that a response can still
+// be matched to its request and refused there.
 func parseMessage(line []byte) (*message, error) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, fmt.Errorf("JSON-RPC batches are not supported")

@@ -8,7 +8,6 @@ import (
 
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/evidence/writer"
-
 	"github.com/memscope/memscope/internal/exactjson"
 )
 

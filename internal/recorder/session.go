@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/memscope/memscope/evidence/record"
-
 	"github.com/memscope/memscope/internal/exactjson"
 )
 
