@@ -145,6 +145,7 @@ const (
 	Mem0MemoryNotInVector   Code = "MEM0_MEMORY_NOT_IN_VECTOR_STORE"
 	MCPMemDuplicate         Code = "MCPMEM_DUPLICATE"
 	MCPMemRelationDangling  Code = "MCPMEM_RELATION_DANGLING"
+	MCPMemLoneSurrogate     Code = "MCPMEM_LONE_SURROGATE"
 	// verify --against: the MCP memory server's file against what
 	// memscope record recorded (internal/analyses/mcpagainst).
 	MCPUnrecorded        Code = "MCP_UNRECORDED_ITEM"
@@ -311,6 +312,7 @@ var Catalogue = append(Catalog{
 	{MCPRecordedAbsent, FamStore, SevError, "an item memscope record recorded and no tombstone deleted is missing from the MCP memory server's file: removed behind the gateway"},
 	{MCPObservationEdited, FamStore, SevError, "an observation in the MCP memory server's file differs from the one recorded for the same entity: edited behind the gateway"},
 	{MCPMemDuplicate, FamStore, SevInfo, "the MCP memory server's file holds two entities of one name or two identical relations: the server writes them itself when one create_entities or create_relations call carries the item twice (it checks only against the file, index.ts); search returns both, add_observations reaches the first"},
+	{MCPMemLoneSurrogate, FamStore, SevWarning, "a line of the MCP memory server's file holds a lone surrogate escape (\\udXXX without its pair): JSON.parse keeps it, Go reads U+FFFD, so memscope cannot tell the item from one that differs only there, and a match with the recorded evidence involving it is not exact (the server writes such text itself when a client sends it, e.g. a string cut inside an emoji)"},
 	{MCPMemRelationDangling, FamStore, SevInfo, "an MCP memory relation names an entity the file does not hold: upstream create_relations does not check its endpoints, so the server itself writes such relations"},
 	{TextControlChars, FamContent, SevError, "a text field of the evidence carries characters a terminal acts on (ESC, C1 controls, BEL, a bare CR, bidi embeddings, overrides or isolates): they start escape sequences, ring, overwrite or reorder what is shown, and ordinary memory text never holds them; shown escaped"},
 	{TextInertControl, FamContent, SevWarning, "a text field of the evidence carries C0 controls or DEL that no terminal acts on (NUL, VT, FF...): text extracted from PDFs and office files carries them, so they are not hostile in themselves; shown escaped"},

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -181,6 +182,10 @@ func (g *Graph) line(line string, n int, file string) {
 			break
 		}
 	}
+	if at := loneSurrogate(line); at >= 0 {
+		g.Issues = append(g.Issues, storemodel.Issue{Code: finding.MCPMemLoneSurrogate, File: file, Subject: fmt.Sprintf("line %d", n),
+			Message: fmt.Sprintf("a lone surrogate escape %s at byte %d: the server keeps it, memscope reads U+FFFD", line[at:at+6], at)})
+	}
 	str := func(k string) (string, bool) {
 		s, ok := item[k].(string)
 		if !ok {
@@ -254,4 +259,43 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	st := &storemodel.Store{Format: Format, Root: file, Files: []storemodel.File{desc}, Issues: g.Issues}
 	Build(g, file, st)
 	return st, nil
+}
+
+// loneSurrogate returns the offset of the first \uXXXX escape in a valid
+// JSON line that is half of a UTF-16 surrogate pair without the other
+// half, or -1. JSON.parse keeps such a unit in its string; Go's decoders
+// replace it with U+FFFD, so two strings that differ only there are one
+// to memscope.
+func loneSurrogate(line string) int {
+	for i := 0; i+1 < len(line); i++ {
+		if line[i] != '\\' {
+			continue
+		}
+		c, ok := escapedUnit(line, i)
+		if !ok {
+			i++ // \\, \" and the other two-byte escapes
+			continue
+		}
+		switch {
+		case c >= 0xD800 && c <= 0xDBFF:
+			if d, ok := escapedUnit(line, i+6); ok && d >= 0xDC00 && d <= 0xDFFF {
+				i += 11
+				continue
+			}
+			return i
+		case c >= 0xDC00 && c <= 0xDFFF:
+			return i
+		}
+		i += 5
+	}
+	return -1
+}
+
+// escapedUnit reads the \uXXXX escape at line[i], if there is one.
+func escapedUnit(line string, i int) (uint16, bool) {
+	if i+6 > len(line) || line[i] != '\\' || line[i+1] != 'u' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(line[i+2:i+6], 16, 16)
+	return uint16(v), err == nil
 }
