@@ -197,7 +197,7 @@ func (f *replayFlags) replaySession(ctx context.Context, s *assemble.Session, sn
 	// Names that print alike are said once, on stderr (the JSON answer is
 	// the rows): the table shows each escaped, and each resolves to itself.
 	for _, f := range s.GraphCollisions() {
-		fmt.Fprintf(stderr, "memscope: warning: %s %s: %s\n", f.Code, sanitize.Line(f.Subject), sanitize.Safe(f.Message))
+		fmt.Fprintf(stderr, "memscope: warning: %s %s: %s\n", f.Code, sanitize.Line(f.Subject), sanitize.Line(f.Message))
 	}
 	if f.queryID != "" && len(out) == 1 {
 		acts, err := s.ActionVerdicts(ctx)

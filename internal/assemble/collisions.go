@@ -8,7 +8,6 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/idform"
-	"github.com/memscope/memscope/internal/present/sanitize"
 )
 
 // idKind is one namespace of ids a responder reads and pastes back.
@@ -95,12 +94,10 @@ func collisionFindings(kinds []idKind) []finding.Finding {
 	var out []finding.Finding
 	for _, k := range kinds {
 		for _, g := range idform.Collisions(k.ids) {
-			shown := make([]string, len(g))
-			for i, id := range g {
-				shown[i] = sanitize.Line(id)
-			}
+			// Raw ids: every output sanitises a finding once, which shows
+			// each escaped (docs/SANITIZE.md).
 			out = append(out, finding.New(finding.TextConfusableID, k.name+" "+g[0],
-				fmt.Sprintf("%d %ss differ only by invisible or confusable characters: %s (each is printed escaped and resolves only to itself)", len(g), k.name, strings.Join(shown, ", "))))
+				fmt.Sprintf("%d %ss differ only by invisible or confusable characters: %s (each is printed escaped and resolves only to itself)", len(g), k.name, strings.Join(g, ", "))))
 		}
 	}
 	return out

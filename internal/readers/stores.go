@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers/graphrag"
 	"github.com/memscope/memscope/internal/readers/hipporag"
 	"github.com/memscope/memscope/internal/readers/lightrag"
@@ -129,14 +128,15 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 // scan: the CLI, the JSON, the inspector and the report all start from
 // this one list, so they count the same.
 func Findings(st *storemodel.Store) []finding.Finding {
-	out := []finding.Finding{finding.New(finding.StoreUnsigned, string(st.Format)+" store "+sanitize.Line(st.Root),
+	// Raw: every output sanitises a finding once (docs/SANITIZE.md).
+	out := []finding.Finding{finding.New(finding.StoreUnsigned, string(st.Format)+" store "+st.Root,
 		storemodel.Unsigned+"; signatures, registry, log and checkpoints: not checked (the store has none)")}
 	for _, is := range st.Issues {
 		subject := is.Subject
 		if is.File != "" {
 			subject = filepath.Base(is.File) + ": " + subject
 		}
-		out = append(out, finding.New(is.Code, sanitize.Line(subject), sanitize.Line(is.Message)))
+		out = append(out, finding.New(is.Code, subject, is.Message))
 	}
 	if r := ReaderOf(st); r.Findings != nil {
 		out = append(out, r.Findings(st)...)

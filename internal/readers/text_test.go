@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/present/textscan"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -18,9 +19,11 @@ func TestStoreNamesRecordFieldAndClass(t *testing.T) {
 		Versions: []storemodel.Version{{ID: "v1", New: "pay \x1b]0;owned\x07 now"}},
 		Messages: []storemodel.Message{{ID: "m1", Content: "over\rwrite"}}}
 	fs := TextFindings(st)
+	// Findings hold raw text; every output shows it through sanitize.Line
+	// once, so the keys are what a responder reads.
 	got := map[string]finding.Finding{}
 	for _, f := range fs {
-		got[string(f.Code)+" "+f.Subject] = f
+		got[string(f.Code)+" "+sanitize.Line(f.Subject)] = f
 	}
 	if len(fs) != 5 {
 		t.Fatalf("%d findings, want 5 (a label with a bidi override, one with a bidi mark, one with PDF NUL and FF, new_memory with escapes, content with a bare CR; a tab and CRLF are text): %v", len(fs), fs)
@@ -38,8 +41,9 @@ func TestStoreNamesRecordFieldAndClass(t *testing.T) {
 			t.Errorf("no finding %q in %v", key, fs)
 			continue
 		}
-		if !strings.HasPrefix(f.Message, field) || strings.ContainsAny(f.Message+f.Subject, "\x1b\x07\r\u202e\u200f\x00\x0c") {
-			t.Errorf("%s: message %q: want it to start %q, with every control escaped", key, f.Message, field)
+		shown := sanitize.Line(f.Message)
+		if !strings.HasPrefix(shown, field) || strings.ContainsAny(shown, "\x1b\x07\r\u202e\u200f\x00\x0c") {
+			t.Errorf("%s: message shown %q: want it to start %q, with every control escaped", key, shown, field)
 		}
 	}
 	if f := got["TEXT_CONTROL_CHARS "+root+"history v1"]; f.Severity != finding.SevError {

@@ -3,6 +3,10 @@
 // the inspector show it. It is a leaf package: it imports nothing of
 // memscope, so presentation can name a Finding without linking the
 // analyses that produce it.
+//
+// A Finding holds raw text (its subject and message may quote evidence):
+// every output sanitises it once where it shows it (docs/SANITIZE.md), so
+// its producer must not.
 package finding
 
 // Severity of a finding. For verify, exit status 1 means at least one error.

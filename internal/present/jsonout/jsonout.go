@@ -58,6 +58,9 @@ func sanitizeTree(v any) any {
 		}
 		return x
 	case map[string]any:
+		if isFinding(x) {
+			return sanitizeFinding(x)
+		}
 		out := make(map[string]any, len(x))
 		for k, val := range x {
 			out[sanitize.Safe(k)] = sanitizeTree(val)
@@ -65,4 +68,41 @@ func sanitizeTree(v any) any {
 		return out
 	}
 	return v
+}
+
+// isFinding says whether an object is a finding.Finding: exactly its
+// JSON members (entries optional).
+func isFinding(x map[string]any) bool {
+	n := 5
+	if _, ok := x["entries"]; ok {
+		n++
+	}
+	if len(x) != n {
+		return false
+	}
+	for _, k := range []string{"severity", "code", "family", "subject", "message"} {
+		if _, ok := x[k].(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitizeFinding sanitises a finding's text once with sanitize.Line: a
+// Finding holds raw text (its subject and message may quote evidence), and
+// every output sanitises it once, this one here (docs/SANITIZE.md).
+func sanitizeFinding(x map[string]any) map[string]any {
+	for k, v := range x {
+		switch val := v.(type) {
+		case string:
+			x[k] = sanitize.Line(val)
+		case []any:
+			for i, e := range val {
+				if s, ok := e.(string); ok {
+					val[i] = sanitize.Line(s)
+				}
+			}
+		}
+	}
+	return x
 }

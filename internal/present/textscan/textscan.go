@@ -93,8 +93,9 @@ func (s *Scanner) CheckAt(order int64, f Field) {
 }
 
 func (s *Scanner) add(i int, order int64, f Field, flags sanitize.Flags) {
-	subject := sanitize.Line(s.where) + ": " + sanitize.Line(f.Record)
-	fd := finding.New(codes[i], subject, fmt.Sprintf("field %s carries %s (shown escaped): %s", sanitize.Line(f.Name), flags, preview(f.Text)))
+	// Raw: every output sanitises a finding once (docs/SANITIZE.md).
+	subject := s.where + ": " + f.Record
+	fd := finding.New(codes[i], subject, fmt.Sprintf("field %s carries %s (shown escaped): %s", f.Name, flags, preview(f.Text)))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hits[i] = append(s.hits[i], hit{order, fd})
@@ -115,7 +116,7 @@ func (s *Scanner) trim(i int) {
 }
 
 // preview is up to 80 bytes of the text around its first marked
-// character, sanitised.
+// character, cut at rune starts and left raw for the output to sanitise.
 func preview(t string) string {
 	const width = 80
 	at := 0
@@ -133,7 +134,7 @@ func preview(t string) string {
 	for end < len(t) && !isRuneStart(t[end]) {
 		end++
 	}
-	p := sanitize.Line(t[start:end])
+	p := t[start:end]
 	if start > 0 {
 		p = "…" + p
 	}
@@ -158,7 +159,7 @@ func (s *Scanner) Findings() []finding.Finding {
 			out = append(out, h.f)
 		}
 		if s.extra[i] > 0 {
-			out = append(out, finding.New(code, sanitize.Line(s.where), fmt.Sprintf("%d more fields carry such characters (the first %d are listed)", s.extra[i], PerCode)))
+			out = append(out, finding.New(code, s.where, fmt.Sprintf("%d more fields carry such characters (the first %d are listed)", s.extra[i], PerCode)))
 		}
 	}
 	return out

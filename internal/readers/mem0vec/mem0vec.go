@@ -21,7 +21,6 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/internal/readers/chromadb"
 	"github.com/memscope/memscope/internal/readers/mem0db"
 	"github.com/memscope/memscope/internal/readers/qdrantlocal"
@@ -226,7 +225,7 @@ func Reconcile(st *storemodel.Store) ([]State, []finding.Finding) {
 	history := st.VectorStore.History != ""
 	var fs []finding.Finding
 	if !history {
-		fs = append(fs, finding.New(finding.Mem0ReconcileNotChecked, "vector store "+sanitize.Line(st.VectorStore.Path),
+		fs = append(fs, finding.New(finding.Mem0ReconcileNotChecked, "vector store "+st.VectorStore.Path,
 			"no Mem0 history database beside it: which memories history added, updated or deleted is not checked; stored hashes are"))
 	}
 	for i := range out {
@@ -237,7 +236,10 @@ func Reconcile(st *storemodel.Store) ([]State, []finding.Finding) {
 }
 
 func judge(s *State, history bool) []finding.Finding {
-	subject := "memory " + sanitize.Line(s.MemoryID)
+	// Raw, and quoted with plain quotes rather than %q, whose Go escapes
+	// the output's sanitiser would escape again: every output sanitises a
+	// finding once (docs/SANITIZE.md).
+	subject := "memory " + s.MemoryID
 	var fs []finding.Finding
 	add := func(code finding.Code, msg string) { fs = append(fs, finding.New(code, subject, msg)) }
 	v := s.Vector
@@ -251,7 +253,7 @@ func judge(s *State, history bool) []finding.Finding {
 		case !v.HasHash:
 			add(finding.Mem0VectorHashMismatch, "no stored hash (Mem0 writes md5 of the text beside it)")
 		case Hash(v.Text) != v.Hash:
-			add(finding.Mem0VectorHashMismatch, fmt.Sprintf("stored hash %s, md5 of the stored text %s", sanitize.Line(v.Hash), Hash(v.Text)))
+			add(finding.Mem0VectorHashMismatch, fmt.Sprintf("stored hash %s, md5 of the stored text %s", v.Hash, Hash(v.Text)))
 		}
 	}
 	if !history {
@@ -260,15 +262,15 @@ func judge(s *State, history bool) []finding.Finding {
 	c := s.Chain
 	switch {
 	case c == nil && v != nil:
-		add(finding.Mem0VectorNotInHistory, fmt.Sprintf("retrievable from collection %s (text %q) but the history never added it", sanitize.Line(v.Collection), sanitize.Line(clip(v.Text))))
+		add(finding.Mem0VectorNotInHistory, fmt.Sprintf("retrievable from collection %s (text \"%s\") but the history never added it", v.Collection, clip(v.Text)))
 	case c != nil && v == nil && !c.Deleted:
 		add(finding.Mem0MemoryNotInVector, fmt.Sprintf("history's last event is %s but the vector store holds no point of this id", c.Versions[len(c.Versions)-1].Event))
 	case c != nil && v != nil && c.Deleted:
-		add(finding.Mem0DeletedRetrievable, fmt.Sprintf("history deleted it, yet collection %s still returns it (text %q)", sanitize.Line(v.Collection), sanitize.Line(clip(v.Text))))
+		add(finding.Mem0DeletedRetrievable, fmt.Sprintf("history deleted it, yet collection %s still returns it (text \"%s\")", v.Collection, clip(v.Text)))
 	case c != nil && v != nil:
 		last := c.Versions[len(c.Versions)-1]
 		if v.HasText && last.New != v.Text {
-			add(finding.Mem0VectorTextDiffers, fmt.Sprintf("vector store text %q, last history version (%s, row %s) %q", sanitize.Line(clip(v.Text)), last.Event, sanitize.Line(last.ID), sanitize.Line(clip(last.New))))
+			add(finding.Mem0VectorTextDiffers, fmt.Sprintf("vector store text \"%s\", last history version (%s, row %s) \"%s\"", clip(v.Text), last.Event, last.ID, clip(last.New)))
 		}
 	}
 	return fs
