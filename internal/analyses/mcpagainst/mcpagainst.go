@@ -56,11 +56,11 @@ func (i item) key() string {
 func (i item) String() string {
 	switch i.kind {
 	case "entity":
-		return fmt.Sprintf("entity %q", i.entity)
+		return fmt.Sprintf("entity \"%s\"", i.entity)
 	case "observation":
-		return fmt.Sprintf("observation %q of %q", i.text, i.entity)
+		return fmt.Sprintf("observation \"%s\" of \"%s\"", i.text, i.entity)
 	}
-	return fmt.Sprintf("relation %q -[%s]-> %q", i.from, i.rel, i.to)
+	return fmt.Sprintf("relation \"%s\" -[%s]-> \"%s\"", i.from, i.rel, i.to)
 }
 
 type head struct {
@@ -228,7 +228,7 @@ func pairEdits(file string, unexplained, absent []item) []finding.Finding {
 			for j, a := range absent {
 				if !used[j] && a.kind == "observation" && a.entity == u.entity {
 					used[j], paired = true, true
-					out = append(out, finding.New(finding.MCPObservationEdited, file, fmt.Sprintf("observation of %q reads %q in the server's file; the recorded write was %q", u.entity, u.text, a.text)))
+					out = append(out, finding.New(finding.MCPObservationEdited, file, fmt.Sprintf("observation of \"%s\" reads \"%s\" in the server's file; the recorded write was \"%s\"", u.entity, u.text, a.text)))
 					break
 				}
 			}

@@ -20,7 +20,7 @@ func Build(g *Graph, file string, st *storemodel.Store) {
 	obsCount := map[string]int{}
 	for _, e := range g.Entities {
 		if l, dup := firstLine[e.Name]; dup {
-			issue(finding.MCPMemDuplicate, fmt.Sprintf("line %d, entity %q", e.Line, e.Name), fmt.Sprintf("an entity of this name is already on line %d; its observations are read as the first one's", l))
+			issue(finding.MCPMemDuplicate, fmt.Sprintf("line %d, entity \"%s\"", e.Line, e.Name), fmt.Sprintf("an entity of this name is already on line %d; its observations are read as the first one's", l))
 		} else {
 			firstLine[e.Name] = e.Line
 			st.Nodes = append(st.Nodes, storemodel.Node{ID: entityID(e.Name), Kind: storemodel.KindEntity, Label: e.Name})
@@ -40,7 +40,7 @@ func Build(g *Graph, file string, st *storemodel.Store) {
 	for _, r := range g.Relations {
 		t := triple{r.From, r.To, r.RelationType}
 		if l, dup := seen[t]; dup {
-			issue(finding.MCPMemDuplicate, fmt.Sprintf("line %d, relation %q -%s-> %q", r.Line, r.From, r.RelationType, r.To), fmt.Sprintf("the same relation is already on line %d", l))
+			issue(finding.MCPMemDuplicate, fmt.Sprintf("line %d, relation \"%s\" -%s-> \"%s\"", r.Line, r.From, r.RelationType, r.To), fmt.Sprintf("the same relation is already on line %d", l))
 			continue
 		}
 		seen[t] = r.Line
@@ -48,7 +48,7 @@ func Build(g *Graph, file string, st *storemodel.Store) {
 			if _, ok := firstLine[end]; !ok {
 				firstLine[end] = r.Line
 				st.Nodes = append(st.Nodes, storemodel.Node{ID: entityID(end), Kind: storemodel.KindEntity, Label: end})
-				issue(finding.MCPMemRelationDangling, fmt.Sprintf("line %d, relation %q -%s-> %q", r.Line, r.From, r.RelationType, r.To), fmt.Sprintf("no entity %q in the file; read as an entity with no observations", end))
+				issue(finding.MCPMemRelationDangling, fmt.Sprintf("line %d, relation \"%s\" -%s-> \"%s\"", r.Line, r.From, r.RelationType, r.To), fmt.Sprintf("no entity \"%s\" in the file; read as an entity with no observations", end))
 			}
 		}
 		if r.From == r.To {
