@@ -42,17 +42,26 @@ func (e *RepeatedNameError) Error() string {
 // returns encoding/json's syntax error for invalid JSON, and a
 // *RepeatedNameError for a name repeated in one object.
 func Decode(b []byte, v any) error {
-	if !json.Valid(b) {
-		var x any
-		if err := json.Unmarshal(b, &x); err != nil {
-			return err // the syntax error, with its offset
-		}
-		return errors.New("invalid JSON")
+	if err := Valid(b); err != nil {
+		return err
 	}
 	if err := RepeatedName(b); err != nil {
 		return err
 	}
 	return DecodeChecked(b, v)
+}
+
+// Valid returns nil for one valid JSON value, else encoding/json's
+// syntax error (with its offset).
+func Valid(b []byte) error {
+	if json.Valid(b) {
+		return nil
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
 }
 
 // DecodeChecked is Decode for b already known to be one valid JSON value

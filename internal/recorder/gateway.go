@@ -183,7 +183,7 @@ func (g *Gateway) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 func (g *Gateway) serverRequest(u *upstream, m *message) {
 	s := g.anySession()
 	if s == nil {
-		u.respond(m.ID, &message{Error: json.RawMessage(fmt.Sprintf(`{"code":%d,"message":"no agent session"}`, codeMethodNotFound))})
+		u.respond(m.ID, &message{Error: errorObject(codeMethodNotFound, "no agent session")})
 		return
 	}
 	gid := "memscope-" + strconv.FormatInt(g.srvNext.Add(1), 10)

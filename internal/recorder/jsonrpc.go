@@ -164,8 +164,13 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
+	return envelope(id, &message{Error: errorObject(code, msg)})
+}
+
+// errorObject is a JSON-RPC error member.
+func errorObject(code int, msg string) json.RawMessage {
 	e, _ := json.Marshal(map[string]any{"code": code, "message": msg})
-	return envelope(id, &message{Error: e})
+	return e
 }
 
 // parseMessage decodes one line. A batch (array) is not part of MCP's
@@ -182,12 +187,7 @@ func parseMessage(line []byte) (*message, error) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, fmt.Errorf("JSON-RPC batches are not supported")
 	}
-	if !json.Valid(line) {
-		var v any
-		err := json.Unmarshal(line, &v) // the syntax error, with its offset
-		if err == nil {
-			err = errors.New("invalid JSON")
-		}
+	if err := exactjson.Valid(line); err != nil {
 		return nil, err
 	}
 	var m message

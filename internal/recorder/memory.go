@@ -57,8 +57,11 @@ func structured(res *callResult) json.RawMessage {
 		return res.StructuredContent
 	}
 	for _, c := range res.Content {
-		if c.Type == "text" && json.Valid([]byte(c.Text)) && exactjson.RepeatedName([]byte(c.Text)) == nil {
-			return json.RawMessage(c.Text)
+		if c.Type != "text" {
+			continue
+		}
+		if b := []byte(c.Text); json.Valid(b) && exactjson.RepeatedName(b) == nil {
+			return b
 		}
 	}
 	return nil

@@ -77,8 +77,7 @@ func (u *upstream) read(out io.Reader) {
 			// Answered as an error, so the call ends now rather than at
 			// its timeout, and nothing of it is recorded or forwarded.
 			u.g.logf("upstream %s: response refused: %v", u.cfg.Name, perr)
-			msg, _ := json.Marshal(fmt.Sprintf("upstream %s sent a response that memscope record refused: %v", u.cfg.Name, perr))
-			m = &message{ID: m.ID, Error: json.RawMessage(fmt.Sprintf(`{"code":%d,"message":%s}`, codeInternal, msg))}
+			m = &message{ID: m.ID, Error: errorObject(codeInternal, fmt.Sprintf("upstream %s sent a response that memscope record refused: %v", u.cfg.Name, perr))}
 		} else if perr != nil {
 			u.g.logf("upstream %s: malformed message discarded: %v", u.cfg.Name, perr)
 			continue

@@ -267,6 +267,9 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 // replace it with U+FFFD, so two strings that differ only there are one
 // to memscope.
 func loneSurrogate(line string) int {
+	if !strings.Contains(line, `\u`) {
+		return -1 // most lines: no escape to read
+	}
 	for i := 0; i+1 < len(line); i++ {
 		if line[i] != '\\' {
 			continue
