@@ -45,11 +45,15 @@ var registry = []storemodel.Reader{
 // Readers returns the registered formats in detection order.
 func Readers() []storemodel.Reader { return append([]storemodel.Reader(nil), registry...) }
 
-// Formats names every registered format, in detection order.
+// Formats names every format memscope reads, in detection order: the ones
+// --format and --from accept (not the recognised-but-unread ones, which
+// detection alone names).
 func Formats() []string {
-	names := make([]string, len(registry))
-	for i, r := range registry {
-		names[i] = string(r.Format)
+	var names []string
+	for _, r := range registry {
+		if r.Format != refused.Format {
+			names = append(names, string(r.Format))
+		}
 	}
 	return names
 }
@@ -81,7 +85,7 @@ func Supports(st *storemodel.Store, c storemodel.Command) (bool, string) {
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (storemodel.Format, error) {
-	if r, ok := Lookup(storemodel.Format(strings.ToLower(s))); ok {
+	if r, ok := Lookup(storemodel.Format(strings.ToLower(s))); ok && r.Format != refused.Format {
 		return r.Format, nil
 	}
 	return "", fmt.Errorf("unknown store format %q (known: %s)", s, strings.Join(Formats(), ", "))
@@ -120,7 +124,13 @@ func Open(ctx context.Context, path string, f storemodel.Format) (*storemodel.St
 	if err == nil {
 		path = abs
 	}
-	return r.Open(ctx, path)
+	st, err := r.Open(ctx, path)
+	if st == nil && err == nil {
+		// A reader's contract is a store or an error; every command
+		// dereferences the store.
+		err = fmt.Errorf("%s: the %s reader returned no store", path, f)
+	}
+	return st, err
 }
 
 // Findings turns what the reader found into findings, STORE_UNSIGNED

@@ -2,6 +2,7 @@ package refused
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -14,7 +15,16 @@ const Format storemodel.Format = "unsupported"
 // store memscope reads is never taken for one of them.
 var Reader = storemodel.Reader{
 	Format: Format, Name: "a store memscope recognises but does not read", Looks: Looks,
-	Open: func(_ context.Context, path string) (*storemodel.Store, error) { return nil, Refuse(path) },
+	Open: open,
+}
+
+// open refuses the recognised store at path; a path that is none of them
+// is refused too (Refuse alone returns nil there).
+func open(_ context.Context, path string) (*storemodel.Store, error) {
+	if err := Refuse(path); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%s: not a store of a format memscope recognises", path)
 }
 
 // Looks says whether path itself (a file, or a directory holding one) is
