@@ -29,7 +29,29 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+		return nil, nil, fmt.Errorf("%s: not a regular file (%s)", path, FileKind(st.Mode()))
 	}
 	return f, st, nil
+}
+
+// FileKind names what a file that is not regular is, for error messages
+// ("a directory" rather than Go's mode string "d---------").
+func FileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "an irregular file"
 }

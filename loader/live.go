@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	"modernc.org/sqlite"
 )
 
@@ -83,7 +84,7 @@ func liveDSN(path, query string) (string, error) {
 	}
 	if !st.Mode().IsRegular() {
 		// A FIFO or device would block or never end.
-		return "", fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		return "", fmt.Errorf("not a regular file (%s)", evidence.FileKind(st.Mode()))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

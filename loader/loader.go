@@ -19,6 +19,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/evidence/snapshot"
 )
@@ -102,7 +103,7 @@ func OpenContext(ctx context.Context, path string) (*Snapshot, error) {
 	}
 	if !st.Mode().IsRegular() {
 		// A FIFO or device would block or never end.
-		return fail(fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
+		return fail(fmt.Errorf("not a regular file (%s)", evidence.FileKind(st.Mode())))
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // The snapshot is opened immutable, so SQLite ignores a -wal or -journal
@@ -50,7 +52,7 @@ func (s *Snapshot) checkSidecars() {
 	if st, err := os.Lstat(s.Path + "-journal"); err == nil {
 		msg := fmt.Sprintf("rollback journal of %d bytes beside the snapshot: SQLite would roll the file back to the pages it holds; this report reads the file as it is", st.Size())
 		if !st.Mode().IsRegular() {
-			msg = "a -journal beside the snapshot is not a regular file (" + st.Mode().Type().String() + ")"
+			msg = "a -journal beside the snapshot is not a regular file (" + evidence.FileKind(st.Mode()) + ")"
 		} else if st.Size() == 0 {
 			msg = "an empty rollback journal beside the snapshot (SQLite would ignore it)"
 		}
@@ -70,7 +72,7 @@ func readWAL(path string) (WALInfo, error) {
 		return info, err
 	}
 	if !st.Mode().IsRegular() {
-		return info, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		return info, fmt.Errorf("not a regular file (%s)", evidence.FileKind(st.Mode()))
 	}
 	info.Bytes = st.Size()
 	f, err := os.Open(path)

@@ -30,6 +30,9 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if refused, err := refuseNative(pos[0], storemodel.CmdActions); refused {
 		return exitUsage, err
 	}
+	if err := notSnapshot("actions", pos[0]); err != nil {
+		return exitUsage, err
+	}
 	if ef.log == "" {
 		return exitUsage, usagef("--log is required: the verdicts start from verification; usage: %s", actionsUsage)
 	}

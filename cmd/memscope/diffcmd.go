@@ -55,7 +55,15 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if len(pos) != 2 {
 		return exitUsage, usagef("want two snapshots A and B; usage: %s", diffUsage)
 	}
-	if isNativeStore(pos[0]) && isNativeStore(pos[1]) {
+	nativeA, err := nativeOrSnapshot("diff", pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	nativeB, err := nativeOrSnapshot("diff", pos[1])
+	if err != nil {
+		return exitUsage, err
+	}
+	if nativeA && nativeB {
 		return runNativeDiff(ctx, stdout, pos[0], pos[1], *queries, ef, *asJSON)
 	}
 	an, err := ef.resolveFor(pos[0], pos[1], ef.log)

@@ -52,7 +52,10 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", exposureUsage)
 	}
-	native := isNativeStore(pos[0])
+	native, err := nativeOrSnapshot("exposure", pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
 	if ef.log == "" && !native {
 		return exitUsage, usagef("--log is required: edge provenance comes from verifying the writes; usage: %s", exposureUsage)
 	}

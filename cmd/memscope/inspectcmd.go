@@ -15,7 +15,7 @@ import (
 	"github.com/memscope/memscope/tui/tuisource"
 )
 
-const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format " + "hipporag|lightrag|mem0|smsr|graphrag] [--queries FILE | --query-embeddings FILE] [--hmac-key FILE [--smsr-m 20 --smsr-k 5 --smsr-n 5]] [--plain] [--keys FILE]"
+const inspectUsage = "memscope inspect SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--plain] [--keys FILE]\n       memscope inspect STORE [--format FORMAT] [--queries FILE | --query-embeddings FILE] [--hmac-key FILE [--smsr-m 20 --smsr-k 5 --smsr-n 5]] [--plain] [--keys FILE]"
 
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("inspect", inspectUsage, stderr)
@@ -35,7 +35,11 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
 	}
-	if *format != "" || isNativeStore(pos[0]) {
+	native, err := storeOrSnapshot("inspect", *format, pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	if native {
 		return runInspectNative(ctx, pos[0], *format, nq, ef, cert, *plain, *keys)
 	}
 	if cert.set {

@@ -36,7 +36,11 @@ func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if len(pos) < 1 || len(pos) > 2 {
 		return exitUsage, usagef("usage: %s", lineageUsage)
 	}
-	if *format != "" || isNativeStore(pos[0]) {
+	native, err := storeOrSnapshot("lineage", *format, pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	if native {
 		memory := ""
 		if len(pos) == 2 {
 			memory = pos[1]

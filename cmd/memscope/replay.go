@@ -92,7 +92,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) (co
 	if f == nil {
 		return code, err
 	}
-	if f.format != "" || isNativeStore(snapshot) {
+	native, err := storeOrSnapshot("replay", f.format, snapshot)
+	if err != nil {
+		return exitUsage, err
+	}
+	if native {
 		if f.asOf != "" || f.flip || f.blast != "" || f.assume != "" {
 			return exitUsage, usagef("--as-of, --first-flip, --blast and --assume-compromised need a log's write order; a native store has none")
 		}

@@ -43,7 +43,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *out == "" {
 		return exitUsage, usagef("--out FILE.html is required; usage: %s", reportUsage)
 	}
-	if isNativeStore(pos[0]) {
+	native, err := nativeOrSnapshot("report", pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	if native {
 		if *jsonOut != "" {
 			return exitUsage, usagef("--json: the case file is written for memscope's own evidence; a native store's report is the HTML page (its data: verify --json, timeline --json)")
 		}

@@ -55,7 +55,11 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *outFormat != outputText && *outFormat != outputTimesketch && *outFormat != outputOCSF {
 		return exitUsage, usagef("--output-format %q: want timesketch or ocsf", *outFormat)
 	}
-	if isNativeStore(pos[0]) {
+	native, err := nativeOrSnapshot("timeline", pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	if native {
 		return runNativeTimeline(ctx, stdout, pos[0], ef, *asJSON)
 	}
 	var f timeline.Filter

@@ -32,7 +32,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if len(pos) != 1 {
 		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", verifyUsage)
 	}
-	if *format != "" || isNativeStore(pos[0]) {
+	native, err := storeOrSnapshot("verify", *format, pos[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	if native {
 		return runNativeVerify(ctx, stdout, pos[0], *format, evidenceFlags{anchorFlags: af, log: *logLoc}, cert, *asJSON)
 	}
 	if *outFormat != outputText && *outFormat != outputOCSF {

@@ -171,7 +171,7 @@ func (d *dirFetcher) read(rel string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): not read", p, st.Mode().Type())
+		return nil, fmt.Errorf("%s is not a regular file (%s): not read", p, evidence.FileKind(st.Mode()))
 	}
 	if st.Size() > max {
 		return nil, &evidence.TooLargeError{Name: p, Size: st.Size(), Max: max}

@@ -82,7 +82,7 @@ func hashInputs(ctx context.Context, inputs []Input) ([]InputFile, error) {
 func hashFile(ctx context.Context, role, path string, info fs.FileInfo) (InputFile, error) {
 	out := InputFile{Role: role, Path: Text(filepath.ToSlash(path)), Size: info.Size()}
 	if !info.Mode().IsRegular() {
-		out.Note = "not a regular file (" + info.Mode().Type().String() + "): not hashed"
+		out.Note = "not a regular file (" + evidence.FileKind(info.Mode()) + "): not hashed"
 		return out, nil
 	}
 	n, sum, err := evidence.HashFile(ctx, path) // read-only: evidence is never modified
