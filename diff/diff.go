@@ -141,7 +141,7 @@ func rankIndex(items []Item, side string) (map[string]int, error) {
 	idx := make(map[string]int, len(items))
 	for i, it := range items {
 		if prev, dup := idx[it.ID]; dup {
-			return nil, fmt.Errorf("diff: %s list repeats id %q at ranks %d and %d", side, it.ID, prev, i)
+			return nil, fmt.Errorf("diff: %s list repeats id \"%s\" at ranks %d and %d", side, it.ID, prev, i)
 		}
 		idx[it.ID] = i
 	}

@@ -213,13 +213,13 @@ func mergeTable(ctx context.Context, a, b Stream, table string, tomb map[string]
 		if advA {
 			lastA = ra.Key
 			if ra, okA = nextA(); okA && ra.Key <= lastA {
-				return fmt.Errorf("diff: snapshot A's %s stream is not in strict key order at %q", table, ra.Key)
+				return fmt.Errorf("diff: snapshot A's %s stream is not in strict key order at \"%s\"", table, ra.Key)
 			}
 		}
 		if advB {
 			lastB = rb.Key
 			if rb, okB = nextB(); okB && rb.Key <= lastB {
-				return fmt.Errorf("diff: snapshot B's %s stream is not in strict key order at %q", table, rb.Key)
+				return fmt.Errorf("diff: snapshot B's %s stream is not in strict key order at \"%s\"", table, rb.Key)
 			}
 		}
 	}

@@ -85,10 +85,10 @@ func ParseWriter(s string) (WriterClass, error) {
 	}
 	prefix, rest, ok := strings.Cut(s, ":")
 	if !ok {
-		return WriterUnknown, fmt.Errorf("writer %q: want user, agent:<i>, tool:<name> or external:<u>", s)
+		return WriterUnknown, fmt.Errorf("writer \"%s\": want user, agent:<i>, tool:<name> or external:<u>", s)
 	}
 	if rest == "" {
-		return WriterUnknown, fmt.Errorf("writer %q: empty name after %q", s, prefix+":")
+		return WriterUnknown, fmt.Errorf("writer \"%s\": empty name after \"%s\"", s, prefix+":")
 	}
 	switch prefix {
 	case "agent":
@@ -98,7 +98,7 @@ func ParseWriter(s string) (WriterClass, error) {
 	case "external":
 		return WriterExternal, nil
 	}
-	return WriterUnknown, fmt.Errorf("writer %q: unknown principal class %q", s, prefix)
+	return WriterUnknown, fmt.Errorf("writer \"%s\": unknown principal class \"%s\"", s, prefix)
 }
 
 // BaseLabels maps a writer class to the label an entry gets from its writer

@@ -39,7 +39,7 @@ func (s *Snapshot) ImportNotes(ctx context.Context) ([]ImportNote, error) {
 			if _, ok := record.CanonicalID(n.WID); !ok {
 				r.fail(s, t, n.WID, "wid", "want a write id as canonical UUID text")
 			} else if n.Declared != "" && n.Declared != snapshot.LabelAuthenticated && n.Declared != snapshot.LabelUnauthenticated {
-				r.fail(s, t, n.WID, "declared", "%q is not %s, %s or NULL", n.Declared, snapshot.LabelAuthenticated, snapshot.LabelUnauthenticated)
+				r.fail(s, t, n.WID, "declared", "\"%s\" is not %s, %s or NULL", n.Declared, snapshot.LabelAuthenticated, snapshot.LabelUnauthenticated)
 			}
 		}
 		return n

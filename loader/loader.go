@@ -192,7 +192,7 @@ func (s *Snapshot) init(ctx context.Context) error {
 	}
 	if got := s.Meta[snapshot.MetaFormat]; got != snapshot.FormatName {
 		db.Close()
-		return &Error{File: path, Table: "meta", Record: snapshot.MetaFormat, Err: fmt.Errorf("format %q, want %q", got, snapshot.FormatName)}
+		return &Error{File: path, Table: "meta", Record: snapshot.MetaFormat, Err: fmt.Errorf("format \"%s\", want \"%s\"", got, snapshot.FormatName)}
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func (s *Snapshot) Nodes(ctx context.Context) ([]Node, error) {
 		switch {
 		case r.err != nil:
 		case n.Kind != snapshot.NodePassage && n.Kind != snapshot.NodeEntity:
-			r.fail(s, t, n.ID, "kind", "%q is not passage or entity", n.Kind)
+			r.fail(s, t, n.ID, "kind", "\"%s\" is not passage or entity", n.Kind)
 		case n.EID != "":
 			if _, err := record.ParseID(n.EID); err != nil {
 				r.fail(s, t, n.ID, "eid", "%v", err)
@@ -124,7 +124,7 @@ func (s *Snapshot) Nodes(ctx context.Context) ([]Node, error) {
 func finiteScores(m map[string]float64) error {
 	for k, v := range m {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("value for %q is not finite", k)
+			return fmt.Errorf("value for \"%s\" is not finite", k)
 		}
 	}
 	return nil
@@ -179,7 +179,7 @@ func (s *Snapshot) Actions(ctx context.Context) ([]Action, error) {
 				for p, ps := range a.Sources {
 					for _, id := range append(append([]string(nil), ps.From...), ps.Alt...) {
 						if _, err := record.ParseID(id); err != nil {
-							r.fail(s, t, a.ID, "sources", "parameter %q: %v", p, err)
+							r.fail(s, t, a.ID, "sources", "parameter \"%s\": %v", p, err)
 						}
 					}
 				}
@@ -274,13 +274,13 @@ func (s *Snapshot) gateOf(r *row) GateEvent {
 	h := r.str(s, t, 2)
 	if r.err == nil {
 		if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
-			r.fail(s, t, g.ID, "candidate_hash", "want 64 hex digits, got %q", h)
+			r.fail(s, t, g.ID, "candidate_hash", "want 64 hex digits, got \"%s\"", h)
 		} else {
 			copy(g.CandidateHash[:], b)
 		}
 	}
 	if r.err == nil && g.Verdict != snapshot.GateAccept && g.Verdict != snapshot.GateReject {
-		r.fail(s, t, g.ID, "verdict", "%q is not accept or reject", g.Verdict)
+		r.fail(s, t, g.ID, "verdict", "\"%s\" is not accept or reject", g.Verdict)
 	}
 	return g
 }
@@ -319,7 +319,7 @@ func (s *Snapshot) Vectors(ctx context.Context) ([]Vector, error) {
 		vec := r.blob(s, t, 3)
 		if r.err == nil {
 			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
-				r.fail(s, t, v.EID, "content_hash", "want 64 hex digits, got %q", h)
+				r.fail(s, t, v.EID, "content_hash", "want 64 hex digits, got \"%s\"", h)
 			} else {
 				copy(v.ContentHash[:], b)
 			}

@@ -98,7 +98,7 @@ func (s *Snapshot) checkStructure(ctx context.Context) error {
 		case typ == "index":
 			// Indexes change no value a query returns.
 		default:
-			s.problem(ProblemExtraObject, name, fmt.Sprintf("schema object of type %q", typ))
+			s.problem(ProblemExtraObject, name, fmt.Sprintf("schema object of type \"%s\"", typ))
 		}
 	}
 	if err := rows.Err(); err != nil {

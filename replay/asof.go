@@ -40,7 +40,7 @@ func (r *Replayer) ReplayPresent(ctx context.Context, q Query, present func(edge
 	}
 	scores, err := r.g.solve(ctx, reset, r.cfg.Solve, []*view{full, auth})
 	if err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+		return Row{}, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	r.counter.n.Add(2)
 	return r.baseRow(q, k, scores[0], scores[1])
@@ -63,7 +63,7 @@ func (r *Replayer) SelectPresent(ctx context.Context, q Query, present func(edge
 	}
 	scores, err := r.g.solve(ctx, reset, r.cfg.Solve, []*view{r.g.newView(absent)})
 	if err != nil {
-		return Selection{}, fmt.Errorf("query %q: %w", q.ID, err)
+		return Selection{}, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	r.counter.n.Add(1)
 	return r.g.selectPassages(scores[0], k), nil

@@ -208,10 +208,10 @@ func NewGraphBuilder(nodes []Node, edges int, selfLoops SelfLoopMode) (*GraphBui
 			return nil, fmt.Errorf("replay: node %d has an empty id", i)
 		}
 		if n.Kind != KindPassage && n.Kind != KindEntity {
-			return nil, fmt.Errorf("replay: node %q has kind %q, want %q or %q", n.ID, n.Kind, KindPassage, KindEntity)
+			return nil, fmt.Errorf("replay: node \"%s\" has kind \"%s\", want \"%s\" or \"%s\"", n.ID, n.Kind, KindPassage, KindEntity)
 		}
 		if _, dup := g.nodeIndex[n.ID]; dup {
-			return nil, fmt.Errorf("replay: node id %q appears twice", n.ID)
+			return nil, fmt.Errorf("replay: node id \"%s\" appears twice", n.ID)
 		}
 		g.nodeIndex[n.ID] = int32(i)
 		if n.Kind == KindPassage {
@@ -313,7 +313,7 @@ func (b *GraphBuilder) addInOrder(e *Edge, l edgeLookup) error {
 			add = g.ids.AddPair // compares with earlier edges only
 		}
 		if _, fresh := add(e.ID); !fresh {
-			b.err = fmt.Errorf("replay: edge id %q appears twice", e.ID)
+			b.err = fmt.Errorf("replay: edge id \"%s\" appears twice", e.ID)
 			return b.err
 		}
 		// A paired id is spelt from ends[i], not set until the endpoints
@@ -322,15 +322,15 @@ func (b *GraphBuilder) addInOrder(e *Edge, l edgeLookup) error {
 	}
 	a, c := l.src, l.dst
 	if a < 0 {
-		b.err = fmt.Errorf("replay: edge %q names unknown source node %q", id(), e.Src)
+		b.err = fmt.Errorf("replay: edge \"%s\" names unknown source node \"%s\"", id(), e.Src)
 		return b.err
 	}
 	if c < 0 {
-		b.err = fmt.Errorf("replay: edge %q names unknown destination node %q", id(), e.Dst)
+		b.err = fmt.Errorf("replay: edge \"%s\" names unknown destination node \"%s\"", id(), e.Dst)
 		return b.err
 	}
 	if math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) || e.Weight < 0 {
-		b.err = fmt.Errorf("replay: edge %q has weight %v, want a finite non-negative number", id(), e.Weight)
+		b.err = fmt.Errorf("replay: edge \"%s\" has weight %v, want a finite non-negative number", id(), e.Weight)
 		return b.err
 	}
 	g.ends = append(g.ends, [2]int32{a, c})
@@ -579,7 +579,7 @@ func (g *Graph) edgeIndices(ids []string, what string) ([]int32, error) {
 	for _, id := range ids {
 		i, ok := g.ids.Find(id)
 		if !ok {
-			return nil, fmt.Errorf("replay: %s names unknown edge %q", what, id)
+			return nil, fmt.Errorf("replay: %s names unknown edge \"%s\"", what, id)
 		}
 		out = append(out, int32(i))
 	}

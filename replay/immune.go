@@ -40,10 +40,10 @@ func (r *Replayer) immune(q Query, reset []float64, k int) ([]ImmuneRow, error) 
 	for id, s := range q.DenseScores {
 		i, ok := g.nodeIndex[id]
 		if !ok || g.nodes[i].Kind != KindPassage {
-			return nil, fmt.Errorf("query %q: dense score for %q, which is not a passage node", q.ID, id)
+			return nil, fmt.Errorf("query \"%s\": dense score for \"%s\", which is not a passage node", q.ID, id)
 		}
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("query %q: dense score of %q is %v", q.ID, id, s)
+			return nil, fmt.Errorf("query \"%s\": dense score of \"%s\" is %v", q.ID, id, s)
 		}
 		dense[i] = s
 		pool = append(pool, i)
@@ -73,7 +73,7 @@ func (r *Replayer) center(q Query, reset []float64) (int32, error) {
 	if q.Center != "" {
 		i, ok := r.g.nodeIndex[q.Center]
 		if !ok {
-			return 0, fmt.Errorf("query %q: center node %q is not in the graph", q.ID, q.Center)
+			return 0, fmt.Errorf("query \"%s\": center node \"%s\" is not in the graph", q.ID, q.Center)
 		}
 		return i, nil
 	}

@@ -54,10 +54,10 @@ func (g *Graph) ResetVector(reset map[string]float64) ([]float64, error) {
 		m := reset[id]
 		i, ok := g.nodeIndex[id]
 		if !ok {
-			return nil, fmt.Errorf("reset vector names unknown node %q", id)
+			return nil, fmt.Errorf("reset vector names unknown node \"%s\"", id)
 		}
 		if math.IsNaN(m) || math.IsInf(m, 0) || m < 0 {
-			return nil, fmt.Errorf("reset mass of node %q is %v, want a finite non-negative number", id, m)
+			return nil, fmt.Errorf("reset mass of node \"%s\" is %v, want a finite non-negative number", id, m)
 		}
 		r[i] = m
 		largest = max(largest, m)

@@ -238,14 +238,14 @@ func (r *Replayer) queryStart(q Query) (int, []float64, error) {
 	}
 	reset, err := r.g.ResetVector(q.Reset)
 	if err != nil {
-		return 0, nil, fmt.Errorf("query %q: %w", q.ID, err)
+		return 0, nil, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	return k, reset, nil
 }
 
 func (r *Replayer) queryK(q Query) (int, error) {
 	if q.K < 0 {
-		return 0, fmt.Errorf("query %q: k %d is negative", q.ID, q.K)
+		return 0, fmt.Errorf("query \"%s\": k %d is negative", q.ID, q.K)
 	}
 	if q.K == 0 {
 		return r.cfg.K, nil
@@ -287,7 +287,7 @@ func (r *Replayer) replayStarted(ctx context.Context, q Query, k int, reset []fl
 		scores, err = r.g.solve(ctx, reset, r.cfg.Solve, []*view{r.full, r.auth})
 	}
 	if err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+		return Row{}, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	return r.replayFrom(ctx, q, k, reset, scores[0], scores[1])
 }
@@ -303,13 +303,13 @@ func (r *Replayer) replayFrom(ctx context.Context, q Query, k int, reset, onG, o
 	row.Targets = r.lemma1(q, reset, k, onG, onAuth, row)
 	if r.cfg.Evictions {
 		if err := r.evictions(ctx, reset, k, onG, row, row.Targets); err != nil {
-			return Row{}, fmt.Errorf("query %q: eviction probe: %w", q.ID, err)
+			return Row{}, fmt.Errorf("query \"%s\": eviction probe: %w", q.ID, err)
 		}
 	}
 	if r.cfg.Culprits && row.Class != diff.Same {
 		c, err := r.culprits(ctx, reset, k, onG, onAuth, row)
 		if err != nil {
-			return Row{}, fmt.Errorf("query %q: culprits: %w", q.ID, err)
+			return Row{}, fmt.Errorf("query \"%s\": culprits: %w", q.ID, err)
 		}
 		row.Culprits = c
 	}
@@ -329,7 +329,7 @@ func (r *Replayer) baseRow(q Query, k int, onG, onAuth []float64) (Row, error) {
 	row.GAuth = r.g.selectPassages(onAuth, k)
 	var err error
 	if row.Changes, err = diff.Compare(row.GAuth.DiffItems(), row.G.DiffItems()); err != nil {
-		return Row{}, fmt.Errorf("query %q: %w", q.ID, err)
+		return Row{}, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	row.Class = row.Changes.Class
 	row.IFCBlind = row.Class == diff.Diverge && row.G.AllAuthenticated()
@@ -352,7 +352,7 @@ func (r *Replayer) checkRecorded(q Query, onG Selection) (*RecordedCheck, error)
 	var err error
 	rc.Changes, err = diff.Compare(onG.DiffItems(), recordedItems(q.Recorded))
 	if err != nil {
-		return nil, fmt.Errorf("query %q: recorded selection: %w", q.ID, err)
+		return nil, fmt.Errorf("query \"%s\": recorded selection: %w", q.ID, err)
 	}
 	rc.Mismatch = rc.Changes.Class != diff.Same
 	return rc, nil
@@ -465,11 +465,11 @@ func (r *Replayer) WhatIf(ctx context.Context, q Query, base Base, remove, resto
 	}
 	reset, err := r.g.ResetVector(q.Reset)
 	if err != nil {
-		return WhatIf{}, fmt.Errorf("query %q: %w", q.ID, err)
+		return WhatIf{}, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	scores, err := r.g.solve(ctx, reset, r.cfg.Solve, []*view{r.full, r.auth, r.g.newView(without)})
 	if err != nil {
-		return WhatIf{}, fmt.Errorf("query %q: %w", q.ID, err)
+		return WhatIf{}, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	out.Selection = r.g.selectPassages(scores[2], k)
 	onG := r.g.selectPassages(scores[0], k)

@@ -186,9 +186,9 @@ func (r *Replayer) replayLanesOnG(ctx context.Context, qs []Query, workers int, 
 		for j, i := range idx {
 			switch {
 			case err != nil:
-				errs[i] = fmt.Errorf("query %q: %w", qs[i].ID, err)
+				errs[i] = fmt.Errorf("query \"%s\": %w", qs[i].ID, err)
 			case failed[j] != nil:
-				errs[i] = fmt.Errorf("query %q: %w", qs[i].ID, failed[j])
+				errs[i] = fmt.Errorf("query \"%s\": %w", qs[i].ID, failed[j])
 			default:
 				rows[i], errs[i] = r.replayFrom(ctx, qs[i], ks[j], resets[j], scores[j], slices.Clone(scores[j]))
 			}

@@ -195,7 +195,7 @@ func (m *Model) runCommand(text string) tea.Cmd {
 	case "tau":
 		t, err := strconv.ParseFloat(rest, 64)
 		if err != nil || t < 0 || t > 1 {
-			m.setErr("tau wants a number from 0 to 1, got %q", sanitize.Line(rest))
+			m.setErr("tau wants a number from 0 to 1, got \"%s\"", sanitize.Line(rest))
 			return nil
 		}
 		return m.setTau(t)
@@ -206,7 +206,7 @@ func (m *Model) runCommand(text string) tea.Cmd {
 		case "fail-closed", "closed":
 			return m.setPolicy(true)
 		}
-		m.setErr("labels wants fail-open or fail-closed, got %q", sanitize.Line(rest))
+		m.setErr("labels wants fail-open or fail-closed, got \"%s\"", sanitize.Line(rest))
 		return nil
 	case "leaf", "checkpoint", "query", "action":
 		m.push()

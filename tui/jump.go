@@ -113,7 +113,7 @@ func (m *Model) jump(subject string) tea.Cmd {
 	if _, ok := m.src.EntryIndex(subject); ok {
 		return m.openEntryID(subject)
 	}
-	m.setErr("cannot open %q: not an entry, leaf, checkpoint, write, gate event, query or action", sanitize.Line(subject))
+	m.setErr("cannot open \"%s\": not an entry, leaf, checkpoint, write, gate event, query or action", sanitize.Line(subject))
 	return nil
 }
 

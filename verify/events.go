@@ -192,7 +192,7 @@ func (v *verifier) configRevisions(er *eventRows) {
 		if v.logOK && !v.rep.Partial {
 			if idx, ok := v.leafByID.lookup(record.ConfigID(c.Name, c.Rev+1)); ok {
 				v.add(phaseRows, rr.Seq, finding.LeafWithoutRecord, subj,
-					fmt.Sprintf("the meta row holds revision %d of %q, but leaf %d of the log holds revision %d: a rolled-back value", c.Rev, c.Name, idx, c.Rev+1))
+					fmt.Sprintf("the meta row holds revision %d of \"%s\", but leaf %d of the log holds revision %d: a rolled-back value", c.Rev, c.Name, idx, c.Rev+1))
 				v.markEvent(subj)
 			}
 			if v.superseded == nil {

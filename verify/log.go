@@ -249,7 +249,7 @@ func (v *verifier) publishedCheckpoint(ctx context.Context, r *tlog.Reader, lv n
 		}
 	}
 	if want := v.snap.Meta[snapshot.MetaOrigin]; want != "" && cp.Origin != want {
-		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", fmt.Sprintf("checkpoint origin %q differs from the store's log origin %q", cp.Origin, want))
+		v.add(phaseLog, 0, finding.CheckpointSigInvalid, "checkpoint (published)", fmt.Sprintf("checkpoint origin \"%s\" differs from the store's log origin \"%s\"", cp.Origin, want))
 	}
 	return &cp
 }

@@ -97,7 +97,7 @@ func (v *verifier) queryNodes(nodes []loader.Node, queries []loader.Query) {
 		var missing []string
 		add := func(where, id string) {
 			if !known[id] && len(missing) < 4 {
-				missing = append(missing, fmt.Sprintf("%s %q", where, id))
+				missing = append(missing, fmt.Sprintf("%s \"%s\"", where, id))
 			}
 		}
 		for _, id := range sortedKeys(q.Reset) {

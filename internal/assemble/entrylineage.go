@@ -64,7 +64,7 @@ func (s *Session) EntryLineageWith(id string, labels []lineage.Trust, tau float6
 	g := s.Lineage
 	ix, ok := g.Index(id)
 	if !ok {
-		return nil, fmt.Errorf("no entry %q in %s", id, s.Opts.Snapshot)
+		return nil, fmt.Errorf("no entry \"%s\" in %s", id, s.Opts.Snapshot)
 	}
 	exp, err := g.Explain(id, labels, tau, 8)
 	if err != nil {

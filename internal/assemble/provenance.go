@@ -312,7 +312,7 @@ func (s *Session) frontierRows(ctx context.Context, table *entryTable, frontier 
 		}
 		rows := table.lookup(id)
 		if len(rows) > 1 {
-			return fmt.Errorf("%w: entry id %q is held by %d rows", errNeedFull, id, len(rows))
+			return fmt.Errorf("%w: entry id \"%s\" is held by %d rows", errNeedFull, id, len(rows))
 		}
 		for _, r := range rows {
 			seqs = append(seqs, r.seq)
@@ -324,7 +324,7 @@ func (s *Session) frontierRows(ctx context.Context, table *entryTable, frontier 
 			return fmt.Errorf("%w: entry row seq %d changed while read", errNeedFull, r.Seq)
 		}
 		if n > 0 {
-			return fmt.Errorf("%w: entry id %q is held by more than one row", errNeedFull, r.EID)
+			return fmt.Errorf("%w: entry id \"%s\" is held by more than one row", errNeedFull, r.EID)
 		}
 		want[r.EID] = n + 1
 		return fn(r)
@@ -349,7 +349,7 @@ func (s *Session) frontierRows(ctx context.Context, table *entryTable, frontier 
 func (s *Session) unfoundByIndex(want map[string]int) error {
 	for id, n := range want {
 		if n == 0 {
-			return fmt.Errorf("%w: no row of entry %q was found by the eid index", errNeedFull, id)
+			return fmt.Errorf("%w: no row of entry \"%s\" was found by the eid index", errNeedFull, id)
 		}
 	}
 	return nil

@@ -141,12 +141,12 @@ func (rr *roundResult) witnesses(ev emit, p *Policy, raw []byte, cp tlog.Checkpo
 // returns false when the state must not advance (a rollback or a fork).
 func (rr *roundResult) compare(ctx context.Context, ev emit, r *tlog.Reader, cp tlog.Checkpoint, st *State) bool {
 	if st.Size == 0 && st.Root == nil {
-		ev(finding.WatchStateNew, "checkpoint", fmt.Sprintf("first round for this log: the checkpoint of size %d (origin %q) is trusted on first use; run memscope verify once for the history before it", cp.Size, cp.Origin), cp, cp.Size, fmt.Sprintf("%x", cp.Root))
+		ev(finding.WatchStateNew, "checkpoint", fmt.Sprintf("first round for this log: the checkpoint of size %d (origin \"%s\") is trusted on first use; run memscope verify once for the history before it", cp.Size, cp.Origin), cp, cp.Size, fmt.Sprintf("%x", cp.Root))
 		return true
 	}
 	root := fmt.Sprintf("%x", cp.Root)
 	if st.Origin != "" && cp.Origin != st.Origin {
-		rr.alertOnce(ev, finding.CheckpointFork, "checkpoint", fmt.Sprintf("the checkpoint's origin changed from %q to %q under the same key", st.Origin, cp.Origin), cp, cp.Origin)
+		rr.alertOnce(ev, finding.CheckpointFork, "checkpoint", fmt.Sprintf("the checkpoint's origin changed from \"%s\" to \"%s\" under the same key", st.Origin, cp.Origin), cp, cp.Origin)
 		return false
 	}
 	switch {

@@ -551,7 +551,7 @@ func (src *Source) WhatIf(ctx context.Context, queryID string, remove []string) 
 	}
 	q, ok := src.s.Query(queryID)
 	if !ok {
-		return replay.WhatIf{}, fmt.Errorf("no query %q", queryID)
+		return replay.WhatIf{}, fmt.Errorf("no query \"%s\"", queryID)
 	}
 	return r.WhatIf(ctx, q, replay.BaseG, remove, nil)
 }

@@ -486,7 +486,7 @@ func (n *Native) WhatIf(ctx context.Context, queryID string, remove []string) (r
 			return n.rp.WhatIf(ctx, q, replay.BaseG, remove, nil)
 		}
 	}
-	return replay.WhatIf{}, fmt.Errorf("no query %q", queryID)
+	return replay.WhatIf{}, fmt.Errorf("no query \"%s\"", queryID)
 }
 
 // Checkpoints, LeafCount, Leaf, Actions and ActionVerdicts: a native store

@@ -76,7 +76,7 @@ func (n *Native) declaredLineage(id string, tau float64) (tui.LineageView, error
 func (n *Native) mem0Lineage(lv tui.LineageView) (tui.LineageView, error) {
 	i, ok := n.index[lv.ID]
 	if !ok {
-		return lv, fmt.Errorf("no entry %q", lv.ID)
+		return lv, fmt.Errorf("no entry \"%s\"", lv.ID)
 	}
 	if i >= len(n.st.Versions) {
 		lv.Declared = "nothing to draw: " + storemodel.Unsigned
@@ -127,7 +127,7 @@ func (n *Native) mem0Lineage(lv tui.LineageView) (tui.LineageView, error) {
 func (n *Native) graphLineage(lv tui.LineageView) (tui.LineageView, error) {
 	p, ok := n.prov.Node(lv.ID)
 	if !ok {
-		return lv, fmt.Errorf("no node %q", lv.ID)
+		return lv, fmt.Errorf("no node \"%s\"", lv.ID)
 	}
 	g := n.glyphs()
 	kind := p.Node.Kind

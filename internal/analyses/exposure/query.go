@@ -51,7 +51,7 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	}
 	r, err := e.g.ResetVector(q.Reset)
 	if err != nil {
-		return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
+		return nil, nil, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	s, err := e.newQState(q, k, r)
 	if err != nil {
@@ -70,7 +70,7 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 	if e.wants(PPR) || e.wants(Leiden) && !s.hasD {
 		scores, err := e.g.PPR(ctx, r, replay.SolveOptions{Damping: e.opt.Damping}, nil, e.unauth)
 		if err != nil {
-			return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
+			return nil, nil, fmt.Errorf("query \"%s\": %w", q.ID, err)
 		}
 		s.ppr = newPusher(e.adjA, e.opt.Damping, r, scores[1], e.isP, e.passages, k)
 		pprA = s.ppr.base()
@@ -133,12 +133,12 @@ func (e *env) query(ctx context.Context, qi int, q replay.Query) ([]QueryResult,
 		}
 	}
 	if err := s.monteCarlo(ctx, qi, out, idx); err != nil {
-		return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
+		return nil, nil, fmt.Errorf("query \"%s\": %w", q.ID, err)
 	}
 	for i, n := range e.opt.Selectors {
 		if out[i].NotCheckable == "" {
 			if curves[i], out[i].FirstFlip, out[i].Flipped, err = s.curve(ctx, qi, n); err != nil {
-				return nil, nil, fmt.Errorf("query %q: %w", q.ID, err)
+				return nil, nil, fmt.Errorf("query \"%s\": %w", q.ID, err)
 			}
 		}
 	}
@@ -164,7 +164,7 @@ func (e *env) newQState(q replay.Query, k int, r []float64) (*qstate, error) {
 	for id, sc := range q.DenseScores {
 		v, ok := e.g.NodeIndex(id)
 		if !ok || !e.isP[v] || math.IsNaN(sc) || math.IsInf(sc, 0) {
-			return nil, fmt.Errorf("query %q: dense score for %q, which is not a passage node or not finite", q.ID, id)
+			return nil, fmt.Errorf("query \"%s\": dense score for \"%s\", which is not a passage node or not finite", q.ID, id)
 		}
 		s.dense[v] = sc
 		s.pool = append(s.pool, int32(v))

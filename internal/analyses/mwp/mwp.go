@@ -145,7 +145,7 @@ func claim(key, value, label string) string {
 	if label == "" {
 		label = "unsigned"
 	}
-	return fmt.Sprintf("meta %s = %q is %s: a claim, which decides nothing", key, value, label)
+	return fmt.Sprintf("meta %s = \"%s\" is %s: a claim, which decides nothing", key, value, label)
 }
 
 func short(h [32]byte) string { return hex.EncodeToString(h[:6]) }

@@ -167,17 +167,17 @@ func Queries(g *replay.Graph, file string, qs []graphfile.Query) ([]replay.Query
 	for _, q := range qs {
 		for id := range q.Reset {
 			if _, ok := g.NodeIndex(id); !ok {
-				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "reset", Err: fmt.Errorf("node %q is not in the store", graphfile.Short(id))}
+				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "reset", Err: fmt.Errorf("node \"%s\" is not in the store", graphfile.Short(id))}
 			}
 		}
 		for _, id := range q.Selected {
 			if _, ok := g.NodeIndex(id); !ok {
-				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "selected", Err: fmt.Errorf("node %q is not in the store", graphfile.Short(id))}
+				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "selected", Err: fmt.Errorf("node \"%s\" is not in the store", graphfile.Short(id))}
 			}
 		}
 		for id := range q.Dense {
 			if _, ok := g.NodeIndex(id); !ok {
-				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "dense", Err: fmt.Errorf("node %q is not in the store", graphfile.Short(id))}
+				return nil, &graphfile.InputError{File: file, Line: q.Line, Field: "dense", Err: fmt.Errorf("node \"%s\" is not in the store", graphfile.Short(id))}
 			}
 		}
 		out = append(out, replay.Query{ID: q.ID, Text: q.Text, Reset: q.Reset, K: q.K, Recorded: q.Selected, DenseScores: q.Dense})

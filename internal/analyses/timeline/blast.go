@@ -47,7 +47,7 @@ func (r *Replay) BlastRadius(ctx context.Context, writes []string, queries []rep
 	for _, id := range writes {
 		i, ok := r.rp.Graph().EdgeIndex(id)
 		if !ok {
-			return nil, fmt.Errorf("timeline: no structural write %q", id)
+			return nil, fmt.Errorf("timeline: no structural write \"%s\"", id)
 		}
 		gone[i] = true
 		first = min(first, r.pos[i])

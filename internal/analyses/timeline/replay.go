@@ -84,7 +84,7 @@ func NewAsRanReplay(rp *replay.Replayer, events []Event, at int, writes []WriteP
 	}
 	for i, p := range pos {
 		if p == -2 {
-			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", g.EdgeID(i))
+			return nil, fmt.Errorf("timeline: edge \"%s\" is not a write of the timeline", g.EdgeID(i))
 		}
 	}
 	permute(events, kept)
@@ -111,7 +111,7 @@ func NewReplay(rp *replay.Replayer, tl *Timeline) (*Replay, error) {
 	}
 	for i, p := range pos {
 		if p < 0 {
-			return nil, fmt.Errorf("timeline: edge %q is not a write of the timeline", g.EdgeID(i))
+			return nil, fmt.Errorf("timeline: edge \"%s\" is not a write of the timeline", g.EdgeID(i))
 		}
 	}
 	return &Replay{rp: rp, tl: tl, pos: pos}, nil

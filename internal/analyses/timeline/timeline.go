@@ -273,7 +273,7 @@ func (t *Timeline) AtTime(ts int64) Cut {
 func (t *Timeline) Before(k Kind, id string) (Cut, error) {
 	i, ok := t.Index(k, id)
 	if !ok {
-		return Cut{}, fmt.Errorf("timeline: no %s %q", k, id)
+		return Cut{}, fmt.Errorf("timeline: no %s \"%s\"", k, id)
 	}
 	return Cut{Index: i, Placed: t.Events[i].Placed, Desc: fmt.Sprintf("when %s %s ran (placed by %s)", k, id, t.Events[i].Placed)}, nil
 }

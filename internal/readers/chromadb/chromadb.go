@@ -128,7 +128,7 @@ func queueDims(ctx context.Context, db *sql.DB, path string, c collection, st *s
 		}
 		if enc.String != "FLOAT32" || n.Int64%4 != 0 {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("embeddings_queue seq_id %d", seq),
-				Message: fmt.Sprintf("field vector: %d bytes with encoding %q, not whole little-endian float32s", n.Int64, enc.String)})
+				Message: fmt.Sprintf("field vector: %d bytes with encoding \"%s\", not whole little-endian float32s", n.Int64, enc.String)})
 			return nil
 		}
 		out[id] = int(n.Int64 / 4)
@@ -166,7 +166,7 @@ func readRecords(ctx context.Context, db *sql.DB, path string, c collection, has
 			return nil
 		}
 		if str.Over() {
-			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("embedding_metadata id %d key %q", id, key.String),
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("embedding_metadata id %d key \"%s\"", id, key.String),
 				Message: fmt.Sprintf("field string_value: %d bytes, over the %d-byte limit; not read", str.Size.Int64, maxValue)})
 			return nil
 		}

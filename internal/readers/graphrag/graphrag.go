@@ -96,7 +96,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	for i, id := range tuIDs {
 		if id == "" || nodes[id] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: filepath.Join(dir, lay.textUnits),
-				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("id %q is empty or repeated; row skipped", id)})
+				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("id \"%s\" is empty or repeated; row skipped", id)})
 			continue
 		}
 		nodes[id], units[id] = true, true
@@ -115,7 +115,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	for i, title := range titles {
 		if title == "" || nodes[title] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: entFile,
-				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("%s %q is empty or names another node; row skipped", entityKey, title)})
+				Subject: fmt.Sprintf("row %d", i), Message: fmt.Sprintf("%s \"%s\" is empty or names another node; row skipped", entityKey, title)})
 			continue
 		}
 		nodes[title] = true
@@ -123,7 +123,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 		for _, u := range entUnits[i] {
 			if !units[u] {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: entFile, Subject: "entity " + title,
-					Message: fmt.Sprintf("text_unit_ids names %q, which is not a text unit; no join", u)})
+					Message: fmt.Sprintf("text_unit_ids names \"%s\", which is not a text unit; no join", u)})
 				continue
 			}
 			id := storemodel.PairID(u, title)
@@ -166,7 +166,7 @@ func readRelationships(ctx context.Context, st *storemodel.Store, rel *parquetco
 		subject := fmt.Sprintf("row %d (%s)", i, ids[i])
 		if !nodes[src[i]] || !nodes[dst[i]] {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: file, Subject: subject,
-				Message: fmt.Sprintf("source %q or target %q is not an entity; row skipped", src[i], dst[i])})
+				Message: fmt.Sprintf("source \"%s\" or target \"%s\" is not an entity; row skipped", src[i], dst[i])})
 			continue
 		}
 		if w[i] < 0 {
@@ -183,7 +183,7 @@ func readRelationships(ctx context.Context, st *storemodel.Store, rel *parquetco
 		for _, u := range srcUnits[i] {
 			if !units[u] {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: file, Subject: "relationship " + id,
-					Message: fmt.Sprintf("text_unit_ids names %q, which is not a text unit", u)})
+					Message: fmt.Sprintf("text_unit_ids names \"%s\", which is not a text unit", u)})
 			}
 			e.Sources = append(e.Sources, u)
 		}

@@ -230,7 +230,7 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 	st.Nodes = make([]storemodel.Node, 0, len(names))
 	for i, n := range names {
 		if _, dup := ids[n]; dup {
-			return nil, fmt.Errorf("%s: vertex name %q appears twice", l.Pickle, n)
+			return nil, fmt.Errorf("%s: vertex name \"%s\" appears twice", l.Pickle, n)
 		}
 		ids[n] = i
 		node := storemodel.Node{ID: n, Kind: storemodel.KindEntity}

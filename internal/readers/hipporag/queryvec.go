@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/parquetcols"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
@@ -92,7 +93,7 @@ func ReadQueryEmbeddings(ctx context.Context, file string) ([]QueryEmbedding, er
 			return nil, fmt.Errorf("%s line %d, field k: %d out of 0..1000", file, line, q.K)
 		}
 		if l, dup := seen[q.ID]; dup {
-			return nil, fmt.Errorf("%s line %d, field id: query %q already defined on line %d", file, line, q.ID, l)
+			return nil, fmt.Errorf("%s line %d, field id: query \"%s\" already defined on line %d", file, line, q.ID, l)
 		}
 		seen[q.ID] = line
 		out = append(out, q)
@@ -324,21 +325,21 @@ func parsePyTriple(s string) ([3]string, error) {
 	var t [3]string
 	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "(")
 	if !ok {
-		return t, fmt.Errorf("%q is not a Python tuple", short(s))
+		return t, fmt.Errorf("\"%s\" is not a Python tuple", short(s))
 	}
 	for i := range 3 {
 		if i > 0 {
 			if rest, ok = strings.CutPrefix(rest, ", "); !ok {
-				return t, fmt.Errorf("%q is not a tuple of three strings", short(s))
+				return t, fmt.Errorf("\"%s\" is not a tuple of three strings", short(s))
 			}
 		}
 		var err error
 		if t[i], rest, err = pyString(rest); err != nil {
-			return t, fmt.Errorf("%q: %w", short(s), err)
+			return t, fmt.Errorf("\"%s\": %w", short(s), err)
 		}
 	}
 	if rest != ")" {
-		return t, fmt.Errorf("%q is not a tuple of three strings", short(s))
+		return t, fmt.Errorf("\"%s\" is not a tuple of three strings", short(s))
 	}
 	return t, nil
 }
@@ -375,9 +376,4 @@ func pyString(s string) (string, string, error) {
 	return "", "", errors.New("unterminated string literal")
 }
 
-func short(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
+func short(s string) string { return finding.Clip(s, 80) }

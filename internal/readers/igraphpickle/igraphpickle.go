@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
 )
@@ -86,12 +87,7 @@ func rejectGlobal(module, name string) error {
 	return fmt.Errorf("refusing global %s.%s: an igraph pickle may name only igraph.Graph, numpy.dtype and numpy's multiarray.scalar", clip(module), clip(name))
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "..."
-	}
-	return fmt.Sprintf("%q", s)[1 : len(fmt.Sprintf("%q", s))-1]
-}
+func clip(s string) string { return finding.Clip(s, 80) }
 
 func findClass(module, name string) (any, error) {
 	if !allowed(module, name) {
@@ -201,14 +197,14 @@ func attrs(what string, v any, n int) (map[string][]any, error) {
 			return nil, fmt.Errorf("igraph.Graph: a %s attribute name is %s, want a string", what, describe(e.Key))
 		}
 		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf("igraph.Graph: %s attribute %q appears twice", what, clip(k))
+			return nil, fmt.Errorf("igraph.Graph: %s attribute \"%s\" appears twice", what, clip(k))
 		}
 		l, ok := e.Value.(*types.List)
 		if !ok {
-			return nil, fmt.Errorf("igraph.Graph: %s attribute %q is %s, want a list", what, clip(k), describe(e.Value))
+			return nil, fmt.Errorf("igraph.Graph: %s attribute \"%s\" is %s, want a list", what, clip(k), describe(e.Value))
 		}
 		if len(*l) != n {
-			return nil, fmt.Errorf("igraph.Graph: %s attribute %q has %d values for %d %ss", what, clip(k), len(*l), n, what)
+			return nil, fmt.Errorf("igraph.Graph: %s attribute \"%s\" has %d values for %d %ss", what, clip(k), len(*l), n, what)
 		}
 		vals := make([]any, n)
 		for i, x := range *l {
@@ -222,7 +218,7 @@ func attrs(what string, v any, n int) (map[string][]any, error) {
 			case npFloat:
 				vals[i] = float64(x)
 			default:
-				return nil, fmt.Errorf("igraph.Graph: %s %d attribute %q is %s, want a string or a number", what, i, clip(k), describe(x))
+				return nil, fmt.Errorf("igraph.Graph: %s %d attribute \"%s\" is %s, want a string or a number", what, i, clip(k), describe(x))
 			}
 		}
 		out[k] = vals
@@ -240,7 +236,7 @@ func Strings(attrs map[string][]any, name string) ([]string, error) {
 	for i, v := range vals {
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("attribute %q value %d is %s, want a string", clip(name), i, describe(v))
+			return nil, fmt.Errorf("attribute \"%s\" value %d is %s, want a string", clip(name), i, describe(v))
 		}
 		out[i] = s
 	}
@@ -262,10 +258,10 @@ func Floats(attrs map[string][]any, name string) ([]float64, error) {
 		case int64:
 			f = float64(v)
 		default:
-			return nil, fmt.Errorf("attribute %q value %d is %s, want a number", clip(name), i, describe(v))
+			return nil, fmt.Errorf("attribute \"%s\" value %d is %s, want a number", clip(name), i, describe(v))
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("attribute %q value %d is %v, want a finite number", clip(name), i, f)
+			return nil, fmt.Errorf("attribute \"%s\" value %d is %v, want a finite number", clip(name), i, f)
 		}
 		out[i] = f
 	}

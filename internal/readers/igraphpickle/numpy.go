@@ -47,7 +47,7 @@ func (dtypeClass) Call(args ...any) (any, error) {
 	case strings.HasPrefix(name, "U") && len(name) > 1 && len(name) < 12 && strings.Trim(name[1:], "0123456789") == "":
 		return &dtype{kind: 'U', size: 4}, nil
 	}
-	return nil, fmt.Errorf("numpy.dtype %q is not a string (U) or float (f4, f8) dtype", clip(name))
+	return nil, fmt.Errorf("numpy.dtype \"%s\" is not a string (U) or float (f4, f8) dtype", clip(name))
 }
 
 // PySetState takes numpy's dtype state tuple (version, byte order, ...);

@@ -105,7 +105,7 @@ func (b *build) addNodes(g *Graph) {
 		for _, c := range split(n.value("source_id")) {
 			if _, ok := b.canon[c]; !ok {
 				b.nodeIssues = append(b.nodeIssues, storemodel.Issue{Code: finding.SourceMissing, File: b.gpath, Subject: "node " + n.ID,
-					Message: fmt.Sprintf("source_id names chunk %q, which is not in %s; no join", c, chunksFile)})
+					Message: fmt.Sprintf("source_id names chunk \"%s\", which is not in %s; no join", c, chunksFile)})
 				continue
 			}
 			id := storemodel.PairID(c, n.ID)
@@ -179,7 +179,7 @@ func (b *build) edge(e *rawEdge) {
 		return
 	}
 	if e.badWeight != "" {
-		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject() + ", field weight", Message: fmt.Sprintf("%q is not a finite non-negative number; skipped", e.badWeight)})
+		b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: b.gpath, Subject: subject() + ", field weight", Message: fmt.Sprintf("\"%s\" is not a finite non-negative number; skipped", e.badWeight)})
 		return
 	}
 	w := e.weight
@@ -193,7 +193,7 @@ func (b *build) edge(e *rawEdge) {
 	for _, c := range ed.Sources {
 		if _, ok := b.canon[c]; !ok {
 			b.edgeIssues = append(b.edgeIssues, storemodel.Issue{Code: finding.SourceMissing, File: b.gpath, Subject: subject(),
-				Message: fmt.Sprintf("source_id names chunk %q, which is not in %s", c, chunksFile)})
+				Message: fmt.Sprintf("source_id names chunk \"%s\", which is not in %s", c, chunksFile)})
 		}
 	}
 	if len(ed.Sources) == 0 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // GraphML is read the way LightRAG reads it: networkx.read_graphml
@@ -364,7 +366,7 @@ func (p *parser) implicitNodes() {
 		p.nodeIndex[end] = len(p.g.Nodes)
 		p.g.Nodes = append(p.g.Nodes, Element{ID: end})
 		p.g.Deviations = append(p.g.Deviations, Deviation{Subject: "edge end " + end,
-			Message: fmt.Sprintf("endpoint %q is not a declared node: networkx adds it as a node without data, and so does memscope", end)})
+			Message: fmt.Sprintf("endpoint \"%s\" is not a declared node: networkx adds it as a node without data, and so does memscope", end)})
 	}
 }
 
@@ -460,7 +462,7 @@ func (p *parser) plainAttrs(t xml.StartElement) (attrs, error) {
 	for i, a := range t.Attr {
 		for _, b := range t.Attr[:i] {
 			if b.Name == a.Name {
-				return nil, p.errf("<%s> repeats attribute %q (not well-formed XML: networkx's parser refuses it)", t.Name.Local, qname(a.Name))
+				return nil, p.errf("<%s> repeats attribute \"%s\" (not well-formed XML: networkx's parser refuses it)", t.Name.Local, qname(a.Name))
 			}
 		}
 		switch {
@@ -475,7 +477,7 @@ func (p *parser) plainAttrs(t xml.StartElement) (attrs, error) {
 	for _, a := range t.Attr {
 		if a.Name.Space != "" && a.Name.Space != "xmlns" {
 			if _, ok := p.resolve(a.Name.Space); !ok {
-				return nil, p.errf("attribute %q uses an unbound prefix (not well-formed XML)", qname(a.Name))
+				return nil, p.errf("attribute \"%s\" uses an unbound prefix (not well-formed XML)", qname(a.Name))
 			}
 		}
 	}
@@ -514,7 +516,7 @@ func (p *parser) start(t xml.StartElement) error {
 			p.counted.rootPlain = true
 		}
 		if !inNS || t.Name.Local != "graphml" {
-			p.dev("root", fmt.Sprintf("the document element is <%s> in namespace %q, not <graphml> in %s: networkx does not check it and reads the graphs under it", t.Name.Local, space, NS))
+			p.dev("root", fmt.Sprintf("the document element is <%s> in namespace \"%s\", not <graphml> in %s: networkx does not check it and reads the graphs under it", t.Name.Local, space, NS))
 		}
 		p.stack = append(p.stack, f)
 		return nil
@@ -526,7 +528,7 @@ func (p *parser) start(t xml.StartElement) error {
 	if f.kind != fIgnore && f.kind != fDataChild {
 		for _, a := range t.Attr {
 			if a.Name.Space != "" && a.Name.Space != "xmlns" {
-				p.dev(t.Name.Local, fmt.Sprintf("a namespaced attribute %s=%q: networkx reads only unqualified attributes and ignores it; so does memscope", qname(a.Name), clip(a.Value)))
+				p.dev(t.Name.Local, fmt.Sprintf("a namespaced attribute %s=\"%s\": networkx reads only unqualified attributes and ignores it; so does memscope", qname(a.Name), clip(a.Value)))
 			}
 		}
 	}
@@ -552,7 +554,7 @@ func (p *parser) child(parent, f *frame, t xml.StartElement, at attrs, inNS bool
 					p.dev("graph", "edgedefault=\"directed\": LightRAG writes an undirected graph; read as a directed graph as networkx does")
 				case "undirected":
 				default:
-					p.dev("graph", fmt.Sprintf("edgedefault=%q (absent or unknown): nx.write_graphml writes \"undirected\" or \"directed\"; networkx reads an undirected graph", at.str("edgedefault")))
+					p.dev("graph", fmt.Sprintf("edgedefault=\"%s\" (absent or unknown): nx.write_graphml writes \"undirected\" or \"directed\"; networkx reads an undirected graph", at.str("edgedefault")))
 				}
 			}
 		default:
@@ -617,7 +619,7 @@ func (p *parser) ignored(t xml.StartElement, inNS bool, where string) {
 		if inNS {
 			p.dev(t.Name.Local, fmt.Sprintf("a <%s> directly under %s: networkx does not look for it there and ignores it; not read", t.Name.Local, where))
 		} else {
-			p.dev(t.Name.Local, fmt.Sprintf("a <%s> outside the GraphML namespace (prefix %q) under %s: networkx ignores it; not read", t.Name.Local, t.Name.Space, where))
+			p.dev(t.Name.Local, fmt.Sprintf("a <%s> outside the GraphML namespace (prefix \"%s\") under %s: networkx ignores it; not read", t.Name.Local, t.Name.Space, where))
 		}
 	}
 }
@@ -671,7 +673,7 @@ func (p *parser) key(f *frame, at attrs) error {
 		p.dev("key "+id, "no attr.type: networkx warns and reads it as a string")
 	}
 	if !hasName {
-		return p.errf("key %q has no attr.name: networkx raises \"Unknown key\"", id)
+		return p.errf("key \"%s\" has no attr.name: networkx raises \"Unknown key\"", id)
 	}
 	switch typ {
 	case "string", "yfiles":
@@ -682,7 +684,7 @@ func (p *parser) key(f *frame, at attrs) error {
 	case "boolean":
 		k.typ = "bool"
 	default:
-		return p.errf("key %q has attr.type %q, which networkx does not know (it raises)", id, typ)
+		return p.errf("key \"%s\" has attr.type \"%s\", which networkx does not know (it raises)", id, typ)
 	}
 	k.name = name
 	if _, dup := p.keys[id]; dup {
@@ -816,7 +818,7 @@ func (p *parser) data(f *frame, owner *Element, at attrs) error {
 	id, _ := pyStr(at, "key")
 	k, ok := p.keys[id]
 	if !ok {
-		return p.errf("data names undeclared key %q: networkx raises \"Bad GraphML data: no key\", so LightRAG cannot load this store", id)
+		return p.errf("data names undeclared key \"%s\": networkx raises \"Bad GraphML data: no key\", so LightRAG cannot load this store", id)
 	}
 	if owner != nil && p.keep != nil && !p.keep(k.name) {
 		owner = nil
@@ -844,7 +846,7 @@ func (p *parser) end(t xml.EndElement) error {
 	case fKey:
 		if f.key.defSet {
 			if _, err := convert(f.key.typ, f.key.def.String()); err != nil {
-				return fmt.Errorf("graphml: line %d: key %q default: %v: networkx raises", f.key.line, f.key.id, err)
+				return fmt.Errorf("graphml: line %d: key \"%s\" default: %v: networkx raises", f.key.line, f.key.id, err)
 			}
 		}
 	case fData:
@@ -861,7 +863,7 @@ func (p *parser) end(t xml.EndElement) error {
 		}
 	case fNode:
 		if f.group && !f.nested {
-			return p.errf("yEd group node %q holds no nested <graph>: networkx fails on it", p.nodeID(&f))
+			return p.errf("yEd group node \"%s\" holds no nested <graph>: networkx fails on it", p.nodeID(&f))
 		}
 	case fGraph:
 		p.endGraph(f.graph)
@@ -900,7 +902,7 @@ func (p *parser) endData(ds *dataState) error {
 	text := string(ds.text)
 	v, err := convert(ds.key.typ, text)
 	if err != nil {
-		return fmt.Errorf("graphml: line %d: data for key %q (%s): %v: networkx raises, so LightRAG cannot load this store", ds.line, ds.keyID, ds.key.name, err)
+		return fmt.Errorf("graphml: line %d: data for key \"%s\" (%s): %v: networkx raises, so LightRAG cannot load this store", ds.line, ds.keyID, ds.key.name, err)
 	}
 	if ds.owner != nil {
 		ds.owner.set(ds.key.name, v)
@@ -926,13 +928,13 @@ func convert(typ, text string) (string, error) {
 		case "false", "0":
 			return "False", nil
 		}
-		return "", fmt.Errorf("%q is not a boolean networkx knows", clip(text))
+		return "", fmt.Errorf("\"%s\" is not a boolean networkx knows", clip(text))
 	case "int":
 		s, err := pyNumber(text)
 		if err == nil {
 			s = strings.TrimPrefix(s, "+")
 			if t := strings.TrimPrefix(s, "-"); t == "" || strings.Trim(t, "0123456789") != "" {
-				err = fmt.Errorf("%q is not an integer", clip(text))
+				err = fmt.Errorf("\"%s\" is not an integer", clip(text))
 			}
 		}
 		return s, err
@@ -942,11 +944,11 @@ func convert(typ, text string) (string, error) {
 			return "", err
 		}
 		if strings.ContainsAny(s, "xXpP") {
-			return "", fmt.Errorf("%q is not a Python float", clip(text))
+			return "", fmt.Errorf("\"%s\" is not a Python float", clip(text))
 		}
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return "", fmt.Errorf("%q is not a Python float", clip(text))
+			return "", fmt.Errorf("\"%s\" is not a Python float", clip(text))
 		}
 		return strconv.FormatFloat(x, 'g', -1, 64), nil
 	}
@@ -968,11 +970,11 @@ func pyNumber(text string) (string, error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
-			return "", fmt.Errorf("%q has non-ASCII characters in a number (Python may read them as digits; memscope refuses)", clip(text))
+			return "", fmt.Errorf("\"%s\" has non-ASCII characters in a number (Python may read them as digits; memscope refuses)", clip(text))
 		}
 		if c == '_' {
 			if i == 0 || i+1 >= len(s) || !isDigit(s[i-1]) || !isDigit(s[i+1]) {
-				return "", fmt.Errorf("%q is not a number", clip(text))
+				return "", fmt.Errorf("\"%s\" is not a number", clip(text))
 			}
 			continue
 		}
@@ -983,12 +985,7 @@ func pyNumber(text string) (string, error) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}
+func clip(s string) string { return finding.Clip(s, 40) }
 
 // value is Get without the presence flag.
 func (e *Element) value(name string) string {

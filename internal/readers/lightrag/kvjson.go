@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // LightRAG loads its JSON stores with lightrag/utils.py load_json:
@@ -55,7 +57,7 @@ func readPyObject(raw []byte) (*pyObject, error) {
 		}
 		var v json.RawMessage
 		if err := d.Decode(&v); err != nil {
-			return nil, fmt.Errorf("member %q: %w", clip(k), err)
+			return nil, fmt.Errorf("member \"%s\": %w", clip(k), err)
 		}
 		if _, dup := o.members[k]; dup {
 			o.repeated = append(o.repeated, k)
@@ -99,10 +101,10 @@ func (o *pyObject) str(k string) (s string, ok bool, err error) {
 func (o *pyObject) keyIssues() string {
 	var parts []string
 	if len(o.repeated) > 0 {
-		parts = append(parts, fmt.Sprintf("repeated key %q (Python's json, and so LightRAG, keeps the last value; memscope reads that one)", o.repeated))
+		parts = append(parts, fmt.Sprintf("repeated key %s (Python's json, and so LightRAG, keeps the last value; memscope reads that one)", finding.QuoteAll(o.repeated)))
 	}
 	if len(o.caseTwins) > 0 {
-		parts = append(parts, fmt.Sprintf("keys differing only by case %q (LightRAG reads the exact lowercase field; memscope reads that one; a case-insensitive reader would not)", o.caseTwins))
+		parts = append(parts, fmt.Sprintf("keys differing only by case %s (LightRAG reads the exact lowercase field; memscope reads that one; a case-insensitive reader would not)", finding.QuoteAll(o.caseTwins)))
 	}
 	return strings.Join(parts, "; ")
 }

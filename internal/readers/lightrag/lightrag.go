@@ -300,12 +300,12 @@ func (d *docTables) explains(id, doc string, st *storemodel.Store) bool {
 	cpath := filepath.Join(st.Root, chunksFile)
 	if d.full != nil && !d.full[doc] {
 		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: cpath, Subject: "chunk " + id + ", field full_doc_id",
-			Message: fmt.Sprintf("document %q is not in %s: a passage with no source document; not a listed passage", doc, fullDocsFile)})
+			Message: fmt.Sprintf("document \"%s\" is not in %s: a passage with no source document; not a listed passage", doc, fullDocsFile)})
 		return false
 	}
 	if s, ok := d.status[doc]; ok && s.ChunksList != nil && !slices.Contains(s.ChunksList, id) {
 		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: cpath, Subject: "chunk " + id + ", field full_doc_id",
-			Message: fmt.Sprintf("document %q's chunks_list in %s does not name this chunk: it was not chunked from that document; not a listed passage", doc, docStatusFile)})
+			Message: fmt.Sprintf("document \"%s\"'s chunks_list in %s does not name this chunk: it was not chunked from that document; not a listed passage", doc, docStatusFile)})
 		return false
 	}
 	return true
@@ -323,7 +323,7 @@ func (d *docTables) missingChunks(chunks map[string]string, st *storemodel.Store
 		for _, c := range d.status[id].ChunksList {
 			if _, ok := chunks[c]; !ok {
 				st.Issues = append(st.Issues, storemodel.Issue{Code: finding.SourceMissing, File: filepath.Join(st.Root, docStatusFile), Subject: "document " + id + ", field chunks_list",
-					Message: fmt.Sprintf("names chunk %q, which is not in %s", c, chunksFile)})
+					Message: fmt.Sprintf("names chunk \"%s\", which is not in %s", c, chunksFile)})
 			}
 		}
 	}
@@ -344,7 +344,7 @@ func readKV(ctx context.Context, path, role string, st *storemodel.Store) (*pyOb
 	}
 	if len(raw.repeated) > 0 {
 		st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: path, Subject: "top-level object",
-			Message: fmt.Sprintf("record ids repeated: %q (Python's json, and so LightRAG, keeps the last record; so does memscope)", raw.repeated)})
+			Message: fmt.Sprintf("record ids repeated: %s (Python's json, and so LightRAG, keeps the last record; so does memscope)", finding.QuoteAll(raw.repeated))})
 	}
 	return raw, nil
 }

@@ -104,7 +104,7 @@ func (r *reader) propertyGraph() error {
 		_, oOK := nodes[t[2]]
 		if !ok || !sOK || !oOK {
 			// get_triplets would raise KeyError on this triplet.
-			r.issue(finding.StoreRecordMalformed, lpgFile, fmt.Sprintf("triplets[%d] %q", i, t[0]+" -"+t[1]+"-> "+t[2]), "its relation or an end node is missing: LabelledPropertyGraph.get_triplets fails on it")
+			r.issue(finding.StoreRecordMalformed, lpgFile, fmt.Sprintf("triplets[%d] \"%s\"", i, t[0]+" -"+t[1]+"-> "+t[2]), "its relation or an end node is missing: LabelledPropertyGraph.get_triplets fails on it")
 			continue
 		}
 		var rel lpgRelation
@@ -116,7 +116,7 @@ func (r *reader) propertyGraph() error {
 		if src, ok := rel.Properties[sourceKey].(string); ok && r.isPassage(src) {
 			sources = []string{src}
 		} else {
-			r.issue(finding.StoreEdgeUnexplained, lpgFile, fmt.Sprintf("relation %q", t[0]+" -"+t[1]+"-> "+t[2]), "no triplet_source_id naming a text chunk of the store")
+			r.issue(finding.StoreEdgeUnexplained, lpgFile, fmt.Sprintf("relation \"%s\"", t[0]+" -"+t[1]+"-> "+t[2]), "no triplet_source_id naming a text chunk of the store")
 		}
 		if t[0] != t[2] {
 			r.edge(t[0], t[2], storemodel.EdgeRelation, sources)
@@ -149,7 +149,7 @@ func (r *reader) kgGraph() error {
 		r.entity(subj, subj)
 		for i, ro := range g.GraphDict[subj] {
 			if len(ro) != 2 {
-				r.issue(finding.StoreRecordMalformed, kgFile, fmt.Sprintf("graph_dict %q [%d]", subj, i), "not [relation, object]")
+				r.issue(finding.StoreRecordMalformed, kgFile, fmt.Sprintf("graph_dict \"%s\" [%d]", subj, i), "not [relation, object]")
 				continue
 			}
 			triples++
@@ -161,7 +161,7 @@ func (r *reader) kgGraph() error {
 				}
 			}
 			if len(sources) == 0 {
-				r.issue(finding.StoreEdgeUnexplained, kgFile, fmt.Sprintf("triplet %q", subj+" -"+ro[0]+"-> "+ro[1]), "the KG index files no docstore chunk under both its subject and its object")
+				r.issue(finding.StoreEdgeUnexplained, kgFile, fmt.Sprintf("triplet \"%s\"", subj+" -"+ro[0]+"-> "+ro[1]), "the KG index files no docstore chunk under both its subject and its object")
 			}
 			if subj != ro[1] {
 				r.edge(subj, ro[1], storemodel.EdgeFact, sources)

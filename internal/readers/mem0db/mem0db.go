@@ -181,7 +181,7 @@ func Chains(st *storemodel.Store) ([]Chain, []finding.Finding) {
 				}
 			case !ok:
 				known = false
-				fs = append(fs, finding.New(finding.StoreRecordMalformed, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), fmt.Sprintf("no readable time (%q, %q)", v.UpdatedAt, v.CreatedAt)))
+				fs = append(fs, finding.New(finding.StoreRecordMalformed, fmt.Sprintf("history row %s, field updated_at/created_at", v.ID), fmt.Sprintf("no readable time (\"%s\", \"%s\")", v.UpdatedAt, v.CreatedAt)))
 			}
 			times[i] = t
 			if c.Deleted {

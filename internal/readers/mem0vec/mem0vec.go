@@ -276,9 +276,4 @@ func judge(s *State, history bool) []finding.Finding {
 	return fs
 }
 
-func clip(s string) string {
-	if r := []rune(s); len(r) > 120 {
-		return string(r[:120]) + "..."
-	}
-	return s
-}
+func clip(s string) string { return finding.Clip(s, 120) }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/igraphpickle"
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
@@ -26,15 +27,10 @@ func allowed(module, name string) bool {
 }
 
 func reject(module, name string) error {
-	return fmt.Errorf("refusing global %q.%q: a Qdrant local point may name only %s.PointStruct and .SparseVector", clip(module), clip(name), modelsModule)
+	return fmt.Errorf("refusing global \"%s\".\"%s\": a Qdrant local point may name only %s.PointStruct and .SparseVector", clip(module), clip(name), modelsModule)
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
+func clip(s string) string { return finding.Clip(s, 80) }
 
 // maxDepth bounds the nesting of a payload value; JSON payloads of real
 // applications nest a few levels.
@@ -258,7 +254,7 @@ func dictKV(d *types.Dict, depth int) ([]KV, error) {
 		}
 		v, err := plain(e.Value, depth+1)
 		if err != nil {
-			return nil, fmt.Errorf("key %q: %v", clip(k), err)
+			return nil, fmt.Errorf("key \"%s\": %v", clip(k), err)
 		}
 		if i, seen := at[k]; seen {
 			out[i].Value = v

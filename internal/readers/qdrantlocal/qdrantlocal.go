@@ -178,7 +178,7 @@ func Read(ctx context.Context, location string, st *storemodel.Store) error {
 		}
 		db := filepath.Join(location, "collection", name, storageFile)
 		if _, err := os.Stat(db); err != nil {
-			st.Notes = append(st.Notes, fmt.Sprintf("collection %q: no %s (QdrantLocal would start it empty)", name, storageFile))
+			st.Notes = append(st.Notes, fmt.Sprintf("collection \"%s\": no %s (QdrantLocal would start it empty)", name, storageFile))
 			continue
 		}
 		if err := readCollection(ctx, db, name, st); err != nil {
@@ -223,10 +223,10 @@ func readCollection(ctx context.Context, path, name string, st *storemodel.Store
 			if key.Over() || err != nil {
 				why = "it does not decode"
 			}
-			issue(finding.VectorKeyMismatch, fmt.Sprintf("field id: %s (persist writes encode_key(point.id)); qdrant-client loads the point by its pickled id %q", why, p.ID))
+			issue(finding.VectorKeyMismatch, fmt.Sprintf("field id: %s (persist writes encode_key(point.id)); qdrant-client loads the point by its pickled id \"%s\"", why, p.ID))
 		}
 		if prev, dup := byID[p.ID]; dup {
-			issue(finding.VectorKeyMismatch, fmt.Sprintf("point id %q is also row %d's: qdrant-client keeps both vectors and resolves the id to this later one", p.ID, st.Vectors[prev].Row))
+			issue(finding.VectorKeyMismatch, fmt.Sprintf("point id \"%s\" is also row %d's: qdrant-client keeps both vectors and resolves the id to this later one", p.ID, st.Vectors[prev].Row))
 		}
 		byID[p.ID] = len(st.Vectors)
 		st.Vectors = append(st.Vectors, toVector(p, name, row))

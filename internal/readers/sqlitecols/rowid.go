@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/memscope/memscope/internal/present/finding"
 )
 
 // RowOrder is how to read a table in the order SQLite stored its rows.
@@ -59,7 +61,7 @@ func (o RowOrder) Message(table string) string {
 		return ""
 	}
 	if o.Expr == "" {
-		return fmt.Sprintf("table %s has columns %q shadowing every alias of SQLite's rowid: rows are read in table-scan order (which is rowid order) and numbered from 1", table, o.Shadowing)
+		return fmt.Sprintf("table %s has columns %s shadowing every alias of SQLite's rowid: rows are read in table-scan order (which is rowid order) and numbered from 1", table, finding.QuoteAll(o.Shadowing))
 	}
-	return fmt.Sprintf("table %s has a column %q shadowing SQLite's rowid (a reader selecting rowid gets the column's values, which whoever wrote the table chose): rows are ordered by the real rowid (%s)", table, o.Shadowing, o.Expr)
+	return fmt.Sprintf("table %s has a column \"%s\" shadowing SQLite's rowid (a reader selecting rowid gets the column's values, which whoever wrote the table chose): rows are ordered by the real rowid (%s)", table, o.Shadowing, o.Expr)
 }
