@@ -8,11 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/refused"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -89,36 +90,50 @@ func resultLine(errs, warns int) string {
 	return fmt.Sprintf("result: %d error(s), %d warning(s)", errs, warns)
 }
 
-// A copy of a real LightRAG store with one planted no-source edge that
-// pulls another entity's chunks into a query's top-k: replay exits 1 on
-// the copy (the untouched store: 0), and the inspector's findings for the
-// same replay hold the same error.
-func TestPlantedNoSourceEdgeFailsReplay(t *testing.T) {
-	src := filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
-	dir := t.TempDir()
+// plantLightRAGEdge copies the real LightRAG store lightrag-lennyhub
+// (its rag_storage, less the files named in skip) with one more edge,
+// Kim Malone Scott - Coaching, whose only data is the edge attribute attr
+// set to value, as networkx writes an edge. It returns the original and
+// the copy.
+func plantLightRAGEdge(t *testing.T, attr, value string, skip ...string) (src, dir string) {
+	t.Helper()
+	src = filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
+	dir = t.TempDir()
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
+		if slices.Contains(skip, e.Name()) {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if e.Name() == "graph_chunk_entity_relation.graphml" {
-			// An edge as networkx writes it, with a weight and no
-			// source_id: the two entities share no chunk.
-			key := regexp.MustCompile(`<key id="(d\d+)" for="edge" attr.name="weight"`).FindSubmatch(b)
+			key := regexp.MustCompile(`<key id="(d\d+)" for="edge" attr.name="` + attr + `"`).FindSubmatch(b)
 			if key == nil {
-				t.Fatal("no edge weight key in the real store's GraphML")
+				t.Fatalf("no edge %s key in the real store's GraphML", attr)
 			}
-			edge := fmt.Sprintf("<edge source=\"Kim Malone Scott\" target=\"Coaching\">\n      <data key=%q>40.0</data>\n    </edge>\n  </graph>", key[1])
+			edge := fmt.Sprintf("<edge source=\"Kim Malone Scott\" target=\"Coaching\">\n      <data key=%q>%s</data>\n    </edge>\n  </graph>", key[1], value)
 			b = bytes.Replace(b, []byte("</graph>"), []byte(edge), 1)
 		}
 		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return src, dir
+}
+
+// A copy of a real LightRAG store with one planted no-source edge that
+// pulls another entity's chunks into a query's top-k: replay exits 1 on
+// the copy (the untouched store: 0), and the inspector's findings for the
+// same replay hold the same error.
+func TestPlantedNoSourceEdgeFailsReplay(t *testing.T) {
+	// An edge as networkx writes it, with a weight and no source_id: the
+	// two entities share no chunk.
+	src, dir := plantLightRAGEdge(t, "weight", "40.0")
 	queries := filepath.Join(t.TempDir(), "q.jsonl")
 	if err := os.WriteFile(queries, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // TestFindingsSanitisedOnce: an escape sequence quoted in a finding shows
@@ -33,14 +29,8 @@ func TestFindingsSanitisedOnce(t *testing.T) {
 	}
 	out.Reset()
 	run(context.Background(), []string{"verify", "--json", file}, &out, &errb)
-	var doc struct {
-		Findings []struct{ Code, Subject, Message string }
-	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatalf("verify --json: %v\n%s", err, out.String())
-	}
 	found := false
-	for _, f := range doc.Findings {
+	for _, f := range jsonFindings(t, out.Bytes()) {
 		if f.Code == "TEXT_CONTROL_CHARS" {
 			found = strings.HasSuffix(f.Message, `pay \e[2J now`)
 		}
@@ -55,34 +45,9 @@ func TestFindingsSanitisedOnce(t *testing.T) {
 // shows the quoted text escaped once: a TAB as \t and a backslash as \\,
 // not Go's %q escapes escaped again (\\t, \\\\).
 func TestReaderQuotesSanitisedOnce(t *testing.T) {
-	src := filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
-	dir := t.TempDir()
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.Name() == "kv_store_doc_status.json" {
-			// Its chunks_list names chunks the store lacks: findings of
-			// the same code that the text's group would show first.
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Name() == "graph_chunk_entity_relation.graphml" {
-			source := regexp.MustCompile(`<key id="(d\d+)" for="edge" attr.name="source_id"`).FindSubmatch(b)
-			if source == nil {
-				t.Fatal("no edge source_id key in the real store's GraphML")
-			}
-			edge := fmt.Sprintf("<edge source=\"Kim Malone Scott\" target=\"Coaching\">\n      <data key=%q>chunk-x\ty\\z</data>\n    </edge>\n  </graph>", source[1])
-			b = bytes.Replace(b, []byte("</graph>"), []byte(edge), 1)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// kv_store_doc_status.json's chunks_list names chunks the store lacks:
+	// findings of the same code, which the text's group would show first.
+	_, dir := plantLightRAGEdge(t, "source_id", "chunk-x\ty\\z", "kv_store_doc_status.json")
 	var out, errb bytes.Buffer
 	run(context.Background(), []string{"verify", dir}, &out, &errb)
 	want := `source_id names chunk "chunk-x\ty\\z", which is not in`
@@ -91,17 +56,23 @@ func TestReaderQuotesSanitisedOnce(t *testing.T) {
 	}
 	out.Reset()
 	run(context.Background(), []string{"verify", "--json", dir}, &out, &errb)
-	var doc struct {
-		Findings []struct{ Code, Subject, Message string }
-	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatalf("verify --json: %v\n%s", err, out.String())
-	}
 	found := false
-	for _, f := range doc.Findings {
+	for _, f := range jsonFindings(t, out.Bytes()) {
 		found = found || strings.Contains(f.Message, want)
 	}
 	if !found {
 		t.Errorf("verify --json: no finding quotes the chunk id escaped once (want %s):\n%s", want, out.String())
 	}
+}
+
+// jsonFindings reads the findings of verify --json's answer.
+func jsonFindings(t *testing.T, out []byte) []struct{ Code, Subject, Message string } {
+	t.Helper()
+	var doc struct {
+		Findings []struct{ Code, Subject, Message string }
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("verify --json: %v\n%s", err, out)
+	}
+	return doc.Findings
 }
