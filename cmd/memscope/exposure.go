@@ -17,7 +17,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--leiden auto|full|incremental] [--k 5] [--equimem-sort rho|label|write] [--equimem-reverse] [--json]"
+const exposureUsage = "memscope exposure SNAPSHOT --log DIR|URL [anchors] [--seed 1] [--draws 1000] [--edges 3] [--clean-weight 2] [--heavy-weight 60] [--curve-draws 20] [--curve-max 16] [--selectors ppr,leiden,...] [--leiden auto|full|incremental] [--k 5] [--equimem-sort rho|label|write] [--equimem-reverse] [--json]\n       memscope exposure STORE [--queries FILE | --query-embeddings FILE] [the same flags]"
 
 // jsonExposure is `memscope exposure --json`: the snapshot it read and
 // jsonout's one exposure shape, which the report's case file also writes.
@@ -50,7 +50,7 @@ func runExposure(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", exposureUsage)
+		return exitUsage, usagef("want exactly one SNAPSHOT or STORE; usage: %s", exposureUsage)
 	}
 	native, err := nativeOrSnapshot("exposure", pos[0])
 	if err != nil {

@@ -33,7 +33,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", inspectUsage)
+		return exitUsage, usagef("want exactly one SNAPSHOT or STORE; usage: %s", inspectUsage)
 	}
 	native, err := storeOrSnapshot("inspect", *format, pos[0])
 	if err != nil {

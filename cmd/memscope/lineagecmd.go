@@ -13,7 +13,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--log DIR|URL [anchors]] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage sweep SNAPSHOT [--json]"
+const lineageUsage = "memscope lineage SNAPSHOT [ENTRY] [--log DIR|URL [anchors]] [--tau T] [--fail-closed] [--depth N] [--policy FILE] [--json | --dot | --svg FILE]\n       memscope lineage STORE [MEMORY | NODE] [--format FORMAT] [--json]\n       memscope lineage sweep SNAPSHOT [--json]"
 
 func runLineage(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(args) > 0 && args[0] == "sweep" {

@@ -17,7 +17,7 @@ import (
 	"github.com/memscope/memscope/replay"
 )
 
-const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--blast WRITE|principal:P [--from T]] [--assume-compromised P@T] [--json]"
+const replayUsage = "memscope replay SNAPSHOT --log DIR|URL [anchors] [--query ID] [--k 5] [--damping 0.5] [--policy NAME] [--without EDGE,...] [--restore EDGE,...] [--culprits fast|minimal|none] [--evictions] [--labels] [--as-of LEAF|TIME|QUERY] [--first-flip [--scan]] [--blast WRITE|principal:P [--from T]] [--assume-compromised P@T] [--json]\n       memscope replay STORE [--queries FILE | --query-embeddings FILE] [--format FORMAT] [--query ID] [--k 5] [--without EDGE,...] [--restore EDGE,...] [--labels] [--json]"
 
 // replayFlags are replay's parsed flags.
 type replayFlags struct {
@@ -59,7 +59,7 @@ func parseReplayFlags(args []string, stderr io.Writer) (*replayFlags, string, in
 		return nil, "", exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return nil, "", exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", replayUsage)
+		return nil, "", exitUsage, usagef("want exactly one SNAPSHOT or STORE; usage: %s", replayUsage)
 	}
 	return f, pos[0], exitOK, nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/memscope/memscope/replay"
 )
 
-const reportUsage = "memscope report SNAPSHOT --log DIR|URL [anchors] [--tau T] [--fail-closed] [--gate-policy FILE] [--label-policy NAME] [--k N] [--damping D] [--title TEXT] [--date RFC3339|none] --out FILE.html [--json FILE]"
+const reportUsage = "memscope report SNAPSHOT --log DIR|URL [anchors] [--tau T] [--fail-closed] [--gate-policy FILE] [--label-policy NAME] [--k N] [--damping D] [--title TEXT] [--date RFC3339|none] --out FILE.html [--json FILE]\n       memscope report STORE [--queries FILE | --query-embeddings FILE] [--title TEXT] [--date RFC3339|none] --out FILE.html"
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("report", reportUsage, stderr)
@@ -38,7 +38,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", reportUsage)
+		return exitUsage, usagef("want exactly one SNAPSHOT or STORE; usage: %s", reportUsage)
 	}
 	if *out == "" {
 		return exitUsage, usagef("--out FILE.html is required; usage: %s", reportUsage)

@@ -19,7 +19,7 @@ import (
 	"github.com/memscope/memscope/replay"
 )
 
-const timelineUsage = "memscope timeline SNAPSHOT [--log DIR|URL [anchors]] [--from T] [--to T] [--principal P] [--json]"
+const timelineUsage = "memscope timeline SNAPSHOT [--log DIR|URL [anchors]] [--from T] [--to T] [--principal P] [--json]\n       memscope timeline STORE [--json]"
 
 // parseWhen reads a moment given as RFC 3339 text or as nanoseconds since
 // the Unix epoch (the unit records carry).
@@ -50,7 +50,7 @@ func runTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", timelineUsage)
+		return exitUsage, usagef("want exactly one SNAPSHOT or STORE; usage: %s", timelineUsage)
 	}
 	if *outFormat != outputText && *outFormat != outputTimesketch && *outFormat != outputOCSF {
 		return exitUsage, usagef("--output-format %q: want timesketch or ocsf", *outFormat)

@@ -12,7 +12,7 @@ import (
 	"github.com/memscope/memscope/verify"
 )
 
-const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--against [SERVER=]memory.jsonl] [--json]"
+const verifyUsage = "memscope verify SNAPSHOT --log DIR|URL [--log-key VKEY] [--trust KEYS] [--anchors FILE] [--hmac-key FILE] [--against [SERVER=]memory.jsonl] [--json]\n       memscope verify STORE [--format FORMAT] [--hmac-key FILE [--smsr-m 20 --smsr-k 5 --smsr-n 5]] [--json]"
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("verify", verifyUsage, stderr)
@@ -30,7 +30,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, nil
 	}
 	if len(pos) != 1 {
-		return exitUsage, usagef("want exactly one SNAPSHOT; usage: %s", verifyUsage)
+		return exitUsage, usagef("want exactly one SNAPSHOT or STORE; usage: %s", verifyUsage)
 	}
 	native, err := storeOrSnapshot("verify", *format, pos[0])
 	if err != nil {
