@@ -158,6 +158,9 @@ func (a *anchorFlags) resolve() (anchors, error) {
 		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' || r == '\r' || r == '\t' }) {
 			k, err := hex.DecodeString(f)
 			if err != nil || len(k) != ed25519.PublicKeySize {
+				if out.trustFile != "" {
+					return out, usagef("--trust %s: the file holds %q, which is not a 64-hex-digit Ed25519 public key", trust, short(f))
+				}
 				return out, usagef("--trust: %q is not a 64-hex-digit Ed25519 public key (and %q is not a readable file)", short(f), short(trust))
 			}
 			out.Roots = append(out.Roots, ed25519.PublicKey(k))

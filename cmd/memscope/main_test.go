@@ -130,6 +130,16 @@ func TestVerifyUnanchoredAndBadInput(t *testing.T) {
 	if !strings.Contains(errs, "nope.db") {
 		t.Errorf("error does not name the file: %q", errs)
 	}
+	// A readable --trust file that holds no key is said to be one (it
+	// was called "not a readable file").
+	keys := filepath.Join(t.TempDir(), "trust.keys")
+	if err := os.WriteFile(keys, []byte("hi\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runIn(t, sdir, "verify", "snapshot.db", "--log", "log", "--trust", keys)
+	if code != exitUsage || !strings.Contains(errs, "--trust "+keys+": the file holds \"hi\"") || strings.Contains(errs, "not a readable file") {
+		t.Errorf("--trust file without a key: exit %d, stderr %q", code, errs)
+	}
 }
 
 func TestLineageJSON(t *testing.T) {
