@@ -260,8 +260,8 @@ func (s *Snapshot) queryOf(r *row) Query {
 			r.fail(s, t, q.ID, "selected", "%v", err)
 		}
 	}
-	if r.err == nil && (q.K <= 0 || q.K > 1000) {
-		r.fail(s, t, q.ID, "k", "%d is outside 1..1000", q.K)
+	if r.err == nil && (q.K <= 0 || q.K > snapshot.MaxK) {
+		r.fail(s, t, q.ID, "k", "%d is outside 1..%d", q.K, snapshot.MaxK)
 	}
 	return q
 }

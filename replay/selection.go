@@ -78,7 +78,10 @@ func (g *Graph) topK(score func(int32) float64, candidates []int32, k int) Selec
 		}
 		return a.node < b.node
 	}
-	buf := make([]cand, 0, k+1)
+	// Capped by the candidates too: k comes from the command line or
+	// the evidence, and a buffer of k+1 for a huge k is memory the
+	// selection never uses.
+	buf := make([]cand, 0, min(k, len(candidates))+1)
 	for _, v := range candidates {
 		c := cand{v, score(v)}
 		if len(buf) == k+1 && !better(c, buf[k]) {

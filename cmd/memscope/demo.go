@@ -52,6 +52,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			return exitUsage, err
 		}
 	}
+	if *entries < 0 {
+		return exitUsage, usagef("--entries %d: want a count of entries (0: each scenario's own size)", *entries)
+	}
 	gen := scenario.Options{Seed: *seed, Entries: *entries}
 	if inspectAfter {
 		// A few seconds of work before the picker: say so, scenario by

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/internal/present/finding"
 )
 
@@ -51,9 +52,37 @@ func checkInputFlags(set *flag.FlagSet) error {
 		case "k":
 			if n, err := strconv.Atoi(v); err == nil && n < 1 {
 				problems = append(problems, fmt.Sprintf("--k %d: want at least 1", n))
+			} else if p := kBoundProblem(v); p != "" {
+				problems = append(problems, p)
 			}
 		}
 	})
+	return usageProblems(set, problems)
+}
+
+// kBoundProblem refuses a --k above snapshot.MaxK: selection keeps k
+// candidates, and an unbounded k ran the process out of memory.
+func kBoundProblem(v string) string {
+	if n, err := strconv.Atoi(v); err == nil && n > snapshot.MaxK {
+		return fmt.Sprintf("--k %d: want at most %d (the largest top-k a query record holds)", n, snapshot.MaxK)
+	}
+	return ""
+}
+
+// checkKBound is the one check of checkInputFlags that a native store's
+// commands share (their --k may be SMSR's, checked by the command).
+func checkKBound(set *flag.FlagSet) error {
+	var problems []string
+	if f := set.Lookup("k"); f != nil {
+		if p := kBoundProblem(f.Value.String()); p != "" {
+			problems = append(problems, p)
+		}
+	}
+	return usageProblems(set, problems)
+}
+
+// usageProblems prints the problems found, if any, as one usage error.
+func usageProblems(set *flag.FlagSet, problems []string) error {
 	if len(problems) == 0 {
 		return nil
 	}

@@ -33,8 +33,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(rest) == 0 {
 			if len(pos) > 0 && isNativeStore(pos[0]) {
 				// A native store has no log, and its --k is SMSR's:
-				// the command's own checks say so.
-				return pos, nil
+				// the command's own checks say so; only the bound
+				// every k shares is checked here.
+				return pos, checkKBound(fs)
 			}
 			return pos, checkInputFlags(fs)
 		}

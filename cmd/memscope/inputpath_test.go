@@ -84,3 +84,45 @@ func TestFormatNamesOnlyReadFormats(t *testing.T) {
 		}
 	}
 }
+
+// --k is bounded as a query record's k is (snapshot.MaxK), on memscope's
+// evidence and on a native store alike: replay with --k 99999999999 ran
+// the process out of memory (selection's buffer holds k candidates).
+func TestKBounded(t *testing.T) {
+	dir := t.TempDir()
+	queries := filepath.Join(dir, "q.jsonl")
+	if err := os.WriteFile(queries, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(demoDir, "clean")
+	store := sharedtest.Case(t, "lightrag-lennyhub")
+	for _, args := range [][]string{
+		{"replay", filepath.Join(sdir, "snapshot.db"), "--log", filepath.Join(sdir, "log")},
+		{"report", filepath.Join(sdir, "snapshot.db"), "--log", filepath.Join(sdir, "log"), "--out", filepath.Join(dir, "a.html")},
+		{"replay", store, "--queries", queries},
+		{"exposure", store, "--queries", queries, "--draws", "2", "--curve-draws", "0"},
+		{"report", store, "--queries", queries, "--out", filepath.Join(dir, "b.html")},
+	} {
+		code, _, errs := runIn(t, dir, append(args, "--k", "99999999999")...)
+		if code != exitUsage || !strings.Contains(errs, "--k 99999999999: want at most 1000") {
+			t.Errorf("%s %s --k 99999999999: exit %d, stderr %q", args[0], args[1], code, errs)
+		}
+		if code, _, errs := runIn(t, dir, append(args, "--k", "1000")...); code == exitUsage {
+			t.Errorf("%s %s --k 1000: exit %d, stderr %q", args[0], args[1], code, errs)
+		}
+	}
+}
+
+// demo --entries below zero is a usage error (it ran with each scenario's
+// own size and exit 0), and nothing is written.
+func TestDemoNegativeEntries(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "demo")
+	code, _, errs := runIn(t, dir, "demo", "--entries", "-1", "--out", out)
+	if code != exitUsage || !strings.Contains(errs, "--entries -1") {
+		t.Errorf("demo --entries -1: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("demo --entries -1 wrote its output")
+	}
+}

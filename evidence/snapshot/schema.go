@@ -174,6 +174,11 @@ const (
 	// MaxMetaValue is the largest meta value readers accept (a meta value
 	// is read whole, so it is bounded); writers store no larger one.
 	MaxMetaValue = 1 << 16
+
+	// MaxK is the largest top-k a query record may hold, and so the
+	// largest any command replays with: selection keeps k candidates,
+	// so an unbounded k is unbounded memory.
+	MaxK = 1000
 )
 
 // Declared provenance labels (values of MetaDeclaredLabels).

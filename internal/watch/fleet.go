@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/memscope/memscope/evidence"
 )
 
 // maxFleetSize bounds a fleet file (a line or so per tenant).
@@ -31,7 +32,8 @@ type Tenant struct {
 // object per line (JSON Lines). Names must be unique and non-empty, and
 // so must state paths: two tenants sharing a state file would corrupt it.
 func ReadFleet(path string) ([]Tenant, error) {
-	f, err := os.Open(path)
+	// Regular files only: a FIFO named as the fleet would block the open.
+	f, err := evidence.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +66,11 @@ func ReadFleet(path string) ([]Tenant, error) {
 			}
 			ts = append(ts, t)
 		}
+	}
+	if len(ts) == 0 {
+		// A fleet of none would watch nothing and exit 0 as if every log
+		// were fine: an empty or truncated file is a mistake to say.
+		return nil, fmt.Errorf("fleet %s: no tenants", path)
 	}
 	base := filepath.Dir(path)
 	names, states := map[string]bool{}, map[string]string{}

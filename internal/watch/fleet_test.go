@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,12 +70,32 @@ func TestFleetFileRefusesSharedState(t *testing.T) {
 		"nokey":   `{"name":"a","log":"l","state":"s"}`,
 		"twice":   `[{"name":"a","log":"l","log_key":"k","state":"s1"},{"name":"a","log":"l","log_key":"k","state":"s2"}]`,
 		"unknown": `{"name":"a","log":"l","log_key":"k","state":"s","extra":1}`,
+		// A fleet of none watched nothing and exited 0.
+		"empty":      "",
+		"blank":      "\n \n",
+		"emptyarray": "[]",
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)
 		if _, err := ReadFleet(p); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	// A FIFO is refused at once, not opened (the open would wait for a
+	// writer).
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFleet(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("fifo: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFleet blocked on a FIFO")
 	}
 }
 

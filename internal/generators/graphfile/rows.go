@@ -55,7 +55,7 @@ const (
 const DefaultK = 5
 
 // MaxK bounds k as the snapshot loader does.
-const MaxK = 1000
+const MaxK = snapshot.MaxK
 
 var (
 	nodeSpec  = spec{known: []string{"id", "kind", "text", "writer", "trust"}, required: []string{"id", "kind", "text"}}
