@@ -51,7 +51,11 @@ func verifyAgainst(ctx context.Context, stdout io.Writer, rep *verify.Report, sp
 		fmt.Fprintf(stdout, "\nagainst %s (server %s): %d item(s) in the file, %d recorded and live, %d deleted by a signed tombstone, %d explained\n",
 			sanitize.Line(rec.File), sanitize.Line(rec.Server), rec.InFile, rec.Recorded, rec.Deleted, rec.Matched)
 		for _, f := range rec.Findings {
-			fmt.Fprintf(stdout, "  %-7s %-24s %s\n", strings.ToUpper(string(f.Severity)), f.Code, sanitize.Line(f.Message))
+			msg := f.Message
+			if f.Subject != rec.File {
+				msg = f.Subject + ": " + msg // a line of the file
+			}
+			fmt.Fprintf(stdout, "  %-7s %-24s %s\n", strings.ToUpper(string(f.Severity)), f.Code, sanitize.Line(msg))
 		}
 		if len(rec.Findings) == 0 {
 			fmt.Fprintln(stdout, "  every item in the file is explained by a recorded write, and every live recorded item is in the file")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sync"
 	"time"
@@ -61,6 +62,14 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if o.output != outputText && o.output != outputOCSF {
 		return exitUsage, usagef("--output-format %q: want ocsf", o.output)
+	}
+	if o.webhook != "" {
+		// Checked before the first round: a webhook that can never be
+		// posted to would drop every alert, and the rounds would say
+		// nothing of it.
+		if u, err := url.Parse(o.webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return exitUsage, usagef("--webhook %q: want an http:// or https:// URL with a host", o.webhook)
+		}
 	}
 	out := &eventWriter{stdout: stdout, stderr: stderr, ocsf: o.output == outputOCSF}
 	if o.webhook != "" {

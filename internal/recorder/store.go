@@ -72,7 +72,10 @@ func Init(ctx context.Context, dir string, agents []string, logStorage string) (
 		agents = []string{DefaultAgent}
 	}
 	for _, a := range agents {
-		if !strings.HasPrefix(a, "agent:") || !validName(a) {
+		// A name after the prefix: the analyses refuse a writer named
+		// "agent:" alone (lineage.ParseWriter), so every record of a
+		// store made with it would be unreadable as a writer.
+		if !strings.HasPrefix(a, "agent:") || len(a) == len("agent:") || !validName(a) {
 			return nil, fmt.Errorf("record init: principal %q: want agent:NAME (printable ASCII, no spaces, at most 128 bytes)", a)
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/memscope/memscope/evidence"
 	tdnote "github.com/transparency-dev/formats/note"
 	"sigsum.org/sigsum-go/pkg/crypto"
 	"sigsum.org/sigsum-go/pkg/policy"
@@ -39,7 +39,8 @@ type witnessKey struct {
 
 // ReadPolicy reads and parses a witness policy file.
 func ReadPolicy(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	// Regular files only: a FIFO named as the policy would block the open.
+	f, err := evidence.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

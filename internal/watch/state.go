@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/verify"
 )
 
@@ -73,7 +74,8 @@ type SnapshotState struct {
 
 // LoadState reads a state file; a missing file is a new, empty state.
 func LoadState(path string) (*State, error) {
-	f, err := os.Open(path)
+	// Regular files only: a FIFO named as the state would block the open.
+	f, err := evidence.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Version: stateVersion}, nil
 	}

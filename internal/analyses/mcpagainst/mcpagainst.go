@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/memscope/memscope/evidence/record"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/mcpmem"
+	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/loader"
 )
 
@@ -167,6 +169,22 @@ func recorded(ctx context.Context, snap *loader.Snapshot, server string) (live, 
 
 // Reconcile compares the server's file (its bytes, read as loadGraph
 // reads them) with the recorded evidence of server.
+// fileIssues are what reading the server's file found, as the reader
+// reports them on its own (lines JSON.parse throws on, which make the
+// server's loadGraph fail; repeated and dangling items; lone
+// surrogates): a file the server could not load reconciles with
+// nothing, and without them an unreadable file showed as zero items,
+// every one explained.
+func fileIssues(g *mcpmem.Graph, file string) []finding.Finding {
+	st := &storemodel.Store{Issues: append([]storemodel.Issue(nil), g.Issues...)}
+	mcpmem.Build(g, file, st)
+	var out []finding.Finding
+	for _, is := range st.Issues {
+		out = append(out, finding.New(is.Code, filepath.Base(is.File)+": "+is.Subject, is.Message))
+	}
+	return out
+}
+
 func Reconcile(ctx context.Context, snap *loader.Snapshot, server, file string, b []byte) (*Report, error) {
 	live, deleted, err := recorded(ctx, snap, server)
 	if err != nil {
@@ -174,6 +192,8 @@ func Reconcile(ctx context.Context, snap *loader.Snapshot, server, file string, 
 	}
 	g := mcpmem.Parse(b, file)
 	rep := &Report{File: file, Server: server, Recorded: len(live), Deleted: len(deleted)}
+	rep.Findings = fileIssues(g, file)
+	nIssues := len(rep.Findings)
 	inFile := map[string]item{}
 	for _, e := range g.Entities {
 		inFile[item{kind: "entity", entity: e.Name}.key()] = item{kind: "entity", entity: e.Name}
@@ -204,8 +224,11 @@ func Reconcile(ctx context.Context, snap *loader.Snapshot, server, file string, 
 		}
 	}
 	rep.Findings = append(rep.Findings, pairEdits(file, unexplained, absent)...)
-	sort.Slice(rep.Findings, func(i, j int) bool {
-		a, b := rep.Findings[i], rep.Findings[j]
+	// The file's own issues stay first, in line order; the
+	// reconciliation's follow, by code and message.
+	recon := rep.Findings[nIssues:]
+	sort.SliceStable(recon, func(i, j int) bool {
+		a, b := recon[i], recon[j]
 		if a.Code != b.Code {
 			return a.Code < b.Code
 		}
