@@ -130,7 +130,7 @@ func tuiOptions(plain bool, keysPath string) (tui.Options, error) {
 	if path != "" {
 		km, err := tui.LoadKeyMap(path)
 		if err != nil {
-			return opts, usagef("key map %s: %v", path, err)
+			return opts, usagef("%v", err) // LoadKeyMap names the file
 		}
 		opts.Keys = &km
 	}
