@@ -2,8 +2,10 @@ package recorder
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,5 +35,29 @@ func TestInitRefusesUnreadableAgentNames(t *testing.T) {
 	}
 	if _, err := Init(context.Background(), filepath.Join(t.TempDir(), "store"), []string{name}, ""); err != nil {
 		t.Errorf("Init with %q: %v", name, err)
+	}
+}
+
+// A session's --agent must be an agent principal with a name: "agent:"
+// alone would have been registered (the root key was at hand) and every
+// record of the session unreadable as a writer; "tool:x" would have
+// recorded the agent's writes as a tool's. Nothing is registered.
+func TestRunRefusesUnreadableSessionAgent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	if _, err := Init(context.Background(), dir, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"agent:", "tool:x", "user", "agent:a b"} {
+		err := Run(context.Background(), RunOptions{Store: dir, Command: []string{"true"}, Agent: agent}, strings.NewReader(""), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "want agent:NAME") {
+			t.Errorf("--agent %q: %v", agent, err)
+		}
+	}
+	info, err := readInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(info.Agents, []string{DefaultAgent}) {
+		t.Errorf("agents after the refusals: %v", info.Agents)
 	}
 }

@@ -395,8 +395,8 @@ func (r *Recorder) ensurePrincipals(ctx context.Context, ps []Principal) error {
 		if r.registered[p.Name] {
 			continue
 		}
-		if !validName(p.Name) {
-			return fmt.Errorf("record: principal %q is not a valid name (printable ASCII, no spaces, at most 128 bytes)", p.Name)
+		if !validPrincipal(p.Name) {
+			return fmt.Errorf("record: principal %q is not a valid name (user, or agent:, tool: or external: and a name; printable ASCII, no spaces, at most 128 bytes)", p.Name)
 		}
 		if root == nil {
 			b, err := os.ReadFile(filepath.Join(r.dir, RootKeyFile))

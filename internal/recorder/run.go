@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 )
 
 // RunOptions are memscope record's arguments.
@@ -45,6 +46,9 @@ func Run(ctx context.Context, o RunOptions, stdin io.Reader, stdout io.Writer) e
 	}
 	if agent == "" {
 		agent = info.Agents[0]
+	}
+	if !strings.HasPrefix(agent, "agent:") || !validPrincipal(agent) {
+		return fmt.Errorf("record: the session's agent %q: want agent:NAME (printable ASCII, no spaces, at most 128 bytes)", agent)
 	}
 	// The socket first: Listen sets the process's umask for a moment, and
 	// the recorder's goroutines, once open, create log files.

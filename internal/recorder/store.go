@@ -72,10 +72,7 @@ func Init(ctx context.Context, dir string, agents []string, logStorage string) (
 		agents = []string{DefaultAgent}
 	}
 	for _, a := range agents {
-		// A name after the prefix: the analyses refuse a writer named
-		// "agent:" alone (lineage.ParseWriter), so every record of a
-		// store made with it would be unreadable as a writer.
-		if !strings.HasPrefix(a, "agent:") || len(a) == len("agent:") || !validName(a) {
+		if !strings.HasPrefix(a, "agent:") || !validPrincipal(a) {
 			return nil, fmt.Errorf("record init: principal %q: want agent:NAME (printable ASCII, no spaces, at most 128 bytes)", a)
 		}
 	}
@@ -197,6 +194,22 @@ func writeNew(path string, body []byte, mode os.FileMode) error {
 
 // validName is the format's rule for writers and principals: printable
 // ASCII without spaces, at most 128 bytes.
+// validPrincipal is validName for a principal the analyses read as a
+// writer: user, or agent:, tool: or external: followed by a name. The
+// analyses refuse a writer named "agent:" alone (lineage.ParseWriter),
+// so every record of a store made with one would be unreadable as a
+// writer.
+func validPrincipal(s string) bool {
+	if !validName(s) {
+		return false
+	}
+	if s == "user" {
+		return true
+	}
+	class, name, ok := strings.Cut(s, ":")
+	return ok && name != "" && (class == "agent" || class == "tool" || class == "external")
+}
+
 func validName(s string) bool {
 	if s == "" || len(s) > 128 {
 		return false
