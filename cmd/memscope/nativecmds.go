@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/memscope/memscope/internal/analyses/exposure"
@@ -16,7 +17,7 @@ import (
 	"github.com/memscope/memscope/internal/assemble/exposurecase"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/report"
 	"github.com/memscope/memscope/replay"
@@ -38,6 +39,9 @@ func refuseNative(path string, c storemodel.Command) (bool, error) {
 
 type jsonNativeTimeline struct {
 	Store jsonStore `json:"store"`
+	// Findings are the store's own (memscope verify STORE's): the exit
+	// status follows them.
+	Findings []finding.Finding `json:"findings"`
 	storetimeline.Timeline
 }
 
@@ -49,14 +53,17 @@ func runNativeTimeline(ctx context.Context, stdout io.Writer, path string, ef ev
 		return exitUsage, err
 	}
 	tl := storetimeline.Build(st)
-	out := jsonNativeTimeline{Store: describeStore(st), Timeline: tl}
+	fs := stores.Findings(st)
+	status := storeStatus(fs)
+	out := jsonNativeTimeline{Store: describeStore(st), Findings: fs, Timeline: tl}
 	if out.Events == nil {
 		out.Events = []storetimeline.Event{}
 	}
 	if asJSON {
-		return exitOK, writeJSON(stdout, out)
+		return status, writeJSON(stdout, out)
 	}
 	writeStoreHeader(stdout, out.Store)
+	writeFindingList(stdout, errorsOf(fs))
 	fmt.Fprintf(stdout, "timeline: %s (times are the store's claims, unsigned)\n\n", tl.Order)
 	for _, e := range tl.Events {
 		when := e.UTC
@@ -69,7 +76,20 @@ func runNativeTimeline(ctx context.Context, stdout io.Writer, path string, ef ev
 		}
 		fmt.Fprintf(stdout, "%6d  %-32s %-18s %s%s  %s\n", e.Order, when, sanitize.Line(e.Kind), sanitize.Line(previewOf(e.Subject)), who, previewOf(e.Text))
 	}
-	return exitOK, nil
+	return status, nil
+}
+
+// errorsOf keeps the error-severity findings: the ones that set a
+// command's exit status, shown in the text of the commands whose answer
+// is not the findings themselves (the JSON holds them all).
+func errorsOf(fs []finding.Finding) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if f.Severity == finding.SevError {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // jsonSelection is one query's top-k on G in each copy.
@@ -86,6 +106,10 @@ type jsonNativeDiff struct {
 	B          jsonStore        `json:"b"`
 	Diff       storediff.Result `json:"diff"`
 	Selections []jsonSelection  `json:"selections"`
+	// StoreFindings are each copy's own error-severity findings
+	// (memscope verify's), subjects prefixed "A: " or "B: ": a record
+	// that could not be read is missing from the diff.
+	StoreFindings []finding.Finding `json:"store_findings"`
 }
 
 // runNativeDiff compares two copies of one native store: memories added,
@@ -113,14 +137,20 @@ func runNativeDiff(ctx context.Context, stdout io.Writer, a, b, queries string, 
 			return exitUsage, err
 		}
 	}
-	status := exitOK
-	if e, _, _ := finding.Count(res.Findings); e > 0 {
-		status = exitFindings
+	out.StoreFindings = []finding.Finding{}
+	for side, st := range map[string]*storemodel.Store{"A": sa, "B": sb} {
+		for _, f := range errorsOf(stores.Findings(st)) {
+			f.Subject = side + ": " + f.Subject
+			out.StoreFindings = append(out.StoreFindings, f)
+		}
 	}
+	sort.SliceStable(out.StoreFindings, func(i, j int) bool { return out.StoreFindings[i].Subject < out.StoreFindings[j].Subject })
+	status := max(storeStatus(res.Findings), storeStatus(out.StoreFindings))
 	if asJSON {
 		return status, writeJSON(stdout, out)
 	}
 	writeNativeDiff(stdout, out)
+	writeFindingList(stdout, out.StoreFindings)
 	return status, nil
 }
 
@@ -260,16 +290,20 @@ func runNativeExposure(ctx context.Context, stdout, stderr io.Writer, path strin
 		return exitUsage, usagef("%v", err)
 	}
 	out := jsonExposure{Snapshot: st.Root, Exposure: ex.JSON(func(string) string { return assemble.LabelUserInput })}
+	fs := stores.Findings(st)
+	status := storeStatus(fs)
 	if asJSON {
-		return exitOK, writeJSON(stdout, struct {
-			Store jsonStore `json:"store"`
+		return status, writeJSON(stdout, struct {
+			Store    jsonStore         `json:"store"`
+			Findings []finding.Finding `json:"findings"`
 			jsonExposure
-		}{describeStore(st), out})
+		}{describeStore(st), fs, out})
 	}
 	writeStoreHeader(stdout, describeStore(st))
+	writeFindingList(stdout, errorsOf(fs))
 	writeExposure(stdout, out, ex, eqSort, eqRev)
 	fmt.Fprintf(stdout, "\nnote: %s; \"authenticated\" above means sources declared by the store's own fields (the %s policy), never verified\n", storemodel.Unsigned, storereplay.PolicyName)
-	return exitOK, nil
+	return status, nil
 }
 
 // runNativeReport writes the report on a native store: one self-contained

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -185,16 +186,6 @@ func TestPlantedNoSourceEdgeFailsReplay(t *testing.T) {
 	}
 }
 
-func errorsOf(fs []finding.Finding) []finding.Finding {
-	var out []finding.Finding
-	for _, f := range fs {
-		if f.Severity == finding.SevError {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // The commands that refused native stores run on them: timeline in the
 // store's own order and times, diff of two snapshots of one real Mem0
 // store, exposure of a real LightRAG store under a query, actions refused
@@ -265,5 +256,61 @@ func TestWholeToolOnRealStores(t *testing.T) {
 	out.Reset()
 	if code := run(ctx, []string{"actions", exim4}, &out, &errb); code != exitUsage {
 		t.Errorf("actions on a Mem0 store: exit %d, want 2", code)
+	}
+}
+
+// A copy of a real LightRAG store with one chunk whose content is not a
+// string (STORE_RECORD_MALFORMED, an error: LightRAG could not use it):
+// every command that reads the store exits 1 and says why in its JSON,
+// as a snapshot's unreadable rows give 1 in every command. timeline,
+// exposure and diff used to exit 0 without a word, and replay showed the
+// error and exited 0. The untouched store gives 0 in each.
+func TestEveryCommandCountsTheStoresErrors(t *testing.T) {
+	orig := filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
+	dir := t.TempDir()
+	ents, err := os.ReadDir(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(orig, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "kv_store_text_chunks.json" {
+			var chunks map[string]map[string]any
+			if err := json.Unmarshal(b, &chunks); err != nil {
+				t.Fatal(err)
+			}
+			first := slices.Sorted(maps.Keys(chunks))[0]
+			chunks[first]["content"] = 5
+			if b, err = json.Marshal(chunks); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(queries, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, store := range []string{dir, orig} {
+		want := exitFindings
+		if store == orig {
+			want = exitOK
+		}
+		for _, args := range [][]string{
+			{"verify", store}, {"lineage", store}, {"timeline", store},
+			{"replay", store, "--queries", queries},
+			{"exposure", store, "--queries", queries, "--draws", "2", "--curve-draws", "0"},
+			{"diff", orig, store},
+		} {
+			code, out, errs := runIn(t, dir, append(args, "--json")...)
+			if code != want || wantFromJSON(t, args[0], []byte(out)) != want {
+				t.Errorf("%s on %s: exit %d, its JSON says %d, want %d\n%s", args[0], filepath.Base(store), code, wantFromJSON(t, args[0], []byte(out)), want, errs)
+			}
+		}
 	}
 }
