@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -94,5 +95,32 @@ func TestPrintedIDsAreUnambiguous(t *testing.T) {
 		if code == exitUsage || !strings.Contains(out, texts[ids[i]]) {
 			t.Errorf("--query %q: exit %d %s; want the query %q (%s)\n%s", printed, code, errs, ids[i], texts[ids[i]], out)
 		}
+	}
+}
+
+// A malformed query row in one snapshot is a ROW_MALFORMED finding of the
+// diff, which still compares the rest: it used to stop diff with exit 2
+// ("a bad row is a finding and the rest is still analysed").
+func TestDiffMalformedQueryRowIsAFinding(t *testing.T) {
+	src := filepath.Join(demoDir, "clean")
+	dst := evidencetest.CopyTree(t, src)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := db.QueryRow(`SELECT id FROM queries ORDER BY seq LIMIT 1`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE queries SET k = 99999999999 WHERE id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	code, out, errs := runIn(t, src, "diff", "snapshot.db", filepath.Join(dst, "snapshot.db"), "--log", evidence.LogDir)
+	if code != exitFindings || !strings.Contains(out, "ROW_MALFORMED") || !strings.Contains(out, "B: queries "+id) || !strings.Contains(out, "99999999999 is outside 1..1000") {
+		t.Errorf("diff with a malformed query row in B: exit %d %s\n%s", code, errs, out)
+	}
+	if !regexp.MustCompile(`(?m)^  q-patagonia\s+SAME\s+then `).MatchString(out) {
+		t.Errorf("diff did not compare the other queries:\n%s", out)
 	}
 }

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"golang.org/x/mod/sumdb/note"
@@ -149,23 +150,39 @@ func DiffSnapshots(ctx context.Context, o DiffOptions, emit func(diff.RowChange)
 		return nil, err
 	}
 	res.Findings = append(res.Findings, res.Report.Findings...)
-	if res.Queries, err = querySelections(ctx, a, b, o.K); err != nil {
+	var bad []finding.Finding
+	if res.Queries, bad, err = querySelections(ctx, a, b, o.K); err != nil {
 		return nil, err
 	}
+	res.Findings = append(res.Findings, bad...)
 	return res, nil
 }
 
 // querySelections replays every query present in both snapshots on each
 // snapshot's full graph G (every write counts: what the agent's selector
 // would show, without provenance).
-func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelection, error) {
-	qa, err := a.snap.Queries(ctx)
-	if err != nil {
-		return nil, err
+func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelection, []finding.Finding, error) {
+	// A malformed query row is a finding and the others are compared: it
+	// used to stop the whole diff (exit 2).
+	var bad []finding.Finding
+	read := func(side string, d *diffSide) ([]loader.Query, error) {
+		qs, err := d.snap.Queries(ctx)
+		var re loader.RowErrors
+		if err != nil && ctx.Err() == nil && errors.As(err, &re) {
+			for _, e := range re {
+				bad = append(bad, finding.New(finding.RowMalformed, side+": queries "+e.Record, e.Error()))
+			}
+			err = nil
+		}
+		return qs, err
 	}
-	qb, err := b.snap.Queries(ctx)
+	qa, err := read("A", a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	qb, err := read("B", b)
+	if err != nil {
+		return nil, nil, err
 	}
 	inB := map[string]loader.Query{}
 	for _, q := range qb {
@@ -183,7 +200,7 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 		}
 	}
 	if len(common) == 0 {
-		return nil, nil
+		return nil, bad, nil
 	}
 	ga, errA := plainReplayer(ctx, a, k)
 	gb, errB := plainReplayer(ctx, b, k)
@@ -193,7 +210,7 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 		then, err1 := selectOn(ctx, ga, errA, q)
 		now, err2 := selectOn(ctx, gb, errB, inB[q.ID])
 		if ctx.Err() != nil {
-			return nil, ctx.Err() // cancelled, not a problem of the query
+			return nil, nil, ctx.Err() // cancelled, not a problem of the query
 		}
 		switch {
 		case err1 != nil:
@@ -210,7 +227,7 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 		}
 		out = append(out, qs)
 	}
-	return out, nil
+	return out, bad, nil
 }
 
 func selectOn(ctx context.Context, rp *replay.Replayer, err error, q loader.Query) ([]string, error) {
