@@ -58,6 +58,9 @@ func runActions(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 			status = exitFindings
 		}
 	}
+	// Rows that could not be read (a query an action followed, say) are
+	// warned about and give 1, as in every command.
+	status = warnLoadIssues(stderr, s, status)
 	if *asJSON {
 		return status, writeJSON(stdout, out)
 	}

@@ -98,10 +98,11 @@ func TestPrintedIDsAreUnambiguous(t *testing.T) {
 	}
 }
 
-// A malformed query row in one snapshot is a ROW_MALFORMED finding of the
-// diff, which still compares the rest: it used to stop diff with exit 2
-// ("a bad row is a finding and the rest is still analysed").
-func TestDiffMalformedQueryRowIsAFinding(t *testing.T) {
+// A malformed query row (k outside 1..1000) gives 1 in every command and
+// the rest is still analysed: it used to stop diff with exit 2, and
+// actions exited 0 without a word. In diff it is a ROW_MALFORMED finding
+// naming the side.
+func TestMalformedQueryRowIsAFindingEverywhere(t *testing.T) {
 	src := filepath.Join(demoDir, "clean")
 	dst := evidencetest.CopyTree(t, src)
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
@@ -116,6 +117,14 @@ func TestDiffMalformedQueryRowIsAFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	// Every other command on the tampered copy warns that the row was
+	// not analysed (or reports it) and exits 1; actions exited 0.
+	anchors := []string{"snapshot.db", "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
+	for _, cmd := range [][]string{{"verify"}, {"lineage"}, {"replay"}, {"actions"}, {"timeline"}, {"exposure", "--draws", "2", "--curve-draws", "0"}, {"report", "--out", filepath.Join(t.TempDir(), "r.html")}} {
+		if code, _, errs := runIn(t, dst, append(append([]string{cmd[0]}, anchors...), cmd[1:]...)...); code != exitFindings {
+			t.Errorf("%s with a malformed query row: exit %d, want 1\n%s", cmd[0], code, errs)
+		}
+	}
 	code, out, errs := runIn(t, src, "diff", "snapshot.db", filepath.Join(dst, "snapshot.db"), "--log", evidence.LogDir)
 	if code != exitFindings || !strings.Contains(out, "ROW_MALFORMED") || !strings.Contains(out, "B: queries "+id) || !strings.Contains(out, "99999999999 is outside 1..1000") {
 		t.Errorf("diff with a malformed query row in B: exit %d %s\n%s", code, errs, out)
