@@ -31,6 +31,10 @@ type Node struct {
 	// carries authenticated provenance. A selected passage counts as an
 	// authenticated item exactly when this is true; it decides IFC-blind rows.
 	Authenticated bool `json:"authenticated"`
+	// Unread marks a placeholder for a node row the loader could not read
+	// (an entity, so never selected): the writes naming it still replay,
+	// and a query's dense score for it is set aside rather than refused.
+	Unread bool `json:"unread,omitempty"`
 }
 
 // Provenance is the write provenance of one structural write (edge, merge

@@ -39,6 +39,9 @@ func (r *Replayer) immune(q Query, reset []float64, k int) ([]ImmuneRow, error) 
 	var pool []int32
 	for id, s := range q.DenseScores {
 		i, ok := g.nodeIndex[id]
+		if ok && g.nodes[i].Unread {
+			continue // its row was not read: warned about by the loader
+		}
 		if !ok || g.nodes[i].Kind != KindPassage {
 			return nil, fmt.Errorf("query \"%s\": dense score for \"%s\", which is not a passage node", q.ID, id)
 		}

@@ -103,6 +103,25 @@ func TestPrintedIDsAreUnambiguous(t *testing.T) {
 // actions exited 0 without a word. In diff it is a ROW_MALFORMED finding
 // naming the side.
 func TestMalformedQueryRowIsAFindingEverywhere(t *testing.T) {
+	tamperedRowEverywhere(t, "queries", `UPDATE queries SET k = 99999999999 WHERE id = ?`, "99999999999 is outside 1..1000")
+}
+
+// A malformed node row (a kind that is neither passage nor entity) gives
+// 1 in every command and the rest is still analysed: the writes naming
+// the node used to stop the replay graph, so timeline, replay and
+// exposure exited 2 ("edge ... names unknown destination node"), and
+// diff replayed no query. The node stands in the graph as an unread
+// placeholder.
+func TestMalformedNodeRowIsAFindingEverywhere(t *testing.T) {
+	tamperedRowEverywhere(t, "nodes", `UPDATE nodes SET kind = 'weird' WHERE id = ?`, `"weird" is not passage or entity`)
+}
+
+// tamperedRowEverywhere breaks the first row of table in a copy of the
+// clean scenario with update (its one parameter: the row's id), then
+// requires exit 1 from every command on the copy, and from diff of the
+// original against it a ROW_MALFORMED finding naming the row and side B
+// (with want in its message) and every query compared.
+func tamperedRowEverywhere(t *testing.T, table, update, want string) {
 	src := filepath.Join(demoDir, "clean")
 	dst := evidencetest.CopyTree(t, src)
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dst, "snapshot.db"))
@@ -110,26 +129,24 @@ func TestMalformedQueryRowIsAFindingEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	var id string
-	if err := db.QueryRow(`SELECT id FROM queries ORDER BY seq LIMIT 1`).Scan(&id); err != nil {
+	if err := db.QueryRow(`SELECT id FROM ` + table + ` ORDER BY seq LIMIT 1`).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`UPDATE queries SET k = 99999999999 WHERE id = ?`, id); err != nil {
+	if _, err := db.Exec(update, id); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	// Every other command on the tampered copy warns that the row was
-	// not analysed (or reports it) and exits 1; actions exited 0.
 	anchors := []string{"snapshot.db", "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
 	for _, cmd := range [][]string{{"verify"}, {"lineage"}, {"replay"}, {"actions"}, {"timeline"}, {"exposure", "--draws", "2", "--curve-draws", "0"}, {"report", "--out", filepath.Join(t.TempDir(), "r.html")}} {
 		if code, _, errs := runIn(t, dst, append(append([]string{cmd[0]}, anchors...), cmd[1:]...)...); code != exitFindings {
-			t.Errorf("%s with a malformed query row: exit %d, want 1\n%s", cmd[0], code, errs)
+			t.Errorf("%s with a malformed %s row: exit %d, want 1\n%s", cmd[0], table, code, errs)
 		}
 	}
 	code, out, errs := runIn(t, src, "diff", "snapshot.db", filepath.Join(dst, "snapshot.db"), "--log", evidence.LogDir)
-	if code != exitFindings || !strings.Contains(out, "ROW_MALFORMED") || !strings.Contains(out, "B: queries "+id) || !strings.Contains(out, "99999999999 is outside 1..1000") {
-		t.Errorf("diff with a malformed query row in B: exit %d %s\n%s", code, errs, out)
+	if code != exitFindings || !strings.Contains(out, "ROW_MALFORMED") || !strings.Contains(out, "B: "+table+" "+id) || !strings.Contains(out, want) {
+		t.Errorf("diff with a malformed %s row in B: exit %d %s\n%s", table, code, errs, out)
 	}
 	if !regexp.MustCompile(`(?m)^  q-patagonia\s+SAME\s+then `).MatchString(out) {
-		t.Errorf("diff did not compare the other queries:\n%s", out)
+		t.Errorf("diff did not compare the queries:\n%s", out)
 	}
 }

@@ -167,11 +167,7 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 	var bad []finding.Finding
 	read := func(side string, d *diffSide) ([]loader.Query, error) {
 		qs, err := d.snap.Queries(ctx)
-		var re loader.RowErrors
-		if err != nil && ctx.Err() == nil && errors.As(err, &re) {
-			for _, e := range re {
-				bad = append(bad, finding.New(finding.RowMalformed, side+": queries "+e.Record, e.Error()))
-			}
+		if err != nil && ctx.Err() == nil && rowErrors(side, "queries", err, &bad) {
 			err = nil
 		}
 		return qs, err
@@ -202,8 +198,8 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 	if len(common) == 0 {
 		return nil, bad, nil
 	}
-	ga, errA := plainReplayer(ctx, a, k)
-	gb, errB := plainReplayer(ctx, b, k)
+	ga, errA := plainReplayer(ctx, a, k, "A", &bad)
+	gb, errB := plainReplayer(ctx, b, k, "B", &bad)
 	out := make([]QuerySelection, 0, len(common))
 	for _, q := range common {
 		qs := QuerySelection{Query: q.ID}
@@ -230,6 +226,20 @@ func querySelections(ctx context.Context, a, b *diffSide, k int) ([]QuerySelecti
 	return out, bad, nil
 }
 
+// rowErrors adds each malformed row err lists (loader.RowErrors) to bad as
+// ROW_MALFORMED, named by side and table, and says whether err was only
+// that (the other rows were read).
+func rowErrors(side, table string, err error, bad *[]finding.Finding) bool {
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		return false
+	}
+	for _, e := range re {
+		*bad = append(*bad, finding.New(finding.RowMalformed, side+": "+table+" "+e.Record, e.Error()))
+	}
+	return true
+}
+
 func selectOn(ctx context.Context, rp *replay.Replayer, err error, q loader.Query) ([]string, error) {
 	if err != nil {
 		return nil, err
@@ -250,15 +260,17 @@ func (everyWrite) Label(replay.Edge) replay.EdgeLabel {
 	return replay.EdgeLabel{Authenticated: true, Rule: "G needs no label"}
 }
 
-func plainReplayer(ctx context.Context, d *diffSide, k int) (*replay.Replayer, error) {
+func plainReplayer(ctx context.Context, d *diffSide, k int, side string, bad *[]finding.Finding) (*replay.Replayer, error) {
 	nodes, err := d.snap.Nodes(ctx)
-	if err != nil {
+	unread := unreadRecords(err)
+	if err != nil && (ctx.Err() != nil || !rowErrors(side, "nodes", err, bad)) {
 		return nil, err
 	}
 	rn := make([]replay.Node, len(nodes))
 	for i, n := range nodes {
 		rn[i] = replay.Node{ID: n.ID, Kind: n.Kind, Label: n.Label}
 	}
+	rn = append(rn, unreadNodePlaceholders(nodes, unread)...)
 	var edges []replay.Edge
 	err = d.snap.EachWrite(ctx, func(w *loader.WriteRow) error {
 		if d.horizon.MaxLeaves > 0 && w.LeafIndex >= int64(d.horizon.MaxLeaves) {

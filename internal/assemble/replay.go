@@ -12,6 +12,7 @@ import (
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/lineage"
+	"github.com/memscope/memscope/loader"
 	"github.com/memscope/memscope/replay"
 	"github.com/memscope/memscope/verify"
 )
@@ -63,6 +64,7 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		}
 		nodes = append(nodes, rn)
 	}
+	nodes = append(nodes, unreadNodePlaceholders(s.Nodes, s.unreadNodes)...)
 	// The edges go to the graph one at a time: a million Edge values
 	// held together were a third of this command's peak.
 	b, err := replay.NewGraphBuilder(nodes, s.WriteCount(), replay.DropSelfLoops)
@@ -128,6 +130,46 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		g.ShareIDs(s.writes.ids) // no duplicated row: the ids are held once
 	}
 	return g, nil
+}
+
+// unreadRecords are the record ids of the rows err lists as unreadable
+// (loader.RowErrors), the ones that name one.
+func unreadRecords(err error) []string {
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		return nil
+	}
+	var ids []string
+	for _, e := range re {
+		if e.Record != "" && !strings.HasPrefix(e.Record, "seq ") {
+			ids = append(ids, e.Record)
+		}
+	}
+	return ids
+}
+
+// unreadNodePlaceholders stands in for node rows that could not be read
+// (their ids: unread), one entity node each, so that one bad row does not
+// stop every replay ("a bad row is a finding and the rest is still
+// analysed"): the writes naming the node still enter the graph. An entity
+// is never selected, so the placeholder shows in no top-k; the row's
+// warning ("not analysed") and exit status 1 say the replay is partial.
+func unreadNodePlaceholders(read []loader.Node, unread []string) []replay.Node {
+	if len(unread) == 0 {
+		return nil
+	}
+	have := make(map[string]bool, len(read))
+	for _, n := range read {
+		have[n.ID] = true
+	}
+	var out []replay.Node
+	for _, id := range unread {
+		if !have[id] {
+			have[id] = true
+			out = append(out, replay.Node{ID: id, Kind: replay.KindEntity, Label: id + " (node row not read)", Unread: true})
+		}
+	}
+	return out
 }
 
 // writeEdge is write w as a replay edge, its provenance from the report

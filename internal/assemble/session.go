@@ -172,6 +172,10 @@ type Session struct {
 	// LoadIssues are tables that could not be read; analyses continue
 	// without them.
 	LoadIssues []string
+	// unreadNodes are the ids of node rows that could not be read: the
+	// replay graph holds them as placeholders (unreadNodePlaceholders),
+	// so the writes naming them still replay.
+	unreadNodes []string
 
 	Lineage *lineage.Graph
 
@@ -260,6 +264,7 @@ func OpenOn(ctx context.Context, opts Options, snap *loader.Snapshot) (*Session,
 		return nil
 	}
 	s.Nodes, err = snap.Nodes(ctx)
+	s.unreadNodes = unreadRecords(err)
 	if err := issue(err); err != nil {
 		return nil, err
 	}

@@ -163,6 +163,9 @@ func (e *env) newQState(q replay.Query, k int, r []float64) (*qstate, error) {
 	s.dense = make([]float64, len(nodes))
 	for id, sc := range q.DenseScores {
 		v, ok := e.g.NodeIndex(id)
+		if ok && nodes[v].Unread {
+			continue // its row was not read: warned about by the loader
+		}
 		if !ok || !e.isP[v] || math.IsNaN(sc) || math.IsInf(sc, 0) {
 			return nil, fmt.Errorf("query \"%s\": dense score for \"%s\", which is not a passage node or not finite", q.ID, id)
 		}
