@@ -276,6 +276,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 	if *asJSON {
 		return exitOK, writeJSON(stdout, rows)
 	}
+	if len(rows) == 0 {
+		// An answer, not a failure to run: the store holds no chain to
+		// sweep (it used to exit 2).
+		fmt.Fprintf(stdout, "no sleeper chains in %s (an External root followed by single-parent derivations): nothing to sweep\n", sanitize.Line(pos[0]))
+		return exitOK, nil
+	}
 	fmt.Fprintln(stdout, "tau x K: 1 = the External label reaches the chain tip (the gate refuses), 0 = lost")
 	fmt.Fprint(stdout, lineage.RenderSweep(raw))
 	return exitOK, nil

@@ -218,6 +218,15 @@ func TestLineageJSON(t *testing.T) {
 }
 
 func TestSweepJSON(t *testing.T) {
+	// A store with no sleeper chain sweeps nothing, which is an answer
+	// (exit 0), not a failure to run (it exited 2).
+	clean := filepath.Join(demoDir, "clean")
+	if code, out, errs := runIn(t, clean, "lineage", "sweep", "snapshot.db"); code != exitOK || !strings.Contains(out, "no sleeper chains in snapshot.db") {
+		t.Errorf("sweep of a store without sleeper chains: exit %d %s\n%s", code, errs, out)
+	}
+	if code, out, _ := runIn(t, clean, "lineage", "sweep", "snapshot.db", "--json"); code != exitOK || strings.TrimSpace(out) != "[]" {
+		t.Errorf("sweep --json of a store without sleeper chains: exit %d\n%s", code, out)
+	}
 	code, out, errs := runIn(t, filepath.Join(demoDir, "sleeper"), "lineage", "sweep", "snapshot.db", "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
