@@ -80,6 +80,20 @@ func DSN(path string) (string, error) {
 	return u.String(), nil
 }
 
+// IsSQLiteFile says whether path is a regular file that begins as an
+// SQLite database does (the header OpenContext checks): what may be a
+// snapshot, or a native store kept in SQLite.
+func IsSQLiteFile(path string) bool {
+	f, err := evidence.OpenRegular(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var header [16]byte
+	n, _ := io.ReadFull(f, header[:])
+	return n == 16 && string(header[:15]) == "SQLite format 3"
+}
+
 // opened counts the handles OpenContext made in this process.
 var opened atomic.Int64
 

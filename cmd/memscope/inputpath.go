@@ -2,12 +2,12 @@ package main
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/memscope/memscope/evidence"
 	stores "github.com/memscope/memscope/internal/readers"
+	"github.com/memscope/memscope/loader"
 )
 
 // nativeOrSnapshot tells a native store (true) from what may be a memscope
@@ -48,23 +48,11 @@ func notSnapshot(cmd, path string) error {
 	if !st.Mode().IsRegular() {
 		return usagef("%s: not a regular file (%s)", path, evidence.FileKind(st.Mode()))
 	}
-	if !startsAsSQLite(path) {
+	if !loader.IsSQLiteFile(path) {
 		_, rerr := stores.Resolve(path)
 		return usagef("%v; nor is it a memscope snapshot (not a SQLite database)", rerr)
 	}
 	return nil
-}
-
-// startsAsSQLite says whether path begins with SQLite's header string.
-func startsAsSQLite(path string) bool {
-	f, err := evidence.OpenRegular(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var header [16]byte
-	n, _ := io.ReadFull(f, header[:])
-	return n == 16 && string(header[:15]) == "SQLite format 3"
 }
 
 // storeOrSnapshot is nativeOrSnapshot for a command with --format: a

@@ -90,10 +90,7 @@ func TestFormatNamesOnlyReadFormats(t *testing.T) {
 // the process out of memory (selection's buffer holds k candidates).
 func TestKBounded(t *testing.T) {
 	dir := t.TempDir()
-	queries := filepath.Join(dir, "q.jsonl")
-	if err := os.WriteFile(queries, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	queries := kimQueries(t)
 	sdir := filepath.Join(demoDir, "clean")
 	store := sharedtest.Case(t, "lightrag-lennyhub")
 	for _, args := range [][]string{

@@ -145,17 +145,6 @@ func writeFindingList(w io.Writer, fs []finding.Finding) {
 	fmt.Fprintln(w)
 }
 
-// storeStatus is the exit status the store's own findings give every
-// command that reads it (the verification a native store has): 1 when
-// one is an error (a record that could not be read, text a terminal would
-// act on, ...), as a snapshot's unreadable rows give 1 in every command.
-func storeStatus(fs []finding.Finding) int {
-	if e, _, _ := finding.Count(fs); e > 0 {
-		return exitFindings
-	}
-	return exitOK
-}
-
 type jsonNativeReplay struct {
 	Store    jsonStore           `json:"store"`
 	Findings []finding.Finding   `json:"findings"`
@@ -218,10 +207,7 @@ func runNativeReplay(ctx context.Context, stdout io.Writer, path, format string,
 		// The store's own findings are reported above the rows, so
 		// they count as the rows' do (an error-severity one used to
 		// be shown with exit 0).
-		if e, _, _ := finding.Count(grade(rows)); e > 0 || storeStatus(fs) == exitFindings {
-			return exitFindings
-		}
-		return exitOK
+		return max(exitFor(grade(rows)), exitFor(fs))
 	}
 	return ro.run(ctx, stdout, rp, qs, path, func(rows []jsonout.ReplayRow) any {
 		return jsonNativeReplay{Store: head, Findings: fs, Replay: rd.Replay(), Rows: rows}

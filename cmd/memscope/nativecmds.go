@@ -53,8 +53,10 @@ func runNativeTimeline(ctx context.Context, stdout io.Writer, path string, ef ev
 		return exitUsage, err
 	}
 	tl := storetimeline.Build(st)
+	// The store's own findings set the exit status of every command that
+	// reads it, as a snapshot's unreadable rows do.
 	fs := stores.Findings(st)
-	status := storeStatus(fs)
+	status := exitFor(fs)
 	out := jsonNativeTimeline{Store: describeStore(st), Findings: fs, Timeline: tl}
 	if out.Events == nil {
 		out.Events = []storetimeline.Event{}
@@ -138,14 +140,18 @@ func runNativeDiff(ctx context.Context, stdout io.Writer, a, b, queries string, 
 		}
 	}
 	out.StoreFindings = []finding.Finding{}
-	for side, st := range map[string]*storemodel.Store{"A": sa, "B": sb} {
-		for _, f := range errorsOf(stores.Findings(st)) {
-			f.Subject = side + ": " + f.Subject
+	for _, side := range []struct {
+		name string
+		st   *storemodel.Store
+	}{{"A", sa}, {"B", sb}} {
+		for _, f := range errorsOf(stores.Findings(side.st)) {
+			f.Subject = side.name + ": " + f.Subject
 			out.StoreFindings = append(out.StoreFindings, f)
 		}
 	}
+	// By subject: each side's together, A first ("A: " < "B: ").
 	sort.SliceStable(out.StoreFindings, func(i, j int) bool { return out.StoreFindings[i].Subject < out.StoreFindings[j].Subject })
-	status := max(storeStatus(res.Findings), storeStatus(out.StoreFindings))
+	status := max(exitFor(res.Findings), exitFor(out.StoreFindings))
 	if asJSON {
 		return status, writeJSON(stdout, out)
 	}
@@ -291,7 +297,7 @@ func runNativeExposure(ctx context.Context, stdout, stderr io.Writer, path strin
 	}
 	out := jsonExposure{Snapshot: st.Root, Exposure: ex.JSON(func(string) string { return assemble.LabelUserInput })}
 	fs := stores.Findings(st)
-	status := storeStatus(fs)
+	status := exitFor(fs)
 	if asJSON {
 		return status, writeJSON(stdout, struct {
 			Store    jsonStore         `json:"store"`

@@ -91,12 +91,22 @@ func resultLine(errs, warns int) string {
 	return fmt.Sprintf("result: %d error(s), %d warning(s)", errs, warns)
 }
 
-// plantLightRAGEdge copies the real LightRAG store lightrag-lennyhub
-// (its rag_storage, less the files named in skip) with one more edge,
-// Kim Malone Scott - Coaching, whose only data is the edge attribute attr
-// set to value, as networkx writes an edge. It returns the original and
-// the copy.
-func plantLightRAGEdge(t *testing.T, attr, value string, skip ...string) (src, dir string) {
+// kimQueries writes, in a new file, one query of lightrag-lennyhub in the
+// importer's queries format: its top 2 from Kim Malone Scott.
+func kimQueries(t *testing.T) string {
+	t.Helper()
+	q := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(q, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// copyLennyhub copies the real LightRAG store lightrag-lennyhub (its
+// rag_storage, less the files named in skip) into a new directory, each
+// file through edit (its name and bytes in, the bytes to write out). It
+// returns the original and the copy.
+func copyLennyhub(t *testing.T, edit func(name string, b []byte) []byte, skip ...string) (src, dir string) {
 	t.Helper()
 	src = filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
 	dir = t.TempDir()
@@ -112,19 +122,29 @@ func plantLightRAGEdge(t *testing.T, attr, value string, skip ...string) (src, d
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Name() == "graph_chunk_entity_relation.graphml" {
-			key := regexp.MustCompile(`<key id="(d\d+)" for="edge" attr.name="` + attr + `"`).FindSubmatch(b)
-			if key == nil {
-				t.Fatalf("no edge %s key in the real store's GraphML", attr)
-			}
-			edge := fmt.Sprintf("<edge source=\"Kim Malone Scott\" target=\"Coaching\">\n      <data key=%q>%s</data>\n    </edge>\n  </graph>", key[1], value)
-			b = bytes.Replace(b, []byte("</graph>"), []byte(edge), 1)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), edit(e.Name(), b), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return src, dir
+}
+
+// plantLightRAGEdge copies lightrag-lennyhub (copyLennyhub) with one more
+// edge, Kim Malone Scott - Coaching, whose only data is the edge attribute
+// attr set to value, as networkx writes an edge.
+func plantLightRAGEdge(t *testing.T, attr, value string, skip ...string) (src, dir string) {
+	t.Helper()
+	return copyLennyhub(t, func(name string, b []byte) []byte {
+		if name != "graph_chunk_entity_relation.graphml" {
+			return b
+		}
+		key := regexp.MustCompile(`<key id="(d\d+)" for="edge" attr.name="` + attr + `"`).FindSubmatch(b)
+		if key == nil {
+			t.Fatalf("no edge %s key in the real store's GraphML", attr)
+		}
+		edge := fmt.Sprintf("<edge source=\"Kim Malone Scott\" target=\"Coaching\">\n      <data key=%q>%s</data>\n    </edge>\n  </graph>", key[1], value)
+		return bytes.Replace(b, []byte("</graph>"), []byte(edge), 1)
+	}, skip...)
 }
 
 // A copy of a real LightRAG store with one planted no-source edge that
@@ -135,10 +155,7 @@ func TestPlantedNoSourceEdgeFailsReplay(t *testing.T) {
 	// An edge as networkx writes it, with a weight and no source_id: the
 	// two entities share no chunk.
 	src, dir := plantLightRAGEdge(t, "weight", "40.0")
-	queries := filepath.Join(t.TempDir(), "q.jsonl")
-	if err := os.WriteFile(queries, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	queries := kimQueries(t)
 	ctx := context.Background()
 	var out, errb bytes.Buffer
 	if code := run(ctx, []string{"replay", src, "--queries", queries}, &out, &errb); code != exitOK {
@@ -234,10 +251,7 @@ func TestWholeToolOnRealStores(t *testing.T) {
 		t.Errorf("diff: %v; want 37 memories added (49-12 ADD rows) and 1 deleted", n)
 	}
 	out.Reset()
-	q := filepath.Join(t.TempDir(), "q.jsonl")
-	if err := os.WriteFile(q, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	q := kimQueries(t)
 	if code := run(ctx, []string{"exposure", "--json", "--draws", "20", "--curve-draws", "0", "--queries", q, sharedtest.Case(t, "lightrag-lennyhub")}, &out, &errb); code != exitOK {
 		t.Fatalf("exposure exit %d: %s", code, errb.String())
 	}
@@ -266,36 +280,23 @@ func TestWholeToolOnRealStores(t *testing.T) {
 // exposure and diff used to exit 0 without a word, and replay showed the
 // error and exited 0. The untouched store gives 0 in each.
 func TestEveryCommandCountsTheStoresErrors(t *testing.T) {
-	orig := filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
-	dir := t.TempDir()
-	ents, err := os.ReadDir(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(orig, e.Name()))
+	orig, dir := copyLennyhub(t, func(name string, b []byte) []byte {
+		if name != "kv_store_text_chunks.json" {
+			return b
+		}
+		var chunks map[string]map[string]any
+		if err := json.Unmarshal(b, &chunks); err != nil {
+			t.Fatal(err)
+		}
+		first := slices.Sorted(maps.Keys(chunks))[0]
+		chunks[first]["content"] = 5
+		out, err := json.Marshal(chunks)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Name() == "kv_store_text_chunks.json" {
-			var chunks map[string]map[string]any
-			if err := json.Unmarshal(b, &chunks); err != nil {
-				t.Fatal(err)
-			}
-			first := slices.Sorted(maps.Keys(chunks))[0]
-			chunks[first]["content"] = 5
-			if b, err = json.Marshal(chunks); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	queries := filepath.Join(t.TempDir(), "q.jsonl")
-	if err := os.WriteFile(queries, []byte(`{"id": "q-kim", "k": 2, "reset": {"Kim Malone Scott": 1.0}, "text": "Who is Kim Malone Scott?"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+		return out
+	})
+	queries := kimQueries(t)
 	for _, store := range []string{dir, orig} {
 		want := exitFindings
 		if store == orig {

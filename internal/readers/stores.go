@@ -142,11 +142,7 @@ func Findings(st *storemodel.Store) []finding.Finding {
 	out := []finding.Finding{finding.New(finding.StoreUnsigned, string(st.Format)+" store "+st.Root,
 		storemodel.Unsigned+"; signatures, registry, log and checkpoints: not checked (the store has none)")}
 	for _, is := range st.Issues {
-		subject := is.Subject
-		if is.File != "" {
-			subject = filepath.Base(is.File) + ": " + subject
-		}
-		out = append(out, finding.New(is.Code, subject, is.Message))
+		out = append(out, is.Finding())
 	}
 	if r := ReaderOf(st); r.Findings != nil {
 		out = append(out, r.Findings(st)...)

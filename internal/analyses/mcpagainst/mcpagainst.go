@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -180,7 +179,7 @@ func fileIssues(g *mcpmem.Graph, file string) []finding.Finding {
 	mcpmem.Build(g, file, st)
 	var out []finding.Finding
 	for _, is := range st.Issues {
-		out = append(out, finding.New(is.Code, filepath.Base(is.File)+": "+is.Subject, is.Message))
+		out = append(out, is.Finding())
 	}
 	return out
 }

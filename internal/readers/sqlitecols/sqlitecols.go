@@ -4,25 +4,16 @@
 package sqlitecols
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
 
-	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/loader"
 )
 
 // Has says whether path is an SQLite database whose table has every column.
 func Has(path, table string, cols ...string) bool {
-	f, err := evidence.OpenRegular(path)
-	if err != nil {
-		return false
-	}
-	head := make([]byte, 16)
-	n, _ := f.Read(head)
-	f.Close()
-	if n < 16 || !bytes.Equal(head, []byte("SQLite format 3\x00")) {
+	if !loader.IsSQLiteFile(path) {
 		return false
 	}
 	db, err := Open(path)

@@ -4,7 +4,11 @@
 // declared by the store's own fields, and the model says so.
 package storemodel
 
-import "github.com/memscope/memscope/internal/present/finding"
+import (
+	"path/filepath"
+
+	"github.com/memscope/memscope/internal/present/finding"
+)
 
 // Format names a native store format (the --format values).
 type Format string
@@ -91,6 +95,16 @@ type Issue struct {
 	File    string
 	Subject string // record or edge
 	Message string
+}
+
+// Finding is the issue as every output shows it: the subject prefixed
+// with the file's base name, the text raw (each output sanitises it once).
+func (is Issue) Finding() finding.Finding {
+	subject := is.Subject
+	if is.File != "" {
+		subject = filepath.Base(is.File) + ": " + subject
+	}
+	return finding.New(is.Code, subject, is.Message)
 }
 
 // Version is one event of a Mem0 memory's history.
