@@ -26,7 +26,6 @@ require (
 	golang.org/x/mod v0.42.0
 	k8s.io/klog/v2 v2.130.1
 	modernc.org/sqlite v1.61.1
-	sigsum.org/sigsum-go v0.14.1
 )
 
 require (

@@ -13,8 +13,6 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	tdnote "github.com/transparency-dev/formats/note"
-	"sigsum.org/sigsum-go/pkg/crypto"
-	"sigsum.org/sigsum-go/pkg/policy"
 )
 
 // maxPolicySize bounds a witness policy file; real ones are a few lines.
@@ -22,19 +20,18 @@ const maxPolicySize = 1 << 20
 
 // Policy is a witness quorum policy in the format sigsum's tools read
 // (sigsum-go pkg/policy, config.go: `log`, `witness NAME HEXKEY [URL]`,
-// `group NAME K|any|all MEMBER...`, `quorum NAME`). It is parsed by
-// sigsum-go itself, so a file sigsum-verify accepts is read the same way
+// `group NAME K|any|all MEMBER...`, `quorum NAME`), read by its rules
+// (sigsumpolicy.go), so a file sigsum-verify accepts is read the same way
 // here; memscope adds only the C2SP cosignature/v1 check of each witness
 // against a memscope checkpoint.
 type Policy struct {
-	p         *policy.Policy
+	p         *parsedPolicy
 	witnesses []witnessKey
-	logs      [][]byte
 }
 
 type witnessKey struct {
 	key  ed25519.PublicKey
-	hash crypto.Hash // sigsum's key hash: SHA-256 of the key, what the quorum tree names
+	hash [32]byte // sigsum's key hash: SHA-256 of the key, what the quorum tree names
 }
 
 // ReadPolicy reads and parses a witness policy file.
@@ -57,20 +54,16 @@ func ReadPolicy(path string) (*Policy, error) {
 
 // ParsePolicy parses a witness policy from its bytes.
 func ParsePolicy(raw []byte) (*Policy, error) {
-	p, err := policy.ParseConfig(bytes.NewReader(raw))
+	p, err := parseSigsumPolicy(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("witness policy: %w", err)
 	}
 	out := &Policy{p: p}
-	for _, w := range p.GetWitnesses() {
-		k := ed25519.PublicKey(append([]byte(nil), w.PublicKey[:]...))
-		out.witnesses = append(out.witnesses, witnessKey{key: k, hash: crypto.HashBytes(k)})
+	for h, k := range p.witnesses {
+		out.witnesses = append(out.witnesses, witnessKey{key: ed25519.PublicKey(k), hash: h})
 	}
-	// GetWitnesses shuffles: sort so every round reports witnesses in one order.
+	// Sorted, so every round reports witnesses in one order.
 	sort.Slice(out.witnesses, func(i, j int) bool { return bytes.Compare(out.witnesses[i].key, out.witnesses[j].key) < 0 })
-	for _, l := range p.GetLogs() {
-		out.logs = append(out.logs, append([]byte(nil), l.PublicKey[:]...))
-	}
 	return out, nil
 }
 
@@ -107,7 +100,7 @@ func (p *Policy) CheckCosignatures(raw []byte) (CosignatureCheck, error) {
 	if err != nil {
 		return CosignatureCheck{}, err
 	}
-	verified := map[crypto.Hash]bool{}
+	verified := map[[32]byte]bool{}
 	var out CosignatureCheck
 	for _, l := range lines {
 		for _, w := range p.witnesses {
@@ -128,23 +121,8 @@ func (p *Policy) CheckCosignatures(raw []byte) (CosignatureCheck, error) {
 			}
 		}
 	}
-	out.QuorumMet = p.p.ProcessQuorum(quorum(verified)).(bool)
+	out.QuorumMet = p.p.quorum.met(verified)
 	return out, nil
-}
-
-// quorum evaluates sigsum's quorum tree on a set of verified witnesses.
-type quorum map[crypto.Hash]bool
-
-func (q quorum) ProcessWitness(kh crypto.Hash) any { return q[kh] }
-
-func (q quorum) ProcessGroup(k int, members []any) any {
-	n := 0
-	for _, m := range members {
-		if m.(bool) {
-			n++
-		}
-	}
-	return n >= k
 }
 
 func cosigKeyHash(name string, key ed25519.PublicKey) uint32 {

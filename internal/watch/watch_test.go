@@ -284,8 +284,9 @@ func TestWitnessQuorum(t *testing.T) {
 	wantCodes(t, "pasted", round(t, tg, state), string(finding.WitnessCosignatureMismatch), string(finding.WitnessCosignatureMismatch), string(finding.WitnessQuorumLost), string(finding.WatchCheckpointAdvanced))
 }
 
-// TestPolicyQuorumAgainstSigsumSemantics: the policy file is parsed by
-// sigsum-go; "any", "all" and nested groups are its meanings.
+// TestPolicyQuorumAgainstSigsumSemantics: the policy file is read by
+// sigsum-go's rules (sigsumpolicy.go); "any", "all" and nested groups are
+// its meanings. TestPolicyAgainstSigsumGo compares with sigsum-go itself.
 func TestPolicyQuorumAgainstSigsumSemantics(t *testing.T) {
 	keys := make([]string, 3)
 	for i := range keys {
@@ -303,6 +304,19 @@ func TestPolicyQuorumAgainstSigsumSemantics(t *testing.T) {
 		{"witness A " + keys[0] + "\nwitness B " + keys[1] + "\ngroup G any A B\ngroup H all G A\nquorum H\n", false},
 		{"witness A " + keys[0] + "\nwitness B " + keys[1] + "\nwitness C " + keys[2] + "\ngroup G any A B\ngroup H all G C\nquorum H\n", true},
 		{"quorum X\n", false},
+		{"quorum none\n", true},
+		// "none" is predefined: not redefined, never a member.
+		{"witness none " + keys[0] + "\nquorum none\n", false},
+		{"witness A " + keys[0] + "\ngroup G all A none\nquorum G\n", false},
+		// CRLF line ends, tabs and comments; a "#" later in a line is a field.
+		{"# policy\r\nwitness\tA " + keys[0] + "\r\nquorum A\r\n", true},
+		{"witness A " + keys[0] + " https://a.example/ # a comment\nquorum A\n", false},
+		{"witness A " + strings.ToUpper(keys[0]) + "\nquorum A\n", true},
+		{"witness A " + keys[0] + "\nwitness B " + keys[0] + "\nquorum A\n", false},
+		{"witness A " + keys[0] + "\x7f\nquorum A\n", false},
+		{"witness A " + keys[0] + "\ngroup G +1 A\nquorum G\n", true},
+		{"witness A " + keys[0] + "\nquorum A\nquorum A\n", false},
+		{"witness A " + keys[0] + "\n", false},
 	} {
 		_, err := ParsePolicy([]byte(c.policy))
 		if (err == nil) != c.ok {
