@@ -236,3 +236,22 @@ func TestCLIIDArgumentsTakeEveryForm(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorNamesTheCommandOnce: an error from a package that names itself
+// as the command ("report: ...") is printed as "memscope report: ...".
+func TestErrorNamesTheCommandOnce(t *testing.T) {
+	sdir := filepath.Join(demoDir, "clean")
+	existing := filepath.Join(t.TempDir(), "r.html")
+	if err := os.WriteFile(existing, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"report", "snapshot.db", "--log", "log", "--anchors", "scenario.json", "--out", existing},
+		{"record", "--store", filepath.Join(t.TempDir(), "none"), "--", "true"},
+	} {
+		code, _, errs := runIn(t, sdir, args...)
+		if code != exitUsage || !strings.HasPrefix(errs, "memscope "+args[0]+": ") || strings.Contains(errs, args[0]+": "+args[0]+": ") {
+			t.Errorf("memscope %s: exit %d, stderr %q: want exit %d and the command named once", strings.Join(args, " "), code, errs, exitUsage)
+		}
+	}
+}

@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/sanitize"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/memscope/memscope/internal/present/sanitize"
 
 	"k8s.io/klog/v2"
 )
@@ -185,6 +187,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				if errors.As(err, &ue) {
 					msg = usageLines(msg)
 				}
+				// A package that names itself as the command does
+				// ("report: ...", "record: ...") is not named twice.
+				msg = strings.TrimPrefix(msg, c.name+": ")
 				fmt.Fprintf(stderr, "memscope %s: %s\n", c.name, msg)
 				if errors.As(err, &ue) || code == exitOK {
 					return exitUsage
