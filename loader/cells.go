@@ -235,6 +235,26 @@ func (e RowErrors) Error() string {
 	return fmt.Sprintf("%s (and %d more malformed rows)", e[0].Error(), len(e)-1)
 }
 
+// Unlisted is how many more malformed rows the read skipped than it lists
+// (beyond maxRowErrs): their ids are not known to the caller.
+func (e RowErrors) Unlisted() int {
+	if len(e) == 0 {
+		return 0
+	}
+	var u unlistedRows
+	if errors.As(e[len(e)-1].Err, &u) {
+		return u.n
+	}
+	return 0
+}
+
+// unlistedRows is the last row error of a capped list: the count of the
+// rows not listed.
+type unlistedRows struct{ n int }
+
+func (e unlistedRows) Error() string        { return fmt.Sprintf("%d more malformed rows not listed", e.n) }
+func (e unlistedRows) Is(target error) bool { return target == ErrRow }
+
 // Unwrap exposes every row error to errors.Is and errors.As.
 func (e RowErrors) Unwrap() []error {
 	out := make([]error, len(e))
@@ -266,7 +286,7 @@ func (c *rowErrs) result(err error) error {
 		return err
 	}
 	if c.more > 0 {
-		c.errs = append(c.errs, &Error{File: c.s.Path, Table: c.table, Err: cellError{fmt.Sprintf("%d more malformed rows not listed", c.more)}})
+		c.errs = append(c.errs, &Error{File: c.s.Path, Table: c.table, Err: unlistedRows{c.more}})
 	}
 	if len(c.errs) == 0 {
 		return nil

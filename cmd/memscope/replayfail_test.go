@@ -9,6 +9,7 @@ import (
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/evidencetest"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // A query that cannot be replayed is a FAILED row and an error: replay
@@ -149,4 +150,63 @@ func tamperedRowEverywhere(t *testing.T, table, update, want string) {
 	if !regexp.MustCompile(`(?m)^  q-patagonia\s+SAME\s+then `).MatchString(out) {
 		t.Errorf("diff did not compare the queries:\n%s", out)
 	}
+}
+
+// TestManyMalformedNodeRowsStillReplay: past the loader's cap on listed row
+// errors (1,000), the node rows it skipped without listing still stand in
+// the replay graph as placeholders, so every command analyses the rest
+// (exit 1), not "could not run" (exit 2). The store is the import of the
+// largest real LightRAG graph (2,730 nodes), 1,500 of its entity node rows
+// broken: as placeholders they keep their edges, so the diff replays the
+// same selection on both sides.
+func TestManyMalformedNodeRowsStillReplay(t *testing.T) {
+	dir := t.TempDir()
+	orig := filepath.Join(dir, "orig")
+	if code, _, errs := runIn(t, dir, "import", "--from", "lightrag", sharedtest.Case(t, "lightrag-gongcao-v2long"), "--out", orig); code != exitOK {
+		t.Fatalf("import: exit %d\n%s", code, errs)
+	}
+	// One query, the same row in both (unsigned: the diff replays it on
+	// each side's G), resetting on an entity whose row stays readable.
+	sqlExec(t, filepath.Join(orig, "snapshot.db"), `INSERT INTO queries(seq, id, text, k, reset, ts) SELECT 1, 'q-one', 'one', 5, json_object(id, 1.0), 1 FROM nodes WHERE kind = 'entity' ORDER BY seq DESC LIMIT 1`, 1)
+	bad := evidencetest.CopyTree(t, orig)
+	sqlExec(t, filepath.Join(bad, "snapshot.db"), `UPDATE nodes SET kind = 'weird' WHERE seq IN (SELECT seq FROM nodes WHERE kind = 'entity' ORDER BY seq LIMIT 1500)`, 1500)
+	anchors := []string{"snapshot.db", "--log", evidence.LogDir, "--log-key", evidence.LogKeyFile, "--trust", evidence.TrustFile}
+	for _, cmd := range [][]string{{"verify"}, {"replay"}, {"timeline"}, {"actions"}, {"report", "--out", filepath.Join(dir, "r.html")}} {
+		if code, _, errs := runIn(t, bad, append(append([]string{cmd[0]}, anchors...), cmd[1:]...)...); code != exitFindings {
+			t.Errorf("%s with 1,500 malformed node rows: exit %d, want 1\n%s", cmd[0], code, lastLines(errs, 5))
+		}
+	}
+	// verify counts every broken row: 1,000 listed, one finding for the rest.
+	_, out, _ := runIn(t, bad, append([]string{"verify", "--json"}, anchors...)...)
+	if n := strings.Count(out, `"ROW_MALFORMED"`); n != 1001 || !strings.Contains(out, "500 more malformed rows not listed") {
+		t.Errorf("verify --json: %d ROW_MALFORMED findings, want 1,001 with the last counting 500 more", n)
+	}
+	code, out, errs := runIn(t, orig, "diff", "snapshot.db", filepath.Join(bad, "snapshot.db"), "--log", evidence.LogDir)
+	if code != exitFindings || !strings.Contains(out, "ROW_MALFORMED") || !strings.Contains(out, "500 more malformed rows not listed") ||
+		!regexp.MustCompile(`(?m)^  q-one\s+SAME\s+then `).MatchString(out) {
+		t.Errorf("diff against 1,500 malformed node rows: exit %d %s\n%s", code, errs, lastLines(out, 30))
+	}
+}
+
+// sqlExec runs one statement on a SQLite file, which must change want rows.
+func sqlExec(t *testing.T, path, stmt string, want int64) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Exec(stmt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != want {
+		t.Fatalf("%s: %d rows changed, want %d", stmt, n, want)
+	}
+}
+
+// lastLines is the last n lines of s, for a failure message.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

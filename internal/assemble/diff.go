@@ -262,7 +262,7 @@ func (everyWrite) Label(replay.Edge) replay.EdgeLabel {
 
 func plainReplayer(ctx context.Context, d *diffSide, k int, side string, bad *[]finding.Finding) (*replay.Replayer, error) {
 	nodes, err := d.snap.Nodes(ctx)
-	unread := unreadRecords(err)
+	unread := unreadNodeRows(err)
 	if err != nil && (ctx.Err() != nil || !rowErrors(side, "nodes", err, bad)) {
 		return nil, err
 	}
@@ -270,7 +270,6 @@ func plainReplayer(ctx context.Context, d *diffSide, k int, side string, bad *[]
 	for i, n := range nodes {
 		rn[i] = replay.Node{ID: n.ID, Kind: n.Kind, Label: n.Label}
 	}
-	rn = append(rn, unreadNodePlaceholders(nodes, unread)...)
 	var edges []replay.Edge
 	err = d.snap.EachWrite(ctx, func(w *loader.WriteRow) error {
 		if d.horizon.MaxLeaves > 0 && w.LeafIndex >= int64(d.horizon.MaxLeaves) {
@@ -286,6 +285,13 @@ func plainReplayer(ctx context.Context, d *diffSide, k int, side string, bad *[]
 	if err != nil {
 		return nil, err
 	}
+	rn = append(rn, unreadNodePlaceholders(nodes, unread, func(yield func(string) bool) {
+		for _, e := range edges {
+			if !yield(e.Src) || !yield(e.Dst) {
+				return
+			}
+		}
+	})...)
 	g, err := replay.NewGraph(rn, edges, replay.DropSelfLoops)
 	if err != nil {
 		return nil, err

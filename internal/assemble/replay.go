@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -64,7 +65,7 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 		}
 		nodes = append(nodes, rn)
 	}
-	nodes = append(nodes, unreadNodePlaceholders(s.Nodes, s.unreadNodes)...)
+	nodes = append(nodes, unreadNodePlaceholders(s.Nodes, s.unreadNodes, s.writeEndpoints)...)
 	// The edges go to the graph one at a time: a million Edge values
 	// held together were a third of this command's peak.
 	b, err := replay.NewGraphBuilder(nodes, s.WriteCount(), replay.DropSelfLoops)
@@ -132,30 +133,50 @@ func (s *Session) replayGraph(v provenanceView) (*replay.Graph, error) {
 	return g, nil
 }
 
-// unreadRecords are the record ids of the rows err lists as unreadable
-// (loader.RowErrors), the ones that name one.
-func unreadRecords(err error) []string {
-	var re loader.RowErrors
-	if !errors.As(err, &re) {
-		return nil
-	}
-	var ids []string
-	for _, e := range re {
-		if e.Record != "" && !strings.HasPrefix(e.Record, "seq ") {
-			ids = append(ids, e.Record)
+// writeEndpoints yields the source and destination of every write row.
+func (s *Session) writeEndpoints(yield func(string) bool) {
+	for i := range s.WriteCount() {
+		w := s.WriteAt(i)
+		if !yield(w.Src) || !yield(w.Dst) {
+			return
 		}
 	}
-	return ids
 }
 
-// unreadNodePlaceholders stands in for node rows that could not be read
-// (their ids: unread), one entity node each, so that one bad row does not
-// stop every replay ("a bad row is a finding and the rest is still
-// analysed"): the writes naming the node still enter the graph. An entity
-// is never selected, so the placeholder shows in no top-k; the row's
-// warning ("not analysed") and exit status 1 say the replay is partial.
-func unreadNodePlaceholders(read []loader.Node, unread []string) []replay.Node {
-	if len(unread) == 0 {
+// unreadNodes are the node rows the loader could not read: the ids of
+// those it lists, and whether it skipped more than it lists (past its cap
+// on listed row errors), whose ids are not known.
+type unreadNodes struct {
+	ids      []string
+	unlisted bool
+}
+
+// unreadNodeRows reads err (loader.RowErrors) as unreadNodes.
+func unreadNodeRows(err error) unreadNodes {
+	var re loader.RowErrors
+	if !errors.As(err, &re) {
+		return unreadNodes{}
+	}
+	var u unreadNodes
+	for _, e := range re {
+		if e.Record != "" && !strings.HasPrefix(e.Record, "seq ") {
+			u.ids = append(u.ids, e.Record)
+		}
+	}
+	u.unlisted = re.Unlisted() > 0
+	return u
+}
+
+// unreadNodePlaceholders stands in for node rows that could not be read,
+// one entity node each, so that one bad row does not stop every replay
+// ("a bad row is a finding and the rest is still analysed"): the writes
+// naming the node still enter the graph. When the loader skipped rows it
+// does not list, every write endpoint (endpoints) that no row read
+// declares gets one. An entity is never selected, so the placeholder shows
+// in no top-k; the rows' warnings ("not analysed") and exit status 1 say
+// the replay is partial.
+func unreadNodePlaceholders(read []loader.Node, unread unreadNodes, endpoints iter.Seq[string]) []replay.Node {
+	if len(unread.ids) == 0 && !unread.unlisted {
 		return nil
 	}
 	have := make(map[string]bool, len(read))
@@ -163,10 +184,18 @@ func unreadNodePlaceholders(read []loader.Node, unread []string) []replay.Node {
 		have[n.ID] = true
 	}
 	var out []replay.Node
-	for _, id := range unread {
+	add := func(id string) {
 		if !have[id] {
 			have[id] = true
 			out = append(out, replay.Node{ID: id, Kind: replay.KindEntity, Label: id + " (node row not read)", Unread: true})
+		}
+	}
+	for _, id := range unread.ids {
+		add(id)
+	}
+	if unread.unlisted {
+		for id := range endpoints {
+			add(id)
 		}
 	}
 	return out

@@ -175,7 +175,7 @@ type Session struct {
 	// unreadNodes are the ids of node rows that could not be read: the
 	// replay graph holds them as placeholders (unreadNodePlaceholders),
 	// so the writes naming them still replay.
-	unreadNodes []string
+	unreadNodes unreadNodes
 
 	Lineage *lineage.Graph
 
@@ -264,7 +264,7 @@ func OpenOn(ctx context.Context, opts Options, snap *loader.Snapshot) (*Session,
 		return nil
 	}
 	s.Nodes, err = snap.Nodes(ctx)
-	s.unreadNodes = unreadRecords(err)
+	s.unreadNodes = unreadNodeRows(err)
 	if err := issue(err); err != nil {
 		return nil, err
 	}
