@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memscope/memscope/evidence/snapshot"
 	"strconv"
 	"strings"
 
 	"github.com/memscope/memscope/evidence/record"
+	"github.com/memscope/memscope/evidence/snapshot"
 )
 
 // Cell size limits, checked in SQL with octet_length() before a value is

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/jsonout"
 	"math"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/equimem"
 	"github.com/memscope/memscope/internal/analyses/exposure"
 	"github.com/memscope/memscope/internal/analyses/smsr"
+	"github.com/memscope/memscope/internal/present/jsonout"
 )
 
 // ExposureSource is a Source that can estimate how open the memory is to

@@ -8,7 +8,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/storelineage"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
 

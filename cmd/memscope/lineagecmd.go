@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/idform"
 	"io"
 
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/idform"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/lineage"
 	"github.com/memscope/memscope/verify"

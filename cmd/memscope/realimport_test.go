@@ -11,7 +11,7 @@ import (
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/evidence/snapshot"
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/loader"
 )

@@ -3,12 +3,12 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
-	"github.com/memscope/memscope/internal/evidencetest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/internal/assemble"
+	"github.com/memscope/memscope/internal/evidencetest"
 	_ "modernc.org/sqlite"
 )
 

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/present/ocsf"
 	"io"
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/present/ocsf"
 	"github.com/memscope/memscope/internal/present/sanitize"
 	"github.com/memscope/memscope/verify"
 )

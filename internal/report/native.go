@@ -24,7 +24,7 @@ import (
 	"github.com/memscope/memscope/internal/assemble"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/present/sanitize"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/mem0db"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/replay"

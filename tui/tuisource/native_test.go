@@ -13,7 +13,7 @@ import (
 	"github.com/memscope/memscope/internal/analyses/storereplay"
 	"github.com/memscope/memscope/internal/generators/graphfile"
 	"github.com/memscope/memscope/internal/present/finding"
-	"github.com/memscope/memscope/internal/readers"
+	stores "github.com/memscope/memscope/internal/readers"
 	"github.com/memscope/memscope/internal/readers/smsrdb"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/tui"

@@ -3,11 +3,11 @@ package exposure
 import (
 	"context"
 	"fmt"
-	"github.com/memscope/memscope/internal/analyses/leiden"
-	"github.com/memscope/memscope/internal/cputime"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/memscope/memscope/internal/analyses/leiden"
+	"github.com/memscope/memscope/internal/cputime"
 	"github.com/memscope/memscope/replay"
 )
 
