@@ -89,9 +89,9 @@ func TestMeasureRecord(t *testing.T) {
 				side := processGateway(t, memscope, notes, ack, sessions)
 				lr := latency(t, side, notes, blocks, 50, think)
 				side.close()
-				t.Logf("--ack %s, %d session(s)%s, memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); load average %s",
+				t.Logf("--ack %s, %d session(s)%s, memscope record --listen: direct median %v p99 %v; gateway median %v p99 %v; added median %v p99 %v; CPU per call direct %v (clients), gateway %v (clients and the gateway process: added %v); the machine direct %v, gateway %v; load average %s",
 					ack, sessions, thinkNote(think), q(lr.direct, 0.5), q(lr.direct, 0.99), q(lr.gw, 0.5), q(lr.gw, 0.99), q(lr.gw, 0.5)-q(lr.direct, 0.5), q(lr.gw, 0.99)-q(lr.direct, 0.99),
-					lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.load)
+					lr.directCPU, lr.gwCPU, lr.gwCPU-lr.directCPU, lr.directMachine, lr.gwMachine, lr.load)
 			}
 			if mode != "" && mode != "inprocess" {
 				continue
@@ -197,6 +197,48 @@ type latencyReport struct {
 	// syncs alone, and the calls they committed.
 	commits, syncs []time.Duration
 	commitJobs     int
+	// The whole machine during each side's blocks (/proc/stat): CPU
+	// busy per call (every process: clients, gateway, upstreams, the
+	// kernel), the share of CPU time idle, and the share stolen by the
+	// hypervisor.
+	directMachine, gwMachine machineShare
+}
+
+// machineShare is the machine's CPU time over some blocks of calls.
+type machineShare struct {
+	busy, idle, steal time.Duration
+	calls             int
+}
+
+func (m machineShare) String() string {
+	total := m.busy + m.idle + m.steal
+	if m.calls == 0 || total == 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%v busy a call, %.0f%% idle, %.1f%% stolen", (m.busy / time.Duration(m.calls)).Round(time.Microsecond),
+		100*float64(m.idle)/float64(total), 100*float64(m.steal)/float64(total))
+}
+
+// machineCPU reads /proc/stat's cpu line: busy (user, nice, system, irq,
+// softirq), idle (idle, iowait) and steal, in clock ticks of 10 ms.
+func machineCPU() (busy, idle, steal time.Duration) {
+	b, _ := os.ReadFile("/proc/stat")
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, 0, 0
+	}
+	n := func(i int) time.Duration {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		return time.Duration(v) * 10 * time.Millisecond
+	}
+	return n(1) + n(2) + n(3) + n(6) + n(7), n(4) + n(5), n(8)
+}
+
+// add counts the machine's CPU time since (b0, i0, s0) against calls.
+func (m *machineShare) add(b0, i0, s0 time.Duration, calls int) {
+	b1, i1, s1 := machineCPU()
+	m.busy, m.idle, m.steal, m.calls = m.busy+b1-b0, m.idle+i1-i0, m.steal+s1-s0, m.calls+calls
 }
 
 // loadAvg is /proc/loadavg's one-minute figure.
@@ -317,6 +359,7 @@ func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int
 	}
 	var commits, syncs []time.Duration
 	commitJobs := 0
+	var directMachine, gwMachine machineShare
 	for b := 0; b < blocks; b++ {
 		// A pause before each block, longer than the recorder's idle
 		// work (its WAL fold after 150 ms idle, a log integration), so
@@ -324,13 +367,17 @@ func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int
 		// block, not charged to it.
 		time.Sleep(blockPause)
 		c0 := cpu()
+		b0, i0, s0 := machineCPU()
 		timeCalls(t, viaDirect, perBlock, think, &direct)
+		directMachine.add(b0, i0, s0, perBlock*len(viaDirect))
 		time.Sleep(blockPause)
 		c1 := cpu()
 		if side.rec != nil {
 			side.rec.CommitTimes() // what the direct block's pause committed is not this block's
 		}
+		b0, i0, s0 = machineCPU()
 		timeCalls(t, side.sessions, perBlock, think, &gw)
+		gwMachine.add(b0, i0, s0, perBlock*len(side.sessions))
 		directCPU += c1 - c0
 		gwCPU += cpu() - c1
 		if side.rec != nil {
@@ -342,7 +389,7 @@ func latency(t *testing.T, side *gatewaySide, notes string, blocks, perBlock int
 		}
 	}
 	return latencyReport{direct: direct, gw: gw, directCPU: directCPU / time.Duration(max(1, len(direct))), gwCPU: gwCPU / time.Duration(max(1, len(gw))),
-		load: load + " before, " + loadAvg() + " after", commits: commits, syncs: syncs, commitJobs: commitJobs}
+		load: load + " before, " + loadAvg() + " after", commits: commits, syncs: syncs, commitJobs: commitJobs, directMachine: directMachine, gwMachine: gwMachine}
 }
 
 // blockPause separates the latency run's blocks.
