@@ -20,7 +20,9 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/parquetcols"
@@ -318,9 +320,11 @@ func minMax(x []float64) []float64 {
 	return out
 }
 
-// parsePyTriple reads str(tuple) of three strings, as index() stores a fact
-// ("('a', 'b', 'c')"), with Python's quoting: single quotes unless the text
-// holds one and no double quote, and backslash escapes.
+// parsePyTriple reads str(tuple) of three strings, as index() stores a
+// fact ("('a', 'b', 'c')", HippoRAG.py: insert_strings([str(fact) ...])),
+// and as HippoRAG reads it back (eval, HippoRAG.py at c617143): repr's
+// quoting (single quotes unless the text holds one and no double quote)
+// and every escape a Python string literal takes (pyString).
 func parsePyTriple(s string) ([3]string, error) {
 	var t [3]string
 	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "(")
@@ -344,6 +348,17 @@ func parsePyTriple(s string) ([3]string, error) {
 	return t, nil
 }
 
+// pyEscapes are Python's one-character string escapes.
+var pyEscapes = map[byte]rune{'\\': '\\', '\'': '\'', '"': '"', 'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}
+
+// pyString reads one Python string literal at the start of s, as eval
+// reads it (Python 3's string literal rules): repr writes \\, the quote,
+// \n, \r, \t and \xhh, \uhhhh or \Uhhhhhhhh for a character it does not
+// print; eval also takes \a \b \f \v, octal \ooo and keeps the backslash
+// of an escape it does not know. Refused, as eval refuses them: a line
+// break inside the literal, a short hex escape, a code point past
+// U+10FFFF; and, with a reason, what a Go string cannot hold (a lone
+// surrogate) or this reader does not look up (\N{name}).
 func pyString(s string) (string, string, error) {
 	if s == "" || (s[0] != '\'' && s[0] != '"') {
 		return "", "", errors.New("a string literal was expected")
@@ -355,25 +370,63 @@ func pyString(s string) (string, string, error) {
 		switch {
 		case c == q:
 			return b.String(), s[i+1:], nil
+		case c == '\n' || c == '\r':
+			return "", "", errors.New("a line break inside a string literal (eval refuses it)")
 		case c == '\\' && i+1 < len(s):
-			i++
-			switch s[i] {
-			case '\\', '\'', '"':
-				b.WriteByte(s[i])
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			default:
-				return "", "", fmt.Errorf("escape \\%c is not read", s[i])
+			n, err := pyEscape(&b, s[i+1:])
+			if err != nil {
+				return "", "", err
 			}
+			i += n
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return "", "", errors.New("unterminated string literal")
+}
+
+// pyEscape writes the escape at the start of s (after its backslash) and
+// returns how many bytes it took.
+func pyEscape(b *strings.Builder, s string) (int, error) {
+	if r, ok := pyEscapes[s[0]]; ok {
+		b.WriteRune(r)
+		return 1, nil
+	}
+	hex := map[byte]int{'x': 2, 'u': 4, 'U': 8}
+	switch c := s[0]; {
+	case hex[c] > 0:
+		n := hex[c]
+		if len(s) < 1+n {
+			return 0, fmt.Errorf("escape \\%c wants %d hex digits", c, n)
+		}
+		v, err := strconv.ParseUint(s[1:1+n], 16, 32)
+		if err != nil {
+			return 0, fmt.Errorf("escape \\%c wants %d hex digits, got %q", c, n, s[1:1+n])
+		}
+		switch {
+		case v > unicode.MaxRune:
+			return 0, fmt.Errorf("escape \\%s is past U+10FFFF", s[:1+n])
+		case v >= 0xD800 && v < 0xE000:
+			return 0, fmt.Errorf("escape \\%s is a lone surrogate, which a Go string cannot hold", s[:1+n])
+		}
+		b.WriteRune(rune(v))
+		return 1 + n, nil
+	case c >= '0' && c <= '7':
+		n, v := 0, 0
+		for n < 3 && n < len(s) && s[n] >= '0' && s[n] <= '7' {
+			v = v*8 + int(s[n]-'0')
+			n++
+		}
+		b.WriteRune(rune(v))
+		return n, nil
+	case c == 'N':
+		return 0, errors.New("escape \\N{...} (a character by name) is not read: str() never writes one")
+	case c == '\n':
+		return 1, nil // a backslash and a line break: both dropped
+	default:
+		b.WriteByte('\\') // eval keeps an unknown escape as written
+		return 0, nil
+	}
 }
 
 func short(s string) string { return finding.Clip(s, 80) }
