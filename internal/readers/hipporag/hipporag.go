@@ -31,6 +31,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/exactjson"
@@ -132,8 +133,13 @@ var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9 ]`)
 
 // TextProcessing is HippoRAG's misc_utils.text_processing: lower case,
 // every character outside [A-Za-z0-9 ] replaced by a space, trimmed.
-// Python's str.lower() and Go's agree on the ASCII that survives; a
-// non-ASCII letter becomes a space either way, since the pattern is ASCII.
+// Python's str.lower() and Go's agree on the ASCII that survives but for
+// one character: Python lowers U+0130 (capital I with dot above) to two,
+// "i" and a combining dot (SpecialCasing.txt), which the pattern then
+// turns into "i ", where Go's one-to-one mapping gives "i". Every other
+// non-ASCII character becomes one space either way (U+212A, the Kelvin
+// sign, lowers to "k" in both); TestTextProcessingAsPython checks every
+// code point against Python.
 func TextProcessing(s string) string {
 	// ASCII, the common case, without the regexp (a HotpotQA-size store has
 	// tens of thousands of triples); anything else takes the general path.
@@ -142,7 +148,7 @@ func TextProcessing(s string) string {
 		c := s[i]
 		switch {
 		case c >= 0x80:
-			return strings.TrimSpace(nonAlnum.ReplaceAllString(strings.ToLower(s), " "))
+			return strings.TrimSpace(nonAlnum.ReplaceAllString(PyLower(s), " "))
 		case c >= 'A' && c <= 'Z':
 			c += 'a' - 'A'
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == ' ':
@@ -152,6 +158,75 @@ func TextProcessing(s string) string {
 		b[i] = c
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// PyLower is Python's str.lower(): Go's one-to-one mapping (Unicode's
+// simple lower case) but for the two places Python differs, its full
+// mapping of U+0130 (capital I with dot above) to "i" and a combining dot
+// (SpecialCasing.txt) and the final sigma: a capital sigma after a cased
+// letter and not before one (case-ignorable characters between skipped)
+// lowers to U+03C2, not U+03C3 (unicodeobject.c, handle_capital_sigma).
+// TestPyLowerAsPython checks every code point against Python.
+func PyLower(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < 0x80
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range rs {
+		switch r {
+		case 0x130:
+			b.WriteString("i\u0307")
+		case 0x3A3:
+			if finalSigma(rs, i) {
+				b.WriteRune(0x3C2)
+			} else {
+				b.WriteRune(0x3C3)
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// finalSigma: rs[i], a capital sigma, follows a cased letter and precedes
+// none, case-ignorable characters between skipped.
+func finalSigma(rs []rune, i int) bool {
+	j := i - 1
+	for j >= 0 && caseIgnorable(rs[j]) {
+		j--
+	}
+	if j < 0 || !cased(rs[j]) {
+		return false
+	}
+	j = i + 1
+	for j < len(rs) && caseIgnorable(rs[j]) {
+		j++
+	}
+	return j == len(rs) || !cased(rs[j])
+}
+
+// cased is Unicode's Cased property: Lowercase, Uppercase or a titlecase
+// letter (DerivedCoreProperties.txt).
+func cased(r rune) bool {
+	return unicode.IsLower(r) || unicode.IsUpper(r) || unicode.IsTitle(r) || unicode.In(r, unicode.Other_Lowercase, unicode.Other_Uppercase)
+}
+
+// caseIgnorable is Unicode's Case_Ignorable property: the categories Mn,
+// Me, Cf, Lm and Sk, and the word-break classes MidLetter, MidNumLet and
+// Single_Quote (DerivedCoreProperties.txt, Unicode 15).
+func caseIgnorable(r rune) bool {
+	switch r {
+	case 0x27, 0x2E, 0x3A, 0xB7, 0x387, 0x55F, 0x5F4, 0x2018, 0x2019, 0x2024, 0x2027, 0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }
 
 // MDHashID is compute_mdhash_id: prefix + hex MD5 of the UTF-8 text.

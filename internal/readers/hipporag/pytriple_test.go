@@ -1,8 +1,10 @@
 package hipporag
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -49,4 +51,119 @@ func TestParsePyTripleAsEvalReadsStr(t *testing.T) {
 	if escapes < len(cases)/4 {
 		t.Errorf("only %d of %d triples carry a \\x, \\u or \\U escape", escapes, len(cases))
 	}
+}
+
+// pyTextProcessing is HippoRAG's misc_utils.text_processing (at c617143)
+// applied to "A" + c + "b" for every code point c; it prints the results
+// other than "a b", the rest being that.
+const pyTextProcessing = `
+import re, json
+def text_processing(text):
+    return re.sub('[^A-Za-z0-9 ]', ' ', text.lower()).strip()
+out = {}
+for cp in range(0x110000):
+    if 0xD800 <= cp < 0xE000:
+        continue
+    r = text_processing("A" + chr(cp) + "b")
+    if r != "a b":
+        out[cp] = r
+print(json.dumps(out))
+`
+
+// TestTextProcessingAsPython: every code point (but the surrogates)
+// between two letters is processed as HippoRAG's Python processes it, so
+// the entity ids (MD5 of the processed text) agree.
+func TestTextProcessingAsPython(t *testing.T) {
+	var want map[rune]string
+	sharedtest.RunPython(t, pyTextProcessing, &want)
+	if len(want) < 60 {
+		t.Fatalf("Python kept only %d code points", len(want))
+	}
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if c >= 0xD800 && c < 0xE000 {
+			continue
+		}
+		w, ok := want[c]
+		if !ok {
+			w = "a b"
+		}
+		if got := TextProcessing("A" + string(c) + "b"); got != w {
+			t.Errorf("U+%04X: %q, Python %q", c, got, w)
+		}
+	}
+}
+
+// pyLowerCases is Python's str.lower() of every code point c alone, after
+// a cased letter before a capital sigma ("Α" c "Σ": is c cased or case
+// ignorable?) and after "ΑΣ" (is c cased?); it prints the code points
+// where any of the three is other than c itself, "ασ" + c... and "ας" +
+// c... respectively, the rest being those.
+const pyLowerCases = `
+import json, unicodedata
+out, unassigned = {}, []
+for cp in range(0x110000):
+    if 0xD800 <= cp < 0xE000:
+        continue
+    c = chr(cp)
+    if unicodedata.category(c) == "Cn":
+        if unassigned and unassigned[-1][1] == cp - 1:
+            unassigned[-1][1] = cp
+        else:
+            unassigned.append([cp, cp])
+    got = [c.lower(), ("\u0391" + c + "\u03a3").lower(), ("\u0391\u03a3" + c).lower()]
+    if got != [c, "\u03b1" + c.lower() + "\u03c3", "\u03b1\u03c2" + c.lower()]:
+        out[cp] = got
+print(json.dumps({"cases": out, "unassigned": unassigned}))
+`
+
+// TestPyLowerAsPython: Python's str.lower() (HippoRAG's f[0].lower() of a
+// fact's subject before hashing it into an entity id) for every code
+// point, alone and either side of a capital sigma. Code points that
+// Python's Unicode (14.0 in Debian's 3.11) and Go's (15.0) assign
+// differently are told apart, not counted.
+func TestPyLowerAsPython(t *testing.T) {
+	var py struct {
+		Cases      map[rune][3]string `json:"cases"`
+		Unassigned [][2]rune          `json:"unassigned"`
+	}
+	sharedtest.RunPython(t, pyLowerCases, &py)
+	want := py.Cases
+	unassignedInPython := func(c rune) bool {
+		for _, r := range py.Unassigned {
+			if c >= r[0] && c <= r[1] {
+				return true
+			}
+		}
+		return false
+	}
+	if len(want) < 2000 {
+		t.Fatalf("Python listed only %d code points", len(want))
+	}
+	var versionOnly []string
+	bad := 0
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if c >= 0xD800 && c < 0xE000 {
+			continue
+		}
+		w, ok := want[c]
+		if !ok {
+			s := string(c)
+			w = [3]string{s, "\u03b1" + s + "\u03c3", "\u03b1\u03c2" + s}
+		}
+		got := [3]string{PyLower(string(c)), PyLower("\u0391" + string(c) + "\u03a3"), PyLower("\u0391\u03a3" + string(c))}
+		if got == w {
+			continue
+		}
+		if unassignedInPython(c) {
+			versionOnly = append(versionOnly, fmt.Sprintf("U+%04X", c))
+			continue
+		}
+		if bad++; bad <= 20 {
+			t.Errorf("U+%04X: %q, Python %q", c, got, w)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d code points differ from Python", bad)
+	}
+	t.Logf("%d code points Python lists; %d differ only as Unicode 15 assigns them: %v", len(want), len(versionOnly), versionOnly)
 }

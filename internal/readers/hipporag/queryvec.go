@@ -237,7 +237,7 @@ func (r *Retrieval) Reset(q QueryEmbedding) (map[string]float64, []string, error
 		f := r.facts[fi]
 		kept = append(kept, fmt.Sprintf("(%s, %s, %s) score %.4f", f[0], f[1], f[2], scores[fi]))
 		for _, ph := range []string{f[0], f[2]} {
-			key := MDHashID(strings.ToLower(ph), "entity-")
+			key := MDHashID(PyLower(ph), "entity-") // f[0].lower(), f[2].lower()
 			if !r.nodes[key] {
 				continue
 			}
