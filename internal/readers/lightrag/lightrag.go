@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/readers/pyjson"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -338,6 +339,10 @@ func readKV(ctx context.Context, path, role string, st *storemodel.Store) (*pyOb
 		return nil, err
 	}
 	st.Files = append(st.Files, f)
+	b, n := pyjson.Constants(b)
+	if n > 0 {
+		st.Notes = append(st.Notes, pyjson.Note(path, n))
+	}
 	raw, err := readPyObject(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -45,6 +45,7 @@ import (
 
 	"github.com/memscope/memscope/internal/exactjson"
 	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/readers/pyjson"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -135,6 +136,10 @@ func (r *reader) read(name, role string, v any) (bool, error) {
 		return false, err
 	}
 	r.st.Files = append(r.st.Files, desc)
+	b, n := pyjson.Constants(b)
+	if n > 0 {
+		r.st.Notes = append(r.st.Notes, pyjson.Note(p, n))
+	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return false, fmt.Errorf("%s: not JSON as json.load reads it: %v", p, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/internal/readers/storemodel"
@@ -99,5 +100,59 @@ func TestRealStores(t *testing.T) {
 			}
 			t.Logf("%+v notes %q", want, st.Notes)
 		})
+	}
+}
+
+// pyWithConstants rewrites a persist directory's docstore and property
+// graph with json.dump after putting a float NaN in a node's metadata and
+// an infinity in a graph node's properties (a pandas-made metadata value
+// is NaN when its cell is empty): files LlamaIndex writes and reads back.
+const pyWithConstants = `
+import json, sys, os
+d = sys.argv[1]
+p = os.path.join(d, "docstore.json")
+doc = json.load(open(p))
+k = next(iter(doc["docstore/data"]))
+doc["docstore/data"][k]["__data__"]["metadata"]["score"] = float("nan")
+json.dump(doc, open(p, "w"))
+p = os.path.join(d, "property_graph_store.json")
+g = json.load(open(p))
+k = next(iter(g["nodes"]))
+g["nodes"][k].setdefault("properties", {})["weight"] = float("-inf")
+json.dump(g, open(p, "w"))
+print(json.dumps({"ok": True}))
+`
+
+// TestPythonFloatConstantsRead: NaN and -Infinity in files json.dump wrote
+// are read as json.load reads them (the store opens, the same counts as
+// Python's), with a note saying how many were read as null.
+func TestPythonFloatConstantsRead(t *testing.T) {
+	src := filepath.Join(sharedtest.Case(t, "llamaindex-lpg-9wang"), "storage")
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	var ok struct{ OK bool }
+	sharedtest.RunPython(t, pyWithConstants, &ok, dir)
+	var want struct{ Passages, Entities, Edges, Nosource int }
+	sharedtest.RunPython(t, pyCounts, &want, dir)
+	st, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, e := 0, 0
+	for _, n := range st.Nodes {
+		if n.Kind == storemodel.KindPassage {
+			p++
+		} else {
+			e++
+		}
+	}
+	if p != want.Passages || e != want.Entities || len(st.Edges) != want.Edges {
+		t.Errorf("passages %d entities %d edges %d; python %+v", p, e, len(st.Edges), want)
+	}
+	notes := strings.Join(st.Notes, "\n")
+	if !strings.Contains(notes, "docstore.json: 1 NaN or Infinity") || !strings.Contains(notes, "property_graph_store.json: 1 NaN or Infinity") {
+		t.Errorf("notes %q do not count the constants", st.Notes)
 	}
 }
