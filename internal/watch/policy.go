@@ -49,7 +49,11 @@ func ReadPolicy(path string) (*Policy, error) {
 	if len(raw) > maxPolicySize {
 		return nil, fmt.Errorf("%s: over %d bytes: not a witness policy", path, maxPolicySize)
 	}
-	return ParsePolicy(raw)
+	p, err := ParsePolicy(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
 }
 
 // ParsePolicy parses a witness policy from its bytes.

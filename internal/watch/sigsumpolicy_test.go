@@ -350,3 +350,16 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 	})
 }
+
+// TestReadPolicyNamesTheFileAndLine: a policy that does not parse is
+// refused with the file and the line.
+func TestReadPolicyNamesTheFileAndLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "witnesses.policy")
+	if err := os.WriteFile(path, []byte("# ours\nwitness A "+strings.Repeat("ab", 32)+"\ngroup G 3 A\nquorum G\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadPolicy(path)
+	if err == nil || !strings.Contains(err.Error(), path+": witness policy: line 3: ") {
+		t.Errorf("ReadPolicy: %v; want the file and line 3", err)
+	}
+}
