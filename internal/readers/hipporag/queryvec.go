@@ -351,6 +351,9 @@ func parsePyTriple(s string) ([3]string, error) {
 // pyEscapes are Python's one-character string escapes.
 var pyEscapes = map[byte]rune{'\\': '\\', '\'': '\'', '"': '"', 'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}
 
+// pyHexDigits are the hex escapes and their digit counts.
+var pyHexDigits = map[byte]int{'x': 2, 'u': 4, 'U': 8}
+
 // pyString reads one Python string literal at the start of s, as eval
 // reads it (Python 3's string literal rules): repr writes \\, the quote,
 // \n, \r, \t and \xhh, \uhhhh or \Uhhhhhhhh for a character it does not
@@ -392,10 +395,9 @@ func pyEscape(b *strings.Builder, s string) (int, error) {
 		b.WriteRune(r)
 		return 1, nil
 	}
-	hex := map[byte]int{'x': 2, 'u': 4, 'U': 8}
 	switch c := s[0]; {
-	case hex[c] > 0:
-		n := hex[c]
+	case pyHexDigits[c] > 0:
+		n := pyHexDigits[c]
 		if len(s) < 1+n {
 			return 0, fmt.Errorf("escape \\%c wants %d hex digits", c, n)
 		}
