@@ -16,14 +16,34 @@ var constants = [][]byte{[]byte("NaN"), []byte("Infinity"), []byte("-Infinity")}
 // Constants returns b with every NaN, Infinity and -Infinity that stands
 // as a value (outside strings, after "[", "," or ":" or at the start,
 // before a delimiter) replaced by null, and how many it replaced. With
-// none, b itself is returned. What is not a value position is left for
-// the JSON decoder to refuse, as Python's would.
+// none, b itself is returned; otherwise the copy is allocated once, at
+// its exact size (a file may be as large as the readers' JSON bound).
+// What is not a value position is left for the JSON decoder to refuse,
+// as Python's would.
 func Constants(b []byte) ([]byte, int) {
 	if !bytes.Contains(b, constants[0]) && !bytes.Contains(b, constants[1]) {
 		return b, 0
 	}
-	var out []byte
-	n, last := 0, 0
+	n, size := 0, len(b)
+	eachConstant(b, func(_, w int) {
+		n++
+		size += len("null") - w
+	})
+	if n == 0 {
+		return b, 0
+	}
+	out := make([]byte, 0, size)
+	last := 0
+	eachConstant(b, func(i, w int) {
+		out = append(append(out, b[last:i]...), "null"...)
+		last = i + w
+	})
+	return append(out, b[last:]...), n
+}
+
+// eachConstant calls f with the offset and length of every constant that
+// stands as a value, in order.
+func eachConstant(b []byte, f func(i, w int)) {
 	inString, escaped := false, false
 	prev := byte('[') // the last byte outside a string that is not whitespace
 	for i := 0; i < len(b); i++ {
@@ -49,20 +69,14 @@ func Constants(b []byte) ([]byte, int) {
 		}
 		if prev == '[' || prev == ',' || prev == ':' {
 			if w := constantAt(b, i); w > 0 {
-				out = append(append(out, b[last:i]...), "null"...)
-				n++
+				f(i, w)
 				i += w - 1
-				last = i + 1
 				prev = 'l'
 				continue
 			}
 		}
 		prev = c
 	}
-	if n == 0 {
-		return b, 0
-	}
-	return append(out, b[last:]...), n
 }
 
 // constantAt is the length of the constant at b[i:], ending at a

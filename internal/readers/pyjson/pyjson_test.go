@@ -3,6 +3,7 @@ package pyjson
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/memscope/memscope/internal/sharedtest"
@@ -99,4 +100,18 @@ func FuzzConstants(f *testing.F) {
 			t.Errorf("%q was valid JSON, %q is not", b, out)
 		}
 	})
+}
+
+// TestConstantsAllocatesOnce: the copy is made at its exact size, so a
+// file at the readers' bound costs its size once more, not twice.
+func TestConstantsAllocatesOnce(t *testing.T) {
+	b := []byte(strings.Repeat(`{"a": [NaN, -Infinity, "NaN"]}, `, 1000))
+	b = append(append([]byte("["), b[:len(b)-2]...), ']')
+	out, n := Constants(b)
+	if n != 2000 || len(out) != cap(out) || len(out) != len(b)+1000*(1-5) {
+		t.Errorf("%d replaced, len %d cap %d (input %d)", n, len(out), cap(out), len(b))
+	}
+	if a := testing.AllocsPerRun(10, func() { Constants(b) }); a != 1 {
+		t.Errorf("%v allocations, want 1", a)
+	}
 }
