@@ -136,6 +136,16 @@ func (r *reader) read(name, role string, v any) (bool, error) {
 		return false, err
 	}
 	r.st.Files = append(r.st.Files, desc)
+	// LlamaIndex opens its files "rb" and json.load detects the encoding
+	// (a UTF-8 mark, UTF-16, UTF-32): a file saved again by a Windows tool
+	// still loads there.
+	b, enc, err := pyjson.BytesText(b)
+	if err != nil {
+		return false, fmt.Errorf("%s: not JSON as json.load reads it: %v", p, err)
+	}
+	if enc != "utf-8" {
+		r.st.Notes = append(r.st.Notes, fmt.Sprintf("%s: %s text (json.load detects it from the first bytes), read as LlamaIndex reads it", p, enc))
+	}
 	b, n := pyjson.Constants(b)
 	if n > 0 {
 		r.st.Notes = append(r.st.Notes, pyjson.Note(p, n))

@@ -156,3 +156,45 @@ func TestPythonFloatConstantsRead(t *testing.T) {
 		t.Errorf("notes %q do not count the constants", st.Notes)
 	}
 }
+
+// pyReencode saves a persist directory's docstore again in UTF-16 with a
+// byte order mark and its graph store in UTF-8 with one (as Windows tools
+// save text), then loads both as LlamaIndex does (json.load of the file
+// opened "rb") to show they still load there.
+const pyReencode = `
+import json, sys, os
+d = sys.argv[1]
+for name, enc in [("docstore.json", "utf-16"), ("property_graph_store.json", "utf-8-sig")]:
+    p = os.path.join(d, name)
+    text = open(p, encoding="utf-8").read()
+    open(p, "wb").write(text.encode(enc))
+    json.load(open(p, "rb"))
+print(json.dumps({"ok": True}))
+`
+
+// TestReencodedFilesRead: a persist directory whose files were saved again
+// in UTF-16 and with a UTF-8 mark reads as before, with a note per file.
+func TestReencodedFilesRead(t *testing.T) {
+	src := filepath.Join(sharedtest.Case(t, "llamaindex-lpg-9wang"), "storage")
+	want, err := Open(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	var ok struct{ OK bool }
+	sharedtest.RunPython(t, pyReencode, &ok, dir)
+	got, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Nodes) != len(want.Nodes) || len(got.Edges) != len(want.Edges) || len(got.Issues) != len(want.Issues) {
+		t.Errorf("re-encoded: %d nodes %d edges %d issues; as written: %d, %d, %d", len(got.Nodes), len(got.Edges), len(got.Issues), len(want.Nodes), len(want.Edges), len(want.Issues))
+	}
+	notes := strings.Join(got.Notes, "\n")
+	if !strings.Contains(notes, "docstore.json: utf-16 text") || !strings.Contains(notes, "property_graph_store.json: utf-8-sig text") {
+		t.Errorf("notes %q do not name the encodings", got.Notes)
+	}
+}

@@ -9,6 +9,10 @@ package pyjson
 import (
 	"bytes"
 	"fmt"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
 )
 
 var constants = [][]byte{[]byte("NaN"), []byte("Infinity"), []byte("-Infinity")}
@@ -97,4 +101,59 @@ func constantAt(b []byte, i int) int {
 // Note is the store note for n constants read in file.
 func Note(file string, n int) string {
 	return fmt.Sprintf("%s: %d NaN or Infinity value(s), which Python's json writes and reads and JSON has no word for, read as null", file, n)
+}
+
+// BytesText is the text json.loads reads from bytes, as a UTF-8 string's
+// bytes, and the encoding it took them in (json/__init__.py,
+// detect_encoding, Python 3.6+): a UTF-32 or UTF-16 byte order mark
+// selects that encoding (the mark dropped); a UTF-8 one is dropped;
+// without a mark, zero bytes among the first four (JSON text starts with
+// ASCII) select UTF-16 or UTF-32 of either byte order; otherwise UTF-8,
+// returned as it is. LlamaIndex loads its stores so (json.load of a file
+// opened "rb"), so a persist directory saved again in UTF-16 by a Windows
+// tool still loads there. Text that does not decode in the encoding
+// selected is an error, as Python's UnicodeDecodeError is.
+func BytesText(b []byte) ([]byte, string, error) {
+	name, enc := detectEncoding(b)
+	if enc == nil {
+		if name == "utf-8-sig" {
+			return b[3:], name, nil
+		}
+		return b, name, nil
+	}
+	out, err := enc.NewDecoder().Bytes(b)
+	if err != nil {
+		return nil, name, fmt.Errorf("not %s as its start says: %w", name, err)
+	}
+	return out, name, nil
+}
+
+// detectEncoding is json.detect_encoding: the codec's name, and the
+// decoder for those that are not UTF-8 (nil for UTF-8, with or without
+// its mark). A decoder that meets a mark in the middle of the text keeps
+// it, as Python's -le and -be codecs do.
+func detectEncoding(b []byte) (string, encoding.Encoding) {
+	switch {
+	case bytes.HasPrefix(b, []byte{0, 0, 0xFE, 0xFF}), bytes.HasPrefix(b, []byte{0xFF, 0xFE, 0, 0}):
+		return "utf-32", utf32.UTF32(utf32.BigEndian, utf32.ExpectBOM)
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}), bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		return "utf-16", unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		return "utf-8-sig", nil
+	}
+	switch {
+	case len(b) >= 4 && b[0] == 0 && b[1] != 0:
+		return "utf-16-be", unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+	case len(b) >= 4 && b[0] == 0:
+		return "utf-32-be", utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM)
+	case len(b) >= 4 && b[1] == 0 && (b[2] != 0 || b[3] != 0):
+		return "utf-16-le", unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+	case len(b) >= 4 && b[1] == 0:
+		return "utf-32-le", utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM)
+	case len(b) == 2 && b[0] == 0:
+		return "utf-16-be", unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+	case len(b) == 2 && b[1] == 0:
+		return "utf-16-le", unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+	}
+	return "utf-8", nil
 }

@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -114,4 +115,61 @@ func TestConstantsAllocatesOnce(t *testing.T) {
 	if a := testing.AllocsPerRun(10, func() { Constants(b) }); a != 1 {
 		t.Errorf("%v allocations, want 1", a)
 	}
+}
+
+// pyEncoded writes documents in every encoding json.loads detects, as
+// bytes (base64), with what json.loads reads from them.
+const pyEncoded = `
+import json, base64, random, codecs
+rng = random.Random(5)
+encs = ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]
+texts = ['{"a": "b"}', '["\u00e9t\u00e9", "\u4e2d\u6587", "\U0001f600", 1.5]', '"x"', '{}', '[]', '1', '{"docstore/data": {"n1": {"__data__": {"text": "caf\u00e9 \u2014 \U0001d11e"}}}}']
+out = []
+for t in texts:
+    for e in encs:
+        b = t.encode(e)
+        out.append({"bytes": base64.b64encode(b).decode(), "enc": e, "want": json.dumps(json.loads(b)), "detected": json.detect_encoding(b)})
+print(json.dumps(out))
+`
+
+// TestBytesTextAsJSONLoads: bytes in each encoding Python's json.loads
+// detects (with and without byte order marks) read as it reads them, and
+// the encoding named as it names it.
+func TestBytesTextAsJSONLoads(t *testing.T) {
+	var cases []struct {
+		Bytes    []byte `json:"bytes"`
+		Enc      string `json:"enc"`
+		Want     string `json:"want"`
+		Detected string `json:"detected"`
+	}
+	sharedtest.RunPython(t, pyEncoded, &cases)
+	if len(cases) < 50 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, c := range cases {
+		text, name, err := BytesText(c.Bytes)
+		var got, want any
+		if err == nil {
+			err = json.Unmarshal(text, &got)
+		}
+		if err2 := json.Unmarshal([]byte(c.Want), &want); err2 != nil {
+			t.Fatal(err2)
+		}
+		if err != nil || !reflect.DeepEqual(got, want) || name != c.Detected {
+			t.Errorf("%s % x: read %v as %s (%v); Python %v as %s", c.Enc, c.Bytes, got, name, err, want, c.Detected)
+		}
+	}
+}
+
+// FuzzBytesText: never a panic; UTF-8 without a mark comes back as it is.
+func FuzzBytesText(f *testing.F) {
+	for _, s := range []string{"\xff\xfe{\x00}\x00", "\xef\xbb\xbf[]", "\x00\x00\x00[", "[\x00\x00\x00", "{}", "\x00{", "\xfe\xff\xd8\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, name, err := BytesText(b)
+		if err == nil && name == "utf-8" && !bytes.Equal(out, b) {
+			t.Errorf("%q: UTF-8 changed to %q", b, out)
+		}
+	})
 }
