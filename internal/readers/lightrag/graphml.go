@@ -113,6 +113,9 @@ type Graph struct {
 	// read_graphml's fallback reads it (its literal "<graphml>" replaced by
 	// a namespaced header).
 	NoNamespace bool
+	// Encoding is the encoding the document was read in, as expat takes it
+	// from the first bytes and the declaration (graphmlenc.go).
+	Encoding string
 }
 
 // ParseGraphML reads a whole GraphML document held in memory, keeping every
@@ -322,7 +325,13 @@ type parser struct {
 }
 
 func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge func(*Graph, *Element) error, o streamOptions) (*Graph, error) {
-	p := &parser{d: newTokenizer(r, tokBuffer, tokMaxScan), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge, opts: o}
+	// The tokenizer reads UTF-8: the document's own encoding is decoded
+	// first, as expat decodes it (graphmlenc.go).
+	text, enc, err := graphmlText(r)
+	if err != nil {
+		return nil, fmt.Errorf("graphml: %w", err)
+	}
+	p := &parser{d: newTokenizer(text, tokBuffer, tokMaxScan), keep: keep, g: &Graph{}, keys: map[string]*keyDef{}, nodeIndex: map[string]int{}, onEdge: edge, opts: o}
 	p.d.value = p.knownValue
 	p.counted, _ = r.(*headerCounter)
 	if defaultNS != "" {
@@ -353,6 +362,7 @@ func readGraphML(r io.Reader, keep func(string) bool, defaultNS string, edge fun
 	if p.graphs > 1 {
 		p.dev("document", fmt.Sprintf("%d top-level graphs: networkx builds them all and returns the first; only the first is read (nx.write_graphml writes one)", p.graphs))
 	}
+	p.g.Encoding = enc
 	return p.g, nil
 }
 

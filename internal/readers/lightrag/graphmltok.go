@@ -59,6 +59,10 @@ func newTokenizer(r io.Reader, size, maxScan int) *tokenizer {
 	t := &tokenizer{r: r, buf: make([]byte, size), maxScan: maxScan, line: 1, names: map[string]string{}, attrs: make([]xml.Attr, 0, 8)}
 	t.dec = xml.NewDecoder(decoderSource{t})
 	t.dec.Strict = true
+	// What reaches the tokenizer is UTF-8 already (graphmlText decoded the
+	// encoding the declaration names), so the declaration's name asks for
+	// no decoding here.
+	t.dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	return t
 }
 

@@ -14,10 +14,12 @@ import (
 
 // rawTokens is encoding/xml's own token stream of b (strict RawToken),
 // each token with the line after it: the reference the tokenizer must
-// match.
+// match. Both read b as UTF-8 whatever encoding its declaration names
+// (graphmlText has decoded it before the tokenizer reads it).
 func rawTokens(b []byte) ([]string, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.Strict = true
+	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	return collect(d.RawToken, func() int { l, _ := d.InputPos(); return l })
 }
 

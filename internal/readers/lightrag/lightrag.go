@@ -443,5 +443,8 @@ func readGraph(ctx context.Context, gpath string, st *storemodel.Store, o stream
 	if g.Directed {
 		st.Notes = append(st.Notes, "the graph is directed: LightRAG writes undirected graphs; edges are replayed as stored")
 	}
+	if g.Encoding != "UTF-8" {
+		st.Notes = append(st.Notes, fmt.Sprintf("%s: %s text (nx.write_graphml writes UTF-8; saved again by another tool?), read as networkx reads it", gpath, g.Encoding))
+	}
 	return g, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	"golang.org/x/text/encoding/unicode"
 )
 
 func TestOpenPoisoned(t *testing.T) {
@@ -75,6 +76,11 @@ func FuzzParseGraphML(f *testing.F) {
 	for _, v := range variants {
 		f.Add([]byte(strings.Replace(string(clean), v.from, v.to, 1)))
 	}
+	// The encodings expat takes from a document's start (graphmlenc.go).
+	utf16, _ := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(strings.Replace(string(clean), "utf-8", "utf-16", 1)))
+	f.Add(utf16)
+	f.Add([]byte(strings.Replace(string(clean), "utf-8", "latin-1", 1)))
+	f.Add(append([]byte("\xef\xbb\xbf"), clean...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := ParseGraphML(b)
 		if err != nil {
