@@ -60,6 +60,19 @@ func Case(t testing.TB, name string) string {
 	return p
 }
 
+// CopyCase copies the folder sub of the named real store case into a
+// test's temporary folder (the case itself is never written) and returns
+// the original folder and the copy.
+func CopyCase(t testing.TB, name, sub string) (src, dst string) {
+	t.Helper()
+	src = filepath.Join(Case(t, name), sub)
+	dst = t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return src, dst
+}
+
 // InCI says whether the tests run under CI, where shared material is
 // required rather than optional.
 func InCI() bool { return os.Getenv("CI") == "true" }

@@ -151,13 +151,9 @@ print(json.dumps({"nodes": g.number_of_nodes(), "edges": g.number_of_edges()}))
 // was saved again in UTF-16 opens with the same nodes, edges and issues,
 // and a note naming the encoding.
 func TestUTF16StoreReadAsLightRAGReadsIt(t *testing.T) {
-	src := filepath.Join(sharedtest.Case(t, "lightrag-lennyhub"), "rag_storage")
+	src, dir := sharedtest.CopyCase(t, "lightrag-lennyhub", "rag_storage")
 	want, err := Open(context.Background(), src)
 	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	var nx struct{ Nodes, Edges int }

@@ -127,11 +127,7 @@ print(json.dumps({"ok": True}))
 // are read as json.load reads them (the store opens, the same counts as
 // Python's), with a note saying how many were read as null.
 func TestPythonFloatConstantsRead(t *testing.T) {
-	src := filepath.Join(sharedtest.Case(t, "llamaindex-lpg-9wang"), "storage")
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
+	_, dir := sharedtest.CopyCase(t, "llamaindex-lpg-9wang", "storage")
 	var ok struct{ OK bool }
 	sharedtest.RunPython(t, pyWithConstants, &ok, dir)
 	var want struct{ Passages, Entities, Edges, Nosource int }
@@ -175,13 +171,9 @@ print(json.dumps({"ok": True}))
 // TestReencodedFilesRead: a persist directory whose files were saved again
 // in UTF-16 and with a UTF-8 mark reads as before, with a note per file.
 func TestReencodedFilesRead(t *testing.T) {
-	src := filepath.Join(sharedtest.Case(t, "llamaindex-lpg-9wang"), "storage")
+	src, dir := sharedtest.CopyCase(t, "llamaindex-lpg-9wang", "storage")
 	want, err := Open(context.Background(), src)
 	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	var ok struct{ OK bool }
