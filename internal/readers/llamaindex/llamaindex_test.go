@@ -1,12 +1,15 @@
 package llamaindex
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
@@ -188,5 +191,48 @@ func TestReencodedFilesRead(t *testing.T) {
 	notes := strings.Join(got.Notes, "\n")
 	if !strings.Contains(notes, "docstore.json: utf-16 text") || !strings.Contains(notes, "property_graph_store.json: utf-8-sig text") {
 		t.Errorf("notes %q do not name the encodings", got.Notes)
+	}
+}
+
+// TestInvalidUTF8IsAFinding: a docstore with a byte that is not UTF-8,
+// which LlamaIndex's json.load cannot decode (Python says so here), is
+// read and flagged, naming the file and the byte.
+func TestInvalidUTF8IsAFinding(t *testing.T) {
+	_, dir := sharedtest.CopyCase(t, "llamaindex-lpg-9wang", "storage")
+	p := filepath.Join(dir, "docstore.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(`"text": "`)) + len(`"text": "`)
+	if at < len(`"text": "`) {
+		t.Fatal("no text member in the docstore")
+	}
+	b = append(b[:at:at], append([]byte{0xff}, b[at:]...)...)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var py struct{ Error string }
+	sharedtest.RunPython(t, `
+import json, sys
+try:
+    json.load(open(sys.argv[1], "rb"))
+    print(json.dumps({"error": ""}))
+except UnicodeDecodeError as e:
+    print(json.dumps({"error": "UnicodeDecodeError at %d" % e.start}))
+`, &py, p)
+	if py.Error != fmt.Sprintf("UnicodeDecodeError at %d", at) {
+		t.Fatalf("Python: %q", py.Error)
+	}
+	st, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, is := range st.Issues {
+		found = found || is.Code == finding.StoreParseDifferential && strings.HasSuffix(is.File, "docstore.json") && is.Subject == fmt.Sprintf("byte %d", at)
+	}
+	if !found {
+		t.Errorf("no finding naming docstore.json byte %d: %+v", at, st.Issues)
 	}
 }

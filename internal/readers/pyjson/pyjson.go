@@ -9,6 +9,7 @@ package pyjson
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -156,4 +157,28 @@ func detectEncoding(b []byte) (string, encoding.Encoding) {
 		return "utf-16-le", unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
 	}
 	return "utf-8", nil
+}
+
+// FirstInvalidUTF8 is the offset of the first byte Python's UTF-8 decoder
+// with "surrogatepass" (what json.loads uses on bytes) refuses, or -1:
+// invalid UTF-8, except that a surrogate's three-byte form, which Go's
+// decoder refuses, passes.
+func FirstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || n > 1 {
+			i += n
+			continue
+		}
+		if i+2 < len(b) && b[i] == 0xED && b[i+1] >= 0xA0 && b[i+1] <= 0xBF && b[i+2] >= 0x80 && b[i+2] <= 0xBF {
+			i += 3
+			continue
+		}
+		return i
+	}
+	return -1
 }

@@ -173,3 +173,45 @@ func FuzzBytesText(f *testing.F) {
 		}
 	})
 }
+
+// pyInvalid decodes random byte strings (UTF-8 pieces, surrogates'
+// three-byte forms, stray and truncated bytes) as json.loads decodes
+// bytes ("surrogatepass"), and gives where it fails (-1: it does not).
+const pyInvalid = `
+import json, random, base64
+rng = random.Random(3)
+pieces = [b"a", "\u00e9".encode(), "\u4e2d".encode(), "\U0001f600".encode(), b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xed\x9f\xbf",
+          b"\x80", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98", b"\xc0\xaf", b"\xf5\x80\x80\x80", b"\xff", b"\xf4\x90\x80\x80", b"\xe0\x80\x80"]
+out = []
+for _ in range(2000):
+    b = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+    try:
+        b.decode("utf-8", "surrogatepass")
+        at = -1
+    except UnicodeDecodeError as e:
+        at = e.start
+    out.append({"b": base64.b64encode(b).decode(), "at": at})
+print(json.dumps(out))
+`
+
+// TestFirstInvalidUTF8AsPython: where Python's decoder stops, memscope
+// points too.
+func TestFirstInvalidUTF8AsPython(t *testing.T) {
+	var cases []struct {
+		B  []byte `json:"b"`
+		At int    `json:"at"`
+	}
+	sharedtest.RunPython(t, pyInvalid, &cases)
+	bad := 0
+	for _, c := range cases {
+		if got := FirstInvalidUTF8(c.B); got != c.At {
+			t.Errorf("% x: %d, Python %d", c.B, got, c.At)
+		}
+		if c.At >= 0 {
+			bad++
+		}
+	}
+	if bad < len(cases)/4 || bad == len(cases) {
+		t.Errorf("%d of %d invalid: the generator should give both", bad, len(cases))
+	}
+}
