@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/memscope/memscope/internal/evidencetest"
+	"github.com/memscope/memscope/internal/present/finding"
+	"github.com/memscope/memscope/internal/sharedtest"
 )
 
 // An oversized cell is reported from its length, the row is skipped, and
@@ -31,5 +33,40 @@ func TestOversizedCellsAreFindings(t *testing.T) {
 	}
 	if len(fields) != 2 || !strings.HasSuffix(fields[0], "field new_memory") || !strings.HasSuffix(fields[1], "field content") {
 		t.Fatalf("issues %+v", st.Issues)
+	}
+}
+
+// A history cell that is not UTF-8 (Python's sqlite3, which Mem0 reads it
+// with, raises on the row: checked here with Python itself) is a finding
+// naming the row and field, and the row is still read.
+func TestNotUTF8IsAFinding(t *testing.T) {
+	path := evidencetest.EditedSQLiteCopy(t, filepath.Join(sharedtest.Case(t, "mem0-memagent"), "mem0_history.db"),
+		"UPDATE history SET new_memory = CAST(x'4d656d30ff' AS TEXT) WHERE rowid = (SELECT min(rowid) FROM history)")
+	var py struct{ Error string }
+	sharedtest.RunPython(t, `
+import json, sqlite3, sys
+try:
+    sqlite3.connect(sys.argv[1]).execute("SELECT new_memory FROM history ORDER BY rowid").fetchall()
+    print(json.dumps({"error": ""}))
+except sqlite3.OperationalError as e:
+    print(json.dumps({"error": str(e)}))
+`, &py, path)
+	if !strings.Contains(py.Error, "decode") {
+		t.Fatalf("Python's sqlite3 read the row: %q", py.Error)
+	}
+	want, err := Open(context.Background(), filepath.Join(sharedtest.Case(t, "mem0-memagent"), "mem0_history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, is := range st.Issues {
+		found = found || is.Code == finding.StoreParseDifferential && strings.HasSuffix(is.Subject, "field new_memory")
+	}
+	if !found || len(st.Versions) != len(want.Versions) {
+		t.Errorf("%d versions (untouched %d); issues %+v", len(st.Versions), len(want.Versions), st.Issues)
 	}
 }

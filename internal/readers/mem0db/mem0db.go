@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/sqlitecols"
@@ -105,6 +106,10 @@ func Open(ctx context.Context, path string) (*storemodel.Store, error) {
 			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreRecordMalformed, File: path, Subject: fmt.Sprintf("history rowid %d, field %s", v.Row, hist[i].field),
 				Message: fmt.Sprintf("%d bytes, over the %d-byte limit; not read, row skipped", cells[i].Size.Int64, cells[i].Max)})
 			continue
+		}
+		if i := notUTF8(cells); i >= 0 {
+			st.Issues = append(st.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: path, Subject: fmt.Sprintf("history rowid %d, field %s", v.Row, hist[i].field),
+				Message: "text that is not UTF-8: Python's sqlite3, which Mem0 reads its history with, raises on it (\"Could not decode to UTF-8\"), so Mem0 cannot read this row; shown here with each byte that does not decode escaped"})
 		}
 		v.ID, v.MemoryID, v.Old, v.New, v.Event = cells[0].Value.String, cells[1].Value.String, cells[2].Value.String, cells[3].Value.String, cells[4].Value.String
 		v.CreatedAt, v.UpdatedAt, v.Deleted, v.Actor, v.Role = cells[5].Value.String, cells[6].Value.String, del.Int64 != 0, cells[7].Value.String, cells[8].Value.String
@@ -223,6 +228,16 @@ const (
 func overCell(cells []sqlitecols.Cell) int {
 	for i := range cells {
 		if cells[i].Over() {
+			return i
+		}
+	}
+	return -1
+}
+
+// notUTF8 is the index of the first text cell that is not UTF-8, or -1.
+func notUTF8(cells []sqlitecols.Cell) int {
+	for i := range cells {
+		if !utf8.ValidString(cells[i].Value.String) {
 			return i
 		}
 	}
