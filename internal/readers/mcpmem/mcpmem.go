@@ -32,10 +32,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
+	textunicode "golang.org/x/text/encoding/unicode"
 )
 
 // Format is the --format name of the server's store.
@@ -141,8 +143,7 @@ var fixedKeys = map[string]map[string]bool{
 // is an issue and the other lines are still read.
 func Parse(b []byte, file string) *Graph {
 	g := &Graph{}
-	// readFile(..., "utf-8") replaces invalid bytes with U+FFFD.
-	text := strings.ToValidUTF8(string(b), "\uFFFD")
+	text := nodeUTF8(b)
 	for i, line := range strings.Split(text, "\n") {
 		if blank(line) {
 			continue
@@ -150,6 +151,23 @@ func Parse(b []byte, file string) *Graph {
 		g.line(line, i+1, file)
 	}
 	return g
+}
+
+// nodeUTF8 is b as the server reads it (fs.readFile(path, "utf-8"): Node's
+// UTF-8 decoder, the WHATWG Encoding Standard's): one U+FFFD for each
+// maximal part of an invalid sequence, which is what x/text's UTF-8
+// decoder writes (strings.ToValidUTF8 writes one for a whole run, and a
+// utf8.DecodeRune loop one per byte of a truncated sequence; both differ
+// from Node). TestDecodesAsNode compares with Node itself.
+func nodeUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out, err := textunicode.UTF8.NewDecoder().Bytes(b)
+	if err != nil {
+		return strings.ToValidUTF8(string(b), "\uFFFD") // not reached: the decoder replaces, it does not fail
+	}
+	return string(out)
 }
 
 func (g *Graph) line(line string, n int, file string) {
