@@ -1,11 +1,16 @@
 package hipporag
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/sharedtest"
 )
 
@@ -166,4 +171,52 @@ func TestPyLowerAsPython(t *testing.T) {
 		t.Errorf("%d code points differ from Python", bad)
 	}
 	t.Logf("%d code points Python lists; %d differ only as Unicode 15 assigns them: %v", len(want), len(versionOnly), versionOnly)
+}
+
+// TestOpenIENotUTF8IsAFinding: an OpenIE file with a byte that is not
+// UTF-8, which HippoRAG cannot open (Python says so here), is flagged
+// naming the file and the byte; the rest is still read.
+func TestOpenIENotUTF8IsAFinding(t *testing.T) {
+	src, dir := sharedtest.CopyCase(t, "hippo2-arunkumar-sample", "outputs/sample")
+	const file = "openie_results_ner_gpt-4o-mini.json"
+	p := filepath.Join(dir, file)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(`"passage": "`)) + len(`"passage": "`)
+	if at < len(`"passage": "`) {
+		t.Fatal("no passage member in the OpenIE file")
+	}
+	b = append(b[:at:at], append([]byte{0xc3}, b[at:]...)...)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var py struct{ Error string }
+	sharedtest.RunPython(t, `
+import json, sys
+try:
+    json.load(open(sys.argv[1], encoding="utf-8"))
+    print(json.dumps({"error": ""}))
+except UnicodeDecodeError as e:
+    print(json.dumps({"error": "UnicodeDecodeError at %d" % e.start}))
+`, &py, p)
+	if py.Error != fmt.Sprintf("UnicodeDecodeError at %d", at) {
+		t.Fatalf("Python: %q", py.Error)
+	}
+	want, err := Open(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, is := range got.Issues {
+		found = found || is.Code == finding.StoreParseDifferential && is.File == p && is.Subject == fmt.Sprintf("byte %d", at)
+	}
+	if !found || len(got.Nodes) != len(want.Nodes) || len(got.Edges) != len(want.Edges) {
+		t.Errorf("finding %v; %d nodes %d edges, untouched %d and %d", found, len(got.Nodes), len(got.Edges), len(want.Nodes), len(want.Edges))
+	}
 }
