@@ -1,9 +1,11 @@
-// Package pyjson reads JSON as Python's json module writes it. json.dump
-// writes a float NaN, inf or -inf as the bare words NaN, Infinity and
-// -Infinity (allow_nan=True is its default), and json.load reads them
-// back (json/scanner.py, parse_constant); encoding/json refuses them, so a
-// store with one NaN in a metadata field was refused as "not JSON". The
-// readers pass Python-written JSON through Constants first.
+// Package pyjson reads JSON as Python's json module writes and reads it,
+// where encoding/json differs: json.dump writes a float NaN, inf or -inf
+// as the bare words NaN, Infinity and -Infinity (allow_nan=True is its
+// default) and json.load reads them back (json/scanner.py,
+// parse_constant), which encoding/json refuses (Constants); json.loads of
+// bytes takes UTF-16 and UTF-32 and drops a UTF-8 mark (BytesText); and
+// it raises on a byte that is not UTF-8, where encoding/json writes
+// U+FFFD (FirstInvalidUTF8).
 package pyjson
 
 import (
@@ -112,8 +114,9 @@ func Note(file string, n int) string {
 // ASCII) select UTF-16 or UTF-32 of either byte order; otherwise UTF-8,
 // returned as it is. LlamaIndex loads its stores so (json.load of a file
 // opened "rb"), so a persist directory saved again in UTF-16 by a Windows
-// tool still loads there. Text that does not decode in the encoding
-// selected is an error, as Python's UnicodeDecodeError is.
+// tool still loads there. Where UTF-16 or UTF-32 text does not decode,
+// x/text's decoders write U+FFFD (Python keeps a lone surrogate there,
+// its "surrogatepass", and raises on the rest).
 func BytesText(b []byte) ([]byte, string, error) {
 	name, enc := detectEncoding(b)
 	if enc == nil {
