@@ -34,12 +34,12 @@ import (
 //     are not supported"), a single-byte one decodes an 8-bit document
 //     (a UTF-16 one is then not well-formed).
 //
-// graphmlText follows these rules, so a graph.graphml saved again in
-// UTF-16 (by a Windows tool) is read as LightRAG reads it, and one
-// networkx cannot read is refused with expat's reason. Of Python's
-// single-byte codecs it knows the common ones (pySingleByte); another is
-// refused, naming it. TestGraphMLEncodingsAsNetworkx compares the rules
-// with networkx on every pairing of declaration and bytes.
+// graphmlText follows these rules, so a graph file saved again in UTF-16
+// (by a Windows tool) is read as LightRAG reads it, and one networkx
+// cannot read is refused with expat's reason. Of Python's single-byte
+// codecs it knows the common ones (pySingleByte); another is refused,
+// naming it. TestGraphMLEncodingsAsNetworkx compares the rules with
+// networkx on 84 pairings of a declaration and an encoding of the bytes.
 
 // maxDeclScan is how much of the document's start is read to find the
 // XML declaration (which must come first).
