@@ -1,7 +1,6 @@
 package llamaindex
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -200,30 +199,7 @@ func TestReencodedFilesRead(t *testing.T) {
 func TestInvalidUTF8IsAFinding(t *testing.T) {
 	_, dir := sharedtest.CopyCase(t, "llamaindex-lpg-9wang", "storage")
 	p := filepath.Join(dir, "docstore.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := bytes.Index(b, []byte(`"text": "`)) + len(`"text": "`)
-	if at < len(`"text": "`) {
-		t.Fatal("no text member in the docstore")
-	}
-	b = append(b[:at:at], append([]byte{0xff}, b[at:]...)...)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var py struct{ Error string }
-	sharedtest.RunPython(t, `
-import json, sys
-try:
-    json.load(open(sys.argv[1], "rb"))
-    print(json.dumps({"error": ""}))
-except UnicodeDecodeError as e:
-    print(json.dumps({"error": "UnicodeDecodeError at %d" % e.start}))
-`, &py, p)
-	if py.Error != fmt.Sprintf("UnicodeDecodeError at %d", at) {
-		t.Fatalf("Python: %q", py.Error)
-	}
+	at := sharedtest.BreakUTF8(t, p, `"text": "`, []byte{0xff}, `open(sys.argv[1], "rb")`)
 	st, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
