@@ -32,12 +32,12 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/memscope/memscope/evidence"
 	"github.com/memscope/memscope/internal/exactjson"
 	"github.com/memscope/memscope/internal/present/finding"
 	"github.com/memscope/memscope/internal/readers/igraphpickle"
+	"github.com/memscope/memscope/internal/readers/pyjson"
 	"github.com/memscope/memscope/internal/readers/storefile"
 	"github.com/memscope/memscope/internal/readers/storemodel"
 )
@@ -395,25 +395,12 @@ func readOpenIE(ctx context.Context, path string, prov *provenance) openieResult
 	// HippoRAG opens the file with encoding="utf-8" (HippoRAG.py at
 	// c617143, load_existing_openie), so a byte that is not UTF-8 stops it
 	// (UnicodeDecodeError).
-	if at := firstNotUTF8(ob); at >= 0 {
+	if at := pyjson.FirstInvalidUTF8(ob, false); at >= 0 {
 		issues.Issues = append(issues.Issues, storemodel.Issue{Code: finding.StoreParseDifferential, File: path, Subject: fmt.Sprintf("byte %d", at),
 			Message: "not UTF-8 from here: HippoRAG opens this file as UTF-8 and raises UnicodeDecodeError, so it cannot load the store; read here with U+FFFD for what does not decode"})
 	}
 	err = prov.read(path, ob, &issues)
 	return openieResult{file: of, issues: issues.Issues, err: err}
-}
-
-// firstNotUTF8 is the offset of the first byte that is not UTF-8 (as
-// Python's strict UTF-8 decoder finds it), or -1.
-func firstNotUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
 }
 
 // provenance is what the OpenIE results explain. Pairs are keyed by their

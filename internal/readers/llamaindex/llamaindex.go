@@ -146,7 +146,7 @@ func (r *reader) read(name, role string, v any) (bool, error) {
 	if enc != "utf-8" {
 		r.st.Notes = append(r.st.Notes, fmt.Sprintf("%s: %s text (json.load detects it from the first bytes), read as LlamaIndex reads it", p, enc))
 	}
-	if at := pyjson.FirstInvalidUTF8(b); at >= 0 && strings.HasPrefix(enc, "utf-8") {
+	if at := pyjson.FirstInvalidUTF8(b, true); at >= 0 && strings.HasPrefix(enc, "utf-8") {
 		r.issue(finding.StoreParseDifferential, name, fmt.Sprintf("byte %d", at),
 			"not UTF-8 from here: json.load raises UnicodeDecodeError on this file, so LlamaIndex cannot load the store; read here with U+FFFD for each byte that does not decode")
 	}

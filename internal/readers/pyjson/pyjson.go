@@ -5,7 +5,7 @@
 // parse_constant), which encoding/json refuses (Constants); json.loads of
 // bytes takes UTF-16 and UTF-32 and drops a UTF-8 mark (BytesText); and
 // it raises on a byte that is not UTF-8, where encoding/json writes
-// U+FFFD (FirstInvalidUTF8).
+// U+FFFD (FirstInvalidUTF8, also for files opened in text mode).
 package pyjson
 
 import (
@@ -163,10 +163,14 @@ func detectEncoding(b []byte) (string, encoding.Encoding) {
 }
 
 // FirstInvalidUTF8 is the offset of the first byte Python's UTF-8 decoder
-// with "surrogatepass" (what json.loads uses on bytes) refuses, or -1:
-// invalid UTF-8, except that a surrogate's three-byte form, which Go's
-// decoder refuses, passes.
-func FirstInvalidUTF8(b []byte) int {
+// refuses, or -1. With surrogatePass (the error handler json.loads uses on
+// bytes) a surrogate's three-byte form, which Go's decoder refuses,
+// passes; without it (a file opened with encoding="utf-8") it is refused
+// too, as every other sequence that is not UTF-8.
+func FirstInvalidUTF8(b []byte, surrogatePass bool) int {
+	if utf8.Valid(b) {
+		return -1 // the common case, at utf8.Valid's speed
+	}
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			i++
@@ -177,7 +181,7 @@ func FirstInvalidUTF8(b []byte) int {
 			i += n
 			continue
 		}
-		if i+2 < len(b) && b[i] == 0xED && b[i+1] >= 0xA0 && b[i+1] <= 0xBF && b[i+2] >= 0x80 && b[i+2] <= 0xBF {
+		if surrogatePass && i+2 < len(b) && b[i] == 0xED && b[i+1] >= 0xA0 && b[i+1] <= 0xBF && b[i+2] >= 0x80 && b[i+2] <= 0xBF {
 			i += 3
 			continue
 		}

@@ -176,7 +176,8 @@ func FuzzBytesText(f *testing.F) {
 
 // pyInvalid decodes random byte strings (UTF-8 pieces, surrogates'
 // three-byte forms, stray and truncated bytes) as json.loads decodes
-// bytes ("surrogatepass"), and gives where it fails (-1: it does not).
+// bytes ("surrogatepass") and as a file opened with encoding="utf-8" is
+// read ("strict"), and gives where each fails (-1: it does not).
 const pyInvalid = `
 import json, random, base64
 rng = random.Random(3)
@@ -185,29 +186,31 @@ pieces = [b"a", "\u00e9".encode(), "\u4e2d".encode(), "\U0001f600".encode(), b"\
 out = []
 for _ in range(2000):
     b = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
-    try:
-        b.decode("utf-8", "surrogatepass")
-        at = -1
-    except UnicodeDecodeError as e:
-        at = e.start
+    at = []
+    for errors in ["surrogatepass", "strict"]:
+        try:
+            b.decode("utf-8", errors)
+            at.append(-1)
+        except UnicodeDecodeError as e:
+            at.append(e.start)
     out.append({"b": base64.b64encode(b).decode(), "at": at})
 print(json.dumps(out))
 `
 
-// TestFirstInvalidUTF8AsPython: where Python's decoder stops, memscope
-// points too.
+// TestFirstInvalidUTF8AsPython: where Python's decoder stops, with either
+// error handler, memscope points too.
 func TestFirstInvalidUTF8AsPython(t *testing.T) {
 	var cases []struct {
 		B  []byte `json:"b"`
-		At int    `json:"at"`
+		At [2]int `json:"at"`
 	}
 	sharedtest.RunPython(t, pyInvalid, &cases)
 	bad := 0
 	for _, c := range cases {
-		if got := FirstInvalidUTF8(c.B); got != c.At {
-			t.Errorf("% x: %d, Python %d", c.B, got, c.At)
+		if got := [2]int{FirstInvalidUTF8(c.B, true), FirstInvalidUTF8(c.B, false)}; got != c.At {
+			t.Errorf("% x: %d, Python %d (surrogatepass, strict)", c.B, got, c.At)
 		}
-		if c.At >= 0 {
+		if c.At[0] >= 0 {
 			bad++
 		}
 	}
