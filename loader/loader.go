@@ -91,7 +91,13 @@ func IsSQLiteFile(path string) bool {
 	defer f.Close()
 	var header [16]byte
 	n, _ := io.ReadFull(f, header[:])
-	return n == 16 && string(header[:15]) == "SQLite format 3"
+	return hasSQLiteHeader(header[:n])
+}
+
+// hasSQLiteHeader says whether b begins as an SQLite database file does,
+// the one header check every open here makes.
+func hasSQLiteHeader(b []byte) bool {
+	return len(b) >= 16 && string(b[:15]) == "SQLite format 3"
 }
 
 // opened counts the handles OpenContext made in this process.
@@ -126,7 +132,7 @@ func OpenContext(ctx context.Context, path string) (*Snapshot, error) {
 	var header [16]byte
 	n, _ := io.ReadFull(f, header[:])
 	f.Close()
-	if n < 16 || string(header[:15]) != "SQLite format 3" {
+	if !hasSQLiteHeader(header[:n]) {
 		return fail(errors.New("not a SQLite database (bad header)"))
 	}
 	dsn, err := DSN(path)
@@ -157,7 +163,7 @@ func OpenContext(ctx context.Context, path string) (*Snapshot, error) {
 // OpenContext, with name standing for the file in errors. The image is
 // copied; it is never changed.
 func OpenImage(ctx context.Context, name string, image []byte) (*Snapshot, error) {
-	if len(image) < 16 || string(image[:15]) != "SQLite format 3" {
+	if !hasSQLiteHeader(image) {
 		return nil, &Error{File: name, Err: errors.New("not a SQLite database (bad header)")}
 	}
 	db, err := sql.Open("sqlite", "file::memory:?_pragma=query_only(1)")
