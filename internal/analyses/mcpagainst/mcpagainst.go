@@ -166,8 +166,6 @@ func recorded(ctx context.Context, snap *loader.Snapshot, server string) (live, 
 	return live, deleted, err
 }
 
-// Reconcile compares the server's file (its bytes, read as loadGraph
-// reads them) with the recorded evidence of server.
 // fileIssues are what reading the server's file found, as the reader
 // reports them on its own (lines JSON.parse throws on, which make the
 // server's loadGraph fail; repeated and dangling items; lone
@@ -184,6 +182,8 @@ func fileIssues(g *mcpmem.Graph, file string) []finding.Finding {
 	return out
 }
 
+// Reconcile compares the server's file (its bytes, read as loadGraph
+// reads them) with the recorded evidence of server.
 func Reconcile(ctx context.Context, snap *loader.Snapshot, server, file string, b []byte) (*Report, error) {
 	live, deleted, err := recorded(ctx, snap, server)
 	if err != nil {
