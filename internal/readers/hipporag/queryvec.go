@@ -403,7 +403,7 @@ func pyEscape(b *strings.Builder, s string) (int, error) {
 		}
 		v, err := strconv.ParseUint(s[1:1+n], 16, 32)
 		if err != nil {
-			return 0, fmt.Errorf("escape \\%c wants %d hex digits, got %q", c, n, s[1:1+n])
+			return 0, fmt.Errorf("escape \\%c wants %d hex digits, got %s", c, n, finding.Quote(s[1:1+n]))
 		}
 		switch {
 		case v > unicode.MaxRune:

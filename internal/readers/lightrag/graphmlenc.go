@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memscope/memscope/internal/present/finding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -134,12 +135,12 @@ func graphmlText(r io.Reader) (io.Reader, string, error) {
 		case label == "", l == "UTF-16", l == wide:
 			return transform.NewReader(br, unicode.UTF16(order, bom).NewDecoder()), wide, nil
 		case l == "UTF-16LE", l == "UTF-16BE", l == "UTF-8", l == "ISO-8859-1", l == "US-ASCII":
-			return nil, "", fmt.Errorf("a %s document declares encoding %q: expat refuses it (\"encoding specified in XML declaration is incorrect\"), so networkx cannot read it", wide, label)
+			return nil, "", fmt.Errorf("a %s document declares encoding %s: expat refuses it (\"encoding specified in XML declaration is incorrect\"), so networkx cannot read it", wide, quoteLabel(label))
 		default:
 			if _, err := pyCodec(label); err != nil {
 				return nil, "", err
 			}
-			return nil, "", fmt.Errorf("a %s document declares the 8-bit encoding %q: expat reads it byte by byte and finds it not well-formed, so networkx cannot read it", wide, label)
+			return nil, "", fmt.Errorf("a %s document declares the 8-bit encoding %s: expat reads it byte by byte and finds it not well-formed, so networkx cannot read it", wide, quoteLabel(label))
 		}
 	}
 	label := declaredEncoding(head)
@@ -147,7 +148,7 @@ func graphmlText(r io.Reader) (io.Reader, string, error) {
 	case "", "UTF-8":
 		return br, "UTF-8", nil
 	case "UTF-16", "UTF-16LE", "UTF-16BE":
-		return nil, "", fmt.Errorf("an 8-bit document declares encoding %q: expat refuses it (\"encoding specified in XML declaration is incorrect\"), so networkx cannot read it", label)
+		return nil, "", fmt.Errorf("an 8-bit document declares encoding %s: expat refuses it (\"encoding specified in XML declaration is incorrect\"), so networkx cannot read it", quoteLabel(label))
 	case "ISO-8859-1":
 		return transform.NewReader(br, singleByte{cm: charmap.ISO8859_1}), l, nil
 	case "US-ASCII":
@@ -170,6 +171,10 @@ func declaredEncoding(head []byte) string {
 	return string(m[1]) + string(m[2])
 }
 
+// quoteLabel quotes a declared encoding as evidence is quoted (raw, every
+// output sanitises it once), clipped.
+func quoteLabel(label string) string { return finding.Quote(finding.Clip(label, 64)) }
+
 // pyCodec is the single-byte codec Python's codecs.lookup finds for label,
 // or why pyexpat cannot use it.
 func pyCodec(label string) (*charmap.Charmap, error) {
@@ -178,9 +183,9 @@ func pyCodec(label string) (*charmap.Charmap, error) {
 		return cm, nil
 	}
 	if pyMultiByte[name] {
-		return nil, fmt.Errorf("encoding %q declared: a multi-byte codec, which pyexpat refuses (\"multi-byte encodings are not supported\"), so networkx cannot read it", label)
+		return nil, fmt.Errorf("encoding %s declared: a multi-byte codec, which pyexpat refuses (\"multi-byte encodings are not supported\"), so networkx cannot read it", quoteLabel(label))
 	}
-	return nil, fmt.Errorf("encoding %q declared: not one of the encodings memscope reads as networkx does (UTF-8, UTF-16, ISO-8859-1, US-ASCII, and Python's latin-1, cp1250-1252, iso8859-2 and -15, koi8-r); Python may not know it either (a LookupError)", label)
+	return nil, fmt.Errorf("encoding %s declared: not one of the encodings memscope reads as networkx does (UTF-8, UTF-16, ISO-8859-1, US-ASCII, and Python's latin-1, cp1250-1252, iso8859-2 and -15, koi8-r); Python may not know it either (a LookupError)", quoteLabel(label))
 }
 
 // asciiOnly passes US-ASCII through and fails at the first byte above
